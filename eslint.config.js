@@ -1,0 +1,55 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+import importX from 'eslint-plugin-import-x';
+
+const layer = (from, forbidden, message) => ({
+  files: [`src/${from}/**/*.{ts,tsx}`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: forbidden.map((target) => ({
+          group: [`**/${target}/**`, `../${target}/*`, `../../${target}/*`, `../../../${target}/*`],
+          message,
+        })),
+      },
+    ],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'react-hooks': reactHooks, 'import-x': importX },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'no-console': 'error',
+    },
+  },
+  layer('domain', ['infra', 'app', 'runtime', 'ui'], 'domain/ imports nothing outside domain/.'),
+  layer('infra', ['app', 'runtime', 'ui'], 'infra/ may import only domain/.'),
+  layer('app', ['runtime', 'ui'], 'app/ must not import runtime/ or ui/.'),
+  layer('ui', ['infra', 'runtime'], 'ui/ never imports infra/ or runtime/.'),
+  layer('runtime', ['infra'], 'runtime/ works through app/, not infra/.'),
+  {
+    files: ['test/**', 'xtask/**', 'src/cli.ts', 'src/main.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,105 @@
+import { isTerminal } from '../../domain/session-status.js';
+import { parseInterval } from '../../domain/settings.js';
+import type { App } from '../app.js';
+import type { GitClient, Runtime, Store } from '../ports.js';
+import type { GitStatusView } from '../state.js';
+
+export interface GitStatusDeps {
+  readonly app: App;
+  readonly store: Store;
+  readonly git: GitClient;
+  readonly runtime: Runtime;
+}
+
+const MAX_BACKOFF = 8;
+
+/**
+ * Every interval (30 s by default): fetch, ahead/behind of the project
+ * branch and of each active session branch, and a merge-tree conflict
+ * probe. One app event per cycle; results of an older generation (a
+ * project switch happened) are dropped. A failing fetch backs off and is
+ * reported once, not every cycle.
+ */
+export class GitStatusPoller {
+  private generation = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private reported = false;
+
+  constructor(private readonly deps: GitStatusDeps) {}
+
+  restart(projectId: number): void {
+    this.stop();
+    const generation = ++this.generation;
+    // A quick local snapshot first (no network), then the periodic cycle.
+    void this.cycle(projectId, generation, false).finally(() => this.schedule(projectId, generation));
+  }
+
+  stop(): void {
+    this.generation++;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private interval(): number | null {
+    return parseInterval(this.deps.app.state.settings['git.statusInterval'] ?? '30s');
+  }
+
+  private schedule(projectId: number, generation: number): void {
+    if (generation !== this.generation) return;
+    const base = this.interval();
+    if (base === null) return;
+    const delay = base * Math.min(MAX_BACKOFF, 2 ** this.failures);
+    this.timer = setTimeout(() => {
+      void this.cycle(projectId, generation, true).finally(() => this.schedule(projectId, generation));
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** One full cycle; exposed for tests. */
+  async cycle(projectId: number, generation: number, fetch: boolean): Promise<GitStatusView | null> {
+    const { store, git, app, runtime } = this.deps;
+    const project = await store.projects.get(projectId);
+    if (!project) return null;
+    let error: string | null = null;
+    if (fetch) {
+      try {
+        const remotes = await git.listRemotes(project.path);
+        if (remotes.length > 0) await git.fetch(project.path);
+        this.failures = 0;
+        this.reported = false;
+      } catch (e) {
+        this.failures++;
+        error = e instanceof Error ? e.message : String(e);
+        runtime.logger.log('warn', 'background fetch failed', e);
+        if (!this.reported) {
+          this.reported = true;
+          app.emit({ type: 'notice', notice: { level: 'warn', text: `Background fetch failed (retrying less often): ${error.split('\n')[0] ?? ''}` } });
+        }
+      }
+    }
+    const branch = await git.currentBranch(project.path).catch(() => null);
+    const upstream = branch ? await git.upstreamOf(project.path, branch).catch(() => null) : null;
+    const track = branch && upstream ? await git.aheadBehind(project.path, branch, upstream).catch(() => null) : null;
+    const sessions = (await store.sessions.listByProject(projectId)).filter((s) => !isTerminal(s.status) && s.status !== 'Merged' && s.status !== 'Draft');
+    const perSession: Record<string, { ahead: number; behind: number }> = {};
+    const conflicts: string[] = [];
+    for (const session of sessions) {
+      if (generation !== this.generation) return null;
+      try {
+        const ab = await git.aheadBehind(project.path, session.branch, session.baseBranch);
+        perSession[session.id] = ab;
+        if (ab.ahead > 0 && ab.behind > 0) {
+          const files = await git.mergeTreeConflicts(project.path, session.baseBranch, session.branch);
+          if (files.length > 0) conflicts.push(session.id);
+        }
+      } catch {
+        // The branch may not exist yet (worktree still being created).
+      }
+    }
+    if (generation !== this.generation) return null;
+    const status: GitStatusView = { branch, upstream, ahead: track?.ahead ?? 0, behind: track?.behind ?? 0, conflicts, sessions: perSession, error };
+    app.emit({ type: 'gitStatus', projectId, status });
+    return status;
+  }
+}

@@ -1,0 +1,83 @@
+import { SETTING_ROWS, dependentKeys, settingValue } from '../../domain/settings.js';
+import type { App } from '../app.js';
+import type { Store } from '../ports.js';
+import type { Tab } from '../state.js';
+
+export const ACTIVE_PROJECT_KEY = 'ui.activeProject';
+export const ACTIVE_TAB_KEY = 'ui.tab';
+
+/** Global and project settings merged into one map (project rows win). */
+export async function loadSettings(store: Store, projectId: number | null): Promise<Record<string, string>> {
+  const values: Record<string, string> = {};
+  for (const row of SETTING_ROWS) {
+    if (row.scope !== 'global') continue;
+    const value = await store.settings.getGlobal(row.key);
+    if (value !== undefined && value !== null) values[row.key] = value;
+  }
+  if (projectId !== null) Object.assign(values, await store.settings.listProject(projectId));
+  return values;
+}
+
+export class ProjectService {
+  constructor(
+    private readonly app: App,
+    private readonly store: Store,
+    private readonly now: () => number,
+    private readonly onActivated: (projectId: number) => void,
+  ) {}
+
+  rememberTab(tab: Tab): void {
+    this.app.task('Saving the tab', () => this.store.settings.setGlobal(ACTIVE_TAB_KEY, tab));
+  }
+
+  activate(projectId: number): void {
+    this.app.task('Switching project', async () => {
+      await this.store.projects.touch(projectId, this.now());
+      await this.store.settings.setGlobal(ACTIVE_PROJECT_KEY, String(projectId));
+      const [sessions, settings, projects] = await Promise.all([
+        this.store.sessions.listByProject(projectId),
+        loadSettings(this.store, projectId),
+        this.store.projects.list(),
+      ]);
+      this.app.emit({ type: 'projectsLoaded', projects });
+      this.app.emit({ type: 'projectActivated', projectId, sessions, settings });
+      this.app.emit({ type: 'tab', tab: 'sessions' });
+      this.onActivated(projectId);
+    });
+  }
+
+  setSetting(key: string, value: string): void {
+    const row = SETTING_ROWS.find((r) => r.key === key);
+    if (!row) return;
+    const projectId = this.app.state.activeProjectId;
+    this.app.task('Saving the setting', async () => {
+      const write = async (k: string, v: string): Promise<void> => {
+        const target = SETTING_ROWS.find((r) => r.key === k);
+        if (target?.scope === 'global') await this.store.settings.setGlobal(k, v);
+        else if (projectId !== null) await this.store.settings.setProject(projectId, k, v);
+      };
+      await write(key, value);
+      // A new agent resets its model and reasoning to that agent's defaults.
+      const next: Record<string, string> = { ...this.app.state.settings, [key]: value };
+      for (const dependent of dependentKeys(key)) {
+        const depRow = SETTING_ROWS.find((r) => r.key === dependent);
+        if (!depRow) continue;
+        const { [dependent]: _drop, ...rest } = next;
+        const fallback = settingValue(depRow, rest);
+        next[dependent] = fallback;
+        await write(dependent, fallback);
+      }
+      this.app.emit({ type: 'settingsLoaded', settings: await loadSettings(this.store, projectId) });
+    });
+  }
+
+  /** Picks up sessions created or changed by another Grove process. */
+  async refreshSessions(): Promise<void> {
+    const projectId = this.app.state.activeProjectId;
+    if (projectId === null) return;
+    const sessions = await this.store.sessions.listByProject(projectId);
+    const known = new Map(this.app.state.sessions.map((s) => [s.id, s.updatedAt]));
+    const changed = sessions.length !== known.size || sessions.some((s) => known.get(s.id) !== s.updatedAt);
+    if (changed) this.app.emit({ type: 'sessionsLoaded', projectId, sessions });
+  }
+}

@@ -1,0 +1,131 @@
+import type { Operation } from '../../domain/operation.js';
+import type { SessionWorkers } from './worker.js';
+import { ReviewContext, type ReviewDeps } from './review/context.js';
+import { openDiff } from './review/diff-view.js';
+import { FocusedReview } from './review/focused-review.js';
+import { MergeQueue, runRebase } from './review/merge.js';
+import { cancelSession, requestCancel } from './review/cancel.js';
+import { SyncMain } from './review/sync-main.js';
+import { publish, requestPublish, runPublish } from './review/publish.js';
+import { PullRequestPoller } from './review/pr-poller.js';
+
+/**
+ * Review and land: the diff view, focused review, merge queue, session
+ * rebase, sync main, cancel, and publishing to GitHub.
+ */
+export class ReviewService {
+  readonly ctx: ReviewContext;
+  readonly focused: FocusedReview;
+  readonly mergeQueue: MergeQueue;
+  readonly sync: SyncMain;
+  readonly pullRequests: PullRequestPoller;
+
+  constructor(deps: ReviewDeps) {
+    this.ctx = new ReviewContext(deps);
+    this.focused = new FocusedReview(this.ctx);
+    this.mergeQueue = new MergeQueue(this.ctx);
+    this.sync = new SyncMain(this.ctx, (projectId, branch) => this.finishMerged(projectId, branch));
+    this.pullRequests = new PullRequestPoller(this.ctx);
+  }
+
+  attachWorkers(workers: SessionWorkers): void {
+    this.ctx.workers = workers;
+  }
+
+  start(): void {
+    this.mergeQueue.pump();
+    this.pullRequests.start();
+  }
+
+  stop(): void {
+    this.pullRequests.stop();
+  }
+
+  /** After every successful turn: auto-push a published branch, then the focused review. */
+  async afterTurn(sessionId: string, signal: AbortSignal): Promise<void> {
+    const session = await this.ctx.deps.store.sessions.get(sessionId);
+    if (!session) return;
+    if (session.publishedBranch && session.status === 'Review') {
+      const queued = (await this.ctx.deps.store.operations.listUnfinished(sessionId)).some((op) => op.status === 'queued');
+      if (!queued) {
+        await runPublish(this.ctx, { id: 'auto', sessionId, kind: 'publish', status: 'running', payload: {}, cancelRequested: false, owner: null, queuedAt: this.ctx.now(), startedAt: null, finishedAt: null, lastError: null }, signal, true);
+      }
+    }
+    this.focused.start(sessionId, false);
+  }
+
+  openDiff(sessionId: string): void {
+    openDiff(this.ctx, sessionId);
+  }
+
+  requestMerge(sessionId: string): void {
+    this.mergeQueue.request(sessionId);
+  }
+
+  confirmMerge(sessionId: string): void {
+    this.mergeQueue.confirm(sessionId, (id) => this.focused.cancel(id));
+  }
+
+  runMerge(operation: Operation, signal: AbortSignal): Promise<void> {
+    return this.mergeQueue.run(operation, signal);
+  }
+
+  requestRebase(sessionId: string): void {
+    const session = this.ctx.deps.app.state.sessions.find((s) => s.id === sessionId);
+    if (!session) return;
+    this.focused.cancel(sessionId);
+    this.ctx.deps.app.task('Queueing the rebase', async () => {
+      await this.ctx.enqueue(sessionId, 'rebase');
+      this.ctx.notice('info', session.status === 'InProgress' ? `Rebase onto ${session.baseBranch} queued behind the running turn.` : `Rebasing onto ${session.baseBranch}…`);
+    });
+  }
+
+  runRebase(operation: Operation, signal: AbortSignal): Promise<void> {
+    return runRebase(this.ctx, operation, signal);
+  }
+
+  requestCancel(sessionId: string): void {
+    requestCancel(this.ctx, sessionId);
+  }
+
+  confirmCancel(sessionId: string): void {
+    this.focused.cancel(sessionId);
+    this.ctx.deps.app.task('Canceling the session', () => cancelSession(this.ctx, sessionId, (id) => this.ctx.workers?.abort(id)));
+  }
+
+  syncMain(): void {
+    this.sync.start();
+  }
+
+  requestPublish(sessionId: string): void {
+    requestPublish(this.ctx, sessionId);
+  }
+
+  publish(sessionId: string, remoteBranch: string): void {
+    publish(this.ctx, sessionId, remoteBranch);
+  }
+
+  runPublish(operation: Operation, signal: AbortSignal): Promise<void> {
+    return runPublish(this.ctx, operation, signal);
+  }
+
+  /** After syncing the base branch: sessions whose pull request merged are finished. */
+  async finishMerged(projectId: number, branch: string): Promise<void> {
+    const { store, git, pool } = this.ctx.deps;
+    const project = await store.projects.get(projectId);
+    if (!project) return;
+    for (const session of await store.sessions.listByProject(projectId)) {
+      if (session.status !== 'Merged' || session.baseBranch !== branch) continue;
+      const dirty = await git.statusPorcelain(session.worktreePath).catch(() => []);
+      if (dirty.length > 0) {
+        await this.ctx.note(session.id, `[Review Request] The worktree ${session.worktreePath} has uncommitted changes, so it was kept. Remove them and sync again to finish the session.`);
+        continue;
+      }
+      await pool.release(session.id);
+      await git.removeWorktree(project.path, session.worktreePath, { force: true }).catch(() => {});
+      await git.deleteBranch(project.path, session.branch, { force: true }).catch(() => {});
+      await this.ctx.note(session.id, `[Review Request] ${branch} is synced; the merged session is done and its worktree removed.`);
+      await this.ctx.setStatus(session.id, 'Done');
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import type { ProviderId } from '../../../domain/providers.js';
+import type { Session } from '../../../domain/session.js';
+import type { ReviewContext } from './context.js';
+
+const MAX_ATTEMPTS = 3;
+
+export type RebaseOutcome = { readonly ok: true } | { readonly ok: false; readonly files: readonly string[]; readonly reason: string };
+
+export function conflictPrompt(base: string, files: readonly string[]): string {
+  return [
+    `Grove is rebasing this branch onto \`${base}\` and git stopped on conflicts in these files:`,
+    ...files.map((f) => `- ${f}`),
+    '',
+    'Resolve the conflicts in exactly these files: keep the intent of both sides, remove every conflict marker (<<<<<<<, =======, >>>>>>>), and make sure the result builds. Read the commits on both sides if you need context (read-only git commands only).',
+    'Do not run git add, git commit, git rebase or any command that changes branches or history: Grove stages and continues the rebase itself.',
+  ].join('\n');
+}
+
+/**
+ * Rebases `worktree` onto `onto`. On conflicts the session's own agent (it
+ * knows the work) resolves the conflicted files, a bounded number of times;
+ * Grove verifies no markers remain, stages and continues. If it cannot be
+ * resolved the rebase is aborted and the branch is exactly as before.
+ */
+export async function assistedRebase(
+  ctx: ReviewContext,
+  session: Session,
+  mainCheckout: string,
+  onto: string,
+  signal: AbortSignal,
+  label: string,
+): Promise<RebaseOutcome> {
+  const { git, agents, pool, store } = ctx.deps;
+  const worktree = session.worktreePath;
+  let result = await git.rebase(worktree, onto);
+  let attempts = 0;
+  while (!result.ok) {
+    const files = result.conflicts;
+    if (attempts >= MAX_ATTEMPTS || signal.aborted) {
+      await git.rebaseAbort(worktree).catch(() => {});
+      return { ok: false, files, reason: signal.aborted ? 'stopped' : `still conflicted after ${MAX_ATTEMPTS} attempts` };
+    }
+    attempts++;
+    await ctx.note(session.id, `[${label}] Conflicts in ${files.join(', ')}; asking the agent to resolve them (attempt ${attempts} of ${MAX_ATTEMPTS}).`);
+    ctx.deps.app.emit({ type: 'progress', sessionId: session.id, text: `Resolving conflicts in ${files.length} file(s)…` });
+    try {
+      const latest = (await store.sessions.get(session.id)) ?? session;
+      const output = await agents.turn(
+        pool.get(session.id, session.agent as ProviderId),
+        {
+          sessionId: session.id,
+          userPrompt: conflictPrompt(onto, files),
+          kind: latest.providerConversationId ? 'session_resume' : 'session_start',
+          cwd: worktree,
+          mainCheckout,
+          model: session.model,
+          reasoning: session.reasoning,
+          permissionMode: 'auto_edit',
+          providerConversationId: latest.providerConversationId,
+        },
+        () => {},
+        signal,
+      );
+      await store.sessions.update(session.id, { providerConversationId: output.result.providerConversationId ?? latest.providerConversationId }, ctx.now());
+      await store.sessions.addTokens(session.id, output.result.inputTokens, output.result.outputTokens);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await git.rebaseAbort(worktree).catch(() => {});
+      return { ok: false, files, reason: `the agent could not help: ${message}` };
+    } finally {
+      ctx.deps.app.emit({ type: 'progress', sessionId: session.id, text: null });
+    }
+    const marked = await git.filesWithConflictMarkers(worktree, files);
+    if (marked.length > 0) {
+      await ctx.note(session.id, `[${label}] Conflict markers remain in ${marked.join(', ')}.`);
+      continue;
+    }
+    await git.stageFiles(worktree, files);
+    result = await git.rebaseContinue(worktree);
+  }
+  return { ok: true };
+}

@@ -1,0 +1,90 @@
+import type { Session } from '../../../domain/session.js';
+import type { ReviewContext } from './context.js';
+
+export interface WorkAtRisk {
+  readonly uncommitted: number;
+  readonly unmergedCommits: number;
+}
+
+export async function workAtRisk(ctx: ReviewContext, session: Session): Promise<WorkAtRisk> {
+  const { git } = ctx.deps;
+  try {
+    const [status, ahead] = await Promise.all([git.statusPorcelain(session.worktreePath), git.commitsSince(session.worktreePath, session.baseBranch)]);
+    return { uncommitted: status.length, unmergedCommits: ahead };
+  } catch {
+    // No worktree (never created, or already gone): look at the branch alone.
+    return { uncommitted: 0, unmergedCommits: 0 };
+  }
+}
+
+export function cancelLines(session: Session, risk: WorkAtRisk): string[] {
+  const lines = [`The agent is stopped and the worktree ${session.worktreePath} is removed.`];
+  if (risk.uncommitted > 0 || risk.unmergedCommits > 0) {
+    const parts: string[] = [];
+    if (risk.uncommitted > 0) parts.push(`${risk.uncommitted} uncommitted change(s)`);
+    if (risk.unmergedCommits > 0) parts.push(`${risk.unmergedCommits} commit(s) not on ${session.baseBranch}`);
+    lines.push(`It holds ${parts.join(' and ')}: they are committed to ${session.branch} first and the branch is kept, so nothing is lost.`);
+  } else {
+    lines.push(`It holds no work that is not on ${session.baseBranch}; the branch ${session.branch} is deleted.`);
+  }
+  return lines;
+}
+
+/** `c`: asks first, saying exactly what happens to the session's work. */
+export function requestCancel(ctx: ReviewContext, sessionId: string): void {
+  const { app } = ctx.deps;
+  const session = app.state.sessions.find((s) => s.id === sessionId);
+  if (!session) return;
+  if (['Done', 'Canceled', 'Merged', 'Merging', 'Rebasing'].includes(session.status)) {
+    ctx.notice('warn', `A ${session.status} session cannot be canceled.`);
+    return;
+  }
+  app.task('Checking the worktree', async () => {
+    const risk = await workAtRisk(ctx, session);
+    app.emit({
+      type: 'popup',
+      popup: { kind: 'confirm', title: `Cancel "${session.title || session.branch}"?`, lines: cancelLines(session, risk), intent: { kind: 'cancelSession', sessionId }, yes: false },
+    });
+  });
+}
+
+/**
+ * Cancels a session without losing work: stop the agent, commit anything
+ * uncommitted to the session branch, keep the branch if it holds work not
+ * on the base, then remove the worktree. If the safety commit fails the
+ * worktree is left in place and the session is not canceled.
+ */
+export async function cancelSession(ctx: ReviewContext, sessionId: string, abortRunning: (id: string) => void): Promise<void> {
+  const { store, git, pool } = ctx.deps;
+  const session = await store.sessions.get(sessionId);
+  if (!session) return;
+  const project = await store.projects.get(session.projectId);
+  if (!project) return;
+  for (const op of await store.operations.listUnfinished(sessionId)) await store.operations.requestCancel(op.id);
+  abortRunning(sessionId);
+  await ctx.workers?.idle(sessionId);
+  await pool.release(sessionId);
+  const current = (await store.sessions.get(sessionId)) ?? session;
+  const risk = await workAtRisk(ctx, current);
+  if (risk.uncommitted > 0) {
+    try {
+      const message = current.commitMessage ?? `${current.title || 'Grove session'} (work in progress, saved on cancel)`;
+      await git.commitAll(current.worktreePath, message, { amend: false, noVerify: true });
+    } catch (error) {
+      await ctx.note(sessionId, `[Cancel Error] Could not save the uncommitted changes, so nothing was removed: ${error instanceof Error ? error.message : String(error)}`);
+      if (current.status === 'InProgress') await ctx.setStatus(sessionId, 'Review');
+      return;
+    }
+  }
+  const keep = risk.uncommitted > 0 || risk.unmergedCommits > 0;
+  await git.removeWorktree(project.path, current.worktreePath, { force: true }).catch(() => {});
+  if (keep) {
+    await store.sessions.update(sessionId, { keptBranch: current.branch }, ctx.now());
+    await ctx.note(sessionId, `[Cancel] Canceled. The work is kept on branch ${current.branch}; restore it with: git worktree add <dir> ${current.branch}`);
+  } else {
+    await git.deleteBranch(project.path, current.branch, { force: true }).catch(() => {});
+    await ctx.note(sessionId, '[Cancel] Canceled. The session held no work, so its branch was deleted.');
+  }
+  if (current.status === 'Queued') await ctx.setStatus(sessionId, 'Review');
+  await ctx.setStatus(sessionId, 'Canceled');
+}

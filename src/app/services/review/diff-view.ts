@@ -1,0 +1,57 @@
+import type { DiffFileView, DiffView } from '../../state.js';
+import type { ReviewContext } from './context.js';
+
+/** Files bigger than this are summarised instead of printed. */
+const HUGE_PATCH_CHARS = 400_000;
+const HUGE_PATCH_LINES = 5_000;
+
+/** Splits a unified diff into per-file patches keyed by path. */
+export function splitPatch(patch: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const parts = patch.split(/^(?=diff --git )/m);
+  for (const part of parts) {
+    const header = /^diff --git a\/(.+?) b\/(.+)$/m.exec(part);
+    if (!header) continue;
+    const path = header[2] ?? header[1] ?? '';
+    out.set(path, part);
+  }
+  return out;
+}
+
+export function buildDiffView(
+  sessionId: string,
+  diff: { files: readonly { path: string; status: string; added: number; deleted: number; binary: boolean }[]; patch: string; added: number; deleted: number },
+): DiffView {
+  const patches = splitPatch(diff.patch);
+  const files: DiffFileView[] = diff.files.map((file) => {
+    const patch = patches.get(file.path) ?? '';
+    let summarized: string | null = null;
+    if (file.binary) summarized = `Binary file ${file.status}.`;
+    else if (patch.length > HUGE_PATCH_CHARS || file.added + file.deleted > HUGE_PATCH_LINES) {
+      summarized = `Large change: +${file.added} -${file.deleted} lines. Open the file in your editor to read it.`;
+    }
+    return { path: file.path, status: file.status, added: file.added, deleted: file.deleted, binary: file.binary, patch: summarized ? '' : patch, summarized };
+  });
+  return { sessionId, loading: false, error: null, files, added: diff.added, deleted: diff.deleted };
+}
+
+/** Opens the diff view at once and loads the diff in the background. */
+export function openDiff(ctx: ReviewContext, sessionId: string): void {
+  const { app, store, git } = ctx.deps;
+  app.apply({ type: 'mode', mode: { kind: 'diff', sessionId, fileIndex: 0, scroll: 0 } });
+  app.apply({ type: 'diffLoaded', diff: { sessionId, loading: true, error: null, files: [], added: 0, deleted: 0 } });
+  app.task('Loading the diff', async () => {
+    const session = await store.sessions.get(sessionId);
+    if (!session) return;
+    let view: DiffView;
+    try {
+      const diff = await git.diffAgainstBase(session.worktreePath, session.baseBranch);
+      view = buildDiffView(sessionId, diff);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      view = { sessionId, loading: false, error: `Could not compute the diff: ${message}`, files: [], added: 0, deleted: 0 };
+    }
+    // A stale load (the user opened another diff meanwhile) is dropped.
+    if (app.state.diff?.sessionId === sessionId) app.emit({ type: 'diffLoaded', diff: view });
+  });
+}

@@ -1,0 +1,163 @@
+import type { Operation } from '../../../domain/operation.js';
+import type { Session } from '../../../domain/session.js';
+import { ReportedError } from '../worker.js';
+import { assistedRebase } from './assisted-rebase.js';
+import type { ReviewContext } from './context.js';
+
+/** Commits anything left uncommitted so rebases and merges see all the work. */
+export async function commitPending(ctx: ReviewContext, session: Session): Promise<void> {
+  const { git, store } = ctx.deps;
+  const status = await git.statusPorcelain(session.worktreePath);
+  if (status.length === 0) return;
+  const ahead = await git.commitsSince(session.worktreePath, session.baseBranch);
+  const message = session.commitMessage ?? (session.title || 'Grove session changes');
+  const result = await git.commitAll(session.worktreePath, message, { amend: ahead > 0 });
+  if (result.committed) await store.sessions.update(session.id, { commitMessage: message, headCommit: result.commit }, ctx.now());
+}
+
+/**
+ * The merge queue: one merge at a time across the project, first in, first
+ * out. A queued session's merge runs as a durable operation on its worker.
+ */
+export class MergeQueue {
+  private busy: string | null = null;
+
+  constructor(private readonly ctx: ReviewContext) {}
+
+  /** Starts the next queued merge when none is running. */
+  pump(): void {
+    if (this.busy) return;
+    const { app, store } = this.ctx.deps;
+    app.task('Merge queue', async () => {
+      if (this.busy) return;
+      const projectId = app.state.activeProjectId;
+      if (projectId === null) return;
+      const sessions = await store.sessions.listByProject(projectId);
+      if (sessions.some((s) => s.status === 'Merging')) return;
+      const next = sessions.filter((s) => s.status === 'Queued').sort((a, b) => (a.queuedAt ?? 0) - (b.queuedAt ?? 0))[0];
+      if (!next) return;
+      this.busy = next.id;
+      await this.ctx.enqueue(next.id, 'merge');
+    });
+  }
+
+  /** Called when a merge operation ends (whatever the outcome). */
+  finished(sessionId: string): void {
+    if (this.busy === sessionId) this.busy = null;
+    this.pump();
+  }
+
+  request(sessionId: string): void {
+    const session = this.ctx.deps.app.state.sessions.find((s) => s.id === sessionId);
+    if (!session) return;
+    if (session.reviewRequest && session.reviewRequest.state === 'open') {
+      this.ctx.notice('warn', `This session has pull request #${session.reviewRequest.number}: merge it on GitHub, not with the local merge queue.`);
+      return;
+    }
+    if (!['Review', 'AgentReview', 'Question'].includes(session.status)) {
+      this.ctx.notice('warn', `A ${session.status} session cannot be merged now.`);
+      return;
+    }
+    this.ctx.deps.app.apply({
+      type: 'popup',
+      popup: {
+        kind: 'confirm',
+        title: `Merge "${session.title || session.branch}"?`,
+        lines: [`It is rebased onto ${session.baseBranch}, squashed into one commit there, and its worktree and branch are removed.`],
+        intent: { kind: 'merge', sessionId },
+        yes: false,
+      },
+    });
+  }
+
+  confirm(sessionId: string, cancelReview: (id: string) => void): void {
+    this.ctx.deps.app.task('Queueing the merge', async () => {
+      cancelReview(sessionId);
+      await this.ctx.setStatus(sessionId, 'Queued');
+      await this.ctx.note(sessionId, '[Merge] Added to the merge queue.');
+      this.pump();
+    });
+  }
+
+  async run(operation: Operation, signal: AbortSignal): Promise<void> {
+    try {
+      await this.merge(operation.sessionId, signal);
+    } finally {
+      this.finished(operation.sessionId);
+    }
+  }
+
+  private async merge(sessionId: string, signal: AbortSignal): Promise<void> {
+    const ctx = this.ctx;
+    const { store, git, pool } = ctx.deps;
+    let session = await store.sessions.get(sessionId);
+    if (!session || session.status !== 'Queued') return;
+    const project = await store.projects.get(session.projectId);
+    if (!project) throw new ReportedError('project missing');
+    session = await ctx.setStatus(sessionId, 'Merging');
+    const back = async (text: string): Promise<never> => {
+      await ctx.note(sessionId, text);
+      await ctx.setStatus(sessionId, 'Review');
+      throw new ReportedError(text);
+    };
+    const branch = await git.currentBranch(project.path);
+    if (branch !== session.baseBranch) {
+      return back(`[Merge Error] The main checkout (${project.path}) is on ${branch ?? 'a detached HEAD'}, not ${session.baseBranch}. Check out ${session.baseBranch} there and merge again. Nothing was changed.`);
+    }
+    if (!(await git.isClean(project.path))) {
+      return back(`[Merge Error] The main checkout (${project.path}) has uncommitted changes. Commit or stash them and merge again. Nothing was changed.`);
+    }
+    try {
+      await commitPending(ctx, session);
+    } catch (error) {
+      return back(`[Merge Error] Could not commit the session's pending changes: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const rebased = await assistedRebase(ctx, session, project.path, session.baseBranch, signal, 'Merge');
+    if (!rebased.ok) {
+      return back(`[Merge Error] Rebasing onto ${session.baseBranch} stopped on conflicts in ${rebased.files.join(', ')} (${rebased.reason}). The rebase was aborted; the branch is as it was.`);
+    }
+    const fresh = (await store.sessions.get(sessionId)) ?? session;
+    const message = (await git.lastCommitMessage(session.worktreePath).catch(() => null)) ?? fresh.commitMessage ?? fresh.title;
+    let merged;
+    try {
+      merged = await git.squashMerge(project.path, session.branch, message);
+    } catch (error) {
+      return back(`[Merge Error] The squash merge failed and was undone: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!merged.merged) {
+      await ctx.note(sessionId, `[Merge] Nothing to merge: ${session.baseBranch} already has every change of this session.`);
+    } else {
+      await store.sessions.update(sessionId, { mergedCommit: merged.commit }, ctx.now());
+      await ctx.note(sessionId, `[Merge] Merged into ${session.baseBranch} as ${(merged.commit ?? '').slice(0, 12)}.`);
+    }
+    // The work is on the base branch now: the worktree and branch can go.
+    await pool.release(sessionId);
+    await git.removeWorktree(project.path, session.worktreePath, { force: true }).catch((e: unknown) => ctx.deps.runtime.logger.log('warn', 'worktree removal failed', e));
+    await git.deleteBranch(project.path, session.branch, { force: true }).catch((e: unknown) => ctx.deps.runtime.logger.log('warn', 'branch removal failed', e));
+    await ctx.setStatus(sessionId, 'Done');
+  }
+}
+
+/** `r`: rebase the session branch onto its base (queued behind a running turn). */
+export async function runRebase(ctx: ReviewContext, operation: Operation, signal: AbortSignal): Promise<void> {
+  const { store } = ctx.deps;
+  let session = await store.sessions.get(operation.sessionId);
+  if (!session) return;
+  if (!['Review', 'AgentReview', 'Question', 'InProgress'].includes(session.status)) return;
+  const project = await store.projects.get(session.projectId);
+  if (!project) throw new ReportedError('project missing');
+  const returnTo = session.questions.length > 0 ? 'Question' : 'Review';
+  if (session.status === 'InProgress') session = await ctx.setStatus(session.id, 'Review');
+  session = await ctx.setStatus(session.id, 'Rebasing');
+  try {
+    await commitPending(ctx, session);
+    const outcome = await assistedRebase(ctx, session, project.path, session.baseBranch, signal, 'Rebase');
+    if (outcome.ok) await ctx.note(session.id, `[Rebase] Rebased onto ${session.baseBranch}.`);
+    else await ctx.note(session.id, `[Rebase Error] Conflicts in ${outcome.files.join(', ')} (${outcome.reason}). The rebase was aborted; the branch is as it was.`);
+  } catch (error) {
+    await ctx.note(session.id, `[Rebase Error] ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await ctx.setStatus(session.id, returnTo);
+  }
+  await ctx.deps.turns.refreshDiff(session.id);
+}

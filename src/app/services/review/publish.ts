@@ -1,0 +1,123 @@
+import type { Operation } from '../../../domain/operation.js';
+import type { PullRequestInfo } from '../../../domain/review-request.js';
+import type { Session } from '../../../domain/session.js';
+import type { ForgeConnection } from '../../ports.js';
+import { commitPending } from './merge.js';
+import type { ReviewContext } from './context.js';
+
+const REMOTE = 'origin';
+
+export function isValidBranchName(name: string): boolean {
+  return /^(?!\/|.*\/\/|.*\.\.|.*@\{|.*\.lock$|.*\/$)[A-Za-z0-9._\/-]+$/.test(name) && !name.startsWith('-');
+}
+
+/** Title and body of the pull request, from the session commit message and summary. */
+export function pullRequestText(session: Session): { title: string; body: string } {
+  const message = session.commitMessage ?? session.title;
+  const [subject = session.title, ...rest] = message.split('\n');
+  const body = rest.join('\n').trim();
+  const parts = [body];
+  if (session.summary?.session) parts.push(`## Summary\n\n${session.summary.session}`);
+  parts.push('_Opened with [Grove](https://github.com/) from an agent session._');
+  return { title: subject.trim() || session.branch, body: parts.filter((p) => p !== '').join('\n\n') };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function storePullRequest(ctx: ReviewContext, sessionId: string, pr: PullRequestInfo, written: { title: string; body: string } | null): Promise<void> {
+  await ctx.deps.store.reviewRequests.upsert(sessionId, {
+    number: pr.number,
+    url: pr.url,
+    state: pr.state,
+    isDraft: pr.isDraft,
+    reviewDecision: pr.reviewDecision,
+    checksSummary: pr.checksSummary,
+    headBranch: pr.headBranch,
+    baseBranch: pr.baseBranch,
+    ...(written ? { writtenTitle: written.title, writtenBody: written.body } : {}),
+    lastRefreshedAt: ctx.now(),
+  });
+}
+
+/** `p`: the first publish asks for the remote branch name; later ones reuse it. */
+export function requestPublish(ctx: ReviewContext, sessionId: string): void {
+  const { app } = ctx.deps;
+  const session = app.state.sessions.find((s) => s.id === sessionId);
+  if (!session) return;
+  if (session.publishedBranch) {
+    publish(ctx, sessionId, session.publishedBranch);
+    return;
+  }
+  app.apply({
+    type: 'popup',
+    popup: { kind: 'input', title: 'Publish: remote branch name', purpose: { kind: 'publishBranch', sessionId }, buffer: { text: session.branch, cursor: session.branch.length, undo: [], redo: [] } },
+  });
+}
+
+export function publish(ctx: ReviewContext, sessionId: string, remoteBranch: string): void {
+  const { app } = ctx.deps;
+  const session = app.state.sessions.find((s) => s.id === sessionId);
+  if (!session) return;
+  const name = remoteBranch.trim() || session.branch;
+  if (!isValidBranchName(name)) {
+    ctx.notice('error', `"${name}" is not a valid branch name.`);
+    return;
+  }
+  app.task('Publishing', async () => {
+    await ctx.enqueue(sessionId, 'publish', { remoteBranch: session.publishedBranch ?? name });
+    ctx.notice('info', session.status === 'InProgress' ? 'Publish queued behind the running turn.' : 'Publishing…');
+  });
+}
+
+async function connect(ctx: ReviewContext, projectPath: string, signal: AbortSignal): Promise<ForgeConnection> {
+  const url = await ctx.deps.git.remoteUrl(projectPath, REMOTE);
+  if (!url) throw new Error(`The project has no "${REMOTE}" remote to publish to.`);
+  return ctx.deps.forge.connect(url, signal);
+}
+
+/**
+ * Pushes the session branch and opens (or finds) its draft pull request.
+ * `auto` is the quiet re-push after a later turn.
+ */
+export async function runPublish(ctx: ReviewContext, operation: Operation, signal: AbortSignal, auto = false): Promise<void> {
+  const { store, git } = ctx.deps;
+  const session = await store.sessions.get(operation.sessionId);
+  if (!session || !['Review', 'AgentReview', 'Question'].includes(session.status)) return;
+  const project = await store.projects.get(session.projectId);
+  if (!project) return;
+  const remoteBranch = session.publishedBranch ?? String(operation.payload['remoteBranch'] ?? session.branch);
+  const label = auto ? 'Branch Push' : 'Review Request';
+  try {
+    const forge = await connect(ctx, project.path, signal);
+    await commitPending(ctx, session);
+    if ((await git.commitsSince(session.worktreePath, session.baseBranch)) === 0) {
+      await ctx.note(session.id, `[${label}] Nothing to publish yet: the session has no changes on ${session.baseBranch}.`);
+      return;
+    }
+    await git.push(session.worktreePath, REMOTE, `${session.branch}:refs/heads/${remoteBranch}`, { forceWithLease: true, setUpstream: !session.publishedBranch });
+    await store.sessions.update(session.id, { publishedBranch: remoteBranch }, ctx.now());
+    const fresh = (await store.sessions.get(session.id)) ?? session;
+    const wanted = pullRequestText(fresh);
+    const existing = fresh.reviewRequest?.state === 'open' ? await forge.get(fresh.reviewRequest.number, signal) : await forge.findOpen(remoteBranch, signal);
+    if (!existing) {
+      const pr = await forge.createDraft({ head: remoteBranch, base: session.baseBranch, title: wanted.title, body: wanted.body }, signal);
+      await storePullRequest(ctx, session.id, pr, wanted);
+      await ctx.note(session.id, `[Review Request] Created draft pull request #${pr.number}: ${pr.url}`);
+    } else {
+      // Refresh only what the user has not edited on GitHub since Grove wrote it.
+      const row = await store.reviewRequests.get(session.id);
+      const patch: { title?: string; body?: string } = {};
+      if (row && existing.title === row.writtenTitle && existing.title !== wanted.title) patch.title = wanted.title;
+      if (row && existing.body === row.writtenBody && existing.body !== wanted.body) patch.body = wanted.body;
+      const pr = Object.keys(patch).length > 0 ? await forge.update(existing.number, patch, signal) : existing;
+      await storePullRequest(ctx, session.id, pr, row ? { title: patch.title ?? row.writtenTitle ?? existing.title, body: patch.body ?? row.writtenBody ?? existing.body } : { title: existing.title, body: existing.body });
+      await ctx.note(session.id, `[${label}] Pushed ${remoteBranch}; pull request #${pr.number}${Object.keys(patch).length > 0 ? ' updated' : ''}: ${pr.url}`);
+    }
+  } catch (error) {
+    await ctx.note(session.id, `[${auto ? 'Branch Push Error' : 'Publish Error'}] ${errorText(error)}`);
+  } finally {
+    await ctx.deps.sessions.publishSession(session.id);
+  }
+}

@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import type { Session } from '../../domain/session.js';
+import type { ShellRunner } from '../../infra/shell.js';
+import type { GitClient, Store } from '../ports.js';
+
+export interface SetupDeps {
+  readonly store: Store;
+  readonly git: GitClient;
+  readonly shell: ShellRunner;
+  readonly env: NodeJS.ProcessEnv;
+  readonly now: () => number;
+  /** Appends a transcript row and tells the UI. */
+  readonly note: (sessionId: string, kind: 'notice' | 'output', text: string) => Promise<void>;
+}
+
+const SETUP_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** Worktree folder for a new session: the project setting, else GROVE_HOME/wt. */
+export function worktreeRoot(setting: string | undefined, defaultRoot: string): string {
+  return setting && setting.trim() !== '' ? setting.trim() : defaultRoot;
+}
+
+export function worktreePathFor(root: string, projectName: string, shortId: string): string {
+  const safe = projectName.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 40) || 'project';
+  return join(root, `${safe}-${shortId}`);
+}
+
+/**
+ * Makes the session's worktree ready: the worktree on its new branch, the
+ * files listed in .worktreeinclude, submodules, then the setup command.
+ * Throws if the worktree cannot be created; a failing setup command is
+ * reported in the transcript but leaves the worktree usable.
+ */
+export async function prepareWorktree(
+  deps: SetupDeps,
+  session: Session,
+  mainCheckout: string,
+  setupCommand: string,
+  signal: AbortSignal,
+): Promise<void> {
+  await deps.git.addWorktree(mainCheckout, session.worktreePath, session.branch, session.baseBranch);
+  const copied = await deps.git.copyWorktreeInclude(mainCheckout, session.worktreePath);
+  if (copied.length > 0) {
+    await deps.note(session.id, 'notice', `[Setup] Copied from the main checkout (.worktreeinclude): ${copied.join(', ')}`);
+  }
+  await deps.git.initSubmodules(session.worktreePath);
+  const command = setupCommand.trim();
+  if (command === '') return;
+  await deps.note(session.id, 'notice', `[Setup] Running: ${command}`);
+  const result = await deps.shell.run(command, {
+    cwd: session.worktreePath,
+    env: {
+      ...deps.env,
+      GROVE_WORKTREE: session.worktreePath,
+      GROVE_SESSION_ID: session.id,
+      GROVE_BASE_BRANCH: session.baseBranch,
+    },
+    timeoutMs: SETUP_TIMEOUT_MS,
+    signal,
+  });
+  if (result.output.trim() !== '') await deps.note(session.id, 'output', result.output.trimEnd());
+  if (result.exitCode !== 0) {
+    const why = result.timedOut ? 'timed out' : `exited with code ${result.exitCode}`;
+    await deps.note(session.id, 'notice', `[Setup Error] The setup command ${why}. The worktree is ready, but check the output above.`);
+  } else {
+    await deps.note(session.id, 'notice', '[Setup] Setup command finished.');
+  }
+}

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
+import { settingValue, SETTING_ROWS, type ModelRole } from '../../domain/settings.js';
+import { shortId, type Session } from '../../domain/session.js';
+import type { TranscriptKind } from '../../domain/transcript.js';
+import { activeProject, sessionById } from '../state.js';
+import type { App } from '../app.js';
+import type { GitClient, Runtime, Store } from '../ports.js';
+import type { ShellRunner } from '../../infra/shell.js';
+import { prepareWorktree, worktreePathFor, worktreeRoot } from './session-setup.js';
+
+/** Reads a model choice (agent, model, reasoning) for a role from the merged settings. */
+export function modelChoice(settings: Readonly<Record<string, string>>, role: ModelRole): ModelChoice {
+  const get = (field: string): string => {
+    const row = SETTING_ROWS.find((r) => r.key === `${role}.${field}`);
+    return row ? settingValue(row, settings) : '';
+  };
+  const agent = get('agent');
+  const info = providerInfo(agent);
+  return {
+    agent: (info?.id ?? 'claude') as ProviderId,
+    model: get('model') || info?.defaultModel || '',
+    reasoning: get('reasoning') || info?.defaultReasoning || '',
+  };
+}
+
+export function clarificationPrompt(session: Pick<Session, 'questions'>, answers: readonly string[]): string {
+  const lines = ['Clarifications:'];
+  session.questions.forEach((question, i) => {
+    lines.push(`${i + 1}. Q: ${question.text}`);
+    lines.push(`   A: ${answers[i] ?? 'no answer'}`);
+  });
+  return lines.join('\n');
+}
+
+export function provisionalTitle(prompt: string): string {
+  const first = prompt.split('\n').find((line) => line.trim() !== '') ?? prompt;
+  const clean = first.trim().replace(/\s+/g, ' ');
+  return clean.length > 72 ? `${clean.slice(0, 71)}…` : clean;
+}
+
+export interface SessionServiceDeps {
+  readonly app: App;
+  readonly store: Store;
+  readonly git: GitClient;
+  readonly shell: ShellRunner;
+  readonly runtime: Runtime;
+}
+
+/**
+ * Session lifecycle outside of turns: creating a session and its worktree,
+ * discarding an unstarted one, appending transcript rows, opening views.
+ */
+export class SessionService {
+  /** Resolves when a session's worktree is ready (rejects if it failed). */
+  private readonly ready = new Map<string, Promise<void>>();
+
+  constructor(private readonly deps: SessionServiceDeps) {}
+
+  private get now(): number {
+    return this.deps.runtime.clock.now();
+  }
+
+  whenReady(sessionId: string): Promise<void> {
+    return this.ready.get(sessionId) ?? Promise.resolve();
+  }
+
+  async note(sessionId: string, kind: TranscriptKind, content: string): Promise<void> {
+    const position = await this.deps.store.transcript.append(sessionId, kind, content, this.now);
+    this.deps.app.emit({
+      type: 'transcriptAppended',
+      sessionId,
+      entries: [{ position, kind, content, createdAt: this.now }],
+    });
+  }
+
+  async publishSession(sessionId: string): Promise<Session | undefined> {
+    const session = await this.deps.store.sessions.get(sessionId);
+    if (session) this.deps.app.emit({ type: 'sessionUpdated', session });
+    return session;
+  }
+
+  /**
+   * Creates a Draft session on a new branch from the project's current
+   * branch and starts making its worktree. Resolves with the session as soon
+   * as the row exists; `whenReady` tells when the worktree is usable.
+   */
+  async create(projectId: number, choice: ModelChoice, settings: Readonly<Record<string, string>>): Promise<Session> {
+    const { store, git, runtime } = this.deps;
+    const project = await store.projects.get(projectId);
+    if (!project) throw new Error('The project is no longer registered.');
+    const baseBranch = await git.currentBranch(project.path);
+    if (!baseBranch) {
+      throw new Error(`${project.path} is not on a branch (detached HEAD). Check out a branch to start sessions from it.`);
+    }
+    const id = randomUUID();
+    const short = shortId(id);
+    const root = worktreeRoot(settings['worktree.dir'], runtime.paths.worktrees);
+    const now = this.now;
+    await store.sessions.insert({
+      id,
+      projectId,
+      title: '',
+      status: 'Draft',
+      baseBranch,
+      branch: `grove/${short}`,
+      worktreePath: worktreePathFor(root, project.displayName, short),
+      agent: choice.agent,
+      model: choice.model,
+      reasoning: choice.reasoning,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const session = await store.sessions.get(id);
+    if (!session) throw new Error('The new session could not be read back.');
+    const setupCommand = settings['setup.command'] ?? '';
+    const preparing = prepareWorktree(
+      { store, git, shell: this.deps.shell, env: runtime.env, now: () => this.now, note: (sid, kind, text) => this.note(sid, kind, text) },
+      session,
+      project.path,
+      setupCommand,
+      new AbortController().signal,
+    );
+    this.ready.set(id, preparing);
+    preparing.then(
+      () => this.ready.delete(id),
+      async (error: unknown) => {
+        runtime.logger.log('error', `worktree for ${id} failed`, error);
+        const message = error instanceof Error ? error.message : String(error);
+        await this.note(id, 'notice', `[Start Error] Could not create the worktree: ${message}`).catch(() => {});
+      },
+    );
+    return session;
+  }
+
+  /** Deletes a session that never got a prompt, with its worktree and branch. */
+  async discardUnstarted(sessionId: string): Promise<void> {
+    const { store, git } = this.deps;
+    const session = await store.sessions.get(sessionId);
+    if (!session || session.prompt !== null || session.status !== 'Draft') return;
+    const project = await store.projects.get(session.projectId);
+    await this.whenReady(sessionId).catch(() => {});
+    if (project) {
+      // Nothing was asked of an agent yet, so the worktree holds only setup output.
+      await git.removeWorktree(project.path, session.worktreePath, { force: true }).catch(() => {});
+      await git.deleteBranch(project.path, session.branch, { force: true }).catch(() => {});
+    }
+    await store.sessions.delete(sessionId);
+    this.ready.delete(sessionId);
+    this.deps.app.emit({ type: 'sessionRemoved', sessionId });
+  }
+
+  async loadTranscript(sessionId: string): Promise<void> {
+    const entries = await this.deps.store.transcript.list(sessionId);
+    this.deps.app.emit({ type: 'transcriptLoaded', sessionId, entries });
+  }
+
+  /** The main model of the active project (used by `a`). */
+  mainChoice(): ModelChoice {
+    return modelChoice(this.deps.app.state.settings, 'main');
+  }
+
+  activeProjectId(): number | null {
+    return activeProject(this.deps.app.state)?.id ?? null;
+  }
+
+  cached(sessionId: string): Session | undefined {
+    return sessionById(this.deps.app.state, sessionId);
+  }
+}

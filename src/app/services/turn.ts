@@ -1,0 +1,269 @@
+import type { Operation } from '../../domain/operation.js';
+import type { AgentResponse } from '../../domain/protocol.js';
+import { providerInfo, type ProviderId } from '../../domain/providers.js';
+import { sizeFromLines, type Session } from '../../domain/session.js';
+import type { SessionStatus } from '../../domain/session-status.js';
+import type { TurnEvent } from '../../infra/agent/channel.js';
+import type { App } from '../app.js';
+import type { Agents, GitClient, Runtime, Store } from '../ports.js';
+import type { ChannelPool } from './channel-pool.js';
+import { commitMessagePrompt, fallbackCommitMessage, hookFixPrompt, titlePrompt } from './prompts.js';
+import type { SessionService } from './sessions.js';
+import { modelChoice } from './sessions.js';
+import { ReportedError } from './worker.js';
+
+export interface TurnDeps {
+  readonly app: App;
+  readonly store: Store;
+  readonly git: GitClient;
+  readonly agents: Agents;
+  readonly sessions: SessionService;
+  readonly pool: ChannelPool;
+  readonly runtime: Runtime;
+}
+
+const MAX_HOOK_FIXES = 3;
+const MAX_NOTICE = 800;
+
+function describeError(error: unknown): { message: string; diagnostics: string } {
+  if (error instanceof Error) {
+    const diagnostics = 'diagnostics' in error && typeof error.diagnostics === 'string' ? error.diagnostics : '';
+    const stderr = 'stderr' in error && typeof error.stderr === 'string' ? error.stderr : '';
+    return { message: error.message, diagnostics: (diagnostics || stderr).slice(-MAX_NOTICE) };
+  }
+  return { message: String(error), diagnostics: '' };
+}
+
+export function progressText(event: TurnEvent): string | null {
+  switch (event.type) {
+    case 'thinking':
+      return 'Thinking…';
+    case 'progress':
+      return event.text;
+    case 'pid':
+      return null;
+    default:
+      return null;
+  }
+}
+
+/** The transcript text of an answer: the markdown answer, else the questions. */
+export function answerText(response: AgentResponse): string {
+  if (response.answer.trim() !== '') return response.answer;
+  if (response.questions.length > 0) return response.questions.map((q, i) => `${i + 1}. ${q.text}`).join('\n');
+  return '(The agent finished without a message.)';
+}
+
+export class TurnRunner {
+  /** Runs after a successful turn (auto-push, focused review). */
+  afterTurn: ((sessionId: string, signal: AbortSignal) => Promise<void>) | null = null;
+
+  constructor(private readonly deps: TurnDeps) {}
+
+  private now(): number {
+    return this.deps.runtime.clock.now();
+  }
+
+  private async setStatus(sessionId: string, status: SessionStatus): Promise<Session> {
+    const session = await this.deps.store.sessions.setStatus(sessionId, status, this.now());
+    this.deps.app.emit({ type: 'sessionUpdated', session });
+    return session;
+  }
+
+  private progress(sessionId: string, text: string | null): void {
+    this.deps.app.emit({ type: 'progress', sessionId, text });
+  }
+
+  /** Runs a start_prompt or reply operation: one agent turn and everything after it. */
+  async run(operation: Operation, signal: AbortSignal): Promise<void> {
+    const { store, git, agents, sessions, pool } = this.deps;
+    const prompt = typeof operation.payload['prompt'] === 'string' ? operation.payload['prompt'] : '';
+    let session = await store.sessions.get(operation.sessionId);
+    if (!session) throw new ReportedError('The session no longer exists.');
+    try {
+      await sessions.whenReady(session.id);
+    } catch {
+      throw new ReportedError('The worktree could not be created.');
+    }
+    const project = await store.projects.get(session.projectId);
+    if (!project) throw new ReportedError('The project is no longer registered.');
+
+    // A new turn clears pending questions and the focused review of the old diff.
+    await store.sessions.update(session.id, { questions: [], focusedReviewText: null, focusedReviewStatus: null, focusedReviewDiffHash: null }, this.now());
+    session = await this.setStatus(session.id, 'InProgress');
+    await sessions.note(session.id, 'user_prompt', prompt);
+    if (operation.kind === 'start_prompt' && session.titleProvisional) void this.generateTitle(session, prompt);
+
+    const mainBefore = await git.statusPorcelain(project.path).catch(() => null);
+    const channel = pool.get(session.id, session.agent as ProviderId);
+    let output;
+    try {
+      output = await agents.turn(
+        channel,
+        {
+          sessionId: session.id,
+          userPrompt: prompt,
+          kind: session.providerConversationId ? 'session_resume' : 'session_start',
+          cwd: session.worktreePath,
+          mainCheckout: project.path,
+          model: session.model,
+          reasoning: session.reasoning,
+          permissionMode: session.permissionMode,
+          providerConversationId: session.providerConversationId,
+        },
+        (event) => {
+          const text = progressText(event);
+          if (text) this.progress(session?.id ?? operation.sessionId, text);
+        },
+        signal,
+      );
+    } catch (error) {
+      this.progress(session.id, null);
+      if (signal.aborted) {
+        await sessions.note(session.id, 'notice', '[Stopped] You stopped the turn. The worktree and everything in it are kept.');
+      } else {
+        const { message, diagnostics } = describeError(error);
+        const info = providerInfo(session.agent);
+        const hint = /auth|log ?in|credential|401|api key/i.test(message + diagnostics) && info ? `\nSign-in: ${info.authHint}.` : '';
+        await sessions.note(session.id, 'notice', `[Error] ${message}${diagnostics ? `\n${diagnostics}` : ''}${hint}`);
+      }
+      // The worktree may hold partial work: keep it committed on the branch.
+      await this.commit(session, project.path, signal, false).catch(() => {});
+      await this.refreshDiff(session.id);
+      await this.setStatus(session.id, 'Review');
+      throw new ReportedError(signal.aborted ? 'stopped' : 'the agent failed');
+    }
+
+    const { response, result } = output;
+    const text = answerText(response);
+    const position = await store.transaction(async (tx) => {
+      const at = await tx.transcript.append(session.id, 'assistant_answer', text, this.now());
+      await tx.sessions.update(
+        session.id,
+        {
+          summary: response.summary ?? null,
+          questions: response.questions,
+          providerConversationId: result.providerConversationId ?? session.providerConversationId,
+        },
+        this.now(),
+      );
+      await tx.sessions.addTokens(session.id, result.inputTokens, result.outputTokens);
+      await tx.usage.add(session.id, session.model, result.inputTokens, result.outputTokens);
+      return at;
+    });
+    this.deps.app.emit({ type: 'transcriptAppended', sessionId: session.id, entries: [{ position, kind: 'assistant_answer', content: text, createdAt: this.now() }] });
+    await sessions.publishSession(session.id);
+
+    this.progress(session.id, 'Committing changes…');
+    await this.commit(session, project.path, signal, true);
+    await this.refreshDiff(session.id);
+
+    const mainAfter = await git.statusPorcelain(project.path).catch(() => null);
+    if (mainBefore && mainAfter && JSON.stringify(mainBefore) !== JSON.stringify(mainAfter) && mainAfter.length > 0) {
+      await store.sessions.update(session.id, { mainCheckoutWarning: true }, this.now());
+      await sessions.note(session.id, 'notice', `[Main Checkout Warning] The main checkout (${project.path}) changed during this turn. Check it with \`git status\` there.`);
+    }
+    this.progress(session.id, null);
+    await this.setStatus(session.id, response.questions.length > 0 ? 'Question' : 'Review');
+    await this.afterTurn?.(session.id, signal);
+  }
+
+  /** Diff size and bucket, after every turn. */
+  async refreshDiff(sessionId: string): Promise<void> {
+    const session = await this.deps.store.sessions.get(sessionId);
+    if (!session) return;
+    try {
+      const stats = await this.deps.git.diffStats(session.worktreePath, session.baseBranch);
+      await this.deps.store.sessions.update(
+        sessionId,
+        { addedLines: stats.added, deletedLines: stats.deleted, size: sizeFromLines(stats.added, stats.deleted), hasDiff: stats.files.length > 0 },
+        this.now(),
+      );
+      await this.deps.sessions.publishSession(sessionId);
+    } catch (error) {
+      this.deps.runtime.logger.log('warn', `diff stats for ${sessionId} failed`, error);
+    }
+  }
+
+  /**
+   * Commits the worktree as the session's single evolving commit. A failing
+   * hook is handed to the agent a bounded number of times, then reported.
+   */
+  private async commit(session: Session, mainCheckout: string, signal: AbortSignal, allowFixes: boolean): Promise<void> {
+    const { git, store, agents, sessions, pool } = this.deps;
+    const worktree = session.worktreePath;
+    const status = await git.statusPorcelain(worktree);
+    const ahead = await git.commitsSince(worktree, session.baseBranch);
+    if (status.length === 0) return;
+    const fresh = (await store.sessions.get(session.id)) ?? session;
+    let message = fallbackCommitMessage(fresh.title || fresh.prompt || 'Grove session changes');
+    if (!signal.aborted) {
+      try {
+        this.progress(session.id, 'Writing the commit message…');
+        const diff = await git.diffAgainstBase(worktree, session.baseBranch);
+        const fast = modelChoice(this.deps.app.state.settings, 'fast');
+        const reply = await agents.utility(fast, commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch), worktree, signal);
+        if (reply.answer.trim() !== '') message = reply.answer.trim();
+      } catch (error) {
+        this.deps.runtime.logger.log('warn', 'commit message generation failed; using the title', error);
+      }
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await git.commitAll(worktree, message, { amend: ahead > 0 });
+        if (result.committed) {
+          await store.sessions.update(session.id, { commitMessage: message, headCommit: result.commit }, this.now());
+          await sessions.note(session.id, 'notice', `[Commit] ${message.split('\n')[0] ?? ''} (${(result.commit ?? '').slice(0, 8)})`);
+        }
+        return;
+      } catch (error) {
+        const { message: why, diagnostics } = describeError(error);
+        if (!allowFixes || attempt >= MAX_HOOK_FIXES || signal.aborted) {
+          await sessions.note(session.id, 'notice', `[Commit Error] ${why}${diagnostics ? `\n${diagnostics}` : ''}\nThe changes stay uncommitted in ${worktree}.`);
+          return;
+        }
+        await sessions.note(session.id, 'notice', `[Commit] A git hook rejected the commit; asking the agent to fix it (attempt ${attempt + 1} of ${MAX_HOOK_FIXES}).`);
+        this.progress(session.id, 'Fixing the commit hook failure…');
+        const latest = (await store.sessions.get(session.id)) ?? session;
+        const channel = pool.get(session.id, session.agent as ProviderId);
+        const fix = await agents.turn(
+          channel,
+          {
+            sessionId: session.id,
+            userPrompt: hookFixPrompt(`${why}\n${diagnostics}`),
+            kind: latest.providerConversationId ? 'session_resume' : 'session_start',
+            cwd: worktree,
+            mainCheckout,
+            model: session.model,
+            reasoning: session.reasoning,
+            permissionMode: 'auto_edit',
+            providerConversationId: latest.providerConversationId,
+          },
+          () => {},
+          signal,
+        );
+        await store.sessions.update(session.id, { providerConversationId: fix.result.providerConversationId ?? latest.providerConversationId }, this.now());
+        await store.sessions.addTokens(session.id, fix.result.inputTokens, fix.result.outputTokens);
+      }
+    }
+  }
+
+  /** A better title from the fast model, never overwriting a newer one. */
+  private async generateTitle(session: Session, prompt: string): Promise<void> {
+    const { store, agents, runtime } = this.deps;
+    try {
+      const generation = session.titleGeneration + 1;
+      await store.sessions.update(session.id, { titleGeneration: generation }, this.now());
+      const fast = modelChoice(this.deps.app.state.settings, 'fast');
+      const reply = await agents.utility(fast, titlePrompt(prompt), session.worktreePath, new AbortController().signal);
+      const title = reply.answer.trim().split('\n')[0]?.replace(/^["'`]|["'`.]$/g, '').trim() ?? '';
+      if (title === '' || title.length > 100) return;
+      const latest = await store.sessions.get(session.id);
+      if (!latest || latest.titleGeneration !== generation) return;
+      await store.sessions.update(session.id, { title: title.slice(0, 72), titleProvisional: false }, this.now());
+      await this.deps.sessions.publishSession(session.id);
+    } catch (error) {
+      runtime.logger.log('info', `title generation for ${session.id} failed; keeping the first prompt`, error);
+    }
+  }
+}

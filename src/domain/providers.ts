@@ -1,0 +1,88 @@
+/**
+ * The agent providers Grove knows, as data. Strategy code (command lines,
+ * wire formats) lives in infra/agent; this table is what the UI and the
+ * settings need to offer choices.
+ */
+export type ProviderId = 'claude' | 'codex' | 'gemini';
+
+export type Transport = 'cli' | 'app-server';
+
+export interface ProviderInfo {
+  readonly id: ProviderId;
+  readonly name: string;
+  readonly binary: string;
+  readonly models: readonly string[];
+  readonly defaultModel: string;
+  /** The cheap model used for titles and commit messages. */
+  readonly fastModel: string;
+  readonly reasoningLevels: readonly string[];
+  readonly defaultReasoning: string;
+  readonly transport: Transport;
+  /** How the person signs the CLI in, shown when a turn fails on auth. */
+  readonly authHint: string;
+}
+
+export const PROVIDERS: readonly ProviderInfo[] = [
+  {
+    id: 'claude',
+    name: 'Claude Code',
+    binary: 'claude',
+    // Claude Code resolves these aliases to the newest model of each family.
+    models: ['sonnet', 'opus', 'haiku'],
+    defaultModel: 'sonnet',
+    fastModel: 'haiku',
+    reasoningLevels: ['low', 'medium', 'high', 'max'],
+    defaultReasoning: 'high',
+    transport: 'cli',
+    authHint: 'set ANTHROPIC_API_KEY or run `claude` once to log in',
+  },
+  {
+    id: 'codex',
+    name: 'Codex',
+    binary: 'codex',
+    models: ['gpt-6.1-sol', 'gpt-6.1-terra', 'gpt-6-luna', 'gpt-5.5'],
+    defaultModel: 'gpt-6.1-sol',
+    fastModel: 'gpt-6-luna',
+    reasoningLevels: ['low', 'medium', 'high', 'xhigh'],
+    defaultReasoning: 'high',
+    transport: 'app-server',
+    authHint: 'set OPENAI_API_KEY or run `codex login`',
+  },
+  {
+    id: 'gemini',
+    name: 'Gemini CLI',
+    binary: 'gemini',
+    models: ['auto', 'gemini-3.8-flash', 'gemini-3.5-flash-lite'],
+    defaultModel: 'auto',
+    fastModel: 'gemini-3.5-flash-lite',
+    reasoningLevels: ['default'],
+    defaultReasoning: 'default',
+    transport: 'app-server',
+    authHint: 'set GEMINI_API_KEY (Google-account login does not work headless)',
+  },
+];
+
+export function providerInfo(id: string): ProviderInfo | undefined {
+  return PROVIDERS.find((provider) => provider.id === id);
+}
+
+export function isProviderId(id: string): id is ProviderId {
+  return PROVIDERS.some((provider) => provider.id === id);
+}
+
+/** A choice of agent, model and reasoning level, as stored in settings. */
+export interface ModelChoice {
+  readonly agent: ProviderId;
+  readonly model: string;
+  readonly reasoning: string;
+}
+
+export function defaultChoice(id: ProviderId, role: 'main' | 'fast' | 'review'): ModelChoice {
+  const info = providerInfo(id);
+  if (!info) throw new Error(`Unknown provider ${id}`);
+  return {
+    agent: id,
+    model: role === 'fast' ? info.fastModel : info.defaultModel,
+    reasoning: role === 'fast' ? (info.reasoningLevels[0] ?? info.defaultReasoning) : info.defaultReasoning,
+  };
+}

@@ -1,0 +1,141 @@
+import type { SessionStatus } from './session-status.js';
+import { countsActiveTime } from './session-status.js';
+
+export const SESSION_SIZES = ['XS', 'S', 'M', 'L', 'XL', 'XXL'] as const;
+export type SessionSize = (typeof SESSION_SIZES)[number];
+
+/** Upper bound (inclusive) of changed lines for each bucket but the last. */
+const SIZE_LIMITS: readonly [SessionSize, number][] = [
+  ['XS', 10],
+  ['S', 30],
+  ['M', 80],
+  ['L', 200],
+  ['XL', 500],
+];
+
+export function sizeFromLines(added: number, deleted: number): SessionSize {
+  const changed = Math.max(0, added) + Math.max(0, deleted);
+  for (const [size, limit] of SIZE_LIMITS) if (changed <= limit) return size;
+  return 'XXL';
+}
+
+export type PermissionMode = 'auto_edit' | 'read_only';
+
+export interface TurnSummary {
+  readonly turn: string;
+  readonly session: string;
+}
+
+export interface SessionQuestion {
+  readonly text: string;
+  readonly options: readonly string[];
+}
+
+export type FocusedReviewStatus = 'running' | 'ready' | 'failed';
+
+export interface ReviewRequest {
+  readonly number: number;
+  readonly url: string;
+  readonly state: 'open' | 'merged' | 'closed';
+  readonly isDraft: boolean;
+  readonly reviewDecision: string | null;
+  readonly checksSummary: string | null;
+  readonly headBranch: string;
+  readonly baseBranch: string;
+}
+
+/** One session as the app and the UI see it (the database row, decoded). */
+export interface Session {
+  readonly id: string;
+  readonly projectId: number;
+  readonly title: string;
+  readonly titleProvisional: boolean;
+  readonly titleGeneration: number;
+  readonly status: SessionStatus;
+  readonly baseBranch: string;
+  readonly branch: string;
+  readonly worktreePath: string;
+  readonly agent: string;
+  readonly model: string;
+  readonly reasoning: string;
+  readonly permissionMode: PermissionMode;
+  /** The first prompt the session was given, or null while it has none. */
+  readonly prompt: string | null;
+  readonly size: SessionSize;
+  readonly addedLines: number;
+  readonly deletedLines: number;
+  /** null while unknown. */
+  readonly hasDiff: boolean | null;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Seconds of active work banked before `activeSince`. */
+  readonly activeSeconds: number;
+  /** Epoch ms when the current stretch of active work began, or null. */
+  readonly activeSince: number | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Epoch ms the session joined the merge queue, or null. */
+  readonly queuedAt: number | null;
+  readonly summary: TurnSummary | null;
+  readonly questions: readonly SessionQuestion[];
+  readonly providerConversationId: string | null;
+  readonly commitMessage: string | null;
+  readonly headCommit: string | null;
+  readonly mergedCommit: string | null;
+  /** Branch kept after a cancel because it held work. */
+  readonly keptBranch: string | null;
+  /** Remote branch name once published. */
+  readonly publishedBranch: string | null;
+  readonly mainCheckoutWarning: boolean;
+  readonly focusedReviewText: string | null;
+  readonly focusedReviewDiffHash: string | null;
+  readonly focusedReviewStatus: FocusedReviewStatus | null;
+  readonly reviewRequest: ReviewRequest | null;
+}
+
+/** Whole seconds of active work at `now` (epoch ms). */
+export function activeWorkSeconds(
+  session: Pick<Session, 'activeSeconds' | 'activeSince'>,
+  now: number,
+): number {
+  const running = session.activeSince === null ? 0 : Math.max(0, now - session.activeSince);
+  return session.activeSeconds + Math.floor(running / 1000);
+}
+
+/**
+ * The timer fields after a status change at `now`: time is banked when active
+ * work stops and a new stretch starts when it begins.
+ */
+export function timerAfterStatusChange(
+  session: Pick<Session, 'activeSeconds' | 'activeSince'>,
+  next: SessionStatus,
+  now: number,
+): { activeSeconds: number; activeSince: number | null } {
+  const active = countsActiveTime(next);
+  if (session.activeSince !== null) {
+    if (active) return { activeSeconds: session.activeSeconds, activeSince: session.activeSince };
+    return { activeSeconds: activeWorkSeconds(session, now), activeSince: null };
+  }
+  return { activeSeconds: session.activeSeconds, activeSince: active ? now : null };
+}
+
+/** `11m 23s`, `2h 05m`, `42s`. */
+export function formatDuration(totalSeconds: number): string {
+  const s = Math.max(0, Math.floor(totalSeconds));
+  const hours = Math.floor(s / 3600);
+  const minutes = Math.floor((s % 3600) / 60);
+  const seconds = s % 60;
+  if (hours > 0) return `${hours}h ${String(minutes).padStart(2, '0')}m`;
+  if (minutes > 0) return `${minutes}m ${String(seconds).padStart(2, '0')}s`;
+  return `${seconds}s`;
+}
+
+export function shortId(id: string): string {
+  return id.replace(/-/g, '').slice(0, 8);
+}
+
+export function formatTokens(count: number): string {
+  if (count >= 1_000_000) return `${(count / 1_000_000).toFixed(1)}M`;
+  if (count >= 1_000) return `${(count / 1_000).toFixed(1)}k`;
+  return String(count);
+}

@@ -1,0 +1,22 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** Where Grove keeps its data: `GROVE_HOME`, else `~/.grove`. */
+export interface GrovePaths {
+  readonly home: string;
+  readonly database: string;
+  readonly worktrees: string;
+  readonly logs: string;
+  readonly logFile: string;
+}
+
+export function grovePaths(env: NodeJS.ProcessEnv): GrovePaths {
+  const home = resolve(env['GROVE_HOME'] || join(homedir(), '.grove'));
+  return {
+    home,
+    database: join(home, 'db', 'grove.db'),
+    worktrees: join(home, 'wt'),
+    logs: join(home, 'logs'),
+    logFile: join(home, 'logs', 'grove.log'),
+  };
+}

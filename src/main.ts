@@ -1,0 +1,183 @@
+import { existsSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { USAGE, UsageError, parseCli } from './cli.js';
+import { grovePaths } from './infra/paths.js';
+import { createFileLogger, type Logger } from './infra/log.js';
+import { systemClock } from './infra/clock.js';
+import { openDatabase } from './infra/db/database.js';
+import { DatabaseError } from './infra/db/errors.js';
+import { createStore } from './infra/db/store.js';
+import { createGitClient } from './infra/git/git-client.js';
+import { shellRunner } from './infra/shell.js';
+import { createAgents } from './infra/agent/agents.js';
+import { App } from './app/app.js';
+import { Controller } from './app/controller.js';
+import { initialState, TABS, type Tab } from './app/state.js';
+import { ACTIVE_PROJECT_KEY, ACTIVE_TAB_KEY, loadSettings } from './app/services/projects.js';
+import { setupTerminal } from './runtime/terminal.js';
+import { createRenderer } from './runtime/renderer.js';
+import { runLoop } from './runtime/loop.js';
+import { createTheme } from './ui/theme.js';
+import { setAnswerRenderer } from './ui/transcript-lines.js';
+
+declare const __GROVE_VERSION__: string | undefined;
+const VERSION = typeof __GROVE_VERSION__ === 'string' ? __GROVE_VERSION__ : '0.0.0-dev';
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`grove: ${message}\n`);
+  process.exit(code);
+}
+
+function migrationsDir(): string {
+  // dist/grove.js → ../migrations; src/main.ts (tests) → ../migrations
+  return fileURLToPath(new URL('../migrations/', import.meta.url));
+}
+
+async function main(): Promise<void> {
+  let command;
+  try {
+    command = parseCli(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`grove: ${error.message}\nUsage: grove [-C DIR] [--help] [--version]\nTry 'grove --help' for more.\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command.kind === 'version') {
+    process.stdout.write(`grove ${VERSION}\n`);
+    return;
+  }
+
+  const dir = resolve(command.dir ?? process.cwd());
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    process.stderr.write(`grove: no such directory: ${dir}\nUsage: grove [-C DIR] [--help] [--version]\n`);
+    process.exit(2);
+  }
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    fail('needs an interactive terminal (stdin and stdout must be a TTY).', 1);
+  }
+
+  const env = process.env;
+  const paths = grovePaths(env);
+  const logger: Logger = createFileLogger(paths.logFile, () => [env['GITHUB_TOKEN'] ?? '', env['GH_TOKEN'] ?? '']);
+  logger.log('info', `grove ${VERSION} starting in ${dir}`);
+
+  let db;
+  try {
+    db = openDatabase(paths.database, migrationsDir());
+  } catch (error) {
+    if (error instanceof DatabaseError) fail(error.message, 1);
+    throw error;
+  }
+  const store = createStore(db.kysely);
+  const git = createGitClient();
+  const clock = systemClock;
+  const owner = `${hostname()}:${process.pid}`;
+
+  const root = await git.repoRoot(dir);
+  let activeProjectId: number | null = null;
+  if (root) {
+    const project = await store.projects.upsert(root, basename(root), clock.now());
+    activeProjectId = project.id;
+    await store.settings.setGlobal(ACTIVE_PROJECT_KEY, String(project.id));
+  }
+  const projects = await store.projects.list();
+  if (!root && projects.length === 0) {
+    await db.close();
+    fail(`${dir} is not inside a git repository. Start grove in a repository, or pass -C <dir>.`, 1);
+  }
+
+  // Operations left unfinished by a process that is gone: fail them, return their sessions to Review.
+  const interrupted = await store.operations.failInterrupted(clock.now(), (o) => isOwnerAlive(o, owner));
+  if (interrupted.length > 0) logger.log('warn', `recovered ${interrupted.length} interrupted session(s)`);
+
+  const storedTab = await store.settings.getGlobal(ACTIVE_TAB_KEY);
+  let tab: Tab = TABS.includes(storedTab as Tab) ? (storedTab as Tab) : 'sessions';
+  if (!root) tab = 'projects';
+  const [sessions, settings] = await Promise.all([
+    activeProjectId === null ? Promise.resolve([]) : store.sessions.listByProject(activeProjectId),
+    loadSettings(store, activeProjectId),
+  ]);
+
+  const terminal = setupTerminal(process.stdin, process.stdout);
+  const cleanup = (): void => terminal.restore();
+  const crash = (error: unknown): void => {
+    logger.log('error', 'uncaught error', error);
+    cleanup();
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`grove crashed: ${message}\nDetails are in ${paths.logFile}\n`);
+    process.exit(1);
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    process.on(signal, () => {
+      cleanup();
+      logger.log('info', `exiting on ${signal}`);
+      process.exit(code);
+    });
+  }
+  process.on('exit', cleanup);
+
+  const app = new App(
+    initialState({ version: VERSION, columns: terminal.columns, rows: terminal.rows, now: clock.now(), tab, projects, activeProjectId, sessions, settings }),
+    logger,
+  );
+  const agents = createAgents(env, logger);
+  const controller = new Controller({ app, store, git, agents, shell: shellRunner, runtime: { clock, logger, paths, env, owner } });
+  app.setCommands(controller);
+  if (process.env['GROVE_CRASH_TEST'] === '1') setTimeout(() => { throw new Error('crash requested by GROVE_CRASH_TEST'); }, 300);
+
+  const renderer = createRenderer((data) => terminal.write(data), createTheme(env), env['HOME']);
+  const started = performance.now();
+  let firstFrame = true;
+  controller.start();
+  // The markdown renderer (and its highlighter) loads after the first frame.
+  setTimeout(() => {
+    import('./ui/markdown.js')
+      .then(({ renderMarkdown }) => setAnswerRenderer(renderMarkdown))
+      .catch((error: unknown) => logger.log('warn', 'markdown renderer failed to load', error));
+  }, 50);
+  await runLoop({
+    app,
+    terminal,
+    renderer,
+    now: () => clock.now(),
+    onFrame: (ms) => {
+      if (firstFrame) {
+        firstFrame = false;
+        logger.log('info', `first frame after ${(performance.now() - started).toFixed(1)} ms (render ${ms.toFixed(1)} ms)`);
+      }
+    },
+  });
+  renderer.unmount();
+  cleanup();
+  await controller.shutdown();
+  await db.close();
+  logger.log('info', 'grove exited');
+  process.exit(0);
+}
+
+function isOwnerAlive(owner: string | null, self: string): boolean {
+  if (!owner || owner === self) return false;
+  const [host, pid] = owner.split(':');
+  if (host !== hostname()) return true; // another machine: assume alive
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`grove: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

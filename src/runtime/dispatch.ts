@@ -1,0 +1,51 @@
+import type { TerminalEvent } from '../domain/keys.js';
+import { keyId } from '../domain/keys.js';
+import { assertNever } from '../domain/session-status.js';
+import type { KeyContext } from './modes/context.js';
+import { handleDiffKey } from './modes/diff.js';
+import { handleProjectsKey, handleSessionsKey, handleSettingsKey } from './modes/list.js';
+import { handlePopupKey, handlePopupPaste } from './modes/popup.js';
+import { handleComposerKey, handleComposerPaste, handleQuestionKey, handleSessionKey } from './modes/session.js';
+import { insertText } from '../domain/composer.js';
+
+/** Routes one terminal event to the handler of the current mode. */
+export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): void {
+  const state = ctx.state;
+  if (event.type === 'paste') {
+    if (state.popup) return handlePopupPaste(ctx, state.popup, event.text);
+    if (state.mode.kind === 'session' && state.mode.composer) {
+      return handleComposerPaste(ctx, state.mode, state.mode.composer, event.text);
+    }
+    if (state.mode.kind === 'session' && state.mode.question) {
+      const q = state.mode.question;
+      ctx.apply({ type: 'mode', mode: { ...state.mode, question: { ...q, buffer: insertText(q.buffer, event.text) } } });
+    }
+    return;
+  }
+  const key = event.key;
+  const id = keyId(key);
+  if (state.notice && !state.popup) ctx.apply({ type: 'notice', notice: null });
+  if (state.popup) return handlePopupKey(ctx, state.popup, key, id);
+  const mode = state.mode;
+  switch (mode.kind) {
+    case 'list':
+      switch (state.tab) {
+        case 'sessions':
+          return handleSessionsKey(ctx, id);
+        case 'projects':
+          return handleProjectsKey(ctx, id);
+        case 'settings':
+          return handleSettingsKey(ctx, id);
+        default:
+          return assertNever(state.tab);
+      }
+    case 'session':
+      if (mode.composer) return handleComposerKey(ctx, mode, mode.composer, key, id);
+      if (mode.question) return handleQuestionKey(ctx, mode, mode.question, key, id);
+      return handleSessionKey(ctx, mode, id);
+    case 'diff':
+      return handleDiffKey(ctx, mode, id);
+    default:
+      return assertNever(mode);
+  }
+}

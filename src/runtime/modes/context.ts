@@ -1,0 +1,10 @@
+import type { AppCommands } from '../../app/commands.js';
+import type { AppEvent } from '../../app/events.js';
+import type { AppState } from '../../app/state.js';
+
+/** What a mode handler sees: the current snapshot, the reducer, and the app's commands. */
+export interface KeyContext {
+  readonly state: AppState;
+  apply(event: AppEvent): void;
+  readonly commands: AppCommands;
+}

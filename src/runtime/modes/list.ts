@@ -1,0 +1,146 @@
+import { TABS } from '../../app/state.js';
+import { actionFor } from '../../domain/keymap.js';
+import { orderedSessions } from '../../domain/session-order.js';
+import { SETTING_ROWS, cycleSetting, settingValue } from '../../domain/settings.js';
+import { bufferFrom } from '../../domain/composer.js';
+import { assertNever } from '../../domain/session-status.js';
+import type { KeyContext } from './context.js';
+
+function switchTab(ctx: KeyContext, step: 1 | -1): void {
+  const index = TABS.indexOf(ctx.state.tab);
+  const tab = TABS[(index + step + TABS.length) % TABS.length] ?? 'sessions';
+  ctx.apply({ type: 'tab', tab });
+  ctx.commands.rememberTab(tab);
+}
+
+/** Keys shared by the three list tabs; returns true when handled. */
+function common(ctx: KeyContext, action: string): boolean {
+  switch (action) {
+    case 'nextTab':
+      switchTab(ctx, 1);
+      return true;
+    case 'prevTab':
+      switchTab(ctx, -1);
+      return true;
+    case 'syncMain':
+      ctx.commands.syncMain();
+      return true;
+    case 'help':
+      ctx.apply({ type: 'popup', popup: { kind: 'help' } });
+      return true;
+    case 'quit':
+      ctx.apply({
+        type: 'popup',
+        popup: { kind: 'confirm', title: 'Quit Grove?', lines: ['Running agents are stopped; their sessions wait in Review.'], intent: { kind: 'quit' }, yes: false },
+      });
+      return true;
+    default:
+      return false;
+  }
+}
+
+function moveSession(ctx: KeyContext, to: (index: number, count: number) => number): void {
+  const ordered = orderedSessions(ctx.state.sessions);
+  if (ordered.length === 0) return;
+  const current = ordered.findIndex((s) => s.id === ctx.state.selectedSessionId);
+  const next = Math.max(0, Math.min(ordered.length - 1, to(current, ordered.length)));
+  ctx.apply({ type: 'selectSession', sessionId: ordered[next]?.id ?? null });
+}
+
+export function handleSessionsKey(ctx: KeyContext, id: string): void {
+  const action = actionFor('sessions', id);
+  if (!action || common(ctx, action)) return;
+  const selected = ctx.state.selectedSessionId;
+  switch (action) {
+    case 'down':
+      moveSession(ctx, (i) => i + 1);
+      return;
+    case 'up':
+      moveSession(ctx, (i) => i - 1);
+      return;
+    case 'first':
+      moveSession(ctx, () => 0);
+      return;
+    case 'last':
+      moveSession(ctx, (_i, n) => n - 1);
+      return;
+    case 'open':
+      if (selected) ctx.commands.openSession(selected);
+      return;
+    case 'new':
+      ctx.commands.createSession();
+      return;
+    case 'cancel':
+      if (selected) ctx.commands.requestCancel(selected);
+      return;
+    case 'nextTab':
+    case 'prevTab':
+    case 'syncMain':
+    case 'help':
+    case 'quit':
+      return;
+    default:
+      assertNever(action);
+  }
+}
+
+export function handleProjectsKey(ctx: KeyContext, id: string): void {
+  const action = actionFor('projects', id);
+  if (!action || common(ctx, action)) return;
+  const projects = ctx.state.projects;
+  const index = projects.findIndex((p) => p.id === ctx.state.selectedProjectId);
+  switch (action) {
+    case 'down':
+    case 'up': {
+      if (projects.length === 0) return;
+      const next = Math.max(0, Math.min(projects.length - 1, index + (action === 'down' ? 1 : -1)));
+      ctx.apply({ type: 'selectProject', projectId: projects[next]?.id ?? null });
+      return;
+    }
+    case 'open':
+      if (ctx.state.selectedProjectId !== null) ctx.commands.activateProject(ctx.state.selectedProjectId);
+      return;
+    case 'nextTab':
+    case 'prevTab':
+    case 'syncMain':
+    case 'help':
+    case 'quit':
+      return;
+    default:
+      assertNever(action);
+  }
+}
+
+export function handleSettingsKey(ctx: KeyContext, id: string): void {
+  const action = actionFor('settings', id);
+  if (!action || common(ctx, action)) return;
+  const row = SETTING_ROWS[ctx.state.selectedSetting];
+  switch (action) {
+    case 'down':
+    case 'up': {
+      const next = Math.max(0, Math.min(SETTING_ROWS.length - 1, ctx.state.selectedSetting + (action === 'down' ? 1 : -1)));
+      ctx.apply({ type: 'selectSetting', index: next });
+      return;
+    }
+    case 'next':
+    case 'prev':
+      if (!row) return;
+      if (row.kind === 'text') {
+        ctx.apply({
+          type: 'popup',
+          popup: { kind: 'input', title: row.label, purpose: { kind: 'setting', key: row.key }, buffer: bufferFrom(settingValue(row, ctx.state.settings)) },
+        });
+        return;
+      }
+      ctx.commands.setSetting(row.key, cycleSetting(row, ctx.state.settings, action === 'next' ? 1 : -1));
+      return;
+    case 'nextTab':
+    case 'prevTab':
+    case 'syncMain':
+    case 'help':
+    case 'quit':
+      return;
+    default:
+      assertNever(action);
+  }
+}

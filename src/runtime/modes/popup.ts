@@ -1,0 +1,83 @@
+import type { ConfirmIntent, Popup } from '../../app/state.js';
+import { insertText } from '../../domain/composer.js';
+import type { Key } from '../../domain/keys.js';
+import { actionFor } from '../../domain/keymap.js';
+import { assertNever } from '../../domain/session-status.js';
+import type { KeyContext } from './context.js';
+import { editBuffer } from './session.js';
+
+function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {
+  switch (intent.kind) {
+    case 'quit':
+      ctx.commands.quit();
+      return;
+    case 'cancelSession':
+      ctx.commands.confirmCancel(intent.sessionId);
+      return;
+    case 'merge':
+      ctx.commands.confirmMerge(intent.sessionId);
+      return;
+    case 'regenerateReview':
+      ctx.commands.forceReview(intent.sessionId);
+      return;
+    default:
+      assertNever(intent);
+  }
+}
+
+export function handlePopupKey(ctx: KeyContext, popup: Popup, key: Key, id: string): void {
+  const close = (): void => ctx.apply({ type: 'popup', popup: null });
+  switch (popup.kind) {
+    case 'help':
+      if (actionFor('help', id)) close();
+      return;
+    case 'info':
+      if (id === 'enter' || id === 'escape' || id === 'q') close();
+      return;
+    case 'confirm': {
+      const action = actionFor('confirm', id);
+      if (action === 'yes' || (action === 'choose' && popup.yes)) {
+        close();
+        runIntent(ctx, popup.intent);
+      } else if (action === 'no' || action === 'choose') {
+        close();
+      } else if (action === 'toggle') {
+        ctx.apply({ type: 'popup', popup: { ...popup, yes: !popup.yes } });
+      }
+      return;
+    }
+    case 'input': {
+      if (id === 'escape') {
+        close();
+        return;
+      }
+      if (id === 'enter') {
+        close();
+        const value = popup.buffer.text.trim();
+        const purpose = popup.purpose;
+        switch (purpose.kind) {
+          case 'setting':
+            ctx.commands.setSetting(purpose.key, value);
+            return;
+          case 'publishBranch':
+            ctx.commands.publish(purpose.sessionId, value);
+            return;
+          default:
+            assertNever(purpose);
+        }
+      }
+      const next = editBuffer(popup.buffer, key);
+      // Single-line input: newline edits are ignored.
+      if (next && !next.text.includes('\n')) ctx.apply({ type: 'popup', popup: { ...popup, buffer: next } });
+      return;
+    }
+    default:
+      assertNever(popup);
+  }
+}
+
+export function handlePopupPaste(ctx: KeyContext, popup: Popup, text: string): void {
+  if (popup.kind !== 'input') return;
+  const firstLine = text.split('\n')[0] ?? '';
+  ctx.apply({ type: 'popup', popup: { ...popup, buffer: insertText(popup.buffer, firstLine) } });
+}

@@ -1,0 +1,156 @@
+import type { Mode, QuestionState } from '../../app/state.js';
+import { sessionById } from '../../app/state.js';
+import type { TextBuffer } from '../../domain/composer.js';
+import { applyEdit, editActionForKey, emptyBuffer, insertText } from '../../domain/composer.js';
+import type { Key } from '../../domain/keys.js';
+import { actionFor } from '../../domain/keymap.js';
+import { assertNever } from '../../domain/session-status.js';
+import type { KeyContext } from './context.js';
+
+type SessionMode = Extract<Mode, { kind: 'session' }>;
+
+function setMode(ctx: KeyContext, mode: SessionMode): void {
+  ctx.apply({ type: 'mode', mode });
+}
+
+const PAGE = 10;
+
+export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string): void {
+  const session = sessionById(ctx.state, mode.sessionId);
+  if (!session) {
+    ctx.apply({ type: 'mode', mode: { kind: 'list' } });
+    return;
+  }
+  const action = actionFor('session', id, session);
+  if (!action) return;
+  const scroll = (delta: number): void => setMode(ctx, { ...mode, scrollBack: Math.max(0, mode.scrollBack + delta) });
+  switch (action) {
+    case 'back':
+      ctx.apply({ type: 'mode', mode: { kind: 'list' } });
+      ctx.apply({ type: 'selectSession', sessionId: session.id });
+      return;
+    case 'reply':
+      if (session.status === 'Question' && session.questions.length > 0) {
+        setMode(ctx, { ...mode, question: { index: 0, selected: 0, answers: [], buffer: emptyBuffer } });
+        return;
+      }
+      setMode(ctx, { ...mode, composer: emptyBuffer, scrollBack: 0 });
+      return;
+    case 'diff':
+      ctx.commands.openDiff(session.id);
+      return;
+    case 'merge':
+      ctx.commands.requestMerge(session.id);
+      return;
+    case 'rebase':
+      ctx.commands.rebase(session.id);
+      return;
+    case 'publish':
+      ctx.commands.requestPublish(session.id);
+      return;
+    case 'review':
+      ctx.commands.regenerateReview(session.id);
+      return;
+    case 'cancel':
+      ctx.commands.requestCancel(session.id);
+      return;
+    case 'stop':
+      ctx.commands.stop(session.id);
+      return;
+    case 'scrollDown':
+      scroll(-1);
+      return;
+    case 'scrollUp':
+      scroll(1);
+      return;
+    case 'pageDown':
+      scroll(-PAGE);
+      return;
+    case 'pageUp':
+      scroll(PAGE);
+      return;
+    case 'top':
+      setMode(ctx, { ...mode, scrollBack: Number.MAX_SAFE_INTEGER });
+      return;
+    case 'bottom':
+      setMode(ctx, { ...mode, scrollBack: 0 });
+      return;
+    case 'help':
+      ctx.apply({ type: 'popup', popup: { kind: 'help' } });
+      return;
+    default:
+      assertNever(action);
+  }
+}
+
+/** Applies an editing key to a buffer; null when the key is not an edit. */
+export function editBuffer(buffer: TextBuffer, key: Key): TextBuffer | null {
+  const edit = editActionForKey(key);
+  if (edit) return applyEdit(buffer, edit);
+  if (key.text !== undefined && !key.ctrl && !key.alt) return insertText(buffer, key.text);
+  return null;
+}
+
+export function handleComposerKey(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer, key: Key, id: string): void {
+  const action = actionFor('composer', id);
+  if (action === 'send') {
+    const text = buffer.text.trim();
+    if (text === '') return;
+    setMode(ctx, { ...mode, composer: null, scrollBack: 0 });
+    ctx.commands.sendPrompt(mode.sessionId, text);
+    return;
+  }
+  if (action === 'cancel') {
+    setMode(ctx, { ...mode, composer: null });
+    const session = sessionById(ctx.state, mode.sessionId);
+    if (session && session.prompt === null && session.status === 'Draft') ctx.commands.discardUnstarted(session.id);
+    return;
+  }
+  if (action === 'newline') {
+    setMode(ctx, { ...mode, composer: applyEdit(buffer, 'newline') });
+    return;
+  }
+  const next = editBuffer(buffer, key);
+  if (next) setMode(ctx, { ...mode, composer: next });
+}
+
+export function handleComposerPaste(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer, text: string): void {
+  setMode(ctx, { ...mode, composer: insertText(buffer, text) });
+}
+
+export function handleQuestionKey(ctx: KeyContext, mode: SessionMode, question: QuestionState, key: Key, id: string): void {
+  const session = sessionById(ctx.state, mode.sessionId);
+  const current = session?.questions[question.index];
+  if (!session || !current) {
+    setMode(ctx, { ...mode, question: null });
+    return;
+  }
+  const optionCount = current.options.length;
+  const freeText = question.selected >= optionCount;
+  const action = actionFor('question', id);
+  const update = (q: QuestionState): void => setMode(ctx, { ...mode, question: q });
+  if (action === 'end') {
+    setMode(ctx, { ...mode, question: null });
+    ctx.commands.endQuestions(session.id);
+    return;
+  }
+  if (action === 'answer') {
+    const answer = freeText ? question.buffer.text.trim() || 'no answer' : (current.options[question.selected] ?? 'no answer');
+    const answers = [...question.answers, answer];
+    if (answers.length >= session.questions.length) {
+      setMode(ctx, { ...mode, question: null });
+      ctx.commands.answerQuestions(session.id, answers);
+      return;
+    }
+    update({ index: question.index + 1, selected: 0, answers, buffer: emptyBuffer });
+    return;
+  }
+  // In the free-text line, letters are typed (j/k included); arrows still move.
+  if (freeText && (key.text !== undefined || key.name === 'backspace' || key.name === 'left' || key.name === 'right')) {
+    const next = editBuffer(question.buffer, key);
+    if (next) update({ ...question, buffer: next });
+    return;
+  }
+  if (action === 'down') update({ ...question, selected: Math.min(optionCount, question.selected + 1) });
+  else if (action === 'up') update({ ...question, selected: Math.max(0, question.selected - 1) });
+}

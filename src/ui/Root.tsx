@@ -1,0 +1,57 @@
+import { Box } from 'ink';
+import type { AppState } from '../app/state.js';
+import { currentModeName, openSession, sessionById } from '../app/state.js';
+import { availableBindings, type ModeName } from '../domain/keymap.js';
+import { Footer } from './components/Footer.js';
+import { PopupView } from './components/Popup.js';
+import { StatusBar } from './components/StatusBar.js';
+import { TabBar } from './components/TabBar.js';
+import { DiffPage } from './pages/DiffPage.js';
+import { ProjectsPage } from './pages/ProjectsPage.js';
+import { SessionsPage } from './pages/SessionsPage.js';
+import { SessionView } from './pages/SessionView.js';
+import { SettingsPage } from './pages/SettingsPage.js';
+import type { Theme } from './theme.js';
+
+function Page({ state, theme, height }: { state: AppState; theme: Theme; height: number }) {
+  const mode = state.mode;
+  if (mode.kind === 'session') {
+    const session = sessionById(state, mode.sessionId);
+    if (session) return <SessionView state={state} theme={theme} height={height} session={session} />;
+  }
+  if (mode.kind === 'diff') {
+    const session = sessionById(state, mode.sessionId);
+    if (session) return <DiffPage state={state} theme={theme} height={height} session={session} />;
+  }
+  switch (state.tab) {
+    case 'projects':
+      return <ProjectsPage state={state} theme={theme} height={height} />;
+    case 'settings':
+      return <SettingsPage state={state} theme={theme} height={height} />;
+    case 'sessions':
+    default:
+      return <SessionsPage state={state} theme={theme} height={height} />;
+  }
+}
+
+/** The whole screen: exactly as tall as the terminal, never taller. */
+export function Root({ state, theme, home }: { state: AppState; theme: Theme; home: string | undefined }) {
+  const pageHeight = Math.max(1, state.rows - 4);
+  const session = openSession(state);
+  const modeName: ModeName = currentModeName(state);
+  const underlying: ModeName = state.mode.kind === 'list' ? state.tab : state.mode.kind === 'diff' ? 'diff' : 'session';
+  const hints = availableBindings(state.popup ? underlying : modeName, session);
+  return (
+    <Box flexDirection="column" width={state.columns} height={state.rows}>
+      <StatusBar state={state} theme={theme} />
+      <TabBar state={state} theme={theme} />
+      <Box height={pageHeight} width={state.columns} flexDirection="column">
+        <Page state={state} theme={theme} height={pageHeight} />
+      </Box>
+      <Footer state={state} theme={theme} hints={hints} home={home} />
+      {state.popup ? (
+        <PopupView state={state} theme={theme} popup={state.popup} helpRows={availableBindings(underlying === 'session' && session && state.mode.kind === 'session' && state.mode.composer ? 'composer' : underlying, session)} />
+      ) : null}
+    </Box>
+  );
+}

@@ -1,0 +1,99 @@
+import type { ReactNode } from 'react';
+import { Box, Text } from 'ink';
+import type { AppState, Popup as PopupState } from '../../app/state.js';
+import type { Binding } from '../../domain/keymap.js';
+import { displayKeys } from '../../domain/keymap.js';
+import type { Theme } from '../theme.js';
+import { fit, spinner, wrapPlain } from '../text.js';
+
+/** A popup line: plain text, or styled content with its printed length. */
+type Line = string | { readonly node: ReactNode; readonly length: number; readonly color?: string | undefined };
+
+/**
+ * Popups are drawn over the page. Every cell inside the border is written
+ * (lines are padded to the full width) so the page never shows through.
+ */
+function Frame({ state, theme, title, width, lines }: { state: AppState; theme: Theme; title: string; width: number; lines: readonly Line[] }) {
+  const left = Math.max(0, Math.floor((state.columns - width) / 2));
+  const inner = width - 2;
+  return (
+    <Box position="absolute" marginLeft={left} marginTop={3} width={width} flexDirection="column">
+      <Box borderStyle="round" borderColor={theme.accent} flexDirection="column" width={width}>
+        <Text bold color={theme.accent}>
+          {fit(` ${title}`, inner)}
+        </Text>
+        {lines.map((line, i) =>
+          typeof line === 'string' ? (
+            <Text key={i}>{fit(` ${line}`, inner)}</Text>
+          ) : (
+            <Text key={i} color={line.color}>
+              {' '}
+              {line.node}
+              {' '.repeat(Math.max(0, inner - 1 - line.length))}
+            </Text>
+          ),
+        )}
+      </Box>
+    </Box>
+  );
+}
+
+function wrapAll(lines: readonly string[], width: number): string[] {
+  return lines.flatMap((line) => wrapPlain(line, width));
+}
+
+export function PopupView({ state, theme, popup, helpRows }: { state: AppState; theme: Theme; popup: PopupState; helpRows: readonly Binding[] }) {
+  const width = Math.min(state.columns - 2, 76);
+  const inner = width - 4;
+  const maxLines = Math.max(3, state.rows - 9);
+  switch (popup.kind) {
+    case 'confirm': {
+      const buttons: Line = {
+        length: 5 + 2 + 4 + 20,
+        node: (
+          <>
+            <Text inverse={popup.yes}>{' Yes '}</Text>
+            {'  '}
+            <Text inverse={!popup.yes}>{' No '}</Text>
+            <Text color={theme.muted}>{'   y/n · ←/→ · Enter'}</Text>
+          </>
+        ),
+      };
+      return <Frame state={state} theme={theme} title={popup.title} width={width} lines={[...wrapAll(popup.lines, inner).slice(0, maxLines - 2), '', buttons]} />;
+    }
+    case 'info': {
+      const lines = wrapAll(popup.lines, inner).slice(0, maxLines - 1);
+      const title = popup.busy ? `${spinner(state.now)} ${popup.title}` : popup.title;
+      const footer: Line = { node: popup.busy ? 'Working… Esc hides this' : 'Enter or Esc closes', length: popup.busy ? 23 : 19, color: theme.muted };
+      return <Frame state={state} theme={theme} title={title} width={width} lines={[...lines, footer]} />;
+    }
+    case 'input': {
+      const { text, cursor } = popup.buffer;
+      const visible = text.length > inner - 1 ? text.slice(Math.max(0, cursor - (inner - 2))) : text;
+      const at = Math.min(cursor, visible.length);
+      const field: Line = {
+        length: visible.length + (at === visible.length ? 1 : 0),
+        node: (
+          <>
+            {visible.slice(0, at)}
+            <Text inverse>{visible.slice(at, at + 1) || ' '}</Text>
+            {visible.slice(at + 1)}
+          </>
+        ),
+      };
+      const help: Line = { node: 'Enter saves · Esc cancels', length: 25, color: theme.muted };
+      return <Frame state={state} theme={theme} title={popup.title} width={width} lines={[field, help]} />;
+    }
+    case 'help': {
+      const rows: Line[] = helpRows.slice(0, maxLines - 1).map((row) => {
+        const keys = fit(displayKeys(row), 24);
+        const help = fit(row.help, Math.max(1, inner - 24));
+        return { node: (<><Text color={theme.accent}>{keys}</Text>{help}</>), length: keys.length + help.length };
+      });
+      const footer: Line = { node: 'Esc or ? closes', length: 15, color: theme.muted };
+      return <Frame state={state} theme={theme} title="Keys" width={width} lines={[...rows, footer]} />;
+    }
+    default:
+      return null;
+  }
+}

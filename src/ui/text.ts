@@ -1,0 +1,49 @@
+/** Fits text into exactly `width` cells (truncating with …, padding with spaces). */
+export function fit(text: string, width: number): string {
+  if (width <= 0) return '';
+  const chars = Array.from(text.replace(/[\r\n\t]+/g, ' '));
+  if (chars.length > width) return chars.slice(0, Math.max(0, width - 1)).join('') + '…';
+  return chars.join('') + ' '.repeat(width - chars.length);
+}
+
+export function truncate(text: string, width: number): string {
+  if (width <= 0) return '';
+  const chars = Array.from(text.replace(/[\r\n\t]+/g, ' '));
+  return chars.length > width ? chars.slice(0, Math.max(0, width - 1)).join('') + '…' : chars.join('');
+}
+
+/** Hard-wraps plain text to `width`, keeping words together where possible. */
+export function wrapPlain(text: string, width: number): string[] {
+  const out: string[] = [];
+  const w = Math.max(1, width);
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\t/g, '    ');
+    if (line.length <= w) {
+      out.push(line);
+      continue;
+    }
+    let rest = line;
+    while (rest.length > w) {
+      let cut = rest.lastIndexOf(' ', w);
+      if (cut <= 0) cut = w;
+      out.push(rest.slice(0, cut));
+      rest = rest.slice(cut).replace(/^ /, '');
+    }
+    out.push(rest);
+  }
+  return out;
+}
+
+/** The window of `total` rows to show so that `selected` stays visible. */
+export function visibleWindow(total: number, height: number, selected: number): [number, number] {
+  if (total <= height) return [0, total];
+  const half = Math.floor(height / 2);
+  const start = Math.min(Math.max(0, selected - half), total - height);
+  return [start, start + height];
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+export function spinner(now: number): string {
+  return SPINNER[Math.floor(now / 100) % SPINNER.length] ?? '·';
+}

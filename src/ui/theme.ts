@@ -1,0 +1,48 @@
+import type { SessionStatus } from '../domain/session-status.js';
+
+/** Semantic colour tokens. `NO_COLOR` turns every token off. */
+export interface Theme {
+  readonly accent: string | undefined;
+  readonly muted: string | undefined;
+  readonly border: string | undefined;
+  readonly selectedBg: string | undefined;
+  readonly error: string | undefined;
+  readonly warn: string | undefined;
+  readonly ok: string | undefined;
+  readonly diffAdded: string | undefined;
+  readonly diffDeleted: string | undefined;
+  readonly diffHunk: string | undefined;
+  status(status: SessionStatus): string | undefined;
+}
+
+const STATUS_COLORS: Record<SessionStatus, string> = {
+  Draft: 'gray',
+  InProgress: 'yellow',
+  Review: 'cyan',
+  AgentReview: 'magenta',
+  Question: 'magentaBright',
+  Queued: 'blue',
+  Rebasing: 'yellow',
+  Merging: 'blueBright',
+  Merged: 'green',
+  Done: 'green',
+  Canceled: 'gray',
+};
+
+export function createTheme(env: NodeJS.ProcessEnv | Record<string, string | undefined>): Theme {
+  const plain = env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '';
+  const c = (color: string): string | undefined => (plain ? undefined : color);
+  return {
+    accent: c('cyan'),
+    muted: c('gray'),
+    border: c('gray'),
+    selectedBg: c('blue'),
+    error: c('red'),
+    warn: c('yellow'),
+    ok: c('green'),
+    diffAdded: c('green'),
+    diffDeleted: c('red'),
+    diffHunk: c('cyan'),
+    status: (status) => c(STATUS_COLORS[status]),
+  };
+}
