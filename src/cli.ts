@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { COMMAND_NAMES, parseHeadless, type HeadlessCommand } from './commands/args.js';
+import { UsageError } from './commands/usage-error.js';
 
 export const USAGE = `Usage: grove [-C DIR] [--help] [--version]
+       grove <command> [options]      (grove <command> --help for details)
 
 Run many AI coding agents at once on a git project, each in its own
 worktree, from one terminal dashboard.
@@ -11,16 +14,29 @@ Options:
   -h, --help     Show this help and exit
   -V, --version  Show the version and exit
 
+Headless commands (they share the store with a running TUI):
+  run [PROMPT]       Create a session and run one turn
+  reply ID [PROMPT]  Send a follow-up prompt to a session
+  ls                 List sessions
+  show ID            Show a session
+  diff ID            Print a session's diff
+  merge ID           Rebase and squash-merge a session into its base branch
+  rebase ID          Rebase a session onto its base branch
+  cancel ID          Cancel a session (its work is kept on its branch)
+  publish ID         Push a session and open its pull request
+
+Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,
+3 the agent asked questions, 4 timed out, 130 interrupted.
+
 Data lives in $GROVE_HOME (default ~/.grove). Docs: docs/usage/.`;
 
 export type CliCommand =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
-  | { readonly kind: 'tui'; readonly dir: string | null };
+  | { readonly kind: 'tui'; readonly dir: string | null }
+  | { readonly kind: 'headless'; readonly command: HeadlessCommand };
 
-export class UsageError extends Error {
-  readonly kind = 'usage' as const;
-}
+export { UsageError };
 
 const TuiArgs = z.object({
   C: z.string().min(1, 'option -C needs a directory').optional(),
@@ -30,6 +46,9 @@ const TuiArgs = z.object({
 
 /** Parses argv (without node and script). Throws UsageError with a short message. */
 export function parseCli(argv: readonly string[]): CliCommand {
+  const first = argv[0];
+  const name = COMMAND_NAMES.find((c) => c === first);
+  if (name) return { kind: 'headless', command: parseHeadless(name, argv.slice(1)) };
   let parsed;
   try {
     parsed = parseArgs({

@@ -1,20 +1,16 @@
 import { existsSync, statSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { basename, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { USAGE, UsageError, parseCli } from './cli.js';
-import { grovePaths } from './infra/paths.js';
-import { createFileLogger, type Logger } from './infra/log.js';
-import { systemClock } from './infra/clock.js';
-import { openDatabase } from './infra/db/database.js';
+import { VERSION, isOwnerAlive, openInfra, type Infra } from './compose.js';
 import { DatabaseError } from './infra/db/errors.js';
-import { createStore } from './infra/db/store.js';
-import { createGitClient } from './infra/git/git-client.js';
 import { shellRunner } from './infra/shell.js';
-import { createAgents } from './infra/agent/agents.js';
+import type { HeadlessCommand } from './commands/args.js';
+import { runHeadless } from './commands/commands.js';
+import { CommandError, shutdownContexts, type HeadlessIo } from './commands/headless.js';
 import { App } from './app/app.js';
 import { Controller } from './app/controller.js';
 import { initialState, TABS, type Tab } from './app/state.js';
+import { recoverInterruptedReviews } from './app/services/recovery.js';
 import { ACTIVE_PROJECT_KEY, ACTIVE_TAB_KEY, loadSettings } from './app/services/projects.js';
 import { setupTerminal } from './runtime/terminal.js';
 import { createRenderer } from './runtime/renderer.js';
@@ -22,17 +18,9 @@ import { runLoop } from './runtime/loop.js';
 import { createTheme } from './ui/theme.js';
 import { setAnswerRenderer } from './ui/transcript-lines.js';
 
-declare const __GROVE_VERSION__: string | undefined;
-const VERSION = typeof __GROVE_VERSION__ === 'string' ? __GROVE_VERSION__ : '0.0.0-dev';
-
 function fail(message: string, code: number): never {
   process.stderr.write(`grove: ${message}\n`);
   process.exit(code);
-}
-
-function migrationsDir(): string {
-  // dist/grove.js → ../migrations; src/main.ts (tests) → ../migrations
-  return fileURLToPath(new URL('../migrations/', import.meta.url));
 }
 
 async function main(): Promise<void> {
@@ -54,6 +42,9 @@ async function main(): Promise<void> {
     process.stdout.write(`grove ${VERSION}\n`);
     return;
   }
+  if (command.kind === 'headless') {
+    process.exit(await headless(command.command));
+  }
 
   const dir = resolve(command.dir ?? process.cwd());
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
@@ -65,21 +56,16 @@ async function main(): Promise<void> {
   }
 
   const env = process.env;
-  const paths = grovePaths(env);
-  const logger: Logger = createFileLogger(paths.logFile, () => [env['GITHUB_TOKEN'] ?? '', env['GH_TOKEN'] ?? '']);
-  logger.log('info', `grove ${VERSION} starting in ${dir}`);
-
-  let db;
+  let infra: Infra;
   try {
-    db = openDatabase(paths.database, migrationsDir());
+    infra = openInfra(env);
   } catch (error) {
     if (error instanceof DatabaseError) fail(error.message, 1);
     throw error;
   }
-  const store = createStore(db.kysely);
-  const git = createGitClient();
-  const clock = systemClock;
-  const owner = `${hostname()}:${process.pid}`;
+  const { paths, logger, db, store, git, clock, agents, forge, runtime } = infra;
+  const owner = runtime.owner;
+  logger.log('info', `grove ${VERSION} starting in ${dir}`);
 
   const root = await git.repoRoot(dir);
   let activeProjectId: number | null = null;
@@ -97,6 +83,7 @@ async function main(): Promise<void> {
   // Operations left unfinished by a process that is gone: fail them, return their sessions to Review.
   const interrupted = await store.operations.failInterrupted(clock.now(), (o) => isOwnerAlive(o, owner));
   if (interrupted.length > 0) logger.log('warn', `recovered ${interrupted.length} interrupted session(s)`);
+  await recoverInterruptedReviews(store, clock.now());
 
   const storedTab = await store.settings.getGlobal(ACTIVE_TAB_KEY);
   let tab: Tab = TABS.includes(storedTab as Tab) ? (storedTab as Tab) : 'sessions';
@@ -130,8 +117,7 @@ async function main(): Promise<void> {
     initialState({ version: VERSION, columns: terminal.columns, rows: terminal.rows, now: clock.now(), tab, projects, activeProjectId, sessions, settings }),
     logger,
   );
-  const agents = createAgents(env, logger);
-  const controller = new Controller({ app, store, git, agents, shell: shellRunner, runtime: { clock, logger, paths, env, owner } });
+  const controller = new Controller({ app, store, git, agents, forge, shell: shellRunner, runtime });
   app.setCommands(controller);
   if (process.env['GROVE_CRASH_TEST'] === '1') setTimeout(() => { throw new Error('crash requested by GROVE_CRASH_TEST'); }, 300);
 
@@ -165,16 +151,37 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
-function isOwnerAlive(owner: string | null, self: string): boolean {
-  if (!owner || owner === self) return false;
-  const [host, pid] = owner.split(':');
-  if (host !== hostname()) return true; // another machine: assume alive
+async function headless(command: HeadlessCommand): Promise<number> {
+  if (command.kind === 'help') return runHeadless(command, null as unknown as Infra, io());
+  let infra: Infra;
   try {
-    process.kill(Number(pid), 0);
-    return true;
-  } catch {
-    return false;
+    infra = openInfra(process.env);
+  } catch (error) {
+    if (error instanceof DatabaseError) fail(error.message, 1);
+    throw error;
   }
+  try {
+    return await runHeadless(command, infra, io());
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`grove: ${error.message}\nTry 'grove ${command.kind} --help'.\n`);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      process.stderr.write(`grove: ${error.message}\n`);
+      return error.exitCode;
+    }
+    infra.logger.log('error', `grove ${command.kind} failed`, error);
+    process.stderr.write(`grove: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await shutdownContexts();
+    await infra.db.close();
+  }
+}
+
+function io(): HeadlessIo {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, stderrIsTTY: process.stderr.isTTY === true, env: process.env, cwd: process.cwd() };
 }
 
 main().catch((error: unknown) => {

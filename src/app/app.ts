@@ -17,6 +17,7 @@ export class App {
   private readonly queue: AppEvent[] = [];
   private wake: () => void = () => {};
   private commandSet: AppCommands | null = null;
+  private readonly listeners: ((event: AppEvent) => void)[] = [];
 
   constructor(
     initial: AppState,
@@ -45,7 +46,13 @@ export class App {
   /** Queue an event from async work; the loop reduces it before drawing. */
   emit(event: AppEvent): void {
     this.queue.push(event);
+    for (const listener of this.listeners) listener(event);
     this.wake();
+  }
+
+  /** Sees every emitted event (headless commands print progress from them). */
+  subscribe(listener: (event: AppEvent) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Reduce an event now (key handlers). */

@@ -20,6 +20,8 @@ export interface ControllerDeps {
   readonly shell: ShellRunner;
   readonly runtime: Runtime;
   readonly forge: Forge;
+  /** The TUI runs focused reviews after turns; a one-shot command does not. */
+  readonly focusedReviews?: boolean;
 }
 
 /**
@@ -42,7 +44,7 @@ export class Controller implements AppCommands {
     this.sessions = new SessionService({ app, store, git, shell, runtime });
     this.turns = new TurnRunner({ app, store, git, agents, sessions: this.sessions, pool: this.pool, runtime });
     this.review = new ReviewService({ app, store, git, agents, sessions: this.sessions, turns: this.turns, pool: this.pool, runtime, forge });
-    this.turns.afterTurn = (sessionId, signal) => this.review.afterTurn(sessionId, signal);
+    this.turns.afterTurn = (sessionId, signal) => this.review.afterTurn(sessionId, signal, deps.focusedReviews ?? true);
     this.gitStatus = new GitStatusPoller({ app, store, git, runtime });
     this.projects = new ProjectService(app, store, () => runtime.clock.now(), (projectId) => this.gitStatus.restart(projectId));
     const runTurn: OperationHandler = (operation, signal) => this.turns.run(operation, signal);
@@ -154,23 +156,32 @@ export class Controller implements AppCommands {
   }
 
   sendPrompt(sessionId: string, text: string): void {
-    const { app, store, runtime } = this.deps;
-    app.task('Sending the prompt', async () => {
-      const session = await store.sessions.get(sessionId);
-      if (!session) return;
-      if (isTerminal(session.status) || session.status === 'Merged') {
-        this.notice('warn', `This session is ${session.status}; it takes no more prompts.`);
-        return;
-      }
-      const first = session.prompt === null;
-      if (first) {
-        await store.sessions.update(sessionId, { prompt: text, title: provisionalTitle(text), titleProvisional: true }, runtime.clock.now());
-        await this.sessions.publishSession(sessionId);
-      }
-      await store.operations.enqueue(sessionId, first ? 'start_prompt' : 'reply', { prompt: text }, runtime.clock.now());
-      this.publishQueue(sessionId);
-      this.workers.notify(sessionId);
+    this.deps.app.task('Sending the prompt', async () => {
+      const refused = await this.submitPrompt(sessionId, text);
+      if (refused) this.notice('warn', refused);
     });
+  }
+
+  /**
+   * Stores the prompt as a queued operation and wakes the session's worker.
+   * Returns why it was refused, or null.
+   */
+  async submitPrompt(sessionId: string, text: string): Promise<string | null> {
+    const { store, runtime } = this.deps;
+    const session = await store.sessions.get(sessionId);
+    if (!session) return 'The session no longer exists.';
+    if (isTerminal(session.status) || session.status === 'Merged' || session.status === 'Queued' || session.status === 'Merging') {
+      return `This session is ${session.status}; it takes no prompts now.`;
+    }
+    const first = session.prompt === null;
+    if (first) {
+      await store.sessions.update(sessionId, { prompt: text, title: provisionalTitle(text), titleProvisional: true }, runtime.clock.now());
+      await this.sessions.publishSession(sessionId);
+    }
+    await store.operations.enqueue(sessionId, first ? 'start_prompt' : 'reply', { prompt: text }, runtime.clock.now());
+    this.publishQueue(sessionId);
+    this.workers.notify(sessionId);
+    return null;
   }
 
   stop(sessionId: string): void {

@@ -44,12 +44,16 @@ export interface Agents {
     onEvent: (event: TurnEvent) => void,
     signal: AbortSignal,
   ): Promise<SessionTurnOutput>;
-  /** A one-shot prompt (titles, commit messages, reviews) on a fresh channel; returns the answer. */
+  /**
+   * A one-shot prompt on a fresh channel; returns the answer. Read-only
+   * (titles, commit messages, reviews) unless `write` (conflict resolution).
+   */
   utility(
     choice: ModelChoice,
     prompt: string,
     cwd: string,
     signal: AbortSignal,
+    options?: { readonly write?: boolean },
   ): Promise<{ answer: string; inputTokens: number; outputTokens: number }>;
 }
 

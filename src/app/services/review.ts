@@ -42,7 +42,7 @@ export class ReviewService {
   }
 
   /** After every successful turn: auto-push a published branch, then the focused review. */
-  async afterTurn(sessionId: string, signal: AbortSignal): Promise<void> {
+  async afterTurn(sessionId: string, signal: AbortSignal, focused: boolean): Promise<void> {
     const session = await this.ctx.deps.store.sessions.get(sessionId);
     if (!session) return;
     if (session.publishedBranch && session.status === 'Review') {
@@ -51,7 +51,7 @@ export class ReviewService {
         await runPublish(this.ctx, { id: 'auto', sessionId, kind: 'publish', status: 'running', payload: {}, cancelRequested: false, owner: null, queuedAt: this.ctx.now(), startedAt: null, finishedAt: null, lastError: null }, signal, true);
       }
     }
-    this.focused.start(sessionId, false);
+    if (focused) this.focused.start(sessionId, false);
   }
 
   openDiff(sessionId: string): void {

@@ -57,6 +57,12 @@ export function answerText(response: AgentResponse): string {
 export class TurnRunner {
   /** Runs after a successful turn (auto-push, focused review). */
   afterTurn: ((sessionId: string, signal: AbortSignal) => Promise<void>) | null = null;
+  /** Detached work (title generation) a short-lived process should wait for. */
+  private readonly background = new Set<Promise<void>>();
+
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.background]);
+  }
 
   constructor(private readonly deps: TurnDeps) {}
 
@@ -92,7 +98,11 @@ export class TurnRunner {
     await store.sessions.update(session.id, { questions: [], focusedReviewText: null, focusedReviewStatus: null, focusedReviewDiffHash: null }, this.now());
     session = await this.setStatus(session.id, 'InProgress');
     await sessions.note(session.id, 'user_prompt', prompt);
-    if (operation.kind === 'start_prompt' && session.titleProvisional) void this.generateTitle(session, prompt);
+    if (operation.kind === 'start_prompt' && session.titleProvisional) {
+      const job = this.generateTitle(session, prompt);
+      this.background.add(job);
+      void job.finally(() => this.background.delete(job));
+    }
 
     const mainBefore = await git.statusPorcelain(project.path).catch(() => null);
     const channel = pool.get(session.id, session.agent as ProviderId);

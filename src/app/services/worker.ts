@@ -14,7 +14,10 @@ export interface WorkerDeps {
   readonly onQueueChanged: (sessionId: string) => void;
 }
 
+export type OperationOutcome = { readonly operation: Operation; readonly status: 'done' | 'failed' | 'canceled'; readonly error: string | null };
+
 const HEARTBEAT_MS = 5_000;
+const LEASE_RETRY_MS = 2_000;
 
 /** Thrown by handlers for failures already reported to the user. */
 export class ReportedError extends Error {
@@ -29,8 +32,18 @@ export class ReportedError extends Error {
 export class SessionWorkers {
   private readonly draining = new Set<string>();
   private readonly running = new Map<string, { controller: AbortController; operation: Operation }>();
+  private readonly outcomeListeners: ((outcome: OperationOutcome) => void)[] = [];
 
   constructor(private readonly deps: WorkerDeps) {}
+
+  /** Sees how every operation this process runs ends. */
+  onOutcome(listener: (outcome: OperationOutcome) => void): void {
+    this.outcomeListeners.push(listener);
+  }
+
+  private report(operation: Operation, status: OperationOutcome['status'], error: string | null): void {
+    for (const listener of this.outcomeListeners) listener({ operation, status, error });
+  }
 
   /** Wakes the session's worker (it runs until the queue is empty). */
   notify(sessionId: string): void {
@@ -70,7 +83,14 @@ export class SessionWorkers {
         logger.log('error', `claiming an operation for ${sessionId} failed`, error);
         return;
       }
-      if (!operation) return;
+      if (!operation) {
+        // Queued work held back by another process's lease: look again shortly.
+        const waiting = await store.operations.listUnfinished(sessionId).catch(() => []);
+        if (waiting.some((op) => op.status === 'queued') && waiting.some((op) => op.status === 'running' && op.owner !== owner)) {
+          setTimeout(() => this.notify(sessionId), LEASE_RETRY_MS).unref();
+        }
+        return;
+      }
       this.deps.onQueueChanged(sessionId);
       const controller = new AbortController();
       this.running.set(sessionId, { controller, operation });
@@ -81,16 +101,19 @@ export class SessionWorkers {
       try {
         if (await store.operations.isCancelRequested(op.id)) {
           await store.operations.finish(op.id, 'canceled', null, now());
+          this.report(op, 'canceled', null);
           continue;
         }
         await this.deps.handlers[op.kind](op, controller.signal);
-        await store.operations.finish(op.id, controller.signal.aborted ? 'canceled' : 'done', null, now());
+        const status = controller.signal.aborted ? 'canceled' : 'done';
+        await store.operations.finish(op.id, status, null, now());
+        this.report(op, status, null);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         if (!(error instanceof ReportedError)) logger.log('error', `operation ${op.kind} ${op.id} failed`, error);
-        await store.operations
-          .finish(op.id, controller.signal.aborted ? 'canceled' : 'failed', message, now())
-          .catch((e: unknown) => logger.log('error', 'recording an operation result failed', e));
+        const status = controller.signal.aborted ? 'canceled' : 'failed';
+        await store.operations.finish(op.id, status, message, now()).catch((e: unknown) => logger.log('error', 'recording an operation result failed', e));
+        this.report(op, status, message);
       } finally {
         clearInterval(heartbeat);
         this.running.delete(sessionId);

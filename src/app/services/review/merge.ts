@@ -149,15 +149,18 @@ export async function runRebase(ctx: ReviewContext, operation: Operation, signal
   const returnTo = session.questions.length > 0 ? 'Question' : 'Review';
   if (session.status === 'InProgress') session = await ctx.setStatus(session.id, 'Review');
   session = await ctx.setStatus(session.id, 'Rebasing');
+  let failure: string | null = null;
   try {
     await commitPending(ctx, session);
     const outcome = await assistedRebase(ctx, session, project.path, session.baseBranch, signal, 'Rebase');
     if (outcome.ok) await ctx.note(session.id, `[Rebase] Rebased onto ${session.baseBranch}.`);
-    else await ctx.note(session.id, `[Rebase Error] Conflicts in ${outcome.files.join(', ')} (${outcome.reason}). The rebase was aborted; the branch is as it was.`);
+    else failure = `[Rebase Error] Conflicts in ${outcome.files.join(', ')} (${outcome.reason}). The rebase was aborted; the branch is as it was.`;
   } catch (error) {
-    await ctx.note(session.id, `[Rebase Error] ${error instanceof Error ? error.message : String(error)}`);
+    failure = `[Rebase Error] ${error instanceof Error ? error.message : String(error)}`;
   } finally {
+    if (failure) await ctx.note(session.id, failure);
     await ctx.setStatus(session.id, returnTo);
   }
   await ctx.deps.turns.refreshDiff(session.id);
+  if (failure) throw new ReportedError(failure);
 }

@@ -3,6 +3,7 @@ import type { PullRequestInfo } from '../../../domain/review-request.js';
 import type { Session } from '../../../domain/session.js';
 import type { ForgeConnection } from '../../ports.js';
 import { commitPending } from './merge.js';
+import { ReportedError } from '../worker.js';
 import type { ReviewContext } from './context.js';
 
 const REMOTE = 'origin';
@@ -116,7 +117,9 @@ export async function runPublish(ctx: ReviewContext, operation: Operation, signa
       await ctx.note(session.id, `[${label}] Pushed ${remoteBranch}; pull request #${pr.number}${Object.keys(patch).length > 0 ? ' updated' : ''}: ${pr.url}`);
     }
   } catch (error) {
-    await ctx.note(session.id, `[${auto ? 'Branch Push Error' : 'Publish Error'}] ${errorText(error)}`);
+    const text = `[${auto ? 'Branch Push Error' : 'Publish Error'}] ${errorText(error)}`;
+    await ctx.note(session.id, text);
+    if (!auto) throw new ReportedError(text);
   } finally {
     await ctx.deps.sessions.publishSession(session.id);
   }

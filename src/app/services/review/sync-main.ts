@@ -70,7 +70,7 @@ export class SyncMain {
       attempts++;
       this.ctx.popup('Syncing', [`Conflicts in ${result.conflicts.join(', ')}: asking the agent to resolve them (attempt ${attempts} of ${MAX_ATTEMPTS})…`], true);
       try {
-        await agents.utility(modelChoice(app.state.settings, 'main'), conflictPrompt(upstream, result.conflicts), dir, new AbortController().signal);
+        await agents.utility(modelChoice(app.state.settings, 'main'), conflictPrompt(upstream, result.conflicts), dir, new AbortController().signal, { write: true });
       } catch (error) {
         await git.rebaseAbort(dir).catch(() => {});
         return { ok: false, branch, lines: [`Pulling stopped on conflicts in ${result.conflicts.join(', ')}; the agent could not resolve them: ${error instanceof Error ? error.message : String(error)}`, 'The rebase was aborted; your branch is as it was.'] };

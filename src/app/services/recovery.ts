@@ -1,0 +1,18 @@
+import type { Store } from '../ports.js';
+
+/**
+ * After a restart, a focused review that was running is gone (it is not a
+ * durable operation): its session steps back to Review so `f` can run it again.
+ */
+export async function recoverInterruptedReviews(store: Store, now: number): Promise<string[]> {
+  const recovered: string[] = [];
+  for (const project of await store.projects.list()) {
+    for (const session of await store.sessions.listByProject(project.id)) {
+      if (session.focusedReviewStatus !== 'running') continue;
+      await store.sessions.update(session.id, { focusedReviewStatus: null, focusedReviewText: null }, now);
+      if (session.status === 'AgentReview') await store.sessions.setStatus(session.id, 'Review', now);
+      recovered.push(session.id);
+    }
+  }
+  return recovered;
+}

@@ -1,0 +1,161 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { UsageError } from './usage-error.js';
+
+export const OUTPUTS = ['text', 'json', 'stream-json', 'diff'] as const;
+export type OutputFormat = (typeof OUTPUTS)[number];
+
+export type HeadlessCommand =
+  | { kind: 'run'; dir: string | null; agent: string | null; model: string | null; reasoning: string | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
+  | { kind: 'reply'; dir: string | null; id: string; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
+  | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
+  | { kind: 'show'; dir: string | null; id: string; json: boolean }
+  | { kind: 'diff'; dir: string | null; id: string }
+  | { kind: 'merge'; dir: string | null; id: string; progress: boolean }
+  | { kind: 'rebase'; dir: string | null; id: string; progress: boolean }
+  | { kind: 'cancel'; dir: string | null; id: string; yes: boolean }
+  | { kind: 'publish'; dir: string | null; id: string; branch: string | null; progress: boolean }
+  | { kind: 'help'; command: string };
+
+export const COMMAND_NAMES = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish'] as const;
+
+export const COMMAND_HELP: Record<(typeof COMMAND_NAMES)[number], string> = {
+  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [--output text|json|stream-json|diff] [--timeout DURATION] [--progress] [PROMPT]
+
+Creates a session (worktree, branch, .worktreeinclude, setup command), runs one turn
+and exits. The prompt is PROMPT, or standard input when PROMPT is '-' or absent and
+stdin is not a terminal.`,
+  reply: `Usage: grove reply [-C DIR] ID [--output text|json|stream-json|diff] [--timeout DURATION] [--progress] [PROMPT]
+
+Sends a follow-up prompt to session ID (a unique id prefix is enough) and runs the turn.`,
+  ls: `Usage: grove ls [-C DIR] [--json] [--all]
+
+Lists the project's sessions (active ones; --all includes the archive).`,
+  show: `Usage: grove show [-C DIR] ID [--json]
+
+Shows one session: status, branch, worktree, summary, questions and the transcript.`,
+  diff: `Usage: grove diff [-C DIR] ID
+
+Prints the session's diff against its base branch (including uncommitted files).`,
+  merge: `Usage: grove merge [-C DIR] ID [--progress]
+
+Rebases the session onto its base branch and squash-merges it there (as 'm' does).`,
+  rebase: `Usage: grove rebase [-C DIR] ID [--progress]
+
+Rebases the session branch onto its base branch (as 'r' does).`,
+  cancel: `Usage: grove cancel [-C DIR] ID [--yes]
+
+Cancels the session. Uncommitted work is committed to its branch and the branch is kept
+if it holds work. Without --yes, asks on the terminal (and refuses when there is none).`,
+  publish: `Usage: grove publish [-C DIR] ID [--branch NAME] [--progress]
+
+Pushes the session branch and opens (or refreshes) its draft pull request on GitHub.`,
+};
+
+/** `30s`, `5m`, `1h`, `1500ms`, or plain seconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new UsageError(`invalid duration '${text}' (use e.g. 90s, 10m, 1h)`);
+  const value = Number(match[1]);
+  const unit = match[2] ?? 's';
+  const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
+  return Math.round(value * factor);
+}
+
+const Output = z.enum(OUTPUTS, { message: "--output must be one of text, json, stream-json, diff" });
+
+interface Parsed {
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly positionals: string[];
+}
+
+function parse(args: readonly string[], options: Record<string, { type: 'string' | 'boolean'; short?: string }>): Parsed {
+  try {
+    return parseArgs({ args: [...args], options: { C: { type: 'string', short: 'C' }, help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument.*$/s, ''));
+  }
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function needId(command: string, positionals: string[]): string {
+  const id = positionals[0];
+  if (!id) throw new UsageError(`${command} needs a session ID`);
+  return id;
+}
+
+function noMore(positionals: string[], from: number): void {
+  const extra = positionals[from];
+  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
+}
+
+/** Parses a headless command (argv after the command name). */
+export function parseHeadless(name: (typeof COMMAND_NAMES)[number], args: readonly string[]): HeadlessCommand {
+  const turn = { output: { type: 'string' as const }, timeout: { type: 'string' as const }, progress: { type: 'boolean' as const } };
+  switch (name) {
+    case 'run': {
+      const { values, positionals } = parse(args, { agent: { type: 'string' }, model: { type: 'string' }, reasoning: { type: 'string' }, ...turn });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 1);
+      const output = Output.safeParse(values.output ?? 'text');
+      if (!output.success) throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
+      return {
+        kind: 'run',
+        dir: str(values.C),
+        agent: str(values.agent),
+        model: str(values.model),
+        reasoning: str(values.reasoning),
+        output: output.data,
+        timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null,
+        progress: values.progress === true,
+        prompt: positionals[0] ?? null,
+      };
+    }
+    case 'reply': {
+      const { values, positionals } = parse(args, turn);
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 2);
+      const output = Output.safeParse(values.output ?? 'text');
+      if (!output.success) throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
+      return { kind: 'reply', dir: str(values.C), id: needId(name, positionals), output: output.data, timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null, progress: values.progress === true, prompt: positionals[1] ?? null };
+    }
+    case 'ls': {
+      const { values, positionals } = parse(args, { json: { type: 'boolean' }, all: { type: 'boolean' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 0);
+      return { kind: 'ls', dir: str(values.C), json: values.json === true, all: values.all === true };
+    }
+    case 'show': {
+      const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 1);
+      return { kind: 'show', dir: str(values.C), id: needId(name, positionals), json: values.json === true };
+    }
+    case 'diff':
+    case 'merge':
+    case 'rebase': {
+      const { values, positionals } = parse(args, { progress: { type: 'boolean' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 1);
+      if (name === 'diff') return { kind: 'diff', dir: str(values.C), id: needId(name, positionals) };
+      return { kind: name, dir: str(values.C), id: needId(name, positionals), progress: values.progress === true };
+    }
+    case 'cancel': {
+      const { values, positionals } = parse(args, { yes: { type: 'boolean', short: 'y' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 1);
+      return { kind: 'cancel', dir: str(values.C), id: needId(name, positionals), yes: values.yes === true };
+    }
+    case 'publish': {
+      const { values, positionals } = parse(args, { branch: { type: 'string' }, progress: { type: 'boolean' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 1);
+      return { kind: 'publish', dir: str(values.C), id: needId(name, positionals), branch: str(values.branch), progress: values.progress === true };
+    }
+    default:
+      throw new UsageError(`unknown command '${String(name)}'`);
+  }
+}

@@ -1,0 +1,165 @@
+import type { Infra } from '../compose.js';
+import { groupOf, orderedSessions } from '../domain/session-order.js';
+import { activeWorkSeconds, formatDuration, shortId } from '../domain/session.js';
+import type { HeadlessCommand } from './args.js';
+import { COMMAND_HELP } from './args.js';
+import {
+  CommandError,
+  EXIT,
+  choiceFor,
+  eventPrinter,
+  exitCodeFor,
+  findSession,
+  headlessContext,
+  openProject,
+  printResult,
+  readPrompt,
+  waitForSession,
+  type HeadlessIo,
+} from './headless.js';
+import { listItem, sessionResult } from './session-json.js';
+import { cancelLines, cancelSession, workAtRisk } from '../app/services/review/cancel.js';
+
+function showProgress(io: HeadlessIo, flag: boolean): boolean {
+  return flag || io.stderrIsTTY;
+}
+
+/** Runs one headless command; resolves with the exit code. */
+export async function runHeadless(command: HeadlessCommand, infra: Infra, io: HeadlessIo): Promise<number> {
+  switch (command.kind) {
+    case 'help':
+      io.stdout.write(`${COMMAND_HELP[command.command as keyof typeof COMMAND_HELP]}\n`);
+      return EXIT.ok;
+    case 'run': {
+      const prompt = await readPrompt(io, command.prompt);
+      const ctx = await headlessContext(infra, io, command.dir, showProgress(io, command.progress));
+      const choice = choiceFor(ctx.app.state.settings, command.agent, command.model, command.reasoning);
+      const detected = await infra.agents.detect();
+      if (!detected.find((a) => a.id === choice.agent)?.path) {
+        throw new CommandError(`${choice.agent} is not installed (not found on PATH). Install it, or pick another agent with --agent.`, EXIT.failed);
+      }
+      const startedAt = infra.clock.now();
+      const session = await ctx.controller.sessions.create(ctx.project.id, choice, ctx.app.state.settings);
+      ctx.progress(`Session ${shortId(session.id)} on ${session.branch} (${session.worktreePath})`);
+      ctx.app.subscribe(eventPrinter(ctx, session.id, command.output));
+      if (command.output === 'stream-json') io.stdout.write(`${JSON.stringify({ type: 'session', sessionId: session.id, branch: session.branch, worktree: session.worktreePath })}\n`);
+      try {
+        await ctx.controller.sessions.whenReady(session.id);
+      } catch (error) {
+        throw new CommandError(`could not create the worktree: ${error instanceof Error ? error.message : String(error)}`, EXIT.failed);
+      }
+      const refused = await ctx.controller.submitPrompt(session.id, prompt);
+      if (refused) throw new CommandError(refused, EXIT.failed);
+      const outcome = await waitForSession(ctx, session.id, command.timeoutMs);
+      const final = (await infra.store.sessions.get(session.id)) ?? session;
+      await printResult(ctx, final, 0, command.output, startedAt);
+      return exitCodeFor(outcome, final);
+    }
+    case 'reply': {
+      const session = await findSession(infra, command.id);
+      const prompt = await readPrompt(io, command.prompt);
+      const project = await infra.store.projects.get(session.projectId);
+      const ctx = await headlessContext(infra, io, project?.path ?? command.dir, showProgress(io, command.progress));
+      const startedAt = infra.clock.now();
+      const since = await infra.store.transcript.count(session.id);
+      ctx.app.subscribe(eventPrinter(ctx, session.id, command.output));
+      const refused = await ctx.controller.submitPrompt(session.id, prompt);
+      if (refused) throw new CommandError(refused, EXIT.failed);
+      const outcome = await waitForSession(ctx, session.id, command.timeoutMs);
+      const final = (await infra.store.sessions.get(session.id)) ?? session;
+      await printResult(ctx, final, since, command.output, startedAt);
+      return exitCodeFor(outcome, final);
+    }
+    case 'ls': {
+      const project = await openProject(infra, io, command.dir);
+      const all = orderedSessions(await infra.store.sessions.listByProject(project.id));
+      const sessions = command.all ? all : all.filter((s) => groupOf(s.status) !== 'archive');
+      const now = infra.clock.now();
+      if (command.json) {
+        io.stdout.write(`${JSON.stringify(sessions.map((s) => listItem(s, now)), null, 2)}\n`);
+        return EXIT.ok;
+      }
+      if (sessions.length === 0) {
+        io.stdout.write(command.all ? 'No sessions.\n' : 'No active sessions (grove ls --all shows the archive).\n');
+        return EXIT.ok;
+      }
+      for (const s of sessions) {
+        io.stdout.write(`${shortId(s.id)}  ${s.status.padEnd(11)} [${s.size}]`.padEnd(30) + ` ${formatDuration(activeWorkSeconds(s, now)).padStart(7)}  ${s.agent}/${s.model}  ${s.title || '(untitled)'}\n`);
+      }
+      return EXIT.ok;
+    }
+    case 'show': {
+      const session = await findSession(infra, command.id);
+      const entries = await infra.store.transcript.list(session.id);
+      if (command.json) {
+        const diff = await infra.git.diffStats(session.worktreePath, session.baseBranch).catch(() => null);
+        const answer = entries.filter((e) => e.kind === 'assistant_answer').at(-1)?.content ?? '';
+        const result = sessionResult(session, answer, diff?.files ?? [], session.activeSeconds * 1000);
+        io.stdout.write(`${JSON.stringify({ ...result, transcript: entries.map((e) => ({ kind: e.kind, content: e.content, at: new Date(e.createdAt).toISOString() })) }, null, 2)}\n`);
+        return EXIT.ok;
+      }
+      io.stdout.write(`${session.title || '(untitled)'}\n`);
+      io.stdout.write(`id ${session.id}  status ${session.status}  [${session.size}] +${session.addedLines}/-${session.deletedLines}\n`);
+      io.stdout.write(`branch ${session.branch} (base ${session.baseBranch})  worktree ${session.worktreePath}\n`);
+      io.stdout.write(`agent ${session.agent}/${session.model} [${session.reasoning}]  tokens ${session.inputTokens} in / ${session.outputTokens} out\n`);
+      if (session.reviewRequest) io.stdout.write(`pull request #${session.reviewRequest.number} ${session.reviewRequest.state}: ${session.reviewRequest.url}\n`);
+      if (session.keptBranch) io.stdout.write(`kept branch ${session.keptBranch} (restore: git worktree add <dir> ${session.keptBranch})\n`);
+      for (const entry of entries) {
+        const label = entry.kind === 'user_prompt' ? '› ' : entry.kind === 'assistant_answer' ? '' : '';
+        io.stdout.write(`\n${label}${entry.content}\n`);
+      }
+      if (session.summary) io.stdout.write(`\nSummary: ${session.summary.session}\n`);
+      return EXIT.ok;
+    }
+    case 'diff': {
+      const session = await findSession(infra, command.id);
+      const diff = await infra.git.diffAgainstBase(session.worktreePath, session.baseBranch).catch((error: unknown) => {
+        throw new CommandError(`could not compute the diff: ${error instanceof Error ? error.message : String(error)}`, EXIT.failed);
+      });
+      io.stdout.write(diff.patch);
+      return EXIT.ok;
+    }
+    case 'merge':
+    case 'rebase':
+    case 'publish': {
+      const session = await findSession(infra, command.id);
+      const project = await infra.store.projects.get(session.projectId);
+      const ctx = await headlessContext(infra, io, project?.path ?? command.dir, showProgress(io, command.progress));
+      ctx.app.subscribe(eventPrinter(ctx, session.id, 'text'));
+      if (command.kind === 'merge') {
+        if (session.reviewRequest?.state === 'open') throw new CommandError(`session has pull request #${session.reviewRequest.number}; merge it on GitHub.`, EXIT.failed);
+        if (!['Review', 'AgentReview', 'Question'].includes(session.status)) throw new CommandError(`a ${session.status} session cannot be merged.`, EXIT.failed);
+        await ctx.controller.review.ctx.setStatus(session.id, 'Queued');
+        await infra.store.operations.enqueue(session.id, 'merge', {}, infra.clock.now());
+      } else if (command.kind === 'rebase') {
+        await infra.store.operations.enqueue(session.id, 'rebase', {}, infra.clock.now());
+      } else {
+        await infra.store.operations.enqueue(session.id, 'publish', { remoteBranch: session.publishedBranch ?? command.branch ?? session.branch }, infra.clock.now());
+      }
+      const outcome = await waitForSession(ctx, session.id, null);
+      const final = (await infra.store.sessions.get(session.id)) ?? session;
+      if (outcome.outcome?.status === 'failed') {
+        io.stderr.write(`${outcome.outcome.error ?? 'failed'}\n`);
+        return outcome.interrupted ? EXIT.interrupted : EXIT.failed;
+      }
+      io.stdout.write(`${final.status}${final.mergedCommit && command.kind === 'merge' ? ` ${final.mergedCommit}` : ''}${final.reviewRequest && command.kind === 'publish' ? ` ${final.reviewRequest.url}` : ''}\n`);
+      return outcome.interrupted ? EXIT.interrupted : EXIT.ok;
+    }
+    case 'cancel': {
+      const session = await findSession(infra, command.id);
+      const project = await infra.store.projects.get(session.projectId);
+      const ctx = await headlessContext(infra, io, project?.path ?? command.dir, true);
+      if (['Done', 'Canceled', 'Merged', 'Merging', 'Rebasing'].includes(session.status)) throw new CommandError(`a ${session.status} session cannot be canceled.`, EXIT.failed);
+      if (!command.yes) {
+        const lines = cancelLines(session, await workAtRisk(ctx.controller.review.ctx, session));
+        throw new CommandError(`${lines.join('\n')}\nRun again with --yes to cancel.`, EXIT.usage);
+      }
+      await cancelSession(ctx.controller.review.ctx, session.id, (id) => ctx.controller.workers.abort(id));
+      const final = (await infra.store.sessions.get(session.id)) ?? session;
+      io.stdout.write(`${final.status}${final.keptBranch ? ` (work kept on branch ${final.keptBranch})` : ''}\n`);
+      return final.status === 'Canceled' ? EXIT.ok : EXIT.failed;
+    }
+    default:
+      return EXIT.usage;
+  }
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { Session } from '../domain/session.js';
+import { activeWorkSeconds } from '../domain/session.js';
+
+/** The JSON shape of `grove run --output json` and `grove show --json` (documented in docs/usage/cli.md). */
+export const SessionResultSchema = z.object({
+  sessionId: z.string(),
+  title: z.string(),
+  branch: z.string(),
+  baseBranch: z.string(),
+  worktree: z.string(),
+  status: z.string(),
+  agent: z.string(),
+  model: z.string(),
+  answer: z.string(),
+  summary: z.object({ turn: z.string(), session: z.string() }).nullable(),
+  questions: z.array(z.object({ text: z.string(), options: z.array(z.string()) })),
+  files: z.array(z.object({ path: z.string(), added: z.number(), deleted: z.number() })),
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
+  durationMs: z.number(),
+  pullRequest: z.object({ number: z.number(), url: z.string(), state: z.string() }).nullable(),
+});
+
+export type SessionResult = z.infer<typeof SessionResultSchema>;
+
+export function sessionResult(
+  session: Session,
+  answer: string,
+  files: readonly { path: string; added: number; deleted: number }[],
+  durationMs: number,
+): SessionResult {
+  return {
+    sessionId: session.id,
+    title: session.title,
+    branch: session.branch,
+    baseBranch: session.baseBranch,
+    worktree: session.worktreePath,
+    status: session.status,
+    agent: session.agent,
+    model: session.model,
+    answer,
+    summary: session.summary ? { turn: session.summary.turn, session: session.summary.session } : null,
+    questions: session.questions.map((q) => ({ text: q.text, options: [...q.options] })),
+    files: files.map((f) => ({ path: f.path, added: f.added, deleted: f.deleted })),
+    usage: { inputTokens: session.inputTokens, outputTokens: session.outputTokens },
+    durationMs,
+    pullRequest: session.reviewRequest ? { number: session.reviewRequest.number, url: session.reviewRequest.url, state: session.reviewRequest.state } : null,
+  };
+}
+
+export const SessionListItemSchema = z.object({
+  sessionId: z.string(),
+  title: z.string(),
+  status: z.string(),
+  size: z.string(),
+  added: z.number(),
+  deleted: z.number(),
+  agent: z.string(),
+  model: z.string(),
+  branch: z.string(),
+  activeSeconds: z.number(),
+  updatedAt: z.string(),
+});
+
+export function listItem(session: Session, now: number): z.infer<typeof SessionListItemSchema> {
+  return {
+    sessionId: session.id,
+    title: session.title,
+    status: session.status,
+    size: session.size,
+    added: session.addedLines,
+    deleted: session.deletedLines,
+    agent: session.agent,
+    model: session.model,
+    branch: session.branch,
+    activeSeconds: activeWorkSeconds(session, now),
+    updatedAt: new Date(session.updatedAt).toISOString(),
+  };
+}

@@ -1,0 +1,4 @@
+/** A command line Grove cannot accept: printed with the usage, exit code 2. */
+export class UsageError extends Error {
+  readonly kind = 'usage' as const;
+}

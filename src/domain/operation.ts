@@ -1,0 +1,41 @@
+/** What a durable session operation asks the session's worker to do. */
+export const OPERATION_KINDS = [
+  'start_prompt',
+  'reply',
+  'rebase',
+  'merge',
+  'publish',
+  'utility',
+] as const;
+export type OperationKind = (typeof OPERATION_KINDS)[number];
+
+/** queued → running → done / failed / canceled. */
+export const OPERATION_STATUSES = ['queued', 'running', 'done', 'failed', 'canceled'] as const;
+export type OperationStatus = (typeof OPERATION_STATUSES)[number];
+export type FinishedOperationStatus = Exclude<OperationStatus, 'queued' | 'running'>;
+
+/** The error recorded on operations a previous run left unfinished. */
+export const INTERRUPTED_BY_RESTART = 'interrupted by restart';
+
+export interface Operation {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly kind: OperationKind;
+  readonly status: OperationStatus;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly cancelRequested: boolean;
+  /** The process that runs (or ran) it, as `host:pid`; null while queued. */
+  readonly owner: string | null;
+  readonly queuedAt: number;
+  readonly startedAt: number | null;
+  readonly finishedAt: number | null;
+  readonly lastError: string | null;
+}
+
+export function isOperationKind(value: string): value is OperationKind {
+  return (OPERATION_KINDS as readonly string[]).includes(value);
+}
+
+export function isOperationStatus(value: string): value is OperationStatus {
+  return (OPERATION_STATUSES as readonly string[]).includes(value);
+}

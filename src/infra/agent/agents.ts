@@ -1,0 +1,80 @@
+import type { Agents, SessionTurnInput, SessionTurnOutput } from '../../app/ports.js';
+import type { AgentAvailability } from '../../app/state.js';
+import type { ModelChoice, ProviderId } from '../../domain/providers.js';
+import { agentResponseJsonSchema } from '../../domain/protocol.js';
+import type { Logger } from '../log.js';
+import type { AgentChannel, ChannelOptions, TurnEvent } from './channel.js';
+import { detectAgents } from './detect.js';
+import { buildTurnPrompt } from './prompt.js';
+import { runProtocolTurn } from './protocol-turn.js';
+import { createChannel } from './registry.js';
+
+/** Providers whose CLI enforces the reply schema natively; the others get it in the prompt. */
+const NATIVE_SCHEMA: ReadonlySet<ProviderId> = new Set<ProviderId>(['claude', 'codex']);
+
+const TURN_TIMEOUT_MS = 4 * 60 * 60 * 1000;
+const UTILITY_TIMEOUT_MS = 5 * 60 * 1000;
+
+/** The agent layer as the app sees it: channels, detection, protocol turns, utility prompts. */
+export function createAgents(env: NodeJS.ProcessEnv, logger: Logger): Agents {
+  const options = (turnTimeoutMs: number): ChannelOptions => ({ env, turnTimeoutMs });
+
+  const turn = async (channel: AgentChannel, input: SessionTurnInput, onEvent: (event: TurnEvent) => void, signal: AbortSignal): Promise<SessionTurnOutput> => {
+    const native = NATIVE_SCHEMA.has(channel.provider);
+    const prompt = buildTurnPrompt({ userPrompt: input.userPrompt, kind: input.kind, schemaInPrompt: !native, worktree: input.cwd });
+    const { response, result } = await runProtocolTurn(
+      channel,
+      {
+        sessionId: input.sessionId,
+        cwd: input.cwd,
+        mainCheckout: input.mainCheckout,
+        prompt,
+        kind: input.kind,
+        model: input.model,
+        reasoning: input.reasoning,
+        permissionMode: input.permissionMode,
+        providerConversationId: input.providerConversationId,
+        outputSchema: native ? agentResponseJsonSchema() : null,
+      },
+      onEvent,
+      signal,
+    );
+    return { response, result };
+  };
+
+  return {
+    create: (provider) => createChannel(provider, options(TURN_TIMEOUT_MS)),
+    detect: async () => (await detectAgents(env)) as readonly AgentAvailability[],
+    turn,
+    async utility(choice: ModelChoice, prompt: string, cwd: string, signal: AbortSignal, extra?: { readonly write?: boolean }) {
+      const channel = createChannel(choice.agent, options(UTILITY_TIMEOUT_MS));
+      try {
+        const native = NATIVE_SCHEMA.has(choice.agent);
+        const { response, result } = await runProtocolTurn(
+          channel,
+          {
+            sessionId: `utility-${Date.now()}`,
+            cwd,
+            // Conflict resolution in the main checkout must be allowed to edit it.
+            mainCheckout: extra?.write ? '' : cwd,
+            prompt: buildTurnPrompt({ userPrompt: prompt, kind: 'utility', schemaInPrompt: !native, worktree: cwd }),
+            kind: 'utility',
+            model: choice.model,
+            reasoning: choice.reasoning,
+            permissionMode: extra?.write ? 'auto_edit' : 'read_only',
+            providerConversationId: null,
+            outputSchema: native ? agentResponseJsonSchema() : null,
+          },
+          () => {},
+          signal,
+        );
+        return { answer: response.answer, inputTokens: result.inputTokens, outputTokens: result.outputTokens };
+      } catch (error) {
+        logger.log('info', `utility prompt with ${choice.agent}/${choice.model} failed`, error);
+        throw error;
+      } finally {
+        await channel.shutdown();
+      }
+    },
+  };
+}

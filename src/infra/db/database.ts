@@ -1,0 +1,200 @@
+// Opens Grove's SQLite file. An existing file is inspected read-only first
+// (header, quick_check, migration history) so a file Grove refuses is left
+// byte-identical; only then is it opened for writing, switched to WAL and
+// migrated.
+import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDialectConfig,
+} from 'kysely';
+import { DatabaseError } from './errors.js';
+import {
+  applyMigrations,
+  conflictError,
+  findConflict,
+  loadMigrations,
+  readAppliedMigrations,
+  type Migration,
+} from './migrate.js';
+import type { DB } from './schema.js';
+
+export interface GroveDb {
+  readonly kysely: Kysely<DB>;
+  readonly sqlite: BetterSqlite3.Database;
+  /** Closes the connection (idempotent). */
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** Clock for `grove_migration.applied_at` (epoch ms). */
+  readonly now?: () => number;
+}
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+const HEADER_BYTES = 100;
+
+/**
+ * Opens (creating if needed) the database at `file` and applies the
+ * migrations in `migrationsDir`. Throws `DatabaseError` when the file is
+ * not SQLite, is corrupt, was written by a newer Grove, records an edited
+ * migration, or cannot be opened; `MigrationFilesError` when the shipped
+ * migrations themselves are misnamed.
+ */
+export function openDatabase(
+  file: string,
+  migrationsDir: string,
+  options: OpenDatabaseOptions = {},
+): GroveDb {
+  const migrations = loadMigrations(migrationsDir);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+  } catch (error) {
+    throw DatabaseError.unreadable(file, describe(error), error);
+  }
+  inspectExisting(file, migrations);
+
+  let sqlite: BetterSqlite3.Database;
+  try {
+    sqlite = new BetterSqlite3(file);
+  } catch (error) {
+    throw classify(file, error);
+  }
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('synchronous = NORMAL');
+    applyMigrations(sqlite, migrations, (options.now ?? Date.now)());
+  } catch (error) {
+    sqlite.close();
+    if (error instanceof DatabaseError) throw error;
+    if (isSqliteError(error)) throw classify(file, error);
+    throw error;
+  }
+
+  const kysely = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  let closing: Promise<void> | undefined;
+  return {
+    kysely,
+    sqlite,
+    // Kysely closes the connection only if it ever ran a query; close it here too.
+    close: () =>
+      (closing ??= kysely.destroy().finally(() => {
+        if (sqlite.open) sqlite.close();
+      })),
+  };
+}
+
+/**
+ * Refuses an existing file Grove must not touch. Reads only: the header
+ * bytes, then a read-only connection for quick_check and the recorded
+ * migrations.
+ */
+function inspectExisting(file: string, migrations: readonly Migration[]): void {
+  let size: number;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) throw DatabaseError.unreadable(file, 'it is not a regular file');
+    size = stat.size;
+  } catch (error) {
+    if (error instanceof DatabaseError) throw error;
+    if (isErrno(error, 'ENOENT')) return;
+    throw DatabaseError.unreadable(file, describe(error), error);
+  }
+  // SQLite treats an empty file as an empty database.
+  if (size === 0) return;
+  if (!hasSqliteHeader(file)) throw DatabaseError.notSqlite(file);
+
+  // A read-only connection to a WAL database creates -wal/-shm beside it;
+  // remove the ones it created if the file turns out to be damaged.
+  const sideFiles = [`${file}-wal`, `${file}-shm`].filter((side) => !existsSync(side));
+  let reader: BetterSqlite3.Database | undefined;
+  try {
+    reader = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    const rows = reader.pragma('quick_check') as { quick_check: string }[];
+    const verdict = rows.map((row) => row.quick_check).join('; ');
+    if (verdict !== 'ok') throw DatabaseError.corrupt(file, firstLine(verdict));
+    const conflict = findConflict(readAppliedMigrations(reader), migrations);
+    if (conflict) throw conflictError(file, conflict);
+  } catch (error) {
+    const refusal = error instanceof DatabaseError ? error : classify(file, error);
+    reader?.close();
+    reader = undefined;
+    if (refusal.reason === 'corrupt' || refusal.reason === 'not_sqlite') {
+      for (const side of sideFiles) rmSync(side, { force: true });
+    }
+    throw refusal;
+  } finally {
+    reader?.close();
+  }
+}
+
+function hasSqliteHeader(file: string): boolean {
+  const header = Buffer.alloc(HEADER_BYTES);
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const read = readSync(fd, header, 0, HEADER_BYTES, 0);
+    return read === HEADER_BYTES && header.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC);
+  } catch (error) {
+    throw DatabaseError.unreadable(file, describe(error), error);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Maps a SQLite (or file system) failure to the refusal the user sees. */
+function classify(file: string, error: unknown): DatabaseError {
+  const code = isSqliteError(error) ? error.code : '';
+  if (code === 'SQLITE_NOTADB') return DatabaseError.notSqlite(file);
+  if (code.startsWith('SQLITE_CORRUPT')) return DatabaseError.corrupt(file, describe(error), error);
+  return DatabaseError.unreadable(file, describe(error), error);
+}
+
+function isSqliteError(error: unknown): error is InstanceType<typeof BetterSqlite3.SqliteError> {
+  return error instanceof BetterSqlite3.SqliteError;
+}
+
+function isErrno(error: unknown, code: string): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+}
+
+function describe(error: unknown): string {
+  return firstLine(error instanceof Error ? error.message : String(error));
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? text;
+}
+
+/**
+ * Kysely's SQLite driver begins transactions with a deferred `begin`; a
+ * deferred transaction that reads and then writes can fail with SQLITE_BUSY
+ * when another process wrote in between, without waiting on busy_timeout.
+ * `begin immediate` takes the write lock up front, so it waits instead.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}

@@ -1,0 +1,264 @@
+// The durable operation journal: every piece of work handed to a session's
+// worker is a row first, so a crash never strands it silently.
+import { randomUUID } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import { z } from 'zod';
+import {
+  INTERRUPTED_BY_RESTART,
+  OPERATION_KINDS,
+  isOperationKind,
+  isOperationStatus,
+  type FinishedOperationStatus,
+  type Operation,
+  type OperationKind,
+} from '../../domain/operation.js';
+import type { SessionStatus } from '../../domain/session-status.js';
+import { withTransaction, type Executor } from './executor.js';
+import type { SessionOperationTable } from './schema.js';
+import { createSessionRepo } from './session-repo.js';
+
+export interface OperationRepo {
+  /** Records a queued operation; returns its id. */
+  enqueue(
+    sessionId: string,
+    kind: OperationKind,
+    payload: Readonly<Record<string, unknown>>,
+    now: number,
+  ): Promise<string>;
+  /**
+   * Atomically takes the session's oldest queued operation and marks it
+   * running for `owner` — unless another owner runs an operation of the same
+   * session with a heartbeat younger than LEASE_MS.
+   */
+  claimNext(sessionId: string, owner: string, now: number): Promise<Operation | undefined>;
+  /** Renews `owner`'s lease on a running operation; false when it no longer holds it. */
+  heartbeat(id: string, owner: string, now: number): Promise<boolean>;
+  /** Ends a queued or running operation (a finished one is left as it is). */
+  finish(
+    id: string,
+    status: FinishedOperationStatus,
+    error: string | null,
+    now: number,
+  ): Promise<void>;
+  requestCancel(id: string): Promise<void>;
+  isCancelRequested(id: string): Promise<boolean>;
+  /** Cancels the session's newest queued operation (of `kinds`, when given) and returns it. */
+  retractNewestQueued(
+    sessionId: string,
+    now: number,
+    kinds?: readonly OperationKind[],
+  ): Promise<Operation | undefined>;
+  /** Queued and running operations, oldest first. */
+  listUnfinished(sessionId?: string): Promise<Operation[]>;
+  /**
+   * After a restart: fails the unfinished operations whose owner is not
+   * alive ("interrupted by restart") and moves their sessions from a working
+   * status back to Review, banking timers, in one transaction. Returns the
+   * ids of the sessions whose operations were failed.
+   */
+  failInterrupted(now: number, isOwnerAlive: (owner: string | null) => boolean): Promise<string[]>;
+}
+
+/** Working statuses a session leaves for Review when its operation was interrupted. */
+const RESET_TO_REVIEW: ReadonlySet<SessionStatus> = new Set<SessionStatus>([
+  'InProgress',
+  'AgentReview',
+  'Rebasing',
+  'Merging',
+  'Queued',
+]);
+
+const payloadSchema = z.record(z.string(), z.unknown());
+
+function decodePayload(text: string): Readonly<Record<string, unknown>> {
+  try {
+    const parsed = payloadSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Rows of kinds this build does not know (written by a newer Grove) are skipped. */
+function decodeOperation(row: Selectable<SessionOperationTable>): Operation | undefined {
+  if (!isOperationKind(row.kind) || !isOperationStatus(row.status)) return undefined;
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    kind: row.kind,
+    status: row.status,
+    payload: decodePayload(row.payload),
+    cancelRequested: row.cancel_requested !== 0,
+    owner: row.owner,
+    queuedAt: row.queued_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    lastError: row.last_error,
+  };
+}
+
+const UNFINISHED = ['queued', 'running'];
+/** A running operation whose owner has not renewed its heartbeat for this long is up for takeover. */
+export const LEASE_MS = 30_000;
+/** FIFO order; rowid breaks ties between operations queued in the same millisecond. */
+const insertionOrder = sql`rowid`;
+
+export function createOperationRepo(db: Executor): OperationRepo {
+  return {
+    async enqueue(sessionId, kind, payload, now) {
+      const id = randomUUID();
+      await db
+        .insertInto('session_operation')
+        .values({
+          id,
+          session_id: sessionId,
+          kind,
+          status: 'queued',
+          payload: JSON.stringify(payload),
+          queued_at: now,
+        })
+        .execute();
+      return id;
+    },
+
+    async claimNext(sessionId, owner, now) {
+      // A single UPDATE … WHERE id = (oldest queued) … RETURNING: two
+      // workers can never claim the same row.
+      const row = await db
+        .updateTable('session_operation')
+        .set({ status: 'running', owner, heartbeat_at: now, started_at: now })
+        .where('status', '=', 'queued')
+        // One driver per session: not while another process holds a live lease on it.
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('session_operation as other')
+                .select('other.id')
+                .where('other.session_id', '=', sessionId)
+                .where('other.status', '=', 'running')
+                .where('other.owner', '!=', owner)
+                .where('other.heartbeat_at', '>', now - LEASE_MS),
+            ),
+          ),
+        )
+        .where('id', '=', (eb) =>
+          eb
+            .selectFrom('session_operation')
+            .select('id')
+            .where('session_id', '=', sessionId)
+            .where('status', '=', 'queued')
+            .where('kind', 'in', OPERATION_KINDS)
+            .orderBy('queued_at')
+            .orderBy(insertionOrder)
+            .limit(1),
+        )
+        .returningAll()
+        .executeTakeFirst();
+      return row ? decodeOperation(row) : undefined;
+    },
+
+    async heartbeat(id, owner, now) {
+      const result = await db
+        .updateTable('session_operation')
+        .set({ heartbeat_at: now })
+        .where('id', '=', id)
+        .where('owner', '=', owner)
+        .where('status', '=', 'running')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async finish(id, status, error, now) {
+      await db
+        .updateTable('session_operation')
+        .set({ status, last_error: error, finished_at: now })
+        .where('id', '=', id)
+        .where('status', 'in', UNFINISHED)
+        .execute();
+    },
+
+    async requestCancel(id) {
+      await db
+        .updateTable('session_operation')
+        .set({ cancel_requested: 1 })
+        .where('id', '=', id)
+        .where('status', 'in', UNFINISHED)
+        .execute();
+    },
+
+    async isCancelRequested(id) {
+      const row = await db
+        .selectFrom('session_operation')
+        .select('cancel_requested')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row !== undefined && row.cancel_requested !== 0;
+    },
+
+    async retractNewestQueued(sessionId, now, kinds = OPERATION_KINDS) {
+      if (kinds.length === 0) return undefined;
+      const row = await db
+        .updateTable('session_operation')
+        .set({ status: 'canceled', cancel_requested: 1, finished_at: now })
+        .where('status', '=', 'queued')
+        .where('id', '=', (eb) =>
+          eb
+            .selectFrom('session_operation')
+            .select('id')
+            .where('session_id', '=', sessionId)
+            .where('status', '=', 'queued')
+            .where('kind', 'in', kinds)
+            .orderBy('queued_at', 'desc')
+            .orderBy(insertionOrder, 'desc')
+            .limit(1),
+        )
+        .returningAll()
+        .executeTakeFirst();
+      return row ? decodeOperation(row) : undefined;
+    },
+
+    async listUnfinished(sessionId) {
+      let query = db.selectFrom('session_operation').selectAll().where('status', 'in', UNFINISHED);
+      if (sessionId !== undefined) query = query.where('session_id', '=', sessionId);
+      const rows = await query.orderBy('queued_at').orderBy(insertionOrder).execute();
+      return rows.map(decodeOperation).filter((op): op is Operation => op !== undefined);
+    },
+
+    failInterrupted(now, isOwnerAlive) {
+      return withTransaction(db, async (trx) => {
+        const unfinished = await trx
+          .selectFrom('session_operation')
+          .select(['id', 'session_id', 'owner'])
+          .where('status', 'in', UNFINISHED)
+          .orderBy('queued_at')
+          .orderBy(insertionOrder)
+          .execute();
+        const alive = new Map<string | null, boolean>();
+        const ownerAlive = (owner: string | null): boolean => {
+          if (!alive.has(owner)) alive.set(owner, isOwnerAlive(owner));
+          return alive.get(owner) === true;
+        };
+        const dead = unfinished.filter((op) => !ownerAlive(op.owner));
+        if (dead.length === 0) return [];
+        await trx
+          .updateTable('session_operation')
+          .set({ status: 'failed', last_error: INTERRUPTED_BY_RESTART, finished_at: now })
+          .where(
+            'id',
+            'in',
+            dead.map((op) => op.id),
+          )
+          .execute();
+        const sessionIds = [...new Set(dead.map((op) => op.session_id))];
+        const sessions = createSessionRepo(trx);
+        for (const sessionId of sessionIds) {
+          const session = await sessions.get(sessionId);
+          if (session && RESET_TO_REVIEW.has(session.status))
+            await sessions.setStatus(sessionId, 'Review', now);
+        }
+        return sessionIds;
+      });
+    },
+  };
+}

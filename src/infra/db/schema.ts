@@ -1,0 +1,134 @@
+// Kysely's view of migrations/001_initial.sql (plus the runner's
+// grove_migration table). Columns with a DEFAULT or AUTOINCREMENT are
+// `Generated<>`: optional on insert. Booleans are INTEGER 0/1, times epoch ms,
+// JSON columns TEXT.
+import type { Generated } from 'kysely';
+
+export interface GroveMigrationTable {
+  version: number;
+  name: string;
+  checksum: string;
+  applied_at: number;
+}
+
+export interface ProjectTable {
+  id: Generated<number>;
+  path: string;
+  display_name: string;
+  created_at: number;
+  last_opened_at: number;
+}
+
+export interface SettingTable {
+  name: string;
+  value: string;
+}
+
+export interface ProjectSettingTable {
+  project_id: number;
+  name: string;
+  value: string;
+}
+
+export interface SessionTable {
+  id: string;
+  project_id: number;
+  title: Generated<string>;
+  title_provisional: Generated<number>;
+  title_generation: Generated<number>;
+  status: string;
+  base_branch: string;
+  branch: string;
+  worktree_path: string;
+  agent: string;
+  model: string;
+  reasoning_level: string;
+  permission_mode: Generated<string>;
+  prompt: string | null;
+  size: Generated<string>;
+  added_lines: Generated<number>;
+  deleted_lines: Generated<number>;
+  has_diff: number | null;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
+  active_seconds: Generated<number>;
+  active_since: number | null;
+  created_at: number;
+  updated_at: number;
+  queued_at: number | null;
+  /** JSON `{ turn, session }` or null. */
+  summary: string | null;
+  /** JSON array of `{ text, options }`. */
+  questions: Generated<string>;
+  provider_conversation_id: string | null;
+  commit_message: string | null;
+  head_commit: string | null;
+  merged_commit: string | null;
+  kept_branch: string | null;
+  published_branch: string | null;
+  main_checkout_warning: Generated<number>;
+  focused_review_text: string | null;
+  focused_review_diff_hash: string | null;
+  focused_review_status: string | null;
+}
+
+export interface SessionMessageTable {
+  id: Generated<number>;
+  session_id: string;
+  position: number;
+  kind: string;
+  content: string;
+  created_at: number;
+}
+
+export interface SessionOperationTable {
+  id: string;
+  session_id: string;
+  kind: string;
+  status: string;
+  /** JSON object. */
+  payload: Generated<string>;
+  cancel_requested: Generated<number>;
+  owner: string | null;
+  heartbeat_at: number | null;
+  queued_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  last_error: string | null;
+}
+
+export interface SessionUsageTable {
+  session_id: string;
+  model: string;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
+  invocation_count: Generated<number>;
+}
+
+export interface SessionReviewRequestTable {
+  session_id: string;
+  forge: Generated<string>;
+  number: number;
+  url: string;
+  state: string;
+  is_draft: Generated<number>;
+  review_decision: string | null;
+  checks_summary: string | null;
+  head_branch: string;
+  base_branch: string;
+  written_title: string | null;
+  written_body: string | null;
+  last_refreshed_at: number | null;
+}
+
+export interface DB {
+  grove_migration: GroveMigrationTable;
+  project: ProjectTable;
+  setting: SettingTable;
+  project_setting: ProjectSettingTable;
+  session: SessionTable;
+  session_message: SessionMessageTable;
+  session_operation: SessionOperationTable;
+  session_usage: SessionUsageTable;
+  session_review_request: SessionReviewRequestTable;
+}

@@ -1,0 +1,188 @@
+import { assertTransition, type SessionStatus } from '../../domain/session-status.js';
+import { timerAfterStatusChange, type PermissionMode, type Session } from '../../domain/session.js';
+import { NotFoundError } from './errors.js';
+import { withTransaction, type Executor } from './executor.js';
+import { decodeSession, encodeSessionPatch, type SessionPatch } from './session-codec.js';
+
+export type { SessionPatch } from './session-codec.js';
+
+/** What creating a session needs; everything else starts at its column default. */
+export interface NewSession {
+  readonly id: string;
+  readonly projectId: number;
+  readonly title: string;
+  readonly status: SessionStatus;
+  readonly baseBranch: string;
+  readonly branch: string;
+  readonly worktreePath: string;
+  readonly agent: string;
+  readonly model: string;
+  readonly reasoning: string;
+  readonly createdAt: number;
+  /** Defaults to `createdAt`. */
+  readonly updatedAt?: number;
+  readonly titleProvisional?: boolean;
+  readonly permissionMode?: PermissionMode;
+  readonly prompt?: string | null;
+}
+
+export interface SessionRepo {
+  insert(session: NewSession): Promise<void>;
+  get(id: string): Promise<Session | undefined>;
+  /** Most recently updated first. */
+  listByProject(projectId: number): Promise<Session[]>;
+  /** Sessions (of any project) whose id starts with `prefix`; dashes and case are ignored. */
+  findByIdPrefix(prefix: string): Promise<Session[]>;
+  /** Changes plain fields and bumps `updatedAt`. */
+  update(id: string, patch: SessionPatch, now: number): Promise<void>;
+  /**
+   * Moves the session to `next` (throws `TransitionError` when the move is
+   * illegal, `NotFoundError` when there is no such session), banking or
+   * starting the active-work timer and keeping `queuedAt` for the merge queue.
+   */
+  setStatus(id: string, next: SessionStatus, now: number): Promise<Session>;
+  addTokens(id: string, input: number, output: number): Promise<void>;
+  /** Deletes the session and (by cascade) its transcript, operations, usage and review request. */
+  delete(id: string): Promise<void>;
+}
+
+function selectSessions(db: Executor) {
+  return db
+    .selectFrom('session')
+    .leftJoin('session_review_request as rr', 'rr.session_id', 'session.id')
+    .selectAll('session')
+    .select([
+      'rr.number as rr_number',
+      'rr.url as rr_url',
+      'rr.state as rr_state',
+      'rr.is_draft as rr_is_draft',
+      'rr.review_decision as rr_review_decision',
+      'rr.checks_summary as rr_checks_summary',
+      'rr.head_branch as rr_head_branch',
+      'rr.base_branch as rr_base_branch',
+    ]);
+}
+
+async function getSession(db: Executor, id: string): Promise<Session | undefined> {
+  const row = await selectSessions(db).where('session.id', '=', id).executeTakeFirst();
+  return row ? decodeSession(row) : undefined;
+}
+
+/** The merge-queue time after a move: set on joining, kept while merging, cleared on leaving. */
+function queuedAtAfter(current: Session, next: SessionStatus, now: number): number | null {
+  if (next === 'Queued') return current.status === 'Queued' ? (current.queuedAt ?? now) : now;
+  if (next === 'Merging') return current.queuedAt;
+  return null;
+}
+
+export function createSessionRepo(db: Executor): SessionRepo {
+  return {
+    async insert(session) {
+      const timer = timerAfterStatusChange(
+        { activeSeconds: 0, activeSince: null },
+        session.status,
+        session.createdAt,
+      );
+      await db
+        .insertInto('session')
+        .values({
+          id: session.id,
+          project_id: session.projectId,
+          title: session.title,
+          title_provisional: session.titleProvisional === false ? 0 : 1,
+          status: session.status,
+          base_branch: session.baseBranch,
+          branch: session.branch,
+          worktree_path: session.worktreePath,
+          agent: session.agent,
+          model: session.model,
+          reasoning_level: session.reasoning,
+          permission_mode: session.permissionMode ?? 'auto_edit',
+          prompt: session.prompt ?? null,
+          active_seconds: timer.activeSeconds,
+          active_since: timer.activeSince,
+          created_at: session.createdAt,
+          updated_at: session.updatedAt ?? session.createdAt,
+          queued_at: session.status === 'Queued' ? session.createdAt : null,
+        })
+        .execute();
+    },
+
+    get: (id) => getSession(db, id),
+
+    async listByProject(projectId) {
+      const rows = await selectSessions(db)
+        .where('session.project_id', '=', projectId)
+        .orderBy('session.updated_at', 'desc')
+        .orderBy('session.id')
+        .execute();
+      return rows.map(decodeSession);
+    },
+
+    async findByIdPrefix(prefix) {
+      const wanted = prefix.replace(/-/g, '').toLowerCase();
+      if (wanted === '') return [];
+      const rows = await selectSessions(db)
+        .where(
+          (eb) =>
+            eb.fn('substr', [
+              eb.fn('lower', [eb.fn('replace', ['session.id', eb.val('-'), eb.val('')])]),
+              eb.val(1),
+              eb.val(wanted.length),
+            ]),
+          '=',
+          wanted,
+        )
+        .orderBy('session.created_at')
+        .orderBy('session.id')
+        .execute();
+      return rows.map(decodeSession);
+    },
+
+    async update(id, patch, now) {
+      await db
+        .updateTable('session')
+        .set({ ...encodeSessionPatch(patch), updated_at: now })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    setStatus(id, next, now) {
+      return withTransaction(db, async (trx) => {
+        const current = await getSession(trx, id);
+        if (!current) throw new NotFoundError('session', id);
+        assertTransition(current.status, next);
+        if (current.status === next) return current;
+        const timer = timerAfterStatusChange(current, next, now);
+        const queuedAt = queuedAtAfter(current, next, now);
+        await trx
+          .updateTable('session')
+          .set({
+            status: next,
+            active_seconds: timer.activeSeconds,
+            active_since: timer.activeSince,
+            queued_at: queuedAt,
+            updated_at: now,
+          })
+          .where('id', '=', id)
+          .execute();
+        return { ...current, ...timer, status: next, queuedAt, updatedAt: now };
+      });
+    },
+
+    async addTokens(id, input, output) {
+      await db
+        .updateTable('session')
+        .set((eb) => ({
+          input_tokens: eb('input_tokens', '+', input),
+          output_tokens: eb('output_tokens', '+', output),
+        }))
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async delete(id) {
+      await db.deleteFrom('session').where('id', '=', id).execute();
+    },
+  };
+}

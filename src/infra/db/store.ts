@@ -1,0 +1,53 @@
+import type { Executor } from './executor.js';
+import { createOperationRepo, type OperationRepo } from './operation-repo.js';
+import { createProjectRepo, type ProjectRepo } from './project-repo.js';
+import { createReviewRequestRepo, type ReviewRequestRepo } from './review-request-repo.js';
+import { createSessionRepo, type SessionRepo } from './session-repo.js';
+import { createSettingsRepo, type SettingsRepo } from './settings-repo.js';
+import { createTranscriptRepo, type TranscriptRepo } from './transcript-repo.js';
+import { createUsageRepo, type UsageRepo } from './usage-repo.js';
+
+export type { NewSession, SessionPatch, SessionRepo } from './session-repo.js';
+export type { OperationRepo } from './operation-repo.js';
+export type { ProjectRepo } from './project-repo.js';
+export type {
+  ReviewRequestInput,
+  ReviewRequestRecord,
+  ReviewRequestRepo,
+} from './review-request-repo.js';
+export type { SettingsRepo } from './settings-repo.js';
+export type { TranscriptRepo } from './transcript-repo.js';
+export type { UsageRepo, UsageTotal } from './usage-repo.js';
+
+/** Every repository over one executor (the database, or a transaction). */
+export interface Store {
+  readonly projects: ProjectRepo;
+  readonly settings: SettingsRepo;
+  readonly sessions: SessionRepo;
+  readonly transcript: TranscriptRepo;
+  readonly operations: OperationRepo;
+  readonly usage: UsageRepo;
+  readonly reviewRequests: ReviewRequestRepo;
+  /**
+   * Runs `fn` with repositories bound to one transaction: committed when it
+   * resolves, rolled back when it throws. Inside a transaction it joins it.
+   * Inside `fn` use only the store it is given: the outer store waits for
+   * the transaction to end (SQLite has one connection), so using it deadlocks.
+   */
+  transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
+}
+
+export function createStore(db: Executor): Store {
+  const store: Store = {
+    projects: createProjectRepo(db),
+    settings: createSettingsRepo(db),
+    sessions: createSessionRepo(db),
+    transcript: createTranscriptRepo(db),
+    operations: createOperationRepo(db),
+    usage: createUsageRepo(db),
+    reviewRequests: createReviewRequestRepo(db),
+    transaction: (fn) =>
+      db.isTransaction ? fn(store) : db.transaction().execute((trx) => fn(createStore(trx))),
+  };
+  return store;
+}

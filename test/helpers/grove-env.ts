@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { TmuxTerminal } from './tmux.js';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+export const GROVE_BIN = join(ROOT, 'dist', 'grove.js');
+
+/** A private world for one test: HOME, GROVE_HOME and a folder for repositories. */
+export interface GroveWorld {
+  readonly dir: string;
+  readonly home: string;
+  readonly groveHome: string;
+  readonly bin: string;
+  env(extra?: Record<string, string>): Record<string, string>;
+  cleanup(): void;
+}
+
+export function makeWorld(): GroveWorld {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'grove-e2e-')));
+  const home = join(dir, 'home');
+  const groveHome = join(dir, 'grove-home');
+  const bin = join(dir, 'bin');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Grove Test\n\temail = test@grove.invalid\n[init]\n\tdefaultBranch = main\n');
+  return {
+    dir,
+    home,
+    groveHome,
+    bin,
+    env: (extra = {}) => ({
+      PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+      HOME: home,
+      GROVE_HOME: groveHome,
+      TERM: 'xterm-256color',
+      LANG: 'C.UTF-8',
+      ...extra,
+    }),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** A git repository with one commit on main (and optionally a bare origin). */
+export function makeRepo(world: GroveWorld, name = 'project', withOrigin = false): string {
+  const repo = join(world.dir, name);
+  mkdirSync(repo, { recursive: true });
+  const git = (...args: string[]): string => execFileSync('git', args, { cwd: repo, env: { ...process.env, HOME: world.home }, encoding: 'utf8' });
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(repo, 'README.md'), `# ${name}\n`);
+  git('add', '-A');
+  git('commit', '-q', '-m', 'Initial commit');
+  if (withOrigin) {
+    const origin = join(world.dir, `${name}-origin.git`);
+    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', origin]);
+    git('remote', 'add', 'origin', origin);
+    git('push', '-q', '-u', 'origin', 'main');
+  }
+  return repo;
+}
+
+export async function startGrove(world: GroveWorld, cwd: string, options: { args?: string[]; env?: Record<string, string>; columns?: number; rows?: number } = {}): Promise<TmuxTerminal> {
+  return TmuxTerminal.start({
+    command: [process.execPath, GROVE_BIN, ...(options.args ?? [])],
+    cwd,
+    env: world.env(options.env),
+    columns: options.columns ?? 110,
+    rows: options.rows ?? 30,
+  });
+}

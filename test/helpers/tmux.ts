@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+
+export interface TmuxOptions {
+  readonly command: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly columns?: number;
+  readonly rows?: number;
+}
+
+function shellQuote(arg: string): string {
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Runs a program in a real terminal: a private tmux server per instance,
+ * one pane, keys sent with send-keys, the screen read with capture-pane.
+ */
+export class TmuxTerminal {
+  private constructor(private readonly socket: string) {}
+
+  static async start(options: TmuxOptions): Promise<TmuxTerminal> {
+    const socket = `grove-test-${randomBytes(6).toString('hex')}`;
+    const term = new TmuxTerminal(socket);
+    const envArgs = Object.entries(options.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
+    // `env -i` keeps the test's environment exact; the pane runs the command directly.
+    const command = `cd ${shellQuote(options.cwd)} && exec env -i ${envArgs.join(' ')} ${options.command.map(shellQuote).join(' ')}`;
+    await term.tmux(['-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 100), '-y', String(options.rows ?? 30), 'sh', '-c', command]);
+    await term.tmux(['set-option', '-t', 'main', 'remain-on-exit', 'on']);
+    return term;
+  }
+
+  async tmux(args: readonly string[]): Promise<string> {
+    const { stdout } = await exec('tmux', ['-L', this.socket, ...args], { env: { ...process.env, TMUX: '' } });
+    return stdout;
+  }
+
+  /** Keys in tmux's names: 'Enter', 'Escape', 'Tab', 'BTab', 'C-c', 'j', 'Down'. */
+  async keys(...keys: string[]): Promise<void> {
+    for (const key of keys) await this.tmux(['send-keys', '-t', 'main', key]);
+  }
+
+  /** Literal text, typed as keystrokes. */
+  async type(text: string): Promise<void> {
+    await this.tmux(['send-keys', '-t', 'main', '-l', text]);
+  }
+
+  /** Text delivered as one bracketed paste. */
+  async paste(text: string): Promise<void> {
+    await this.tmux(['set-buffer', '-b', 'grove', text]);
+    await this.tmux(['paste-buffer', '-p', '-b', 'grove', '-t', 'main']);
+  }
+
+  async screen(): Promise<string> {
+    return this.tmux(['capture-pane', '-p', '-t', 'main']);
+  }
+
+  async format(name: string): Promise<string> {
+    return (await this.tmux(['display-message', '-p', '-t', 'main', `#{${name}}`])).trim();
+  }
+
+  async resize(columns: number, rows: number): Promise<void> {
+    await this.tmux(['resize-window', '-t', 'main', '-x', String(columns), '-y', String(rows)]);
+  }
+
+  /** Waits until the screen matches; fails with the last screen in the message. */
+  async waitFor(pattern: string | RegExp, timeoutMs = 10_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = await this.screen();
+      if (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) return last;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`Timed out waiting for ${String(pattern)}. Screen:\n${last}`);
+  }
+
+  async waitForGone(pattern: string | RegExp, timeoutMs = 10_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = await this.screen();
+      if (!(typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last))) return last;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`Timed out waiting for ${String(pattern)} to go away. Screen:\n${last}`);
+  }
+
+  /** Waits for the program to exit and returns its exit status. */
+  async waitForExit(timeoutMs = 10_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if ((await this.format('pane_dead')) === '1') return Number(await this.format('pane_dead_status'));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`The program did not exit. Screen:\n${await this.screen()}`);
+  }
+
+  async pid(): Promise<number> {
+    return Number(await this.format('pane_pid'));
+  }
+
+  async kill(): Promise<void> {
+    await this.tmux(['kill-server']).catch(() => {});
+  }
+}

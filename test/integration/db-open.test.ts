@@ -1,0 +1,269 @@
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/infra/db/database.js';
+import { DatabaseError, type DatabaseErrorReason } from '../../src/infra/db/errors.js';
+
+const MIGRATIONS = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+let dir: string;
+let file: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'grove-db-open-'));
+  file = join(dir, 'nested', 'grove.db');
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function sha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/** Creates a migrated Grove database, runs `edit` on it with plain SQLite, and closes it. */
+async function createGroveDb(edit?: (sqlite: BetterSqlite3.Database) => void): Promise<void> {
+  const db = openDatabase(file, MIGRATIONS);
+  edit?.(db.sqlite);
+  await db.close();
+}
+
+function refusal(open: () => unknown): DatabaseError {
+  try {
+    open();
+  } catch (error) {
+    if (error instanceof DatabaseError) return error;
+    throw error;
+  }
+  throw new Error('the database was opened');
+}
+
+function expectRefusedUnchanged(reason: DatabaseErrorReason): DatabaseError {
+  const before = sha256(file);
+
+  const error = refusal(() => openDatabase(file, MIGRATIONS));
+
+  expect(error.kind).toBe('database');
+  expect(error.reason).toBe(reason);
+  expect(error.message).toContain(file);
+  expect(error.message).not.toContain('\n');
+  expect(sha256(file)).toBe(before);
+  return error;
+}
+
+function tableNames(sqlite: BetterSqlite3.Database): string[] {
+  const rows = sqlite
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .all() as {
+    name: string;
+  }[];
+  return rows.map((row) => row.name);
+}
+
+describe('openDatabase', () => {
+  it('creates the folder and file and applies every migration to an empty database', async () => {
+    const db = openDatabase(file, MIGRATIONS, { now: () => 1234 });
+
+    expect(tableNames(db.sqlite)).toEqual(
+      expect.arrayContaining([
+        'grove_migration',
+        'project',
+        'project_setting',
+        'session',
+        'session_message',
+        'session_operation',
+        'session_review_request',
+        'session_usage',
+        'setting',
+      ]),
+    );
+    expect(
+      db.sqlite.prepare('SELECT version, name, applied_at FROM grove_migration').all(),
+    ).toEqual([{ version: 1, name: 'initial', applied_at: 1234 }]);
+    await db.close();
+  });
+
+  it('sets WAL, foreign keys, the busy timeout and synchronous NORMAL', async () => {
+    const db = openDatabase(file, MIGRATIONS);
+
+    expect(db.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.sqlite.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(db.sqlite.pragma('synchronous', { simple: true })).toBe(1);
+    await db.close();
+  });
+
+  it('applies nothing when reopened', async () => {
+    await createGroveDb();
+
+    const db = openDatabase(file, MIGRATIONS, { now: () => 99 });
+
+    const rows = db.sqlite.prepare('SELECT version, applied_at FROM grove_migration').all() as {
+      applied_at: number;
+    }[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.applied_at).not.toBe(99);
+    await db.close();
+  });
+
+  it('applies a new migration to a database created before it existed', async () => {
+    await createGroveDb();
+    const migrations = join(dir, 'migrations');
+    cpSync(MIGRATIONS, migrations, { recursive: true });
+    writeFileSync(
+      join(migrations, '002_extra.sql'),
+      'CREATE TABLE extra (id INTEGER PRIMARY KEY);\n',
+    );
+
+    const db = openDatabase(file, migrations);
+
+    expect(tableNames(db.sqlite)).toContain('extra');
+    expect(
+      db.sqlite.prepare('SELECT version FROM grove_migration ORDER BY version').pluck().all(),
+    ).toEqual([1, 2]);
+    await db.close();
+  });
+
+  it('applies pending migrations all or nothing', () => {
+    const migrations = join(dir, 'migrations');
+    cpSync(MIGRATIONS, migrations, { recursive: true });
+    writeFileSync(
+      join(migrations, '002_broken.sql'),
+      'CREATE TABLE half (id INTEGER);\nCREATE TABLE oops (;\n',
+    );
+
+    expect(() => openDatabase(file, migrations)).toThrow(/002_broken\.sql/);
+
+    const sqlite = new BetterSqlite3(file, { readonly: true });
+    expect(tableNames(sqlite)).toEqual([]);
+    sqlite.close();
+  });
+
+  it('refuses a database created by a newer Grove and leaves it unchanged', async () => {
+    await createGroveDb((sqlite) =>
+      sqlite.prepare("INSERT INTO grove_migration VALUES (999, 'from_the_future', 'abc', 0)").run(),
+    );
+
+    const error = expectRefusedUnchanged('newer');
+
+    expect(error.message).toContain('newer Grove');
+    expect(error.message).toContain('999_from_the_future');
+  });
+
+  it('refuses a database whose recorded checksum differs and leaves it unchanged', async () => {
+    await createGroveDb((sqlite) =>
+      sqlite.prepare("UPDATE grove_migration SET checksum = 'tampered' WHERE version = 1").run(),
+    );
+
+    const error = expectRefusedUnchanged('edited');
+
+    expect(error.message).toContain('001_initial');
+  });
+
+  it('refuses a database when the shipped migration file was edited after it was applied', async () => {
+    await createGroveDb();
+    const migrations = join(dir, 'migrations');
+    cpSync(MIGRATIONS, migrations, { recursive: true });
+    const initial = join(migrations, '001_initial.sql');
+    writeFileSync(initial, `${readFileSync(initial, 'utf8')}\n-- an edit\n`);
+    const before = sha256(file);
+
+    const error = refusal(() => openDatabase(file, migrations));
+
+    expect(error.reason).toBe('edited');
+    expect(sha256(file)).toBe(before);
+  });
+
+  it('accepts a migration file whose only change is CRLF line endings', async () => {
+    await createGroveDb();
+    const migrations = join(dir, 'migrations');
+    mkdirSync(migrations);
+    const sql = readFileSync(join(MIGRATIONS, '001_initial.sql'), 'utf8');
+    writeFileSync(join(migrations, '001_initial.sql'), sql.replace(/\n/g, '\r\n'));
+
+    const db = openDatabase(file, migrations);
+
+    await db.close();
+  });
+
+  it('refuses a file that is not SQLite and leaves it unchanged', () => {
+    mkdirSync(join(dir, 'nested'));
+    writeFileSync(file, 'These are my notes, not a database.\n'.repeat(200));
+
+    const error = expectRefusedUnchanged('not_sqlite');
+
+    expect(error.message).toContain('not a SQLite database');
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('refuses a file shorter than a SQLite header', () => {
+    mkdirSync(join(dir, 'nested'));
+    writeFileSync(file, 'SQLite format 3\0');
+
+    expectRefusedUnchanged('not_sqlite');
+  });
+
+  it('refuses a corrupt database (valid header, garbage pages), leaves it unchanged and adds no side files', async () => {
+    await createGroveDb();
+    const bytes = readFileSync(file);
+    const pageSize = bytes.readUInt16BE(16);
+    expect(bytes.length).toBeGreaterThan(pageSize);
+    bytes.fill(0xab, pageSize);
+    writeFileSync(file, bytes);
+
+    const error = expectRefusedUnchanged('corrupt');
+
+    expect(error.message).toContain('damaged');
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    expect(existsSync(`${file}-shm`)).toBe(false);
+  });
+
+  it('refuses a database whose first page is garbage after the header', async () => {
+    await createGroveDb();
+    const bytes = readFileSync(file);
+    bytes.fill(0xab, 100);
+    writeFileSync(file, bytes);
+
+    expectRefusedUnchanged('corrupt');
+  });
+
+  it('refuses a path that is a folder as unreadable', () => {
+    mkdirSync(file, { recursive: true });
+
+    const error = refusal(() => openDatabase(file, MIGRATIONS));
+
+    expect(error.reason).toBe('unreadable');
+  });
+
+  it('opens an existing empty file as a new database', async () => {
+    mkdirSync(join(dir, 'nested'));
+    writeFileSync(file, '');
+
+    const db = openDatabase(file, MIGRATIONS);
+
+    expect(tableNames(db.sqlite)).toContain('session');
+    await db.close();
+  });
+
+  it('can be closed twice', async () => {
+    const db = openDatabase(file, MIGRATIONS);
+
+    await db.close();
+    await db.close();
+
+    expect(db.sqlite.open).toBe(false);
+  });
+});

@@ -1,0 +1,162 @@
+// Grove's benchmarks (not tests): start-up to first full frame in a real
+// pseudo-terminal with 0 and 500 sessions, idle CPU over 10 s, resident memory,
+// and the time one frame takes to draw with 500 sessions.
+//   npm run bench            (builds first)
+//   node xtask/bench.mjs --runs 15
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BIN = join(ROOT, 'dist', 'grove.js');
+const runsArg = process.argv.indexOf('--runs');
+const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 11;
+const COLUMNS = 120;
+const ROWS = 40;
+
+function world() {
+  const dir = mkdtempSync(join(tmpdir(), 'grove-bench-'));
+  const home = join(dir, 'home');
+  const repo = join(dir, 'repo');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(repo, { recursive: true });
+  const git = (...args) => execFileSync('git', args, { cwd: repo, env: { ...process.env, HOME: home, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(repo, 'README.md'), '# bench\n');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'init');
+  return { dir, home, repo, groveHome: join(dir, 'grove-home') };
+}
+
+function env(w) {
+  return { PATH: process.env.PATH, HOME: w.home, GROVE_HOME: w.groveHome, TERM: 'xterm-256color', LANG: 'C.UTF-8', COLUMNS: String(COLUMNS), LINES: String(ROWS) };
+}
+
+/** Spawns grove under `script` (a real pty) and resolves when the first full frame is out. */
+function startInPty(w, marker) {
+  return new Promise((resolvePromise, reject) => {
+    const started = process.hrtime.bigint();
+    const command = `stty cols ${COLUMNS} rows ${ROWS}; exec ${process.execPath} ${BIN}`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: w.repo, env: env(w), stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    let done = false;
+    const timer = setTimeout(() => {
+      if (!done) reject(new Error(`no frame within 10 s; got: ${JSON.stringify(out.slice(-400))}`));
+    }, 10_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk.toString('utf8');
+      // The footer is the last thing painted in a full frame.
+      if (!done && out.includes(marker) && out.includes('\x1b[?2026l')) {
+        done = true;
+        clearTimeout(timer);
+        resolvePromise({ child, ms: Number(process.hrtime.bigint() - started) / 1e6 });
+      }
+    });
+    child.on('error', reject);
+  });
+}
+
+function nodePid(scriptPid) {
+  // script → sh (exec'd into node): the child of script is node.
+  const children = execFileSync('pgrep', ['-P', String(scriptPid)], { encoding: 'utf8' }).trim().split('\n');
+  return Number(children[0]);
+}
+
+function cpuTicks(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime (after the comm field)
+}
+
+function rssMb(pid) {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(line.split(/\s+/)[1]) / 1024;
+}
+
+async function stop(child) {
+  child.stdin.write('q');
+  await new Promise((r) => setTimeout(r, 100));
+  child.stdin.write('y');
+  await new Promise((resolveExit) => {
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolveExit();
+    }, 3000);
+    child.on('exit', () => {
+      clearTimeout(t);
+      resolveExit();
+    });
+  });
+}
+
+function seed(w, count) {
+  const db = new Database(join(w.groveHome, 'db', 'grove.db'));
+  const project = db.prepare('SELECT id FROM project LIMIT 1').get();
+  const insert = db.prepare(`INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at, active_seconds)
+    VALUES (?, ?, ?, ?, 'main', ?, ?, 'claude', 'sonnet', 'high', 'p', ?, ?, ?, ?, ?, ?)`);
+  const statuses = ['Review', 'Done', 'Canceled', 'Question', 'Review', 'Done'];
+  const sizes = ['XS', 'S', 'M', 'L', 'XL', 'XXL'];
+  const now = Date.now();
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const id = `bench-${String(i).padStart(6, '0')}-0000-0000-000000000000`;
+      insert.run(id, project.id, `Benchmark session number ${i} doing some work`, statuses[i % statuses.length], `grove/b${i}`, `/tmp/wt/b${i}`, sizes[i % sizes.length], i % 300, i % 70, now - i * 1000, now - i * 500, i * 7);
+    }
+  })();
+  db.close();
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function firstFrames(w, label) {
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const { child, ms } = await startInPty(w, 'Sessions');
+    times.push(ms);
+    await stop(child);
+  }
+  console.log(`first frame, ${label}: median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms (${RUNS} runs)`);
+  return median(times);
+}
+
+const w = world();
+try {
+  // First start creates the database and registers the project.
+  const warm = await startInPty(w, 'Sessions');
+  await stop(warm.child);
+  const empty = await firstFrames(w, '0 sessions');
+  seed(w, 500);
+  const full = await firstFrames(w, '500 sessions');
+
+  const { child } = await startInPty(w, 'Sessions');
+  const pid = nodePid(child.pid);
+  await new Promise((r) => setTimeout(r, 1000));
+  const hz = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  const before = cpuTicks(pid);
+  await new Promise((r) => setTimeout(r, 10_000));
+  const used = (cpuTicks(pid) - before) / hz;
+  const idle = (used / 10) * 100;
+  const rss = rssMb(pid);
+  // Frame cost: move the selection 200 times and time the whole burst.
+  const burstStart = process.hrtime.bigint();
+  let painted = 0;
+  child.stdout.on('data', (c) => {
+    painted += (c.toString().match(/\x1b\[\?2026l/g) ?? []).length;
+  });
+  for (let i = 0; i < 200; i++) child.stdin.write(i % 2 ? 'k' : 'j');
+  while (painted < 150 && Number(process.hrtime.bigint() - burstStart) / 1e6 < 10_000) await new Promise((r) => setTimeout(r, 10));
+  const burstMs = Number(process.hrtime.bigint() - burstStart) / 1e6;
+  console.log(`idle CPU over 10 s with 500 sessions: ${idle.toFixed(2)} %`);
+  console.log(`resident memory with 500 sessions: ${rss.toFixed(1)} MB`);
+  console.log(`200 key presses with 500 sessions: ${burstMs.toFixed(0)} ms for ${painted} frames (${(burstMs / Math.max(1, painted)).toFixed(1)} ms per frame)`);
+  await stop(child);
+  const verdict = (ok) => (ok ? 'ok' : 'MISSED');
+  console.log(`targets: first frame < 150 ms with 500 sessions: ${verdict(full < 150)}; idle CPU < 1 %: ${verdict(idle < 1)}; RSS < 100 MB: ${verdict(rss < 100)}`);
+  void empty;
+} finally {
+  rmSync(w.dir, { recursive: true, force: true });
+}
