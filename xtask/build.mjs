@@ -1,12 +1,16 @@
 // Bundles Grove into one ESM file (dist/grove.js). Native addons stay external.
 import { build } from 'esbuild';
-import { readFile, chmod } from 'node:fs/promises';
+import { chmod, readFile, rm } from 'node:fs/promises';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
+await rm('dist', { recursive: true, force: true });
 await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/grove.js',
+  entryPoints: { grove: 'src/main.ts' },
+  outdir: 'dist',
+  // Rarely needed parts (markdown highlighting, the GitHub client) load on demand.
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
   platform: 'node',
   target: 'node20',

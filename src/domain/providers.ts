@@ -31,7 +31,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     models: ['sonnet', 'opus', 'haiku'],
     defaultModel: 'sonnet',
     fastModel: 'haiku',
-    reasoningLevels: ['low', 'medium', 'high', 'max'],
+    reasoningLevels: ['low', 'medium', 'high', 'xhigh', 'max'],
     defaultReasoning: 'high',
     transport: 'cli',
     authHint: 'set ANTHROPIC_API_KEY or run `claude` once to log in',

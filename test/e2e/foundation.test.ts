@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GROVE_BIN, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
+import { seedSessions } from '../helpers/seed.js';
 
 let world: GroveWorld;
 let term: TmuxTerminal | null = null;
@@ -184,5 +185,47 @@ describe('command-line errors', () => {
     term = await startGrove(world, world.home);
     const screen = await term.waitFor('Agent CLIs');
     expect(screen).toContain(repo);
+  });
+});
+
+describe('the session list', () => {
+  it('groups seeded sessions and moves the selection with j and k', async () => {
+    const repo = makeRepo(world);
+    await seedSessions(world.groveHome, repo, [
+      { title: 'Old finished work', status: 'Done' },
+      { title: 'Waiting to merge', status: 'Queued' },
+      { title: 'Needs review', status: 'Review', addedLines: 40, deletedLines: 5 },
+      { title: 'Asked a question', status: 'Question' },
+    ]);
+    term = await startGrove(world, repo);
+    const screen = await term.waitFor('MERGE QUEUE (1)');
+    expect(screen).toContain('ACTIVE (2)');
+    expect(screen).toContain('ARCHIVE (1)');
+    expect(screen.indexOf('MERGE QUEUE')).toBeLessThan(screen.indexOf('ACTIVE'));
+    expect(screen.indexOf('ACTIVE')).toBeLessThan(screen.indexOf('ARCHIVE'));
+    expect(screen).toMatch(/▶ \[XS\]\s+Waiting to merge/);
+    await term.keys('j');
+    await term.waitFor(/▶ \[XS\]\s+Asked a question/);
+    await term.keys('j');
+    await term.waitFor(/▶ \[M\]\s+Needs review/);
+    await term.keys('k');
+    await term.waitFor(/▶ \[XS\]\s+Asked a question/);
+    await term.keys('G');
+    await term.waitFor(/▶ \[XS\]\s+Old finished work/);
+  });
+
+  it('opens a session with Enter and goes back with q', async () => {
+    const repo = makeRepo(world);
+    await seedSessions(world.groveHome, repo, [
+      { title: 'Needs review', status: 'Review', transcript: [['user_prompt', 'Please fix the bug'], ['assistant_answer', 'I fixed the **bug** in `main.ts`.']] },
+    ]);
+    term = await startGrove(world, repo);
+    await term.waitFor('Needs review');
+    await term.keys('Enter');
+    const view = await term.waitFor('Please fix the bug');
+    expect(view).toContain('I fixed the');
+    expect(view).toContain('Review');
+    await term.keys('q');
+    await term.waitFor('ACTIVE (1)');
   });
 });

@@ -1,13 +1,54 @@
-import type { Agents, SessionTurnInput, SessionTurnOutput } from '../../app/ports.js';
-import type { AgentAvailability } from '../../app/state.js';
 import type { ModelChoice, ProviderId } from '../../domain/providers.js';
-import { agentResponseJsonSchema } from '../../domain/protocol.js';
+import type { PermissionMode } from '../../domain/session.js';
+import { agentResponseJsonSchema, type AgentResponse } from '../../domain/protocol.js';
 import type { Logger } from '../log.js';
-import type { AgentChannel, ChannelOptions, TurnEvent } from './channel.js';
-import { detectAgents } from './detect.js';
+import type { AgentChannel, ChannelOptions, RequestKind, TurnEvent, TurnResult } from './channel.js';
+import { detectAgents, type DetectedAgent } from './detect.js';
 import { buildTurnPrompt } from './prompt.js';
 import { runProtocolTurn } from './protocol-turn.js';
 import { createChannel } from './registry.js';
+
+export interface SessionTurnInput {
+  readonly sessionId: string;
+  readonly userPrompt: string;
+  readonly kind: RequestKind;
+  readonly cwd: string;
+  readonly mainCheckout: string;
+  readonly model: string;
+  readonly reasoning: string;
+  readonly permissionMode: PermissionMode;
+  readonly providerConversationId: string | null;
+}
+
+export interface SessionTurnOutput {
+  readonly response: AgentResponse;
+  readonly result: TurnResult;
+}
+
+/** Everything the app needs from the agent layer. */
+export interface Agents {
+  /** A channel for one session (kept for its follow-up turns). */
+  create(provider: ProviderId): AgentChannel;
+  detect(): Promise<readonly DetectedAgent[]>;
+  /** One session turn: protocol prompt, the turn, parsing with one repair. */
+  turn(
+    channel: AgentChannel,
+    input: SessionTurnInput,
+    onEvent: (event: TurnEvent) => void,
+    signal: AbortSignal,
+  ): Promise<SessionTurnOutput>;
+  /**
+   * A one-shot prompt on a fresh channel; returns the answer. Read-only
+   * (titles, commit messages, reviews) unless `write` (conflict resolution).
+   */
+  utility(
+    choice: ModelChoice,
+    prompt: string,
+    cwd: string,
+    signal: AbortSignal,
+    options?: { readonly write?: boolean },
+  ): Promise<{ answer: string; inputTokens: number; outputTokens: number }>;
+}
 
 /** Providers whose CLI enforces the reply schema natively; the others get it in the prompt. */
 const NATIVE_SCHEMA: ReadonlySet<ProviderId> = new Set<ProviderId>(['claude', 'codex']);
@@ -44,7 +85,7 @@ export function createAgents(env: NodeJS.ProcessEnv, logger: Logger): Agents {
 
   return {
     create: (provider) => createChannel(provider, options(TURN_TIMEOUT_MS)),
-    detect: async () => (await detectAgents(env)) as readonly AgentAvailability[],
+    detect: () => detectAgents(env),
     turn,
     async utility(choice: ModelChoice, prompt: string, cwd: string, signal: AbortSignal, extra?: { readonly write?: boolean }) {
       const channel = createChannel(choice.agent, options(UTILITY_TIMEOUT_MS));

@@ -1,0 +1,71 @@
+import { isAbsolute, relative, resolve } from 'node:path';
+import { AgentError, type TurnResult } from './channel.js';
+import type { ProviderId } from '../../domain/providers.js';
+import { JsonRpcPeer } from './json-rpc.js';
+import { SpawnError, spawnAgent, stderrSummary, type AgentProcess } from './process.js';
+
+/** True when `path` (absolute, or relative to `root`) is inside `root`. */
+export function isInside(root: string, path: string): boolean {
+  const full = isAbsolute(path) ? path : resolve(root, path);
+  const rel = relative(resolve(root), full);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** A long-lived agent process speaking JSON-RPC, started lazily and restartable. */
+export interface Runtime {
+  readonly proc: AgentProcess;
+  readonly peer: JsonRpcPeer;
+  readonly cwd: string;
+  dead: boolean;
+}
+
+export async function startRuntime(
+  provider: ProviderId,
+  label: string,
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  withVersion: boolean,
+  installHint: string,
+): Promise<Runtime> {
+  let proc: AgentProcess;
+  try {
+    proc = await spawnAgent(command, args, { cwd, env });
+  } catch (error) {
+    if (error instanceof SpawnError && error.code === 'ENOENT') {
+      throw new AgentError(provider, 'missing_cli', `${label} (\`${command}\`) is not installed or not on PATH. ${installHint}`);
+    }
+    throw new AgentError(provider, 'crash', `${label} could not start: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const peer = new JsonRpcPeer(proc.child, withVersion);
+  const runtime: Runtime = { proc, peer, cwd, dead: false };
+  void proc.exited.then((exit) => {
+    runtime.dead = true;
+    peer.close(new AgentError(provider, 'crash', `${label} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`, stderrSummary(proc.stderrTail())));
+  });
+  return runtime;
+}
+
+/** Collects the pieces of a turn's result as notifications arrive. */
+export class TurnAccumulator {
+  message = '';
+  inputTokens = 0;
+  outputTokens = 0;
+}
+
+export function turnResult(acc: TurnAccumulator, conversationId: string | null, structured: unknown = null): TurnResult {
+  return { message: acc.message, structured, inputTokens: acc.inputTokens, outputTokens: acc.outputTokens, providerConversationId: conversationId };
+}
+
+export function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+export function asString(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+export function asNumber(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}

@@ -1,0 +1,45 @@
+import { execa } from 'execa';
+import { PROVIDERS, type ProviderId } from '../../domain/providers.js';
+import { delimiter, join } from 'node:path';
+import { accessSync, constants } from 'node:fs';
+
+export interface DetectedAgent {
+  readonly id: ProviderId;
+  readonly binary: string;
+  readonly path: string | null;
+  readonly version: string | null;
+  readonly error?: string;
+}
+
+/** The first executable `name` on PATH, or null. */
+export function which(name: string, env: NodeJS.ProcessEnv): string | null {
+  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/** Finds the agent CLIs on PATH and asks each for its version (3 s each, in parallel). Never throws. */
+export async function detectAgents(env: NodeJS.ProcessEnv): Promise<DetectedAgent[]> {
+  return Promise.all(
+    PROVIDERS.map(async (provider): Promise<DetectedAgent> => {
+      const path = which(provider.binary, env);
+      if (!path) return { id: provider.id, binary: provider.binary, path: null, version: null };
+      try {
+        const result = await execa(path, ['--version'], { env: { ...env, GEMINI_CLI_NO_RELAUNCH: 'true' }, timeout: 3000, reject: false, stdin: 'ignore' });
+        const text = `${String(result.stdout)}\n${String(result.stderr)}`;
+        const version = /\d+\.\d+\.\d+[\w.-]*/.exec(text)?.[0] ?? null;
+        return { id: provider.id, binary: provider.binary, path, version, ...(version ? {} : { error: result.timedOut ? '--version timed out' : 'no version reported' }) };
+      } catch (error) {
+        return { id: provider.id, binary: provider.binary, path, version: null, error: error instanceof Error ? error.message : String(error) };
+      }
+    }),
+  );
+}

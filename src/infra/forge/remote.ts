@@ -1,0 +1,40 @@
+/** Where a GitHub repository lives and where its API is. */
+export interface GitHubRepo {
+  readonly host: string;
+  readonly owner: string;
+  readonly repo: string;
+  readonly apiBaseUrl: string;
+}
+
+/**
+ * Parses a git remote URL (https, ssh://, scp-like `git@host:o/r.git`, with
+ * or without `.git`). github.com uses api.github.com; any other host is
+ * treated as GitHub Enterprise (`https://HOST/api/v3`). GROVE_GITHUB_API_URL
+ * overrides the API base. Credentials in the URL are never kept.
+ */
+export function parseGitHubRemote(url: string, env: NodeJS.ProcessEnv = {}): GitHubRepo | null {
+  const text = url.trim();
+  let host: string | null = null;
+  let path: string | null = null;
+  const scp = /^(?:[^@/\s]+@)?([^:/\s]+):(?!\/)(.+)$/.exec(text);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    try {
+      const parsed = new URL(text);
+      if (!['https:', 'http:', 'ssh:', 'git:', 'git+ssh:', 'ssh+git:'].includes(parsed.protocol)) return null;
+      host = parsed.hostname;
+      path = parsed.pathname;
+    } catch {
+      return null;
+    }
+  } else if (scp) {
+    host = scp[1] ?? null;
+    path = scp[2] ?? null;
+  }
+  if (!host || !path) return null;
+  const parts = path.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '').split('/');
+  if (parts.length !== 2 || !parts[0] || !parts[1]) return null;
+  const [owner, repo] = parts as [string, string];
+  const override = env['GROVE_GITHUB_API_URL']?.trim();
+  const apiBaseUrl = override ? override.replace(/\/+$/, '') : host === 'github.com' ? 'https://api.github.com' : `https://${host}/api/v3`;
+  return { host: host.toLowerCase(), owner, repo, apiBaseUrl };
+}

@@ -1,0 +1,110 @@
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { git, gitOut } from './run.js';
+
+export interface DiffFile {
+  readonly path: string;
+  readonly oldPath?: string;
+  readonly status: 'added' | 'modified' | 'deleted' | 'renamed';
+  readonly added: number;
+  readonly deleted: number;
+  readonly binary: boolean;
+}
+
+export interface DiffStats {
+  readonly files: readonly DiffFile[];
+  readonly added: number;
+  readonly deleted: number;
+}
+
+export interface Diff extends DiffStats {
+  readonly patch: string;
+}
+
+/**
+ * Runs `fn` with an index that is a copy of the worktree's real one, with
+ * every file (untracked too) added to it. The real index is never touched.
+ */
+async function withTempIndex<T>(dir: string, fn: (env: Record<string, string>, base: string) => Promise<T>, baseBranch: string): Promise<T> {
+  const gitDir = await gitOut(['rev-parse', '--absolute-git-dir'], { cwd: dir });
+  const tmp = await mkdtemp(join(tmpdir(), 'grove-index-'));
+  const index = join(tmp, 'index');
+  try {
+    const real = join(gitDir, 'index');
+    if (existsSync(real)) await copyFile(real, index);
+    const env = { GIT_INDEX_FILE: index };
+    await git(['add', '-A'], { cwd: dir, env });
+    const base = await gitOut(['merge-base', 'HEAD', baseBranch], { cwd: dir });
+    return await fn(env, base);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+function parseNumstat(numstat: string, nameStatus: string): DiffFile[] {
+  const statuses = new Map<string, { status: DiffFile['status']; oldPath?: string }>();
+  const ns = nameStatus.split('\0').filter((p) => p !== '');
+  for (let i = 0; i < ns.length; ) {
+    const code = ns[i] ?? '';
+    if (code.startsWith('R') || code.startsWith('C')) {
+      const oldPath = ns[i + 1] ?? '';
+      const path = ns[i + 2] ?? '';
+      statuses.set(path, { status: 'renamed', oldPath });
+      i += 3;
+    } else {
+      const path = ns[i + 1] ?? '';
+      statuses.set(path, { status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified' });
+      i += 2;
+    }
+  }
+  const files: DiffFile[] = [];
+  const parts = numstat.split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const head = parts[i] ?? '';
+    if (head === '') continue;
+    const [a = '0', d = '0', inlinePath = ''] = head.split('\t');
+    let path = inlinePath;
+    let oldPath: string | undefined;
+    if (inlinePath === '') {
+      // Renames: "a\td\t" then old path and new path as separate fields.
+      oldPath = parts[i + 1];
+      path = parts[i + 2] ?? '';
+      i += 2;
+    }
+    const binary = a === '-' && d === '-';
+    const info = statuses.get(path);
+    files.push({
+      path,
+      ...(oldPath ?? info?.oldPath ? { oldPath: oldPath ?? info?.oldPath } : {}),
+      status: info?.status ?? 'modified',
+      added: binary ? 0 : Number(a),
+      deleted: binary ? 0 : Number(d),
+      binary,
+    });
+  }
+  return files.sort((x, y) => x.path.localeCompare(y.path));
+}
+
+async function stats(dir: string, env: Record<string, string>, base: string): Promise<DiffStats> {
+  const [numstat, nameStatus] = await Promise.all([
+    git(['diff', '--cached', '--numstat', '-z', '-M', base], { cwd: dir, env }),
+    git(['diff', '--cached', '--name-status', '-z', '-M', base], { cwd: dir, env }),
+  ]);
+  const files = parseNumstat(numstat.stdout, nameStatus.stdout);
+  return { files, added: files.reduce((s, f) => s + f.added, 0), deleted: files.reduce((s, f) => s + f.deleted, 0) };
+}
+
+/** The session's changes: merge-base with the base branch → the working tree, untracked files included. */
+export async function diffAgainstBase(dir: string, baseBranch: string): Promise<Diff> {
+  return withTempIndex(dir, async (env, base) => {
+    const [summary, patch] = await Promise.all([stats(dir, env, base), git(['diff', '--cached', '-M', '--no-color', '--no-ext-diff', base], { cwd: dir, env })]);
+    return { ...summary, patch: patch.stdout };
+  }, baseBranch);
+}
+
+/** Counts only (fast): files and +/- lines of the session's changes. */
+export async function diffStats(dir: string, baseBranch: string): Promise<DiffStats> {
+  return withTempIndex(dir, (env, base) => stats(dir, env, base), baseBranch);
+}

@@ -1,0 +1,53 @@
+import * as commit from './commit.js';
+import * as diff from './diff.js';
+import * as merge from './merge.js';
+import * as remote from './remote.js';
+import * as repo from './repo.js';
+import * as worktree from './worktree.js';
+
+export { GitError } from './run.js';
+export type { StatusEntry } from './repo.js';
+export type { Diff, DiffFile, DiffStats } from './diff.js';
+export type { RebaseResult, SquashResult } from './merge.js';
+export type { CommitResult } from './commit.js';
+
+/** Grove's one git adapter: argument arrays, explicit cwd, parsed porcelain output. */
+export interface GitClient {
+  repoRoot: typeof repo.repoRoot;
+  currentBranch: typeof repo.currentBranch;
+  statusPorcelain: typeof repo.statusPorcelain;
+  isClean: typeof repo.isClean;
+  headCommit: typeof repo.headCommit;
+  branchExists: typeof repo.branchExists;
+  upstreamOf: typeof repo.upstreamOf;
+  aheadBehind: typeof repo.aheadBehind;
+  commitSubjects: typeof repo.commitSubjects;
+  remoteUrl: typeof repo.remoteUrl;
+  listRemotes: typeof repo.listRemotes;
+  commitsSince: typeof repo.commitsSince;
+  lastCommitMessage: typeof repo.lastCommitMessage;
+  addWorktree: typeof worktree.addWorktree;
+  removeWorktree: typeof worktree.removeWorktree;
+  deleteBranch: typeof worktree.deleteBranch;
+  listWorktrees: typeof worktree.listWorktrees;
+  initSubmodules: typeof worktree.initSubmodules;
+  copyWorktreeInclude: typeof worktree.copyWorktreeInclude;
+  commitAll: typeof commit.commitAll;
+  diffAgainstBase: typeof diff.diffAgainstBase;
+  diffStats: typeof diff.diffStats;
+  rebase: typeof merge.rebase;
+  rebaseContinue: typeof merge.rebaseContinue;
+  rebaseAbort: typeof merge.rebaseAbort;
+  isRebaseInProgress: typeof merge.isRebaseInProgress;
+  filesWithConflictMarkers: typeof merge.filesWithConflictMarkers;
+  stageFiles: typeof merge.stageFiles;
+  squashMerge: typeof merge.squashMerge;
+  mergeTreeConflicts: typeof merge.mergeTreeConflicts;
+  fetch: typeof remote.fetch;
+  pullRebase: typeof remote.pullRebase;
+  push: typeof remote.push;
+}
+
+export function createGitClient(): GitClient {
+  return { ...repo, ...worktree, ...commit, ...diff, ...merge, ...remote };
+}

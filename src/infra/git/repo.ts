@@ -1,0 +1,83 @@
+import { git, gitOut } from './run.js';
+
+export interface StatusEntry {
+  /** Two-letter porcelain code, e.g. ' M', '??', 'A '. */
+  readonly code: string;
+  readonly path: string;
+}
+
+/** The top of the repository containing `dir`, or null when it is not in one. */
+export async function repoRoot(dir: string): Promise<string | null> {
+  const result = await git(['rev-parse', '--show-toplevel'], { cwd: dir, okCodes: [128] }).catch(() => null);
+  if (!result || result.exitCode !== 0) return null;
+  return result.stdout.trim() || null;
+}
+
+export async function currentBranch(dir: string): Promise<string | null> {
+  const result = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir, okCodes: [1] });
+  return result.exitCode === 0 ? result.stdout.trim() || null : null;
+}
+
+export async function statusPorcelain(dir: string): Promise<StatusEntry[]> {
+  const out = (await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: dir })).stdout;
+  const entries: StatusEntry[] = [];
+  const parts = out.split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] ?? '';
+    if (part.length < 4) continue;
+    const code = part.slice(0, 2);
+    entries.push({ code, path: part.slice(3) });
+    if (code.startsWith('R') || code.startsWith('C')) i++; // the rename source follows
+  }
+  return entries;
+}
+
+export async function isClean(dir: string): Promise<boolean> {
+  return (await statusPorcelain(dir)).length === 0;
+}
+
+export async function headCommit(dir: string): Promise<string> {
+  return gitOut(['rev-parse', 'HEAD'], { cwd: dir });
+}
+
+export async function branchExists(dir: string, name: string): Promise<boolean> {
+  const result = await git(['show-ref', '--verify', '--quiet', `refs/heads/${name}`], { cwd: dir, okCodes: [1] });
+  return result.exitCode === 0;
+}
+
+/** `origin/main` style upstream of a local branch, or null. */
+export async function upstreamOf(dir: string, branch: string): Promise<string | null> {
+  const result = await git(['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${branch}@{upstream}`], { cwd: dir, okCodes: [128] });
+  return result.exitCode === 0 ? result.stdout.trim() || null : null;
+}
+
+/** Commits on `left` not on `right` (ahead) and the reverse (behind). */
+export async function aheadBehind(dir: string, left: string, right: string): Promise<{ ahead: number; behind: number }> {
+  const out = await gitOut(['rev-list', '--left-right', '--count', `${left}...${right}`], { cwd: dir });
+  const [ahead = '0', behind = '0'] = out.split(/\s+/);
+  return { ahead: Number(ahead), behind: Number(behind) };
+}
+
+export async function commitSubjects(dir: string, range: string): Promise<string[]> {
+  const out = await gitOut(['log', '--format=%s', range], { cwd: dir });
+  return out === '' ? [] : out.split('\n');
+}
+
+export async function remoteUrl(dir: string, remote: string): Promise<string | null> {
+  const result = await git(['remote', 'get-url', remote], { cwd: dir, okCodes: [2, 128] });
+  return result.exitCode === 0 ? result.stdout.trim() || null : null;
+}
+
+export async function listRemotes(dir: string): Promise<string[]> {
+  const out = await gitOut(['remote'], { cwd: dir });
+  return out === '' ? [] : out.split('\n');
+}
+
+/** Number of commits on HEAD that are not on `base`. */
+export async function commitsSince(dir: string, base: string): Promise<number> {
+  return Number(await gitOut(['rev-list', '--count', `${base}..HEAD`], { cwd: dir }));
+}
+
+export async function lastCommitMessage(dir: string): Promise<string> {
+  return gitOut(['log', '-1', '--format=%B'], { cwd: dir });
+}

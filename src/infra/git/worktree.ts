@@ -1,0 +1,69 @@
+import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { git, gitOut } from './run.js';
+
+export async function addWorktree(repo: string, path: string, branch: string, startRef: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await git(['worktree', 'add', '-b', branch, path, startRef], { cwd: repo });
+}
+
+export async function removeWorktree(repo: string, path: string, options: { force: boolean }): Promise<void> {
+  if (!existsSync(path)) {
+    await git(['worktree', 'prune'], { cwd: repo });
+    return;
+  }
+  await git(['worktree', 'remove', ...(options.force ? ['--force', '--force'] : []), path], { cwd: repo });
+}
+
+export async function deleteBranch(repo: string, name: string, options: { force: boolean }): Promise<void> {
+  await git(['branch', options.force ? '-D' : '-d', name], { cwd: repo });
+}
+
+export interface WorktreeInfo {
+  readonly path: string;
+  readonly branch: string | null;
+  readonly head: string | null;
+}
+
+export async function listWorktrees(repo: string): Promise<WorktreeInfo[]> {
+  const out = await gitOut(['worktree', 'list', '--porcelain'], { cwd: repo });
+  const list: WorktreeInfo[] = [];
+  for (const block of out.split('\n\n')) {
+    const lines = block.split('\n');
+    const path = lines.find((l) => l.startsWith('worktree '))?.slice(9);
+    if (!path) continue;
+    const branch = lines.find((l) => l.startsWith('branch '))?.slice(7).replace(/^refs\/heads\//, '') ?? null;
+    const head = lines.find((l) => l.startsWith('HEAD '))?.slice(5) ?? null;
+    list.push({ path, branch, head });
+  }
+  return list;
+}
+
+export async function initSubmodules(dir: string): Promise<void> {
+  if (!existsSync(join(dir, '.gitmodules'))) return;
+  await git(['submodule', 'update', '--init', '--recursive'], { cwd: dir, timeoutMs: 10 * 60_000 });
+}
+
+/**
+ * Copies the files matched by `.worktreeinclude` (gitignore syntax) that
+ * exist in the main checkout — typically ignored files such as `.env` —
+ * into the new worktree. Returns the copied relative paths.
+ */
+export async function copyWorktreeInclude(mainCheckout: string, worktree: string): Promise<string[]> {
+  const includeFile = join(mainCheckout, '.worktreeinclude');
+  if (!existsSync(includeFile)) return [];
+  const out = (await git(['ls-files', '-z', '--others', '--ignored', '--cached', `--exclude-from=${includeFile}`], { cwd: mainCheckout })).stdout;
+  const copied: string[] = [];
+  for (const rel of out.split('\0')) {
+    if (rel === '' || rel === '.worktreeinclude') continue;
+    const from = join(mainCheckout, rel);
+    const to = join(worktree, rel);
+    const info = await stat(from).catch(() => null);
+    if (!info?.isFile() || existsSync(to)) continue;
+    await mkdir(dirname(to), { recursive: true });
+    await copyFile(from, to);
+    copied.push(rel);
+  }
+  return copied.sort();
+}
