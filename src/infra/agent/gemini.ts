@@ -54,6 +54,10 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
           current.onEvent({ type: 'thinking', text: asString(asRecord(update['content'])['text']) ?? '' });
           break;
         case 'tool_call':
+          // Text before a tool call was narration; the reply is what comes after the last one.
+          current.acc.message = '';
+          current.onEvent({ type: 'progress', text: (asString(update['title']) ?? 'Using a tool').slice(0, 80) });
+          break;
         case 'tool_call_update': {
           const title = asString(update['title']);
           if (title) current.onEvent({ type: 'progress', text: title.slice(0, 80) });

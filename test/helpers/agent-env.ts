@@ -1,0 +1,58 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FakeModelServer } from './fake-model/server.js';
+
+/**
+ * Environment that points the real agent CLIs at the fake model server,
+ * with a private HOME, no outside traffic and no retries (so a failure is
+ * quick). Writes the config files Codex and Gemini need into that HOME.
+ */
+export function agentEnv(server: FakeModelServer, home: string, extra: Record<string, string> = {}): Record<string, string> {
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  writeFileSync(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+      privacy: { usageStatisticsEnabled: false },
+      general: { maxAttempts: 1 },
+      telemetry: { enabled: false },
+    }),
+  );
+  const codexHome = join(home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(
+    join(codexHome, 'config.toml'),
+    [
+      'model_provider = "fake"',
+      '[analytics]',
+      'enabled = false',
+      '[features]',
+      'plugins = false',
+      'unbounded_connection_retries = false',
+      '[model_providers.fake]',
+      'name = "Fake local"',
+      `base_url = "${server.url}/v1"`,
+      'env_key = "FAKE_OPENAI_KEY"',
+      'wire_api = "responses"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '',
+    ].join('\n'),
+  );
+  return {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: home,
+    LANG: 'C.UTF-8',
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: 'sk-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    DISABLE_AUTOUPDATER: '1',
+    CODEX_HOME: codexHome,
+    FAKE_OPENAI_KEY: 'sk-test',
+    GOOGLE_GEMINI_BASE_URL: server.url,
+    GEMINI_API_KEY: 'test-key',
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+    ...extra,
+  };
+}

@@ -1,0 +1,91 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { anthropicHandler } from './anthropic.js';
+import { geminiHandler } from './gemini.js';
+import { openaiHandler } from './openai.js';
+import { json, type ApiHandler, type ApiName, type ScriptStep } from './types.js';
+
+export type { ApiName, ScriptStep } from './types.js';
+
+export interface RecordedRequest {
+  readonly api: ApiName | null;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: unknown;
+}
+
+export interface FakeModelServer {
+  readonly url: string;
+  readonly port: number;
+  readonly requests: RecordedRequest[];
+  /** Appends steps to an API's queue; each model request takes the next one. */
+  script(api: ApiName, steps: readonly ScriptStep[]): void;
+  /** Absolute folder that tool-call paths are relative to. */
+  setWorkdir(dir: string): void;
+  /** Model requests of one API (side calls excluded). */
+  modelRequests(api: ApiName): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+const HANDLERS: readonly ApiHandler[] = [anthropicHandler, openaiHandler, geminiHandler];
+
+function readBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve(text ? JSON.parse(text) : null);
+      } catch {
+        resolve(text);
+      }
+    });
+  });
+}
+
+/**
+ * A scripted stand-in for the model services behind the agent CLIs, on
+ * 127.0.0.1, speaking the Anthropic Messages, OpenAI Responses and Gemini
+ * streaming wire formats the real CLIs accept.
+ */
+export async function startFakeModelServer(): Promise<FakeModelServer> {
+  const queues = new Map<ApiName, ScriptStep[]>();
+  const requests: RecordedRequest[] = [];
+  const consumed: RecordedRequest[] = [];
+  let workdir: string | undefined;
+  const server = createServer((req, res) => {
+    void readBody(req).then((body) => {
+      const method = req.method ?? 'GET';
+      const path = req.url ?? '/';
+      const handler = HANDLERS.find((h) => h.matches({ method, path }));
+      const record: RecordedRequest = { api: handler?.api ?? null, method, path, headers: req.headers, body };
+      requests.push(record);
+      if (!handler) return json(res, 404, { error: { message: `fake model server: no handler for ${method} ${path}` } });
+      const takes = handler.consumes ? handler.consumes({ method, path }, body) : true;
+      const step = takes ? queues.get(handler.api)?.shift() : undefined;
+      if (takes) consumed.push(record);
+      handler.handle({ req, res, body, step, workdir });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    script(api, steps) {
+      queues.set(api, [...(queues.get(api) ?? []), ...steps]);
+    },
+    setWorkdir(dir) {
+      workdir = dir;
+    },
+    modelRequests: (api) => consumed.filter((r) => r.api === api),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

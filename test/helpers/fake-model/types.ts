@@ -1,0 +1,40 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export type ApiName = 'anthropic' | 'openai' | 'gemini';
+
+/** One scripted model response, consumed by one model request of that API. */
+export type ScriptStep =
+  | { readonly text: string }
+  | { readonly toolCall: { readonly kind: 'write_file'; readonly path: string; readonly content: string } }
+  | { readonly error: { readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>> } }
+  | { readonly delayMs: number; readonly then: ScriptStep };
+
+export interface HandlerContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly body: unknown;
+  readonly step: ScriptStep | undefined;
+  readonly workdir: string | undefined;
+}
+
+export interface ApiHandler {
+  readonly api: ApiName;
+  matches(req: { method: string; path: string }): boolean;
+  /** Requests that are side calls (not a model turn) do not consume a script step. */
+  consumes?(req: { method: string; path: string }, body: unknown): boolean;
+  handle(ctx: HandlerContext): void;
+}
+
+/** The reply used when a script runs dry: a valid protocol object. */
+export const DEFAULT_REPLY = '{"answer":"ok","questions":[],"summary":null}';
+
+export function sse(res: ServerResponse, events: readonly { event?: string; data: unknown }[], separator = '\n\n'): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  for (const e of events) res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${JSON.stringify(e.data)}${separator}`);
+  res.end();
+}
+
+export function json(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
