@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TmuxTerminal } from './tmux.js';
+import { REAL_CLI_BIN } from './real-clis.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const GROVE_BIN = join(ROOT, 'dist', 'grove.js');
@@ -68,4 +69,13 @@ export async function startGrove(world: GroveWorld, cwd: string, options: { args
     columns: options.columns ?? 110,
     rows: options.rows ?? 30,
   });
+}
+
+/** Env for a Grove whose agents are the real CLIs talking to the fake model server. */
+export function agentWorldEnv(world: GroveWorld, agentVars: Record<string, string>): Record<string, string> {
+  return { ...agentVars, PATH: `${REAL_CLI_BIN}:${world.bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`, GROVE_HOME: world.groveHome, TERM: 'xterm-256color' };
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_REPLY, json, sse, type ApiHandler, type ScriptStep } from './types.js';
+import { DEFAULT_REPLY, json, sse, workdirFrom, type ApiHandler, type ScriptStep } from './types.js';
 
 // Anthropic Messages API, streaming (what Claude Code speaks).
 
@@ -52,7 +52,7 @@ export const anthropicHandler: ApiHandler = {
       return;
     }
     if ('toolCall' in current) {
-      const file = `${workdir ?? process.cwd()}/${current.toolCall.path}`;
+      const file = `${workdirFrom(body, workdir)}/${current.toolCall.path}`;
       const useWrite = names.includes('Write');
       const input = useWrite ? { file_path: file, content: current.toolCall.content } : { command: `mkdir -p "$(dirname '${file}')" && printf '%s' '${current.toolCall.content.replace(/'/g, `'\\''`)}' > '${file}'`, description: 'Write a file' };
       return sse(res, message(model, [...block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'I will write the file.' }]), ...block(1, { type: 'tool_use', id: `toolu_${Date.now()}`, name: useWrite ? 'Write' : 'Bash', input: {} }, [{ type: 'input_json_delta', partial_json: JSON.stringify(input) }])], 'tool_use'));

@@ -1,4 +1,4 @@
-import { DEFAULT_REPLY, json, sse, type ApiHandler, type ScriptStep } from './types.js';
+import { DEFAULT_REPLY, json, sse, workdirFrom, type ApiHandler, type ScriptStep } from './types.js';
 
 // Gemini API: streamGenerateContent (SSE) for turns, generateContent for
 // auxiliary JSON calls, countTokens.
@@ -30,7 +30,7 @@ export const geminiHandler: ApiHandler = {
       return;
     }
     if ('toolCall' in current) {
-      const file = `${workdir ?? process.cwd()}/${current.toolCall.path}`;
+      const file = `${workdirFrom(body, workdir)}/${current.toolCall.path}`;
       return sse(res, [{ data: candidate([{ text: 'I will write the file.' }, { functionCall: { name: 'write_file', args: { file_path: file, content: current.toolCall.content } } }], model) }], '\r\n\r\n');
     }
     return sse(res, [{ data: candidate([{ text: current.text }], model) }], '\r\n\r\n');

@@ -1,4 +1,4 @@
-import { DEFAULT_REPLY, json, sse, type ApiHandler, type ScriptStep } from './types.js';
+import { DEFAULT_REPLY, json, sse, workdirFrom, type ApiHandler, type ScriptStep } from './types.js';
 
 // OpenAI Responses API, streaming (what Codex speaks with wire_api="responses").
 
@@ -40,9 +40,9 @@ export const openaiHandler: ApiHandler = {
         const patch = `*** Begin Patch\n*** Add File: ${current.toolCall.path}\n${current.toolCall.content.replace(/\n$/, '').split('\n').map((l) => `+${l}`).join('\n')}\n*** End Patch`;
         return respond(res, { type: 'custom_tool_call', id: `ctc_${Date.now()}`, call_id: id, name: 'apply_patch', input: patch });
       }
-      const file = `${workdir ?? process.cwd()}/${current.toolCall.path}`;
+      const file = `${workdirFrom(body, workdir)}/${current.toolCall.path}`;
       const cmd = `printf '%s' '${current.toolCall.content.replace(/'/g, `'\\''`)}' > '${file}'`;
-      return respond(res, { type: 'function_call', id: `fc_${Date.now()}`, call_id: id, name: 'exec_command', arguments: JSON.stringify({ cmd, workdir: workdir ?? process.cwd() }) });
+      return respond(res, { type: 'function_call', id: `fc_${Date.now()}`, call_id: id, name: 'exec_command', arguments: JSON.stringify({ cmd, workdir: workdirFrom(body, workdir) }) });
     }
     const text = current.text;
     return respond(res, { type: 'message', id: `msg_${Date.now()}`, role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }, [text]);

@@ -7,6 +7,9 @@ import { json, type ApiHandler, type ApiName, type ScriptStep } from './types.js
 
 export type { ApiName, ScriptStep } from './types.js';
 
+/** A step, optionally only for requests whose body contains `when`. */
+export type Scripted = ScriptStep & { readonly when?: string };
+
 export interface RecordedRequest {
   readonly api: ApiName | null;
   readonly method: string;
@@ -19,8 +22,12 @@ export interface FakeModelServer {
   readonly url: string;
   readonly port: number;
   readonly requests: RecordedRequest[];
-  /** Appends steps to an API's queue; each model request takes the next one. */
-  script(api: ApiName, steps: readonly ScriptStep[]): void;
+  /**
+   * Appends steps to an API's queue. Each model request takes the first
+   * queued step whose `when` text occurs in the request body (a step
+   * without `when` fits any request).
+   */
+  script(api: ApiName, steps: readonly Scripted[]): void;
   /** Absolute folder that tool-call paths are relative to. */
   setWorkdir(dir: string): void;
   /** Model requests of one API (side calls excluded). */
@@ -51,7 +58,14 @@ function readBody(req: IncomingMessage): Promise<unknown> {
  * streaming wire formats the real CLIs accept.
  */
 export async function startFakeModelServer(): Promise<FakeModelServer> {
-  const queues = new Map<ApiName, ScriptStep[]>();
+  const queues = new Map<ApiName, Scripted[]>();
+  const take = (api: ApiName, body: unknown): ScriptStep | undefined => {
+    const queue = queues.get(api) ?? [];
+    const text = JSON.stringify(body);
+    const index = queue.findIndex((step) => step.when === undefined || text.includes(step.when));
+    if (index === -1) return undefined;
+    return queue.splice(index, 1)[0];
+  };
   const requests: RecordedRequest[] = [];
   const consumed: RecordedRequest[] = [];
   let workdir: string | undefined;
@@ -64,7 +78,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       requests.push(record);
       if (!handler) return json(res, 404, { error: { message: `fake model server: no handler for ${method} ${path}` } });
       const takes = handler.consumes ? handler.consumes({ method, path }, body) : true;
-      const step = takes ? queues.get(handler.api)?.shift() : undefined;
+      const step = takes ? take(handler.api, body) : undefined;
       if (takes) consumed.push(record);
       handler.handle({ req, res, body, step, workdir });
     });

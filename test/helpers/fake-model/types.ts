@@ -38,3 +38,20 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
+
+const WORKDIR_PATTERNS: readonly RegExp[] = [
+  /Primary working directory: ([^\s"\\]+)/, // Claude Code's environment block
+  /<cwd>([^<]+)<\/cwd>/, // Codex's environment context
+  /\*\*Workspace Directories:\*\*\\n\s*- ([^\s"\\]+)/, // Gemini CLI's session context
+];
+
+/** The agent's working directory as it tells its model, when the test did not set one. */
+export function workdirFrom(body: unknown, fallback: string | undefined): string {
+  if (fallback) return fallback;
+  const text = JSON.stringify(body);
+  for (const pattern of WORKDIR_PATTERNS) {
+    const match = pattern.exec(text);
+    if (match?.[1]) return match[1];
+  }
+  return process.cwd();
+}

@@ -1,0 +1,164 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentEnv } from '../helpers/agent-env.js';
+import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import { agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import { realCliPath } from '../helpers/real-clis.js';
+import type { TmuxTerminal } from '../helpers/tmux.js';
+
+// A person presses `a`, types a task, and the real Claude Code (talking to
+// the fake model server) works on it in its own worktree.
+
+const reply = (answer: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` }, ...extra });
+
+let world: GroveWorld;
+let server: FakeModelServer;
+let term: TmuxTerminal | null = null;
+let repo: string;
+
+beforeEach(async () => {
+  world = makeWorld();
+  server = await startFakeModelServer();
+  repo = makeRepo(world);
+  // Utility prompts: the title, the commit message and the focused review.
+  server.script('anthropic', [
+    { when: 'Write a title', text: reply('Add a greeting file') },
+    { when: 'git commit message', text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.') },
+    { when: 'You are reviewing', text: reply('## Review\n### Project Impact\nSmall and safe.\n### Suggestions\nNone.') },
+  ]);
+});
+
+afterEach(async () => {
+  await term?.kill();
+  term = null;
+  await server.close();
+  world.cleanup();
+});
+
+async function start(): Promise<TmuxTerminal> {
+  term = await startGrove(world, repo, { env: agentWorldEnv(world, agentEnv(server, world.home)), columns: 120, rows: 34 });
+  await term.waitFor('No sessions yet.');
+  return term;
+}
+
+async function newSession(t: TmuxTerminal, prompt: string): Promise<void> {
+  await t.keys('a');
+  await t.waitFor('Task for the agent');
+  await t.type(prompt);
+  await t.keys('Enter');
+}
+
+function sessionBranch(): string {
+  return git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/');
+}
+
+describe.skipIf(realCliPath('claude') === null)('agent sessions in the TUI', () => {
+  it('runs a task in its own worktree, commits it on the session branch, and amends on a follow-up', async () => {
+    server.script('anthropic', [
+      { when: 'Create hello.txt', delayMs: 1500, then: { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } } },
+      { when: 'Create hello.txt', text: reply('I created **hello.txt**.') },
+    ]);
+    const t = await start();
+
+    await newSession(t, 'Create hello.txt with a greeting');
+    await t.waitFor(/InProgress/);
+    const done = await t.waitFor('I created hello.txt.', 20_000);
+    await t.waitFor(/Review|AgentReview/);
+    expect(done).toContain('Create hello.txt with a greeting');
+    await t.waitFor('[Commit] Add the greeting files', 15_000);
+    await t.waitFor('Add a greeting file', 15_000);
+
+    const branch = sessionBranch();
+    expect(branch).toMatch(/^grove\/[0-9a-f]{8}$/);
+    expect(git(repo, 'rev-list', '--count', `main..${branch}`)).toBe('1');
+    expect(git(repo, 'log', '-1', '--format=%s', branch)).toBe('Add the greeting files');
+    expect(git(repo, 'show', `${branch}:hello.txt`)).toBe('hello');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+
+    server.script('anthropic', [
+      { when: 'git commit message', text: reply('Add the greeting files\n\nCreates hello.txt and bye.txt.') },
+      { when: 'Also add bye.txt', toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' } },
+      { when: 'Also add bye.txt', text: reply('Added bye.txt too.') },
+    ]);
+    await t.waitFor(/ Review /, 15_000);
+    await t.keys('Enter');
+    await t.waitFor('Reply');
+    await t.type('Also add bye.txt');
+    await t.keys('Enter');
+    await t.waitFor('Added bye.txt too.', 30_000);
+    await t.waitFor(/Creates hello.txt and bye.txt|\[Commit\] Add the greeting files \(/, 15_000);
+
+    expect(git(repo, 'rev-list', '--count', `main..${branch}`)).toBe('1');
+    expect(git(repo, 'show', `${branch}:bye.txt`)).toBe('bye');
+  });
+
+  it('asks the agent\'s questions and sends the answers as one Clarifications reply', async () => {
+    server.script('anthropic', [
+      { when: 'Greet the user', text: reply('', { questions: [{ text: 'Which greeting should I use?', options: ['hello', 'hi'] }] }) },
+      { when: 'Clarifications:', text: reply('Used hi as you asked.') },
+    ]);
+    const t = await start();
+
+    await newSession(t, 'Greet the user');
+    await t.waitFor('Question', 30_000);
+    await t.waitFor('Which greeting should I use?');
+    await t.keys('Enter');
+    await t.waitFor('Question 1 of 1');
+    await t.keys('j', 'Enter');
+
+    await t.waitFor('Used hi as you asked.', 30_000);
+    const request = server.modelRequests('anthropic').find((r) => JSON.stringify(r.body).includes('Clarifications:'));
+    expect(JSON.stringify(request?.body)).toContain('1. Q: Which greeting should I use?');
+    expect(JSON.stringify(request?.body)).toContain('A: hi');
+  });
+
+  it('stops a running turn with Ctrl+C and keeps the session in Review', async () => {
+    server.script('anthropic', [{ when: 'A very slow task', delayMs: 60_000, then: { text: reply('too late') } }]);
+    const t = await start();
+
+    await newSession(t, 'A very slow task');
+    await t.waitFor(/InProgress/, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await t.keys('C-c');
+
+    await t.waitFor('[Stopped] You stopped the turn.', 15_000);
+    await t.waitFor(/ Review /);
+    expect(sessionBranch()).toMatch(/^grove\//);
+  });
+
+  it('copies .worktreeinclude files and shows the setup command output', async () => {
+    makeIgnoredEnv();
+    server.script('anthropic', [{ when: 'Look around', text: reply('Looked.') }]);
+    const t = await start();
+    await t.keys('Tab');
+    await t.waitFor('Setup command');
+    for (let i = 0; i < 10; i++) await t.keys('j');
+    await t.waitFor(/▶ Setup command/);
+    await t.keys('Enter');
+    await t.waitFor('Enter saves');
+    await t.type('echo setup ran in $GROVE_BASE_BRANCH');
+    await t.keys('Enter');
+    await t.waitFor('echo setup ran');
+    await t.keys('BTab');
+    await t.waitFor('No sessions yet.');
+
+    await newSession(t, 'Look around');
+    await t.waitFor('[Setup] Copied from the main checkout (.worktreeinclude): .env', 15_000);
+    await t.waitFor('setup ran in main', 15_000);
+    await t.waitFor('Looked.', 30_000);
+    const worktree = git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9)).find((p) => p !== repo) ?? '';
+    expect(readFileSync(join(worktree, '.env'), 'utf8')).toBe('SECRET=1\n');
+  });
+});
+
+function makeIgnoredEnv(): void {
+  // .env is ignored by git but listed in .worktreeinclude.
+  const write = (name: string, text: string) => writeFileSync(join(repo, name), text);
+  write('.gitignore', '.env\n');
+  write('.worktreeinclude', '.env\n');
+  write('.env', 'SECRET=1\n');
+  git(repo, 'add', '.gitignore', '.worktreeinclude');
+  git(repo, 'commit', '-q', '-m', 'Ignore .env');
+}
