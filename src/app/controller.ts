@@ -94,7 +94,7 @@ export class Controller implements AppCommands {
       const ops = await this.deps.store.operations.listUnfinished(sessionId);
       const prompts = ops
         .filter((op) => op.status === 'queued' && (op.kind === 'reply' || op.kind === 'start_prompt'))
-        .map((op) => String(op.payload['prompt'] ?? ''));
+        .map((op) => (typeof op.payload['prompt'] === 'string' ? op.payload['prompt'] : ''));
       this.deps.app.emit({ type: 'queueChanged', sessionId, prompts });
     });
   }

@@ -3,6 +3,7 @@ import type { Project } from '../domain/project.js';
 import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import type { ProviderId } from '../domain/providers.js';
+import type { ModeName } from '../domain/keymap.js';
 
 export type Tab = 'projects' | 'sessions' | 'settings';
 export const TABS: readonly Tab[] = ['projects', 'sessions', 'settings'];
@@ -168,7 +169,7 @@ export function openSession(state: AppState): Session | undefined {
 }
 
 /** The key-binding table that applies to the snapshot right now. */
-export function currentModeName(state: AppState): import('../domain/keymap.js').ModeName {
+export function currentModeName(state: AppState): ModeName {
   if (state.popup) return state.popup.kind === 'help' ? 'help' : 'confirm';
   switch (state.mode.kind) {
     case 'list':

@@ -48,7 +48,7 @@ function stripSchemaKey(schema: Record<string, unknown>): Record<string, unknown
  * required (Codex's outputSchema needs that); otherwise only `answer` is.
  */
 export function agentResponseJsonSchema(allRequired = false): Record<string, unknown> {
-  const schema = stripSchemaKey(z.toJSONSchema(WireSchema, { target: 'draft-7' }) as Record<string, unknown>);
+  const schema = stripSchemaKey(z.toJSONSchema(WireSchema, { target: 'draft-7' }));
   return { ...schema, additionalProperties: false, required: allRequired ? [...PROTOCOL_KEYS] : ['answer'] };
 }
 

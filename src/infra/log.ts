@@ -28,7 +28,7 @@ function describe(detail: unknown): string {
   try {
     return ` ${JSON.stringify(detail)}`;
   } catch {
-    return ` ${String(detail)}`;
+    return ' [unserialisable detail]';
   }
 }
 

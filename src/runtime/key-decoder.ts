@@ -1,6 +1,5 @@
 import type { Key, TerminalEvent } from '../domain/keys.js';
 
-const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
 
 /** xterm / kitty modifier parameter: 1 + bitmask (shift 1, alt 2, ctrl 4, super/meta 8). */

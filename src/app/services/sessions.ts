@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
+import { providerInfo, type ModelChoice } from '../../domain/providers.js';
 import { settingValue, SETTING_ROWS, type ModelRole } from '../../domain/settings.js';
 import { shortId, type Session } from '../../domain/session.js';
 import type { TranscriptKind } from '../../domain/transcript.js';
@@ -18,7 +18,7 @@ export function modelChoice(settings: Readonly<Record<string, string>>, role: Mo
   const agent = get('agent');
   const info = providerInfo(agent);
   return {
-    agent: (info?.id ?? 'claude') as ProviderId,
+    agent: info?.id ?? 'claude',
     model: get('model') || info?.defaultModel || '',
     reasoning: get('reasoning') || info?.defaultReasoning || '',
   };

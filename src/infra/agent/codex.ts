@@ -200,10 +200,11 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
         throw error;
       }
     },
-    async shutdown() {
+    shutdown() {
       runtime?.proc.kill();
       runtime = null;
       threadId = null;
+      return Promise.resolve();
     },
   };
 }

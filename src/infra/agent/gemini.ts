@@ -149,10 +149,11 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         current = null;
       }
     },
-    async shutdown() {
+    shutdown() {
       runtime?.proc.kill();
       runtime = null;
       conversation = null;
+      return Promise.resolve();
     },
   };
 }

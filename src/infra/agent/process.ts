@@ -76,8 +76,10 @@ export function readLines(child: ChildProcessWithoutNullStreams, onLine: (line: 
   reader.on('line', onLine);
 }
 
+const ESC = '\u001b';
+
 /** A bounded, readable tail of stderr for diagnostics. */
 export function stderrSummary(tail: string, max = 800): string {
-  const clean = tail.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').trim();
+  const clean = tail.replace(new RegExp(`${ESC}\\[[0-9;]*[A-Za-z]`, 'g'), '').trim();
   return clean.length > max ? `…${clean.slice(-max)}` : clean;
 }

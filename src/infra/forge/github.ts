@@ -107,15 +107,15 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
     },
     async createDraftPullRequest(input, signal) {
       const { data } = await call(() => octokit.pulls.create({ ...base, head: input.head, base: input.base, title: input.title, body: input.body, draft: true, ...req(signal) }));
-      return normalise(data as RawPull, signal);
+      return normalise(data, signal);
     },
     async getPullRequest(number, signal) {
       const { data } = await call(() => octokit.pulls.get({ ...base, pull_number: number, ...req(signal) }));
-      return normalise(data as RawPull, signal);
+      return normalise(data, signal);
     },
     async updatePullRequest(number, input, signal) {
       const { data } = await call(() => octokit.pulls.update({ ...base, pull_number: number, ...input, ...req(signal) }));
-      return normalise(data as RawPull, signal);
+      return normalise(data, signal);
     },
   };
 }

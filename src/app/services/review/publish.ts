@@ -9,7 +9,7 @@ import type { ReviewContext } from './context.js';
 const REMOTE = 'origin';
 
 export function isValidBranchName(name: string): boolean {
-  return /^(?!\/|.*\/\/|.*\.\.|.*@\{|.*\.lock$|.*\/$)[A-Za-z0-9._\/-]+$/.test(name) && !name.startsWith('-');
+  return /^(?!\/|.*\/\/|.*\.\.|.*@\{|.*\.lock$|.*\/$)[A-Za-z0-9._/-]+$/.test(name) && !name.startsWith('-');
 }
 
 /** Title and body of the pull request, from the session commit message and summary. */
@@ -88,7 +88,7 @@ export async function runPublish(ctx: ReviewContext, operation: Operation, signa
   if (!session || !['Review', 'AgentReview', 'Question'].includes(session.status)) return;
   const project = await store.projects.get(session.projectId);
   if (!project) return;
-  const remoteBranch = session.publishedBranch ?? String(operation.payload['remoteBranch'] ?? session.branch);
+  const remoteBranch = session.publishedBranch ?? (typeof operation.payload['remoteBranch'] === 'string' ? operation.payload['remoteBranch'] : session.branch);
   const label = auto ? 'Branch Push' : 'Review Request';
   try {
     const forge = await connect(ctx, project.path, signal);
