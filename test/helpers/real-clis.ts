@@ -3,14 +3,19 @@ import { join, resolve } from 'node:path';
 
 const FIXTURE = resolve(import.meta.dirname, '..', 'fixtures', 'real-clis', 'node_modules');
 
-/** Paths of the pinned real agent CLIs (test/fixtures/real-clis), or null when not installed. */
-export function realCliPath(name: 'claude' | 'codex' | 'gemini'): string | null {
+/**
+ * Path of a pinned real agent CLI (test/fixtures/real-clis). `npm test`
+ * installs them first (xtask/real-clis.mjs); a missing one fails loudly.
+ */
+export function realCliPath(name: 'claude' | 'codex' | 'gemini'): string {
   const candidates: Record<typeof name, string[]> = {
     claude: [join(FIXTURE, '@anthropic-ai', 'claude-code-linux-x64', 'claude'), join(FIXTURE, '.bin', 'claude')],
     codex: [join(FIXTURE, '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex'), join(FIXTURE, '.bin', 'codex')],
     gemini: [join(FIXTURE, '.bin', 'gemini')],
   };
-  return candidates[name].find((p) => existsSync(p)) ?? null;
+  const found = candidates[name].find((p) => existsSync(p));
+  if (!found) throw new Error(`The pinned ${name} CLI is not installed: run node xtask/real-clis.mjs (npm test does this first).`);
+  return found;
 }
 
 /** The folder with the fixture's `claude`, `codex` and `gemini` commands (for PATH). */

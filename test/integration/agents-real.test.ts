@@ -70,11 +70,9 @@ function request(c: Case, prompt: string, providerConversationId: string | null 
 
 describe.each(CASES)('$provider, the real CLI against the fake model server', (c) => {
   const binary = realCliPath(c.provider);
-  const skip = binary === null;
-
-  it.skipIf(skip)('runs a turn that writes a file in the worktree and answers in the protocol', async () => {
+  it('runs a turn that writes a file in the worktree and answers in the protocol', async () => {
     server.script(c.api, [{ toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hi\n' } }, { text: REPLY('Wrote hello.txt') }]);
-    channel = c.make(agentEnv(server, join(dir, 'home')), binary ?? '');
+    channel = c.make(agentEnv(server, join(dir, 'home')), binary);
     const events: TurnEvent[] = [];
 
     const turn = await runProtocolTurn(channel, request(c, 'Create hello.txt'), (e) => events.push(e), new AbortController().signal);
@@ -88,9 +86,9 @@ describe.each(CASES)('$provider, the real CLI against the fake model server', (c
     expect(events.some((e) => e.type === 'progress')).toBe(true);
   });
 
-  it.skipIf(skip)('continues the same conversation on the next turn', async () => {
+  it('continues the same conversation on the next turn', async () => {
     server.script(c.api, [{ text: REPLY('first') }, { text: REPLY('second') }]);
-    channel = c.make(agentEnv(server, join(dir, 'home')), binary ?? '');
+    channel = c.make(agentEnv(server, join(dir, 'home')), binary);
     const first = await runProtocolTurn(channel, request(c, 'remember the word PELICAN'), () => {}, new AbortController().signal);
 
     const second = await runProtocolTurn(channel, request(c, 'which word?', first.result.providerConversationId), () => {}, new AbortController().signal);
@@ -100,9 +98,9 @@ describe.each(CASES)('$provider, the real CLI against the fake model server', (c
     expect(JSON.stringify(last?.body)).toContain('PELICAN');
   });
 
-  it.skipIf(skip)('asks once for a repair when the reply is not JSON, then succeeds', async () => {
+  it('asks once for a repair when the reply is not JSON, then succeeds', async () => {
     server.script(c.api, [{ text: 'Sure! I did it.' }, { text: REPLY('restated') }]);
-    channel = c.make(agentEnv(server, join(dir, 'home')), binary ?? '');
+    channel = c.make(agentEnv(server, join(dir, 'home')), binary);
 
     const turn = await runProtocolTurn(channel, request(c, 'do it'), () => {}, new AbortController().signal);
 
@@ -112,9 +110,9 @@ describe.each(CASES)('$provider, the real CLI against the fake model server', (c
     expect(turn.repaired).toBe(c.provider !== 'claude');
   });
 
-  it.skipIf(skip)('fails with a readable error when the model service rejects the key', async () => {
+  it('fails with a readable error when the model service rejects the key', async () => {
     server.script(c.api, [{ error: { status: 401, body: c.api === 'anthropic' ? { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } : { error: { message: 'Incorrect API key provided', code: 401 } } } }]);
-    channel = c.make(agentEnv(server, join(dir, 'home')), binary ?? '');
+    channel = c.make(agentEnv(server, join(dir, 'home')), binary);
 
     const failure = await runProtocolTurn(channel, request(c, 'hello'), () => {}, new AbortController().signal).catch((e: unknown) => e);
 
@@ -124,9 +122,9 @@ describe.each(CASES)('$provider, the real CLI against the fake model server', (c
     expect(existsSync(join(repo, 'hello.txt'))).toBe(false);
   });
 
-  it.skipIf(skip)('stops the turn when aborted', async () => {
+  it('stops the turn when aborted', async () => {
     server.script(c.api, [{ delayMs: 20_000, then: { text: REPLY('too late') } }]);
-    channel = c.make(agentEnv(server, join(dir, 'home')), binary ?? '');
+    channel = c.make(agentEnv(server, join(dir, 'home')), binary);
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(), 1500);

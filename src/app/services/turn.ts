@@ -223,7 +223,7 @@ export class TurnRunner {
         const result = await git.commitAll(worktree, message, { amend: ahead > 0 });
         if (result.committed) {
           await store.sessions.update(session.id, { commitMessage: message, headCommit: result.commit }, this.now());
-          await sessions.note(session.id, 'notice', `[Commit] ${message.split('\n')[0] ?? ''} (${(result.commit ?? '').slice(0, 8)})`);
+          await sessions.note(session.id, 'notice', `[Commit] ${message.split('\n')[0] ?? ''} (${(result.commit ?? '').slice(0, 8)}${ahead > 0 ? ', amended' : ''})`);
         }
         return;
       } catch (error) {
