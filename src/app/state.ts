@@ -1,4 +1,5 @@
 import type { TextBuffer } from '../domain/composer.js';
+import { orderedSessions } from '../domain/session-order.js';
 import type { Project } from '../domain/project.js';
 import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
@@ -140,7 +141,7 @@ export function initialState(init: {
 }): AppState {
   return {
     ...init,
-    selectedSessionId: null,
+    selectedSessionId: orderedSessions(init.sessions)[0]?.id ?? null,
     selectedProjectId: init.activeProjectId ?? init.projects[0]?.id ?? null,
     selectedSetting: 0,
     mode: { kind: 'list' },

@@ -120,10 +120,18 @@ describe('quitting', () => {
     term = await startGrove(world, repo, { columns: 100, rows: 30 });
     await term.waitFor('No sessions yet.');
     await term.resize(60, 15);
-    const screen = await term.waitFor((/^ *Sessions/m));
+    // Laid out again for 15 rows: the footer moves to the new last line, and
+    // the empty-state text wraps within 60 columns.
+    let screen = '';
+    for (let i = 0; i < 100; i++) {
+      screen = await term.screen();
+      if (/project\s+main/.test(screen.split('\n')[14] ?? '')) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const lines = screen.split('\n');
+    expect(lines[14]).toMatch(/project\s+main/);
+    expect(lines[13]).toContain('q quit');
     expect(lines.every((line) => line.length <= 60)).toBe(true);
-    await term.waitFor(/project\s+main/);
   });
 });
 
@@ -193,17 +201,21 @@ describe('the session list', () => {
     const repo = makeRepo(world);
     await seedSessions(world.groveHome, repo, [
       { title: 'Old finished work', status: 'Done' },
+      { title: 'Being merged', status: 'Merging' },
       { title: 'Waiting to merge', status: 'Queued' },
       { title: 'Needs review', status: 'Review', addedLines: 40, deletedLines: 5 },
       { title: 'Asked a question', status: 'Question' },
     ]);
     term = await startGrove(world, repo);
-    const screen = await term.waitFor('MERGE QUEUE (1)');
+    const screen = await term.waitFor('MERGE QUEUE (2)');
     expect(screen).toContain('ACTIVE (2)');
     expect(screen).toContain('ARCHIVE (1)');
     expect(screen.indexOf('MERGE QUEUE')).toBeLessThan(screen.indexOf('ACTIVE'));
     expect(screen.indexOf('ACTIVE')).toBeLessThan(screen.indexOf('ARCHIVE'));
-    expect(screen).toMatch(/▶ \[XS\]\s+Waiting to merge/);
+    expect(screen).toMatch(/▶ \[XS\]\s+Being merged/);
+    expect(screen).toMatch(/Waiting to merge .*Queued/);
+    await term.keys('j');
+    await term.waitFor(/▶ \[XS\]\s+Waiting to merge/);
     await term.keys('j');
     await term.waitFor(/▶ \[XS\]\s+Asked a question/);
     await term.keys('j');

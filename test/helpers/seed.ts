@@ -1,7 +1,9 @@
+import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/infra/db/database.js';
 import { createStore, type Store } from '../../src/infra/db/store.js';
+import { sizeFromLines } from '../../src/domain/session.js';
 import type { SessionStatus } from '../../src/domain/session-status.js';
 import type { TranscriptKind } from '../../src/domain/transcript.js';
 
@@ -49,12 +51,19 @@ export async function seedSessions(groveHome: string, repo: string, sessions: re
         prompt: s.title,
       });
       const path: SessionStatus[] =
-        s.status === 'Draft' ? [] : s.status === 'Done' ? ['InProgress', 'Review', 'Done'] : s.status === 'Queued' ? ['InProgress', 'Review', 'Queued'] : s.status === 'Canceled' ? ['Canceled'] : s.status === 'Review' ? ['InProgress', 'Review'] : s.status === 'Question' ? ['InProgress', 'Question'] : ['InProgress'];
+        s.status === 'Draft' ? [] : s.status === 'Done' ? ['InProgress', 'Review', 'Done'] : s.status === 'Queued' ? ['InProgress', 'Review', 'Queued'] : s.status === 'Merging' ? ['InProgress', 'Review', 'Queued', 'Merging'] : s.status === 'Canceled' ? ['Canceled'] : s.status === 'Review' ? ['InProgress', 'Review'] : s.status === 'Question' ? ['InProgress', 'Question'] : ['InProgress'];
       for (const status of path) await store.sessions.setStatus(id, status, now);
       if (s.addedLines !== undefined || s.deletedLines !== undefined) {
-        await store.sessions.update(id, { addedLines: s.addedLines ?? 0, deletedLines: s.deletedLines ?? 0 }, now);
+        const [added, deleted] = [s.addedLines ?? 0, s.deletedLines ?? 0];
+        await store.sessions.update(id, { addedLines: added, deletedLines: deleted, size: sizeFromLines(added, deleted) }, now);
       }
       for (const [kind, content] of s.transcript ?? []) await store.transcript.append(id, kind, content, now);
+      if (s.status === 'Merging') {
+        // Held by another live Grove process (this test process), so start-up
+        // recovery leaves it alone and the merge queue waits for it.
+        await store.operations.enqueue(id, 'merge', {}, now);
+        await store.operations.claimNext(id, `${hostname()}:${process.pid}`, now);
+      }
       ids.push(id);
     }
     return ids;

@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const exec = promisify(execFile);
@@ -21,14 +24,23 @@ function shellQuote(arg: string): string {
  * one pane, keys sent with send-keys, the screen read with capture-pane.
  */
 export class TmuxTerminal {
-  private constructor(private readonly socket: string) {}
+  private constructor(
+    private readonly socket: string,
+    private readonly stateDir: string,
+  ) {}
 
   static async start(options: TmuxOptions): Promise<TmuxTerminal> {
     const socket = `grove-test-${randomBytes(6).toString('hex')}`;
-    const term = new TmuxTerminal(socket);
+    const stateDir = mkdtempSync(join(tmpdir(), 'grove-tmux-'));
+    const term = new TmuxTerminal(socket, stateDir);
     const envArgs = Object.entries(options.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
-    // `env -i` keeps the test's environment exact; the pane runs the command directly.
-    const command = `cd ${shellQuote(options.cwd)} && exec env -i ${envArgs.join(' ')} ${options.command.map(shellQuote).join(' ')}`;
+    // `env -i` keeps the test's environment exact. The inner shell records its
+    // pid and then becomes the program, so `pid()` is the program itself; the
+    // outer shell records the exit status (tmux's own pane status is not
+    // reliable across versions).
+    const inner = `echo $$ > ${shellQuote(join(stateDir, 'pid'))}; exec env -i ${envArgs.join(' ')} ${options.command.map(shellQuote).join(' ')}`;
+    const status = shellQuote(join(stateDir, 'status'));
+    const command = `cd ${shellQuote(options.cwd)} && sh -c ${shellQuote(inner)}; echo $? > ${status}.tmp && mv ${status}.tmp ${status}`;
     await term.tmux(['-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 100), '-y', String(options.rows ?? 30), 'sh', '-c', command]);
     await term.tmux(['set-option', '-t', 'main', 'remain-on-exit', 'on']);
     return term;
@@ -94,17 +106,22 @@ export class TmuxTerminal {
   async waitForExit(timeoutMs = 10_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if ((await this.format('pane_dead')) === '1') return Number(await this.format('pane_dead_status'));
+      const statusFile = join(this.stateDir, 'status');
+      if (existsSync(statusFile)) return Number(readFileSync(statusFile, 'utf8').trim());
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`The program did not exit. Screen:\n${await this.screen()}`);
   }
 
+  /** The program's process id (not the wrapping shell's). */
   async pid(): Promise<number> {
-    return Number(await this.format('pane_pid'));
+    const file = join(this.stateDir, 'pid');
+    for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    return Number(readFileSync(file, 'utf8').trim());
   }
 
   async kill(): Promise<void> {
     await this.tmux(['kill-server']).catch(() => {});
+    rmSync(this.stateDir, { recursive: true, force: true });
   }
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 
 /** A git command that failed, in words. */
@@ -64,6 +65,8 @@ export async function git(args: readonly string[], options: RunOptions): Promise
   if (result.isCanceled) throw new GitError(args, null, '', `git ${args[0] ?? ''} was stopped.`);
   if (exitCode !== 0 && !(options.okCodes ?? []).includes(exitCode)) {
     if (result.code === 'ENOENT' || /spawn git ENOENT/.test(String(result.message))) {
+      // A spawn with a missing working folder also reports ENOENT.
+      if (!existsSync(options.cwd)) throw new GitError(args, null, '', `The folder ${options.cwd} no longer exists.`);
       throw new GitError(args, null, '', 'git is not installed (not found on PATH).');
     }
     const tail = stderr.length > MAX_STDERR ? stderr.slice(-MAX_STDERR) : stderr;
