@@ -39,7 +39,8 @@ export function makeWorld(): GroveWorld {
       LANG: 'C.UTF-8',
       ...extra,
     }),
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    // Agent processes may still be writing into HOME for a moment after the terminal is gone.
+    cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
   };
 }
 

@@ -40,9 +40,10 @@ export class TmuxTerminal {
     // reliable across versions).
     const inner = `echo $$ > ${shellQuote(join(stateDir, 'pid'))}; exec env -i ${envArgs.join(' ')} ${options.command.map(shellQuote).join(' ')}`;
     const status = shellQuote(join(stateDir, 'status'));
-    const command = `cd ${shellQuote(options.cwd)} && sh -c ${shellQuote(inner)}; echo $? > ${status}.tmp && mv ${status}.tmp ${status}`;
+    // The outer shell then stays (silently) so the screen keeps exactly what
+    // the program left on it (tmux's remain-on-exit notice would scroll it).
+    const command = `cd ${shellQuote(options.cwd)} && sh -c ${shellQuote(inner)}; echo $? > ${status}.tmp && mv ${status}.tmp ${status}; exec sleep 86400`;
     await term.tmux(['-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 100), '-y', String(options.rows ?? 30), 'sh', '-c', command]);
-    await term.tmux(['set-option', '-t', 'main', 'remain-on-exit', 'on']);
     return term;
   }
 
@@ -106,8 +107,19 @@ export class TmuxTerminal {
   async waitForExit(timeoutMs = 10_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
+      // The status file is written when the program has ended; then wait
+      // until tmux has drawn the last of its output (two equal captures).
       const statusFile = join(this.stateDir, 'status');
-      if (existsSync(statusFile)) return Number(readFileSync(statusFile, 'utf8').trim());
+      if (existsSync(statusFile)) {
+        let previous = await this.screen();
+        for (;;) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          const next = await this.screen();
+          if (next === previous) break;
+          previous = next;
+        }
+        return Number(readFileSync(statusFile, 'utf8').trim());
+      }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`The program did not exit. Screen:\n${await this.screen()}`);
