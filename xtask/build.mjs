@@ -1,13 +1,17 @@
 // Bundles Grove into one ESM file (dist/grove.js). Native addons stay external.
 import { build } from 'esbuild';
-import { chmod, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
-await rm('dist', { recursive: true, force: true });
+// Build into a private folder, then move the result into dist/ so a running
+// Grove (or a test using dist/grove.js) never sees a half-written bundle.
+const staging = join('dist', `.build-${process.pid}`);
+await rm(staging, { recursive: true, force: true });
 await build({
   entryPoints: { grove: 'src/main.ts' },
-  outdir: 'dist',
+  outdir: staging,
   // Rarely needed parts (markdown highlighting, the GitHub client) load on demand.
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
@@ -31,4 +35,12 @@ await build({
   },
   logLevel: 'warning',
 });
-await chmod('dist/grove.js', 0o755);
+await mkdir(join('dist', 'chunks'), { recursive: true });
+// Chunk names carry a content hash: new ones never replace files in use.
+for (const chunk of await readdir(join(staging, 'chunks')).catch(() => [])) {
+  await rename(join(staging, 'chunks', chunk), join('dist', 'chunks', chunk));
+}
+await chmod(join(staging, 'grove.js'), 0o755);
+await rename(join(staging, 'grove.js.map'), join('dist', 'grove.js.map'));
+await rename(join(staging, 'grove.js'), join('dist', 'grove.js'));
+await rm(staging, { recursive: true, force: true });
