@@ -4,6 +4,7 @@ import { USAGE, UsageError, parseCli } from './cli.js';
 import { VERSION, isOwnerAlive, openInfra, type Infra } from './compose.js';
 import { DatabaseError } from './infra/db/errors.js';
 import { shellRunner } from './infra/shell.js';
+import { createClipboard } from './infra/clipboard.js';
 import type { HeadlessCommand } from './commands/args.js';
 import { runHeadless } from './commands/commands.js';
 import { CommandError, shutdownContexts, type HeadlessIo } from './commands/headless.js';
@@ -117,7 +118,7 @@ async function main(): Promise<void> {
     initialState({ version: VERSION, columns: terminal.columns, rows: terminal.rows, now: clock.now(), tab, projects, activeProjectId, sessions, settings }),
     logger,
   );
-  const controller = new Controller({ app, store, git, agents, forge, shell: shellRunner, runtime });
+  const controller = new Controller({ app, store, git, agents, forge, shell: shellRunner, runtime, clipboard: createClipboard() });
   app.setCommands(controller);
   if (process.env['GROVE_CRASH_TEST'] === '1') setTimeout(() => { throw new Error('crash requested by GROVE_CRASH_TEST'); }, 300);
 

@@ -24,7 +24,7 @@ await build({
   minifySyntax: true,
   legalComments: 'none',
   sourcemap: 'linked',
-  external: ['better-sqlite3', 'react-devtools-core'],
+  external: ['better-sqlite3', 'react-devtools-core', 'clipboardy'],
   define: {
     __GROVE_VERSION__: JSON.stringify(pkg.version),
     'process.env.NODE_ENV': '"production"',

@@ -26,5 +26,7 @@ export interface AppCommands {
   requestPublish(sessionId: string): void;
   publish(sessionId: string, remoteBranch: string): void;
   regenerateReview(sessionId: string): void;
+  /** Copies the most useful handle of the session: PR URL, restore command or worktree path. */
+  copyHandle(sessionId: string): void;
   forceReview(sessionId: string): void;
 }

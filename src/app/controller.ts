@@ -1,7 +1,8 @@
 import type { App } from './app.js';
 import type { AppCommands } from './commands.js';
-import type { Agents, Forge, GitClient, Runtime, Store } from './ports.js';
+import type { Agents, Clipboard, Forge, GitClient, Runtime, Store } from './ports.js';
 import { sessionById, type Tab } from './state.js';
+import { restoreCommand } from '../domain/session.js';
 import type { ShellRunner } from '../infra/shell.js';
 import { isTerminal, isWorking } from '../domain/session-status.js';
 import { ChannelPool } from './services/channel-pool.js';
@@ -20,6 +21,8 @@ export interface ControllerDeps {
   readonly shell: ShellRunner;
   readonly runtime: Runtime;
   readonly forge: Forge;
+  /** The system clipboard (the TUI's `y`); absent in headless commands. */
+  readonly clipboard?: Clipboard;
   /** The TUI runs focused reviews after turns; a one-shot command does not. */
   readonly focusedReviews?: boolean;
 }
@@ -254,5 +257,24 @@ export class Controller implements AppCommands {
 
   forceReview(sessionId: string): void {
     this.review.focused.start(sessionId, true);
+  }
+
+  copyHandle(sessionId: string): void {
+    const session = sessionById(this.deps.app.state, sessionId);
+    const clipboard = this.deps.clipboard;
+    if (!session || !clipboard) return;
+    const [what, text] = session.reviewRequest
+      ? ['the pull request URL', session.reviewRequest.url]
+      : session.keptBranch
+        ? ['the command that restores the branch', restoreCommand(session.keptBranch)]
+        : ['the worktree path', session.worktreePath];
+    this.deps.app.task('Copying to the clipboard', async () => {
+      try {
+        await clipboard.copy(text);
+        this.notice('info', `Copied ${what}: ${text}`);
+      } catch (error) {
+        this.notice('warn', `Could not copy ${what}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
   }
 }

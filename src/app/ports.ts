@@ -10,6 +10,7 @@ export type { GitClient } from '../infra/git/git-client.js';
 export type { AgentChannel, TurnRequest, TurnEvent, TurnResult } from '../infra/agent/channel.js';
 export type { Agents, SessionTurnInput, SessionTurnOutput } from '../infra/agent/agents.js';
 export type { Forge, ForgeConnection } from '../infra/forge/forge.js';
+export type { Clipboard } from '../infra/clipboard.js';
 
 export interface Runtime {
   readonly clock: Clock;

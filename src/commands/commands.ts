@@ -1,6 +1,6 @@
 import type { Infra } from '../compose.js';
 import { groupOf, orderedSessions } from '../domain/session-order.js';
-import { activeWorkSeconds, formatDuration, shortId } from '../domain/session.js';
+import { activeWorkSeconds, formatDuration, restoreCommand, shortId } from '../domain/session.js';
 import type { HeadlessCommand } from './args.js';
 import { COMMAND_HELP } from './args.js';
 import {
@@ -103,7 +103,7 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       io.stdout.write(`branch ${session.branch} (base ${session.baseBranch})  worktree ${session.worktreePath}\n`);
       io.stdout.write(`agent ${session.agent}/${session.model} [${session.reasoning}]  tokens ${session.inputTokens} in / ${session.outputTokens} out\n`);
       if (session.reviewRequest) io.stdout.write(`pull request #${session.reviewRequest.number} ${session.reviewRequest.state}: ${session.reviewRequest.url}\n`);
-      if (session.keptBranch) io.stdout.write(`kept branch ${session.keptBranch} (restore: git worktree add <dir> ${session.keptBranch})\n`);
+      if (session.keptBranch) io.stdout.write(`kept branch ${session.keptBranch} (restore: ${restoreCommand(session.keptBranch)})\n`);
       for (const entry of entries) {
         const label = entry.kind === 'user_prompt' ? '› ' : entry.kind === 'assistant_answer' ? '' : '';
         io.stdout.write(`\n${label}${entry.content}\n`);

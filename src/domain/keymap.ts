@@ -79,6 +79,7 @@ export const KEYMAP = {
     { keys: ['p'], action: 'publish', help: 'Publish as a pull request', hint: 'publish', statuses: ['Review', 'AgentReview', 'InProgress', 'Question'] },
     { keys: ['f'], action: 'review', help: 'Regenerate the focused review', hint: 'review', statuses: ['Review', 'AgentReview'] },
     { keys: ['c'], action: 'cancel', help: 'Cancel the session', hint: 'cancel', statuses: CANCELABLE },
+    { keys: ['y'], action: 'copy', help: 'Copy the pull request URL, the branch restore command or the worktree path' },
     { keys: ['ctrl+c'], action: 'stop', help: 'Retract the newest queued prompt, else stop the turn', hint: 'stop', statuses: ['InProgress'] },
     { keys: ['j', 'down'], action: 'scrollDown', help: 'Scroll down' },
     { keys: ['k', 'up'], action: 'scrollUp', help: 'Scroll up' },

@@ -139,3 +139,8 @@ export function formatTokens(count: number): string {
   if (count >= 1_000) return `${(count / 1_000).toFixed(1)}k`;
   return String(count);
 }
+
+/** A command, ready to paste in the project folder, that checks a kept branch out again. */
+export function restoreCommand(branch: string): string {
+  return `git worktree add ../${branch.replace(/[^A-Za-z0-9._-]+/g, '-')} ${branch}`;
+}

@@ -9,7 +9,7 @@ import { TabBar } from './components/TabBar.js';
 import { DiffPage } from './pages/DiffPage.js';
 import { ProjectsPage } from './pages/ProjectsPage.js';
 import { SessionsPage } from './pages/SessionsPage.js';
-import { SessionView } from './pages/SessionView.js';
+import { SessionView, sessionPageHeight } from './pages/SessionView.js';
 import { SettingsPage } from './pages/SettingsPage.js';
 import type { Theme } from './theme.js';
 
@@ -36,7 +36,7 @@ function Page({ state, theme, height }: { state: AppState; theme: Theme; height:
 
 /** The whole screen: exactly as tall as the terminal, never taller. */
 export function Root({ state, theme, home }: { state: AppState; theme: Theme; home: string | undefined }) {
-  const pageHeight = Math.max(1, state.rows - 4);
+  const pageHeight = sessionPageHeight(state);
   const session = openSession(state);
   const modeName: ModeName = currentModeName(state);
   const underlying: ModeName = state.mode.kind === 'list' ? state.tab : state.mode.kind === 'diff' ? 'diff' : 'session';

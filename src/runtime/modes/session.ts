@@ -6,6 +6,7 @@ import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/keymap.js';
 import { assertNever } from '../../domain/session-status.js';
 import type { KeyContext } from './context.js';
+import { sessionLayout, sessionPageHeight } from '../../ui/pages/SessionView.js';
 
 type SessionMode = Extract<Mode, { kind: 'session' }>;
 
@@ -23,7 +24,12 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
   }
   const action = actionFor('session', id, session);
   if (!action) return;
-  const scroll = (delta: number): void => setMode(ctx, { ...mode, scrollBack: Math.max(0, mode.scrollBack + delta) });
+  // Scrolling starts from where the view really is (a scroll-back past the
+  // top, as after `g`, is clamped the way the view draws it).
+  const scroll = (delta: number): void => {
+    const shown = sessionLayout(ctx.state, session, sessionPageHeight(ctx.state)).view.scrollBack;
+    setMode(ctx, { ...mode, scrollBack: Math.max(0, shown + delta) });
+  };
   switch (action) {
     case 'back':
       ctx.apply({ type: 'mode', mode: { kind: 'list' } });
@@ -56,6 +62,9 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
       return;
     case 'stop':
       ctx.commands.stop(session.id);
+      return;
+    case 'copy':
+      ctx.commands.copyHandle(session.id);
       return;
     case 'scrollDown':
       scroll(-1);

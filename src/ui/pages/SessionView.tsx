@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import type { AppState, QuestionState } from '../../app/state.js';
 import type { Session } from '../../domain/session.js';
-import { activeWorkSeconds, formatDuration, formatTokens } from '../../domain/session.js';
+import { activeWorkSeconds, formatDuration, formatTokens, restoreCommand } from '../../domain/session.js';
 import { isWorking } from '../../domain/session-status.js';
 import type { TextBuffer } from '../../domain/composer.js';
 import type { Theme } from '../theme.js';
@@ -76,7 +76,7 @@ function summaryLines(session: Session, width: number): StyledLine[] {
   }
   if (session.keptBranch) {
     out.push({ text: `Branch kept: ${session.keptBranch}`, style: 'notice' });
-    out.push({ text: `Restore it with: git worktree add <dir> ${session.keptBranch}`, style: 'notice' });
+    out.push({ text: `Restore it with: ${restoreCommand(session.keptBranch)}  (y copies it)`, style: 'notice' });
   }
   if (session.mergedCommit) out.push({ text: `Merged as ${session.mergedCommit.slice(0, 12)} on ${session.baseBranch}`, style: 'summary' });
   return out;
@@ -134,7 +134,16 @@ function QuestionPanel({ session, question, width, theme }: { session: Session; 
   );
 }
 
-export function SessionView({ state, theme, height, session }: { state: AppState; theme: Theme; height: number; session: Session }) {
+/** The page height the session view gets (the screen minus bars and footer). */
+export function sessionPageHeight(state: AppState): number {
+  return Math.max(1, state.rows - 4);
+}
+
+/**
+ * The transcript window of the session view, laid out exactly as it is
+ * drawn. Key handlers use it to clamp scrolling to what exists.
+ */
+export function sessionLayout(state: AppState, session: Session, height: number) {
   const width = state.columns;
   const mode = state.mode.kind === 'session' ? state.mode : null;
   const composer = mode?.composer ?? null;
@@ -157,6 +166,11 @@ export function SessionView({ state, theme, height, session }: { state: AppState
   const bodyHeight = Math.max(1, height - 3 - panelHeight);
   const entries = state.transcripts[session.id];
   const view = windowLines(session.id, entries ?? [], tail, width - 2, bodyHeight, mode?.scrollBack ?? 0);
+  return { width, composer, question, entries, bodyHeight, view };
+}
+
+export function SessionView({ state, theme, height, session }: { state: AppState; theme: Theme; height: number; session: Session }) {
+  const { width, composer, question, entries, bodyHeight, view } = sessionLayout(state, session, height);
   return (
     <Box flexDirection="column" height={height} width={width}>
       <Header session={session} state={state} theme={theme} />

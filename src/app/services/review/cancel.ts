@@ -1,4 +1,5 @@
 import type { Session } from '../../../domain/session.js';
+import { restoreCommand } from '../../../domain/session.js';
 import type { ReviewContext } from './context.js';
 
 export interface WorkAtRisk {
@@ -80,7 +81,7 @@ export async function cancelSession(ctx: ReviewContext, sessionId: string, abort
   await git.removeWorktree(project.path, current.worktreePath, { force: true }).catch(() => {});
   if (keep) {
     await store.sessions.update(sessionId, { keptBranch: current.branch }, ctx.now());
-    await ctx.note(sessionId, `[Cancel] Canceled. The work is kept on branch ${current.branch}; restore it with: git worktree add <dir> ${current.branch}`);
+    await ctx.note(sessionId, `[Cancel] Canceled. The work is kept on branch ${current.branch}; restore it with: ${restoreCommand(current.branch)}`);
   } else {
     await git.deleteBranch(project.path, current.branch, { force: true }).catch(() => {});
     await ctx.note(sessionId, '[Cancel] Canceled. The session held no work, so its branch was deleted.');

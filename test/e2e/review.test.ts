@@ -1,0 +1,141 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentEnv } from '../helpers/agent-env.js';
+import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import { agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import type { TmuxTerminal } from '../helpers/tmux.js';
+
+// Reviewing and landing a session the way a person does it: read the
+// answer, open the diff, merge it, or throw it away without losing work.
+
+const reply = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: 'Wrote the notes.', session: 'Notes and a helper.' } });
+
+/** A long markdown answer: headings, lists, code, a table, a link. */
+function longAnswer(): string {
+  const parts = ['# Top of the answer', '', 'I wrote **notes.md** and `util.js`.', ''];
+  for (let i = 1; i <= 60; i++) {
+    parts.push(`## Section ${i}`, '', `- point ${i}.a with a [link](https://example.com/${i})`, `- point ${i}.b`, '');
+    if (i % 20 === 0) parts.push('```js', `const answer${i} = ${i};`, '```', '', '| key | value |', '| --- | --- |', `| row${i} | ${i * 2} |`, '');
+  }
+  parts.push('Bottom of the answer.');
+  return parts.join('\n');
+}
+
+let world: GroveWorld;
+let server: FakeModelServer;
+let term: TmuxTerminal | null = null;
+let repo: string;
+let clipboardFile: string;
+
+beforeEach(async () => {
+  world = makeWorld();
+  server = await startFakeModelServer();
+  repo = makeRepo(world);
+  // A stand-in for xsel: a headless machine has no clipboard to talk to.
+  clipboardFile = join(world.dir, 'clipboard.txt');
+  writeFileSync(join(world.bin, 'xsel'), `#!/bin/sh\ncat > '${clipboardFile}'\n`);
+  chmodSync(join(world.bin, 'xsel'), 0o755);
+  server.script('anthropic', [
+    { when: 'Write a title for a coding task', text: reply('Write the notes') },
+    { when: 'Write the git commit message for the changes', text: reply('Add notes and a helper\n\nNotes for the team and a small helper.') },
+    { when: 'You are reviewing the work of a coding agent', text: reply('## Review\n### Project Impact\nSmall.\n### Suggestions\n- (low) none') },
+  ]);
+});
+
+afterEach(async () => {
+  await term?.kill();
+  term = null;
+  await server.close();
+  world.cleanup();
+});
+
+async function sessionInReview(prompt: string, answer: string): Promise<{ t: TmuxTerminal; branch: string; worktree: string }> {
+  server.script('anthropic', [
+    { when: prompt, toolCall: { kind: 'write_file', path: 'notes.md', content: '# Notes\n\nline one\nline two\n' } },
+    { when: prompt, toolCall: { kind: 'write_file', path: 'util.js', content: 'export const one = 1;\n' } },
+    { when: prompt, text: reply(answer) },
+  ]);
+  const t = await startGrove(world, repo, { env: agentWorldEnv(world, { ...agentEnv(server, world.home), PATH: `${world.bin}:${process.env['PATH'] ?? ''}` }), columns: 110, rows: 32 });
+  term = t;
+  await t.waitFor('No sessions yet.');
+  await t.keys('a');
+  await t.waitFor('Task for the agent');
+  await t.type(prompt);
+  await t.keys('Enter');
+  await t.waitFor(/\[Commit\] Add notes and a helper/, 30_000);
+  await t.waitFor(/ Review /, 15_000);
+  const branch = git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/');
+  const worktree = git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9)).find((p) => p !== repo) ?? '';
+  return { t, branch, worktree };
+}
+
+describe('reviewing and landing a session', () => {
+  it('scrolls a long markdown answer, shows the diff, and merges it onto main', async () => {
+    const { t, branch, worktree } = await sessionInReview('Write the notes', longAnswer());
+
+    // The view follows the bottom of the transcript: the summary is in sight.
+    let screen = await t.waitFor('Bottom of the answer.');
+    expect(screen).toContain('── Summary ──');
+    expect(screen).not.toContain('Top of the answer');
+    await t.keys('g');
+    screen = await t.waitFor('Top of the answer');
+    expect(screen).not.toContain('Bottom of the answer.');
+    // Markdown is rendered, not shown raw.
+    expect(screen).not.toContain('**notes.md**');
+    expect(screen).not.toContain('## Section 1');
+    expect(screen).not.toContain('[link](');
+    expect(screen).toContain('point 1.a with a link');
+    await t.keys('C-d');
+    await t.waitForGone('Top of the answer');
+    await t.keys('G');
+    await t.waitFor('Bottom of the answer.');
+
+    await t.keys('d');
+    screen = await t.waitFor('notes.md');
+    expect(screen).toMatch(/notes\.md\s+\+4/);
+    expect(screen).toMatch(/util\.js\s+\+1/);
+    expect(screen).toContain('line one');
+    await t.keys('j');
+    await t.waitFor('export const one = 1;');
+    await t.keys('q');
+    await t.waitFor('Bottom of the answer.');
+
+    await t.keys('m');
+    await t.waitFor(/Merge ".*"\?/);
+    await t.keys('y');
+    await t.waitFor(/ Done /, 30_000);
+    await t.waitFor(/Merged as [0-9a-f]{12} on main/);
+
+    expect(git(repo, 'log', '-1', '--format=%s', 'main')).toBe('Add notes and a helper');
+    expect(git(repo, 'show', 'main:notes.md')).toContain('line two');
+    expect(git(repo, 'rev-list', '--count', 'main')).toBe('2');
+    expect(git(repo, 'branch', '--list', branch)).toBe('');
+    expect(existsSync(worktree)).toBe(false);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  });
+
+  it('cancels a session with uncommitted work by keeping it on its branch', async () => {
+    const { t, branch, worktree } = await sessionInReview('Write the notes', 'Done.');
+    // The person edits the worktree by hand after the turn.
+    writeFileSync(join(worktree, 'notes.md'), '# Notes\n\nmy own edit\n');
+    writeFileSync(join(worktree, 'scratch.txt'), 'unsaved idea\n');
+
+    await t.keys('c');
+    const confirm = await t.waitFor(/Cancel ".*"\?/);
+    expect(confirm).toMatch(/2 uncommitted change/);
+    expect(confirm).toContain('the branch is kept');
+    await t.keys('y');
+    await t.waitFor(/ Canceled /, 20_000);
+    await t.waitFor(`Branch kept: ${branch}`);
+
+    expect(existsSync(worktree)).toBe(false);
+    expect(git(repo, 'show', `${branch}:notes.md`)).toContain('my own edit');
+    expect(git(repo, 'show', `${branch}:scratch.txt`)).toBe('unsaved idea');
+    expect(git(repo, 'rev-list', '--count', 'main')).toBe('1');
+
+    await t.keys('y');
+    await t.waitFor('Copied the command that restores the branch');
+    expect(readFileSync(clipboardFile, 'utf8')).toBe(`git worktree add ../${branch.replace('/', '-')} ${branch}`);
+  });
+});
