@@ -76,4 +76,143 @@ describe('merge', () => {
     expect(git(w.repo, 'worktree', 'list', '--porcelain')).not.toContain(before.worktreePath);
     expect((await w.notices(session.id)).at(-1)).toMatch(new RegExp(`Merged into main as ${head.slice(0, 12)}`));
   });
+
+  it('hands a rebase conflict to the agent, which resolves it, then lands the session', async () => {
+    w.commitOnMain({ 'shared.txt': 'one\ntwo\nthree\n' }, 'Add shared.txt');
+    const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\nthree\n', 'extra.txt': 'extra\n' }, message: 'Change two in the session\n\nBody of the session commit.' });
+    w.commitOnMain({ 'shared.txt': 'one\nMAIN\nthree\n' }, 'Change two on main');
+    w.server.script('anthropic', [
+      { when: 'Grove is rebasing this branch onto `main`', toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nMAIN\nSESSION\nthree\n' } },
+      { when: 'Grove is rebasing this branch onto `main`', text: reply('Kept both lines.') },
+    ]);
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    const after = await w.get(session.id);
+    expect(after.status).toBe('Done');
+    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n')).toEqual(['Change two in the session', 'Change two on main', 'Add shared.txt', 'Initial commit']);
+    expect(git(w.repo, 'log', '-1', '--format=%B', 'main')).toBe('Change two in the session\n\nBody of the session commit.');
+    expect(readFileSync(join(w.repo, 'shared.txt'), 'utf8')).toBe('one\nMAIN\nSESSION\nthree\n');
+    expect(readFileSync(join(w.repo, 'extra.txt'), 'utf8')).toBe('extra\n');
+    expect(after.mergedCommit).toBe(git(w.repo, 'rev-parse', 'main'));
+    const notices = await w.notices(session.id);
+    expect(notices.some((n) => /Conflicts in shared\.txt; asking the agent/.test(n))).toBe(true);
+    // The agent was asked about exactly the conflicted file, in the session worktree.
+    const asked = JSON.stringify(w.server.modelRequests('anthropic').map((r) => r.body));
+    expect(asked).toContain('- shared.txt');
+    expect(existsSync(session.worktreePath)).toBe(false);
+    expect(git(w.repo, 'branch', '--list', session.branch)).toBe('');
+  });
+
+  it('aborts a conflict the agent cannot resolve: back to Review, files named, branch as it was', async () => {
+    w.commitOnMain({ 'shared.txt': 'one\ntwo\nthree\n', 'other.txt': 'x\n' }, 'Add shared files');
+    const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\nthree\n', 'other.txt': 'session\n' }, message: 'Session change' });
+    const mainHead = w.commitOnMain({ 'shared.txt': 'one\nMAIN\nthree\n', 'other.txt': 'main\n' }, 'Main change');
+    const branchHead = git(w.repo, 'rev-parse', session.branch);
+    // The agent answers without touching the files: the markers stay, three times.
+    w.server.script('anthropic', [1, 2, 3].map(() => ({ when: 'Grove is rebasing this branch onto', text: reply('I could not decide.') })));
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    const after = await w.get(session.id);
+    expect(after.status).toBe('Review');
+    expect(after.mergedCommit).toBeNull();
+    const notices = await w.notices(session.id);
+    const last = notices.at(-1) ?? '';
+    expect(last).toMatch(/^\[Merge Error\]/);
+    expect(last).toContain('other.txt');
+    expect(last).toContain('shared.txt');
+    expect(last).toMatch(/aborted/);
+    expect(notices.filter((n) => /asking the agent to resolve them/.test(n))).toHaveLength(3);
+    // Nothing moved: branch, worktree, main.
+    expect(git(w.repo, 'rev-parse', session.branch)).toBe(branchHead);
+    expect(git(session.worktreePath, 'rev-parse', 'HEAD')).toBe(branchHead);
+    expect(git(session.worktreePath, 'symbolic-ref', '--short', 'HEAD')).toBe(session.branch);
+    expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(false);
+    expect(git(session.worktreePath, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(join(session.worktreePath, 'shared.txt'), 'utf8')).toBe('one\nSESSION\nthree\n');
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(mainHead);
+    expect(git(w.repo, 'status', '--porcelain')).toBe('');
+    // It can be merged again later.
+    expect(w.app.state.sessions.find((s) => s.id === session.id)?.status).toBe('Review');
+  });
+
+  it('refuses to merge into a dirty main checkout and touches nothing', async () => {
+    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add the feature' });
+    writeFiles(w.repo, { 'README.md': '# project\nlocal edit\n', 'scratch.txt': 'mine\n' });
+    const mainHead = git(w.repo, 'rev-parse', 'main');
+    const branchHead = git(w.repo, 'rev-parse', session.branch);
+    const status = git(w.repo, 'status', '--porcelain');
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    const after = await w.get(session.id);
+    expect(after.status).toBe('Review');
+    expect((await w.notices(session.id)).at(-1)).toMatch(/main checkout .* has uncommitted changes.*Nothing was changed/);
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(mainHead);
+    expect(git(w.repo, 'status', '--porcelain')).toBe(status);
+    expect(readFileSync(join(w.repo, 'README.md'), 'utf8')).toBe('# project\nlocal edit\n');
+    expect(git(w.repo, 'rev-parse', session.branch)).toBe(branchHead);
+    expect(existsSync(join(session.worktreePath, 'feature.txt'))).toBe(true);
+  });
+
+  it('refuses to merge when the main checkout is on another branch', async () => {
+    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add the feature' });
+    git(w.repo, 'checkout', '-q', '-b', 'elsewhere');
+    const mainHead = git(w.repo, 'rev-parse', 'main');
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    expect((await w.get(session.id)).status).toBe('Review');
+    expect((await w.notices(session.id)).at(-1)).toMatch(/is on elsewhere, not main/);
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(mainHead);
+    expect(git(w.repo, 'rev-parse', 'elsewhere')).toBe(mainHead);
+  });
+
+  it('runs queued merges one at a time, first in first out', async () => {
+    w.commitOnMain({ 'slow.txt': 'base\n' }, 'Add slow.txt');
+    const a = await w.session({ files: { 'a.txt': 'a\n' }, message: 'Session A' });
+    const b = await w.session({ files: { 'b.txt': 'b\n', 'slow.txt': 'from B\n' }, message: 'Session B' });
+    const c = await w.session({ files: { 'c.txt': 'c\n' }, message: 'Session C' });
+    w.commitOnMain({ 'slow.txt': 'from main\n' }, 'Touch slow.txt on main');
+    // B goes first and its merge takes a while (the agent resolves a conflict), so C and A wait in the queue.
+    w.server.script('anthropic', [
+      { when: 'Grove is rebasing this branch onto', delayMs: 1500, then: { toolCall: { kind: 'write_file', path: 'slow.txt', content: 'from main\nfrom B\n' } } },
+      { when: 'Grove is rebasing this branch onto', text: reply('Merged both.') },
+    ]);
+
+    merge(b.id);
+    await waitFor('B to merge', () => statusTrail(b.id).includes('Merging'));
+    merge(c.id);
+    await waitFor('C queued', () => statusTrail(c.id).includes('Queued'));
+    merge(a.id);
+    await waitFor('A queued', () => statusTrail(a.id).includes('Queued'));
+    expect((await w.get(b.id)).status).toBe('Merging');
+    expect((await w.get(c.id)).status).toBe('Queued');
+    expect((await w.get(a.id)).status).toBe('Queued');
+
+    for (const s of [b, c, a]) await settled(s.id, ['Done']);
+    await waitFor('every merge to finish', async () => (await Promise.all([a, b, c].map((s) => w.get(s.id)))).every((s) => s.status === 'Done' || s.status === 'Review'));
+
+    for (const s of [a, b, c]) expect((await w.get(s.id)).status).toBe('Done');
+    // First in, first out on main.
+    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n').slice(0, 3)).toEqual(['Session A', 'Session C', 'Session B']);
+    // One at a time: never two sessions Merging at once.
+    const merging = new Set<string>();
+    const order: string[] = [];
+    for (const e of w.events) {
+      if (e.type !== 'sessionUpdated') continue;
+      if (e.session.status === 'Merging' && !merging.has(e.session.id)) {
+        merging.add(e.session.id);
+        order.push(e.session.id);
+        expect(merging.size).toBe(1);
+      } else if (e.session.status !== 'Merging') merging.delete(e.session.id);
+    }
+    expect(order).toEqual([b.id, c.id, a.id]);
+    expect(readFileSync(join(w.repo, 'slow.txt'), 'utf8')).toBe('from main\nfrom B\n');
+  });
 });

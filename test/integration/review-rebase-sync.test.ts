@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Popup } from '../../src/app/state.js';
+import { git } from '../helpers/grove-env.js';
+import { makeReviewWorld, reply, waitFor, writeFiles, type ReviewWorld } from '../helpers/review-world.js';
+
+// Keeping work current: `r` rebases a session branch onto its base, `s`
+// syncs the project's branch with its upstream (pull --rebase, push).
+
+let w: ReviewWorld;
+
+beforeEach(async () => {
+  w = await makeReviewWorld();
+});
+
+afterEach(async () => {
+  await w.close();
+});
+
+function statusTrail(sessionId: string): string[] {
+  return w.events.flatMap((e) => (e.type === 'sessionUpdated' && e.session.id === sessionId ? [e.session.status] : []));
+}
+
+async function rebased(sessionId: string): Promise<void> {
+  w.controller.rebase(sessionId);
+  await waitFor('the rebase to start', () => statusTrail(sessionId).includes('Rebasing'));
+  await waitFor('the rebase to end', async () => (await w.get(sessionId)).status !== 'Rebasing');
+  await w.controller.workers.idle(sessionId);
+}
+
+/** Presses `s` and waits for the popup that says how it ended. */
+async function sync(): Promise<Popup & { kind: 'info' }> {
+  const seen = w.events.length;
+  w.controller.syncMain();
+  return waitFor('the sync to end', () => {
+    for (const e of w.events.slice(seen)) {
+      if (e.type === 'popup' && e.popup?.kind === 'info' && !e.popup.busy) return e.popup;
+    }
+    return undefined;
+  });
+}
+
+describe('session rebase (r)', () => {
+  it('rebases the session branch onto main and returns to Review', async () => {
+    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add the feature' });
+    const upstreamOfSession = w.commitOnMain({ 'main.txt': 'new on main\n' }, 'Move main on');
+    writeFiles(session.worktreePath, { 'wip.txt': 'not yet committed\n' });
+    expect(git(w.repo, 'rev-list', '--count', `${session.branch}..main`)).toBe('1');
+
+    await rebased(session.id);
+
+    const after = await w.get(session.id);
+    expect(after.status).toBe('Review');
+    expect(statusTrail(session.id)).toContain('Rebasing');
+    // main's commit is under the session's single commit, which now also holds the pending work.
+    expect(git(w.repo, 'rev-parse', `${session.branch}~1`)).toBe(upstreamOfSession);
+    expect(git(w.repo, 'rev-list', '--count', `${session.branch}..main`)).toBe('0');
+    expect(git(w.repo, 'rev-list', '--count', `main..${session.branch}`)).toBe('1');
+    expect(git(w.repo, 'show', `${session.branch}:wip.txt`)).toBe('not yet committed');
+    expect(git(w.repo, 'log', '-1', '--format=%s', session.branch)).toBe('Add the feature');
+    expect(readFileSync(join(session.worktreePath, 'main.txt'), 'utf8')).toBe('new on main\n');
+    expect(git(session.worktreePath, 'status', '--porcelain')).toBe('');
+    expect((await w.notices(session.id)).at(-1)).toBe('[Rebase] Rebased onto main.');
+    // main itself is untouched.
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(upstreamOfSession);
+  });
+
+  it('resolves a rebase conflict with the agent and goes back to Question when the agent had asked something', async () => {
+    w.commitOnMain({ 'shared.txt': 'one\ntwo\n' }, 'Add shared.txt');
+    const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\n' }, message: 'Session edit' });
+    await w.infra.store.sessions.update(session.id, { questions: [{ text: 'Which colour?', options: ['red', 'blue'] }] }, Date.now());
+    await w.infra.store.sessions.setStatus(session.id, 'InProgress', Date.now());
+    await w.infra.store.sessions.setStatus(session.id, 'Question', Date.now());
+    await w.controller.sessions.publishSession(session.id);
+    w.commitOnMain({ 'shared.txt': 'one\nMAIN\n' }, 'Main edit');
+    w.server.script('anthropic', [
+      { when: 'Grove is rebasing this branch onto `main`', toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nMAIN\nSESSION\n' } },
+      { when: 'Grove is rebasing this branch onto `main`', text: reply('Both kept.') },
+    ]);
+
+    await rebased(session.id);
+
+    expect((await w.get(session.id)).status).toBe('Question');
+    expect(git(w.repo, 'show', `${session.branch}:shared.txt`)).toBe('one\nMAIN\nSESSION');
+    expect(git(w.repo, 'merge-base', session.branch, 'main')).toBe(git(w.repo, 'rev-parse', 'main'));
+    expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(false);
+    expect((await w.notices(session.id)).at(-1)).toBe('[Rebase] Rebased onto main.');
+  });
+
+  it('aborts a rebase the agent cannot help with and leaves the branch as it was', async () => {
+    w.commitOnMain({ 'shared.txt': 'one\ntwo\n' }, 'Add shared.txt');
+    const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\n' }, message: 'Session edit' });
+    w.commitOnMain({ 'shared.txt': 'one\nMAIN\n' }, 'Main edit');
+    const head = git(w.repo, 'rev-parse', session.branch);
+    w.server.script('anthropic', [{ when: 'Grove is rebasing this branch onto', error: { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'no' } } } }]);
+
+    await rebased(session.id);
+
+    expect((await w.get(session.id)).status).toBe('Review');
+    expect((await w.notices(session.id)).at(-1)).toMatch(/^\[Rebase Error\] Conflicts in shared\.txt .*aborted/);
+    expect(git(w.repo, 'rev-parse', session.branch)).toBe(head);
+    expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(false);
+    expect(git(session.worktreePath, 'status', '--porcelain')).toBe('');
+  });
+});
+
+describe('sync main (s)', () => {
+  it('pulls incoming commits with rebase and pushes outgoing ones', async () => {
+    w.pushFromElsewhere({ 'theirs.txt': 'theirs\n' }, 'Their change');
+    const ours = w.commitOnMain({ 'ours.txt': 'ours\n' }, 'Our change');
+
+    const popup = await sync();
+
+    expect(popup.title).toBe('Sync finished');
+    expect(popup.lines).toContain('Pulled 1 commit(s) from origin/main:');
+    expect(popup.lines).toContain('  ↓ Their change');
+    expect(popup.lines).toContain('Pushed 1 commit(s) to origin/main:');
+    expect(popup.lines).toContain('  ↑ Our change');
+    // Linear history, ours on top of theirs, and origin has it all.
+    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n')).toEqual(['Our change', 'Their change', 'Initial commit']);
+    expect(git(w.repo, 'rev-parse', 'main')).not.toBe(ours);
+    expect(git(w.origin, 'rev-parse', 'main')).toBe(git(w.repo, 'rev-parse', 'main'));
+    expect(git(w.repo, 'status', '--porcelain')).toBe('');
+    expect(git(w.repo, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+  });
+
+  it('only pulls when nothing is outgoing, and says there was nothing to push', async () => {
+    w.pushFromElsewhere({ 'theirs.txt': 'theirs\n' }, 'Their change');
+
+    const popup = await sync();
+
+    expect(popup.title).toBe('Sync finished');
+    expect(popup.lines).toContain('Nothing to push.');
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(git(w.origin, 'rev-parse', 'main'));
+    expect(readFileSync(join(w.repo, 'theirs.txt'), 'utf8')).toBe('theirs\n');
+  });
+
+  it('resolves a pull conflict with the main agent, then pushes', async () => {
+    w.commitOnMain({ 'shared.txt': 'one\ntwo\n' }, 'Add shared.txt');
+    git(w.repo, 'push', '-q', 'origin', 'main');
+    w.pushFromElsewhere({ 'shared.txt': 'one\nTHEIRS\n' }, 'Their edit');
+    w.commitOnMain({ 'shared.txt': 'one\nOURS\n' }, 'Our edit');
+    w.server.script('anthropic', [
+      { when: 'Grove is rebasing this branch onto `origin/main`', toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nTHEIRS\nOURS\n' } },
+      { when: 'Grove is rebasing this branch onto `origin/main`', text: reply('Kept both.') },
+    ]);
+
+    const popup = await sync();
+
+    expect(popup.title).toBe('Sync finished');
+    expect(popup.lines).toContain('Resolved conflicts in: shared.txt');
+    expect(popup.lines).toContain('  ↑ Our edit');
+    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n').slice(0, 2)).toEqual(['Our edit', 'Their edit']);
+    expect(git(w.origin, 'show', 'main:shared.txt')).toBe('one\nTHEIRS\nOURS');
+    expect(git(w.origin, 'rev-parse', 'main')).toBe(git(w.repo, 'rev-parse', 'main'));
+    expect(await w.infra.git.isRebaseInProgress(w.repo)).toBe(false);
+    expect(git(w.repo, 'status', '--porcelain')).toBe('');
+  });
+
+  it('stops on a conflict that cannot be resolved and puts the branch back', async () => {
+    w.commitOnMain({ 'shared.txt': 'one\ntwo\n' }, 'Add shared.txt');
+    git(w.repo, 'push', '-q', 'origin', 'main');
+    w.pushFromElsewhere({ 'shared.txt': 'one\nTHEIRS\n' }, 'Their edit');
+    const ours = w.commitOnMain({ 'shared.txt': 'one\nOURS\n' }, 'Our edit');
+    const originHead = git(w.origin, 'rev-parse', 'main');
+    w.server.script('anthropic', [1, 2, 3].map(() => ({ when: 'Grove is rebasing this branch onto', text: reply('Not sure.') })));
+
+    const popup = await sync();
+
+    expect(popup.title).toBe('Sync stopped');
+    expect(popup.lines.join('\n')).toMatch(/conflicts in shared\.txt/);
+    expect(popup.lines.join('\n')).toMatch(/aborted; your branch is as it was/);
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(ours);
+    expect(git(w.origin, 'rev-parse', 'main')).toBe(originHead);
+    expect(await w.infra.git.isRebaseInProgress(w.repo)).toBe(false);
+    expect(git(w.repo, 'status', '--porcelain')).toBe('');
+  });
+
+  it('refuses a dirty checkout and changes nothing', async () => {
+    w.pushFromElsewhere({ 'theirs.txt': 'theirs\n' }, 'Their change');
+    const ours = w.commitOnMain({ 'ours.txt': 'ours\n' }, 'Our change');
+    const originHead = git(w.origin, 'rev-parse', 'main');
+    writeFiles(w.repo, { 'README.md': '# edited\n' });
+
+    const popup = await sync();
+
+    expect(popup.title).toBe('Sync stopped');
+    expect(popup.lines.join('\n')).toMatch(/has uncommitted changes.*Nothing was changed/);
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(ours);
+    expect(git(w.origin, 'rev-parse', 'main')).toBe(originHead);
+    expect(readFileSync(join(w.repo, 'README.md'), 'utf8')).toBe('# edited\n');
+    expect(git(w.repo, 'rev-parse', 'origin/main')).toBe(git(w.repo, 'rev-parse', 'main~1'));
+  });
+});
