@@ -14,6 +14,7 @@ import {
   openProject,
   printResult,
   readPrompt,
+  reportOutcome,
   waitForSession,
   type HeadlessIo,
 } from './headless.js';
@@ -53,6 +54,7 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       const outcome = await waitForSession(ctx, session.id, command.timeoutMs);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
       await printResult(ctx, final, 0, command.output, startedAt);
+      await reportOutcome(ctx, outcome, final, 0);
       return exitCodeFor(outcome, final);
     }
     case 'reply': {
@@ -68,6 +70,7 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       const outcome = await waitForSession(ctx, session.id, command.timeoutMs);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
       await printResult(ctx, final, since, command.output, startedAt);
+      await reportOutcome(ctx, outcome, final, since);
       return exitCodeFor(outcome, final);
     }
     case 'ls': {

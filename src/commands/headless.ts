@@ -10,7 +10,7 @@ import type { OperationOutcome } from '../app/services/worker.js';
 import { isOwnerAlive, VERSION, type Infra } from '../compose.js';
 import type { Project } from '../domain/project.js';
 import { providerInfo, type ModelChoice } from '../domain/providers.js';
-import type { Session } from '../domain/session.js';
+import { shortId, type Session } from '../domain/session.js';
 import { shellRunner } from '../infra/shell.js';
 import type { HeadlessCommand, OutputFormat } from './args.js';
 import { UsageError } from './usage-error.js';
@@ -224,6 +224,25 @@ export async function printResult(ctx: HeadlessContext, session: Session, since:
   }
   const result = sessionResult(session, answer, diff?.files ?? [], infra.clock.now() - startedAt);
   io.stdout.write(`${JSON.stringify(output === 'stream-json' ? { type: 'result', ...result } : result, null, output === 'json' ? 2 : undefined)}\n`);
+}
+
+/**
+ * Why a turn did not finish, always on stderr (with or without --progress):
+ * a script needs the reason next to the exit code.
+ */
+export async function reportOutcome(ctx: HeadlessContext, outcome: TurnOutcome, session: Session, since: number): Promise<void> {
+  const { io, infra } = ctx;
+  const kept = `the session (${shortId(session.id)}) is in ${session.status} with its work kept`;
+  if (outcome.interrupted) {
+    io.stderr.write(`grove: interrupted; the turn was stopped and ${kept}.\n`);
+  } else if (outcome.timedOut) {
+    io.stderr.write(`grove: timed out; the turn was stopped and ${kept}.\n`);
+  } else if (outcome.outcome?.status === 'failed') {
+    const entries = await infra.store.transcript.list(session.id);
+    const errors = entries.filter((e) => e.position >= since && e.kind === 'notice' && e.content.startsWith('[Error]')).map((e) => e.content.replace(/^\[Error\]\s*/, ''));
+    const reason = errors.length > 0 ? errors.join('\n') : (outcome.outcome.error ?? 'the turn failed');
+    io.stderr.write(`grove: ${reason}\n`);
+  }
 }
 
 export function exitCodeFor(outcome: TurnOutcome, session: Session): number {

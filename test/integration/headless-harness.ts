@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { expect } from 'vitest';
+import { agentEnv } from '../helpers/agent-env.js';
+import { startFakeModelServer, type FakeModelServer, type Scripted } from '../helpers/fake-model/server.js';
+import { GROVE_BIN, agentWorldEnv, makeRepo, makeWorld, type GroveWorld } from '../helpers/grove-env.js';
+
+// Shared by the headless-*.test.ts files: the built binary (dist/grove.js)
+// run as a child process with a private HOME and GROVE_HOME, the pinned real
+// Claude Code on PATH, talking to the fake model server.
+
+export interface Run {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface Running {
+  readonly child: ChildProcess;
+  readonly done: Promise<Run>;
+  /** stderr so far. */
+  stderr(): string;
+  stdout(): string;
+}
+
+export const reply = (answer: string, extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` }, ...extra });
+
+export interface Harness {
+  readonly world: GroveWorld;
+  readonly server: FakeModelServer;
+  readonly repo: string;
+  readonly env: Record<string, string>;
+  /** Runs `node dist/grove.js ...args` to the end. */
+  grove(args: readonly string[], options?: GroveOptions): Promise<Run>;
+  /** Starts it and returns at once. */
+  start(args: readonly string[], options?: GroveOptions): Running;
+  /** Scripts the title and commit-message prompts for one more session turn. */
+  utilities(title?: string, commit?: string): void;
+  close(): Promise<void>;
+}
+
+export interface GroveOptions {
+  /** Written to stdin, then closed; `null` leaves stdin open and empty (never a TTY). */
+  readonly input?: string | null;
+  readonly cwd?: string;
+  readonly env?: Record<string, string>;
+}
+
+export async function harness(): Promise<Harness> {
+  if (!existsSync(GROVE_BIN)) throw new Error(`${GROVE_BIN} is missing: run npm run build first (npm test does).`);
+  const world = makeWorld();
+  const server = await startFakeModelServer();
+  const repo = makeRepo(world);
+  const env = agentWorldEnv(world, agentEnv(server, world.home));
+  const start = (args: readonly string[], options: GroveOptions = {}): Running => {
+    const child = spawn(process.execPath, [GROVE_BIN, ...args], { cwd: options.cwd ?? repo, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdin.on('error', () => {});
+    if (options.input !== null) child.stdin.end(options.input ?? '');
+    const done = new Promise<Run>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+    return { child, done, stderr: () => stderr, stdout: () => stdout };
+  };
+  return {
+    world,
+    server,
+    repo,
+    env,
+    start,
+    grove: (args, options) => start(args, options).done,
+    utilities(title = 'Add a greeting file', commit = 'Add the greeting\n\nCreates the greeting file.') {
+      const steps: Scripted[] = [
+        { when: 'Write a title for a coding task', text: reply(title) },
+        { when: 'Write the git commit message for the changes', text: reply(commit) },
+      ];
+      server.script('anthropic', steps);
+    },
+    async close() {
+      await server.close();
+      world.cleanup();
+    },
+  };
+}
+
+/** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A run's output, for failure messages. */
+export function show(run: Run): string {
+  return `exit ${String(run.code)} (signal ${String(run.signal)})\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+}
+
+export function expectExit(run: Run, code: number): void {
+  expect(run.code, show(run)).toBe(code);
+}
