@@ -56,6 +56,8 @@ async function main(): Promise<void> {
     fail('needs an interactive terminal (stdin and stdout must be a TTY).', 1);
   }
 
+  // Start-up phases, in ms since the process started (logged with the first frame).
+  const phases: string[] = [`modules ${performance.now().toFixed(0)}`];
   const env = process.env;
   let infra: Infra;
   try {
@@ -67,8 +69,10 @@ async function main(): Promise<void> {
   const { paths, logger, db, store, git, clock, agents, forge, runtime } = infra;
   const owner = runtime.owner;
   logger.log('info', `grove ${VERSION} starting in ${dir}`);
+  phases.push(`database ${performance.now().toFixed(0)}`);
 
   const root = await git.repoRoot(dir);
+  phases.push(`repository ${performance.now().toFixed(0)}`);
   let activeProjectId: number | null = null;
   if (root) {
     const project = await store.projects.upsert(root, basename(root), clock.now());
@@ -94,6 +98,7 @@ async function main(): Promise<void> {
     loadSettings(store, activeProjectId),
   ]);
 
+  phases.push(`snapshot ${performance.now().toFixed(0)}`);
   const terminal = setupTerminal(process.stdin, process.stdout);
   const cleanup = (): void => terminal.restore();
   const crash = (error: unknown): void => {
@@ -140,7 +145,8 @@ async function main(): Promise<void> {
     onFrame: (ms) => {
       if (firstFrame) {
         firstFrame = false;
-        logger.log('info', `first frame after ${(performance.now() - started).toFixed(1)} ms (render ${ms.toFixed(1)} ms)`);
+        phases.push(`first frame ${performance.now().toFixed(0)}`);
+        logger.log('info', `first frame after ${(performance.now() - started).toFixed(1)} ms (render ${ms.toFixed(1)} ms); start-up: ${phases.join(', ')} ms`);
       }
     },
   });

@@ -1,6 +1,6 @@
 // Bundles Grove into one ESM file (dist/grove.js). Native addons stay external.
 import { build } from 'esbuild';
-import { chmod, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
@@ -36,11 +36,25 @@ await build({
   logLevel: 'warning',
 });
 await mkdir(join('dist', 'chunks'), { recursive: true });
-// Chunk names carry a content hash: new ones never replace files in use.
+// Chunks and lazily loaded modules carry a content hash in their names: new
+// ones never replace files in use. The entry point moves last.
 for (const chunk of await readdir(join(staging, 'chunks')).catch(() => [])) {
   await rename(join(staging, 'chunks', chunk), join('dist', 'chunks', chunk));
+}
+for (const file of await readdir(staging)) {
+  if (file === 'chunks' || file.startsWith('grove.js')) continue;
+  await rename(join(staging, file), join('dist', file));
 }
 await chmod(join(staging, 'grove.js'), 0o755);
 await rename(join(staging, 'grove.js.map'), join('dist', 'grove.js.map'));
 await rename(join(staging, 'grove.js'), join('dist', 'grove.js'));
 await rm(staging, { recursive: true, force: true });
+// Drop chunks of earlier builds (kept for an hour for copies still running).
+const hour = Date.now() - 3_600_000;
+const current = await readFile(join('dist', 'grove.js'), 'utf8');
+for (const chunk of await readdir(join('dist', 'chunks'))) {
+  const file = join('dist', 'chunks', chunk);
+  if (current.includes(chunk.replace(/\.map$/, '')) || (await stat(file)).mtimeMs > hour) continue;
+  if (chunk.startsWith('chunk-')) continue; // shared chunks are imported by other chunks
+  await rm(file, { force: true });
+}

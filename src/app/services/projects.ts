@@ -19,6 +19,9 @@ export async function loadSettings(store: Store, projectId: number | null): Prom
 }
 
 export class ProjectService {
+  private seenVersion: number | null = null;
+  private seenProject: number | null = null;
+
   constructor(
     private readonly app: App,
     private readonly store: Store,
@@ -75,6 +78,11 @@ export class ProjectService {
   async refreshSessions(): Promise<void> {
     const projectId = this.app.state.activeProjectId;
     if (projectId === null) return;
+    // Nothing was committed by another process since the last look: done.
+    const version = await this.store.externalChanges();
+    if (version === this.seenVersion && projectId === this.seenProject) return;
+    this.seenVersion = version;
+    this.seenProject = projectId;
     const sessions = await this.store.sessions.listByProject(projectId);
     const known = new Map(this.app.state.sessions.map((s) => [s.id, s.updatedAt]));
     const changed = sessions.length !== known.size || sessions.some((s) => known.get(s.id) !== s.updatedAt);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from './executor.js';
 import { createOperationRepo, type OperationRepo } from './operation-repo.js';
 import { createProjectRepo, type ProjectRepo } from './project-repo.js';
@@ -35,6 +36,11 @@ export interface Store {
    * the transaction to end (SQLite has one connection), so using it deadlocks.
    */
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
+  /**
+   * SQLite's `data_version`: changes whenever another connection (another
+   * Grove process) commits. Cheap enough to poll.
+   */
+  externalChanges(): Promise<number>;
 }
 
 export function createStore(db: Executor): Store {
@@ -48,6 +54,10 @@ export function createStore(db: Executor): Store {
     reviewRequests: createReviewRequestRepo(db),
     transaction: (fn) =>
       db.isTransaction ? fn(store) : db.transaction().execute((trx) => fn(createStore(trx))),
+    externalChanges: async () => {
+      const { rows } = await sql<{ data_version: number }>`PRAGMA data_version`.execute(db);
+      return rows[0]?.data_version ?? 0;
+    },
   };
   return store;
 }
