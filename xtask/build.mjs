@@ -55,6 +55,5 @@ const current = await readFile(join('dist', 'grove.js'), 'utf8');
 for (const chunk of await readdir(join('dist', 'chunks'))) {
   const file = join('dist', 'chunks', chunk);
   if (current.includes(chunk.replace(/\.map$/, '')) || (await stat(file)).mtimeMs > hour) continue;
-  if (chunk.startsWith('chunk-')) continue; // shared chunks are imported by other chunks
   await rm(file, { force: true });
 }
