@@ -99,7 +99,7 @@ async function stats(dir: string, env: Record<string, string>, base: string): Pr
 /** The session's changes: merge-base with the base branch → the working tree, untracked files included. */
 export async function diffAgainstBase(dir: string, baseBranch: string): Promise<Diff> {
   return withTempIndex(dir, async (env, base) => {
-    const [summary, patch] = await Promise.all([stats(dir, env, base), git(['diff', '--cached', '-M', '--no-color', '--no-ext-diff', base], { cwd: dir, env })]);
+    const [summary, patch] = await Promise.all([stats(dir, env, base), git(['-c', 'core.quotePath=false', 'diff', '--cached', '-M', '--no-color', '--no-ext-diff', base], { cwd: dir, env })]);
     return { ...summary, patch: patch.stdout };
   }, baseBranch);
 }

@@ -5,14 +5,48 @@ import type { ReviewContext } from './context.js';
 const HUGE_PATCH_CHARS = 400_000;
 const HUGE_PATCH_LINES = 5_000;
 
+/** Decodes a C-quoted path as git prints it ("a/caf\303\251.txt"). */
+function unquote(text: string): string {
+  if (!text.startsWith('"') || !text.endsWith('"')) return text;
+  const bytes: number[] = [];
+  const simple: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+  const body = text.slice(1, -1);
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i] ?? '';
+    if (ch !== '\\') {
+      bytes.push(...Buffer.from(ch, 'utf8'));
+      continue;
+    }
+    const next = body[i + 1] ?? '';
+    if (/[0-7]/.test(next)) {
+      bytes.push(parseInt(body.slice(i + 1, i + 4), 8));
+      i += 3;
+    } else {
+      bytes.push(simple[next] ?? next.charCodeAt(0));
+      i += 1;
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/** The new-side path of a `diff --git` header line (paths may hold spaces or be quoted). */
+function headerPath(rest: string): string | null {
+  const quoted = /^("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*")$/.exec(rest) ?? /^("(?:[^"\\]|\\.)*") (\S+)$/.exec(rest);
+  if (quoted?.[2]) return unquote(quoted[2]).replace(/^b\//, '');
+  // Unquoted: the same path twice ("a/P b/P") unless renamed.
+  const half = (rest.length - 1) / 2;
+  if (Number.isInteger(half) && rest.startsWith('a/') && rest.slice(half + 1).startsWith('b/') && rest.slice(2, half) === rest.slice(half + 3)) return rest.slice(half + 3);
+  return /^a\/(.+?) b\/(.+)$/.exec(rest)?.[2] ?? null;
+}
+
 /** Splits a unified diff into per-file patches keyed by path. */
 export function splitPatch(patch: string): Map<string, string> {
   const out = new Map<string, string>();
   const parts = patch.split(/^(?=diff --git )/m);
   for (const part of parts) {
-    const header = /^diff --git a\/(.+?) b\/(.+)$/m.exec(part);
-    if (!header) continue;
-    const path = header[2] ?? header[1] ?? '';
+    const line = /^diff --git (.+)$/m.exec(part);
+    const path = line?.[1] ? headerPath(line[1]) : null;
+    if (path === null) continue;
     out.set(path, part);
   }
   return out;
