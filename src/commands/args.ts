@@ -45,8 +45,9 @@ Rebases the session onto its base branch and squash-merges it there (as 'm' does
 Rebases the session branch onto its base branch (as 'r' does).`,
   cancel: `Usage: grove cancel [-C DIR] ID [--yes]
 
-Cancels the session. Uncommitted work is committed to its branch and the branch is kept
-if it holds work. Without --yes, asks on the terminal (and refuses when there is none).`,
+Cancels the session: stops the agent and removes the worktree. Uncommitted work is
+committed to the branch first and the branch is kept when it holds work. When there is
+work (or a running turn), it only says what would happen (exit 2) unless --yes is given.`,
   publish: `Usage: grove publish [-C DIR] ID [--branch NAME] [--progress]
 
 Pushes the session branch and opens (or refreshes) its draft pull request on GitHub.`,

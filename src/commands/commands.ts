@@ -142,7 +142,7 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       const outcome = await waitForSession(ctx, session.id, null);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
       if (outcome.outcome?.status === 'failed') {
-        io.stderr.write(`${outcome.outcome.error ?? 'failed'}\n`);
+        io.stderr.write(`grove: ${(outcome.outcome.error ?? `the ${command.kind} failed`).replace(/^\[[A-Za-z ]*Error\]\s*/, '')}\n`);
         return outcome.interrupted ? EXIT.interrupted : EXIT.failed;
       }
       io.stdout.write(`${final.status}${final.mergedCommit && command.kind === 'merge' ? ` ${final.mergedCommit}` : ''}${final.reviewRequest && command.kind === 'publish' ? ` ${final.reviewRequest.url}` : ''}\n`);
@@ -151,11 +151,13 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
     case 'cancel': {
       const session = await findSession(infra, command.id);
       const project = await infra.store.projects.get(session.projectId);
-      const ctx = await headlessContext(infra, io, project?.path ?? command.dir, true);
+      const ctx = await headlessContext(infra, io, project?.path ?? command.dir, io.stderrIsTTY);
       if (['Done', 'Canceled', 'Merged', 'Merging', 'Rebasing'].includes(session.status)) throw new CommandError(`a ${session.status} session cannot be canceled.`, EXIT.failed);
-      if (!command.yes) {
-        const lines = cancelLines(session, await workAtRisk(ctx.controller.review.ctx, session));
-        throw new CommandError(`${lines.join('\n')}\nRun again with --yes to cancel.`, EXIT.usage);
+      const risk = await workAtRisk(ctx.controller.review.ctx, session);
+      // Nothing can be lost without work on the branch or in the worktree (or a turn that may be making some).
+      const atRisk = risk.uncommitted > 0 || risk.unmergedCommits > 0 || session.status === 'InProgress';
+      if (!command.yes && atRisk) {
+        throw new CommandError(`${cancelLines(session, risk).join('\n')}\nRun again with --yes to cancel.`, EXIT.usage);
       }
       await cancelSession(ctx.controller.review.ctx, session.id, (id) => ctx.controller.workers.abort(id));
       const final = (await infra.store.sessions.get(session.id)) ?? session;
