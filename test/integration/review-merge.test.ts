@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../helpers/grove-env.js';
@@ -214,5 +214,41 @@ describe('merge', () => {
     }
     expect(order).toEqual([b.id, c.id, a.id]);
     expect(readFileSync(join(w.repo, 'slow.txt'), 'utf8')).toBe('from main\nfrom B\n');
+  });
+
+  it('includes work left uncommitted in the worktree', async () => {
+    const session = await w.session({ files: { 'feature.txt': 'v1\n' }, message: 'Add the feature' });
+    writeFiles(session.worktreePath, { 'feature.txt': 'v2\n', 'later.txt': 'added by hand\n' });
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    expect((await w.get(session.id)).status).toBe('Done');
+    expect(git(w.repo, 'show', 'main:feature.txt')).toBe('v2');
+    expect(git(w.repo, 'show', 'main:later.txt')).toBe('added by hand');
+    expect(git(w.repo, 'log', '-1', '--format=%s', 'main')).toBe('Add the feature');
+    expect(git(w.repo, 'rev-list', '--count', 'main')).toBe('2');
+  });
+
+  it('puts main back and returns to Review when a commit hook rejects the squash commit', async () => {
+    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add the feature' });
+    const mainHead = git(w.repo, 'rev-parse', 'main');
+    writeFiles(w.repo, { '.git/hooks/commit-msg': '#!/bin/sh\necho "commit-msg: tickets need an ID" >&2\nexit 1\n' });
+    chmodSync(join(w.repo, '.git/hooks/commit-msg'), 0o755);
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    const after = await w.get(session.id);
+    expect(after.status).toBe('Review');
+    expect(after.mergedCommit).toBeNull();
+    const last = (await w.notices(session.id)).at(-1) ?? '';
+    expect(last).toMatch(/^\[Merge Error\] The squash merge failed and was undone/);
+    expect(last).toContain('tickets need an ID');
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(mainHead);
+    expect(git(w.repo, 'status', '--porcelain')).toBe('');
+    expect(existsSync(join(w.repo, 'feature.txt'))).toBe(false);
+    expect(git(w.repo, 'show', `${session.branch}:feature.txt`)).toBe('feature');
+    expect(existsSync(session.worktreePath)).toBe(true);
   });
 });
