@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GitStatusView } from '../../src/app/state.js';
@@ -145,6 +145,19 @@ describe('cancel', () => {
     expect(git(w.repo, 'rev-parse', session.branch)).toBe(head);
     expect((await w.get(session.id)).keptBranch).toBe(session.branch);
     expect(existsSync(session.worktreePath)).toBe(false);
+  });
+
+  it('keeps the branch when the worktree folder was deleted by hand but the branch holds commits', async () => {
+    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add the feature' });
+    const head = git(w.repo, 'rev-parse', session.branch);
+    rmSync(session.worktreePath, { recursive: true, force: true });
+
+    expect((await confirmPopupLines(session.id)).join('\n')).toMatch(/1 commit\(s\) not on main.*the branch is kept/);
+    await canceled(session.id);
+
+    expect(git(w.repo, 'rev-parse', session.branch)).toBe(head);
+    expect((await w.get(session.id)).keptBranch).toBe(session.branch);
+    expect(git(w.repo, 'worktree', 'list', '--porcelain')).not.toContain(session.worktreePath);
   });
 
   it('deletes the branch of a session that holds no work', async () => {

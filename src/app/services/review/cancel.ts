@@ -14,7 +14,20 @@ export async function workAtRisk(ctx: ReviewContext, session: Session): Promise<
     return { uncommitted: status.length, unmergedCommits: ahead };
   } catch {
     // No worktree (never created, or already gone): look at the branch alone.
-    return { uncommitted: 0, unmergedCommits: 0 };
+    return { uncommitted: 0, unmergedCommits: await branchCommitsAtRisk(ctx, session) };
+  }
+}
+
+/** Commits on the session branch not on its base, read from the main checkout. */
+async function branchCommitsAtRisk(ctx: ReviewContext, session: Session): Promise<number> {
+  const { git, store } = ctx.deps;
+  const project = await store.projects.get(session.projectId);
+  if (!project || !(await git.branchExists(project.path, session.branch).catch(() => false))) return 0;
+  try {
+    return (await git.aheadBehind(project.path, session.branch, session.baseBranch)).ahead;
+  } catch {
+    // The branch exists but cannot be compared (no base branch): never delete it unasked.
+    return 1;
   }
 }
 
