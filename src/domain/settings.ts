@@ -97,6 +97,15 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     choices: () => ['15s', '30s', '60s', '120s', 'off'],
     fallback: () => '30s',
   },
+  {
+    key: 'github.pollInterval',
+    label: 'Pull request refresh',
+    scope: 'global',
+    kind: 'choice',
+    description: 'How often Grove checks the GitHub pull requests of published sessions.',
+    choices: () => ['30s', '60s', '120s', '300s', 'off'],
+    fallback: () => '60s',
+  },
 ];
 
 export function settingValue(row: SettingRow, values: SettingValues): string {

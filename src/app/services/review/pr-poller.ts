@@ -1,29 +1,44 @@
+import { parseInterval } from '../../../domain/settings.js';
+import type { Session } from '../../../domain/session.js';
 import type { ForgeConnection } from '../../ports.js';
 import { storePullRequest } from './publish.js';
 import type { ReviewContext } from './context.js';
 
-const DEFAULT_INTERVAL_MS = 60_000;
+export const PULL_REQUEST_INTERVAL_SETTING = 'github.pollInterval';
+const DEFAULT_INTERVAL = '60s';
+const FIRST_POLL_MS = 5_000;
 const MAX_BACKOFF = 8;
+
+/** Sessions whose pull request can still change what Grove shows or does. */
+function followed(session: Session): boolean {
+  const link = session.reviewRequest;
+  if (!link) return false;
+  if (['Review', 'AgentReview', 'Question'].includes(session.status)) return true;
+  // Only a session its closed pull request canceled can come back by a reopen;
+  // one canceled in Grove stays canceled whatever GitHub says.
+  return session.status === 'Canceled' && link.state === 'closed';
+}
 
 /**
  * Keeps published sessions in step with their pull requests: merged →
  * Merged (read-only until the base branch is synced), closed → Canceled
- * (branch and worktree kept), reopened → Review. Honours rate limits and
- * backs off on errors.
+ * (branch and worktree kept), reopened → Review. Runs every
+ * `github.pollInterval` (60 s by default, `off` stops it), waits out rate
+ * limits and backs off on errors.
  */
 export class PullRequestPoller {
   private timer: NodeJS.Timeout | null = null;
   private failures = 0;
-  private stopped = false;
+  private stopped = true;
 
   constructor(
     private readonly ctx: ReviewContext,
-    private readonly intervalMs: () => number = () => DEFAULT_INTERVAL_MS,
+    private readonly intervalMs: () => number | null = () => parseInterval(ctx.deps.app.state.settings[PULL_REQUEST_INTERVAL_SETTING] ?? DEFAULT_INTERVAL),
   ) {}
 
   start(): void {
     this.stopped = false;
-    this.schedule(5_000);
+    this.schedule(Math.min(FIRST_POLL_MS, this.intervalMs() ?? FIRST_POLL_MS));
   }
 
   stop(): void {
@@ -35,29 +50,37 @@ export class PullRequestPoller {
   private schedule(delay: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      const base = this.intervalMs();
+      if (base === null) {
+        // Off: look again later in case the setting changes.
+        this.schedule(FIRST_POLL_MS * 6);
+        return;
+      }
       this.poll()
         .then((waitUntil) => {
           this.failures = 0;
-          const base = this.intervalMs();
           this.schedule(waitUntil ? Math.max(base, waitUntil - this.ctx.now()) : base);
         })
         .catch((error: unknown) => {
           this.failures++;
           this.ctx.deps.runtime.logger.log('warn', 'pull request refresh failed', error);
-          this.schedule(this.intervalMs() * Math.min(MAX_BACKOFF, 2 ** this.failures));
+          const backoff = base * Math.min(MAX_BACKOFF, 2 ** this.failures);
+          // A rate limit says when it resets: wait until then, not less.
+          const resetAt = (error as { resetAt?: unknown } | null)?.resetAt;
+          this.schedule(typeof resetAt === 'number' ? Math.max(backoff, resetAt - this.ctx.now()) : backoff);
         });
     }, delay);
     this.timer.unref();
   }
 
-  /** One refresh of every linked pull request of the active project. Returns a rate-limit wait, if any. */
+  /** One refresh of every followed pull request of the active project. Returns a rate-limit wait, if any. */
   async poll(): Promise<number | null> {
     const { store, app, forge, git } = this.ctx.deps;
     const projectId = app.state.activeProjectId;
     if (projectId === null) return null;
     const project = await store.projects.get(projectId);
     if (!project) return null;
-    const sessions = (await store.sessions.listByProject(projectId)).filter((s) => s.reviewRequest && ['Review', 'AgentReview', 'Question', 'Merged', 'Canceled'].includes(s.status));
+    const sessions = (await store.sessions.listByProject(projectId)).filter(followed);
     if (sessions.length === 0) return null;
     const url = await git.remoteUrl(project.path, 'origin');
     if (!url) return null;
@@ -68,12 +91,15 @@ export class PullRequestPoller {
       if (!link) continue;
       if (connection.waitUntil && connection.waitUntil > this.ctx.now()) return connection.waitUntil;
       const pr = await connection.get(link.number, signal);
+      // The session may have moved on (a turn started, a cancel) while GitHub answered.
+      const current = await store.sessions.get(session.id);
+      if (!current || current.status !== session.status) continue;
       await storePullRequest(this.ctx, session.id, pr, null);
-      if (pr.state === 'merged' && session.status !== 'Merged' && session.status !== 'Canceled') {
-        if (session.status === 'AgentReview' || session.status === 'Question') await this.ctx.setStatus(session.id, 'Review');
+      if (pr.state === 'merged' && session.status !== 'Canceled') {
+        if (session.status === 'Question') await this.ctx.setStatus(session.id, 'Review');
         await this.ctx.setStatus(session.id, 'Merged');
         await this.ctx.note(session.id, `[Review Request] Pull request #${pr.number} was merged on GitHub. Sync ${session.baseBranch} (s on the list) to finish the session.`);
-      } else if (pr.state === 'closed' && session.status !== 'Canceled' && session.status !== 'Merged') {
+      } else if (pr.state === 'closed' && session.status !== 'Canceled') {
         if (session.status === 'Question') await this.ctx.setStatus(session.id, 'Review');
         await this.ctx.setStatus(session.id, 'Canceled');
         await store.sessions.update(session.id, { keptBranch: session.branch }, this.ctx.now());

@@ -27,7 +27,12 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export async function storePullRequest(ctx: ReviewContext, sessionId: string, pr: PullRequestInfo, written: { title: string; body: string } | null): Promise<void> {
+/**
+ * Stores the pull request Grove knows of. `written` is what Grove itself
+ * last wrote as title and body (null fields: Grove wrote none, so it never
+ * rewrites them); leaving it out keeps the stored values.
+ */
+export async function storePullRequest(ctx: ReviewContext, sessionId: string, pr: PullRequestInfo, written: { title: string | null; body: string | null } | null): Promise<void> {
   await ctx.deps.store.reviewRequests.upsert(sessionId, {
     number: pr.number,
     url: pr.url,
@@ -85,7 +90,14 @@ async function connect(ctx: ReviewContext, projectPath: string, signal: AbortSig
 export async function runPublish(ctx: ReviewContext, operation: Operation, signal: AbortSignal, auto = false): Promise<void> {
   const { store, git } = ctx.deps;
   const session = await store.sessions.get(operation.sessionId);
-  if (!session || !['Review', 'AgentReview', 'Question'].includes(session.status)) return;
+  if (!session) return;
+  if (!['Review', 'AgentReview', 'Question'].includes(session.status)) {
+    if (auto) return;
+    const text = `[Publish Error] A ${session.status} session cannot be published.`;
+    await ctx.note(session.id, text);
+    await ctx.deps.sessions.publishSession(session.id);
+    throw new ReportedError(text);
+  }
   const project = await store.projects.get(session.projectId);
   if (!project) return;
   const remoteBranch = session.publishedBranch ?? (typeof operation.payload['remoteBranch'] === 'string' ? operation.payload['remoteBranch'] : session.branch);
@@ -97,23 +109,29 @@ export async function runPublish(ctx: ReviewContext, operation: Operation, signa
       await ctx.note(session.id, `[${label}] Nothing to publish yet: the session has no changes on ${session.baseBranch}.`);
       return;
     }
+    // Ask GitHub first: bad credentials, a missing repository or a rate
+    // limit stop the publish before anything is pushed.
+    const linked = session.reviewRequest?.state === 'open' ? await forge.get(session.reviewRequest.number, signal) : null;
+    const existing = linked?.state === 'open' ? linked : await forge.findOpen(remoteBranch, signal);
     await git.push(session.worktreePath, REMOTE, `${session.branch}:refs/heads/${remoteBranch}`, { forceWithLease: true, setUpstream: !session.publishedBranch });
-    await store.sessions.update(session.id, { publishedBranch: remoteBranch }, ctx.now());
     const fresh = (await store.sessions.get(session.id)) ?? session;
     const wanted = pullRequestText(fresh);
-    const existing = fresh.reviewRequest?.state === 'open' ? await forge.get(fresh.reviewRequest.number, signal) : await forge.findOpen(remoteBranch, signal);
     if (!existing) {
       const pr = await forge.createDraft({ head: remoteBranch, base: session.baseBranch, title: wanted.title, body: wanted.body }, signal);
       await storePullRequest(ctx, session.id, pr, wanted);
+      await store.sessions.update(session.id, { publishedBranch: remoteBranch }, ctx.now());
       await ctx.note(session.id, `[Review Request] Created draft pull request #${pr.number}: ${pr.url}`);
     } else {
       // Refresh only what the user has not edited on GitHub since Grove wrote it.
       const row = await store.reviewRequests.get(session.id);
+      const ours = row?.number === existing.number ? row : null;
       const patch: { title?: string; body?: string } = {};
-      if (row && existing.title === row.writtenTitle && existing.title !== wanted.title) patch.title = wanted.title;
-      if (row && existing.body === row.writtenBody && existing.body !== wanted.body) patch.body = wanted.body;
+      if (ours && ours.writtenTitle !== null && existing.title === ours.writtenTitle && existing.title !== wanted.title) patch.title = wanted.title;
+      if (ours && ours.writtenBody !== null && existing.body === ours.writtenBody && existing.body !== wanted.body) patch.body = wanted.body;
       const pr = Object.keys(patch).length > 0 ? await forge.update(existing.number, patch, signal) : existing;
-      await storePullRequest(ctx, session.id, pr, row ? { title: patch.title ?? row.writtenTitle ?? existing.title, body: patch.body ?? row.writtenBody ?? existing.body } : { title: existing.title, body: existing.body });
+      // A pull request Grove did not open keeps the text its author wrote.
+      await storePullRequest(ctx, session.id, pr, ours ? { title: patch.title ?? ours.writtenTitle, body: patch.body ?? ours.writtenBody } : { title: null, body: null });
+      await store.sessions.update(session.id, { publishedBranch: remoteBranch }, ctx.now());
       await ctx.note(session.id, `[${label}] Pushed ${remoteBranch}; pull request #${pr.number}${Object.keys(patch).length > 0 ? ' updated' : ''}: ${pr.url}`);
     }
   } catch (error) {
