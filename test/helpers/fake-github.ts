@@ -73,6 +73,8 @@ export interface FakeGitHub {
   /** The token the fake accepts (anything else is 401 Bad credentials). */
   setToken(token: string): void;
   pull(number: number): FakePull;
+  /** "On GitHub": a person opens a pull request (its head must be on the remote). */
+  open(input: { head: string; base: string; title: string; body: string; draft?: boolean }): FakePull;
   /** "On GitHub": merge, close, reopen, edit, review. */
   merge(number: number): void;
   close(number: number): void;
@@ -397,6 +399,29 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       token = next;
     },
     pull: get,
+    open(input) {
+      const sha = headSha(input.head);
+      if (!sha) throw new Error(`fake GitHub: ${input.head} is not on the remote`);
+      const stamp = now();
+      const pull: FakePull = {
+        number: pulls.reduce((n, p) => Math.max(n, p.number), 0) + 1,
+        state: 'open',
+        draft: input.draft ?? false,
+        title: input.title,
+        body: input.body,
+        head: input.head,
+        headSha: sha,
+        base: input.base,
+        mergedAt: null,
+        mergeCommitSha: null,
+        createdAt: stamp,
+        updatedAt: stamp,
+        closedAt: null,
+        reviews: [],
+      };
+      pulls.push(pull);
+      return pull;
+    },
     merge(n) {
       const pull = get(n);
       const stamp = now();

@@ -219,13 +219,41 @@ describe('publish to GitHub', () => {
     expect(github.pull(1)).toMatchObject({ title: 'My own title', body: 'Hand-written description' });
   });
 
-  it('follows the pull request: merged on GitHub moves the session to Merged', async () => {
+  it('adopts a pull request a person opened for the branch, and never rewrites its text', async () => {
+    const session = await sessionWithWork();
+    git(repo, 'push', '-q', 'origin', session.branch);
+    github.open({ head: session.branch, base: 'main', title: 'Greeting', body: 'Written by a person.' });
+
+    const run = await grove(['publish', session.id]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('Review https://github.com/acme/widgets/pull/1');
+    expect(github.apiCalls('POST', /\/pulls$/)).toHaveLength(0);
+
+    model.script('anthropic', [
+      { when: 'Write the git commit message for the changes', text: reply('Add two files\n\nCreates hello.txt and bye.txt.') },
+      { when: 'Also add bye.txt', toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' } },
+      { when: 'Also add bye.txt', text: reply('Added bye.txt too.') },
+    ]);
+    expect((await grove(['reply', session.id, 'Also add bye.txt'])).code).toBe(0);
+    expect(remoteHead(session.branch)).toBe(git(repo, 'rev-parse', session.branch));
+    expect(github.apiCalls('PATCH')).toHaveLength(0);
+    expect(github.pull(1)).toMatchObject({ title: 'Greeting', body: 'Written by a person.' });
+  });
+
+  it('follows the pull request: reviews and checks are kept; merged on GitHub moves the session to Merged', async () => {
     const session = await sessionWithWork();
     expect((await grove(['publish', session.id])).code).toBe(0);
     const ctx = await controllerContext();
 
+    github.review(1, 'alice', 'APPROVED');
+    github.setCheckRuns(git(repo, 'rev-parse', session.branch), [
+      { name: 'build', status: 'completed', conclusion: 'success' },
+      { name: 'lint', status: 'in_progress', conclusion: null },
+    ]);
     await ctx.controller.review.pullRequests.poll();
-    expect((await load(session.id)).status).toBe('Review');
+    const refreshed = await load(session.id);
+    expect(refreshed.status).toBe('Review');
+    expect(refreshed.reviewRequest).toMatchObject({ state: 'open', reviewDecision: 'approved', checksSummary: '1 passed, 1 pending' });
 
     github.merge(1);
     await ctx.controller.review.pullRequests.poll();
