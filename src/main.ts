@@ -5,7 +5,7 @@ import { VERSION, isOwnerAlive, openInfra, type Infra } from './compose.js';
 import { DatabaseError } from './infra/db/errors.js';
 import { shellRunner } from './infra/shell.js';
 import { createClipboard } from './infra/clipboard.js';
-import type { HeadlessCommand } from './commands/args.js';
+import { usageErrorText, type HeadlessCommand } from './commands/args.js';
 import { runHeadless } from './commands/commands.js';
 import { CommandError, shutdownContexts, type HeadlessIo } from './commands/headless.js';
 import { App } from './app/app.js';
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     command = parseCli(process.argv.slice(2));
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`grove: ${error.message}\nUsage: grove [-C DIR] [--help] [--version]\nTry 'grove --help' for more.\n`);
+      process.stderr.write(usageErrorText(error));
       process.exit(2);
     }
     throw error;
@@ -171,7 +171,8 @@ async function headless(command: HeadlessCommand): Promise<number> {
     return await runHeadless(command, infra, io());
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`grove: ${error.message}\nTry 'grove ${command.kind} --help'.\n`);
+      error.command ??= command.kind;
+      process.stderr.write(usageErrorText(error));
       return 2;
     }
     if (error instanceof CommandError) {

@@ -19,38 +19,89 @@ export type HeadlessCommand =
 
 export const COMMAND_NAMES = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish'] as const;
 
+const EXIT_LINE = 'Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 130 interrupted.';
+const TURN_OPTIONS = `  --output FORMAT     text (default), json, stream-json or diff
+  --timeout DURATION  Stop the turn after DURATION (90s, 10m, 1h) and exit 4
+  --progress          Show progress on standard error even when it is not a terminal`;
+
+/** `grove <command> --help`; docs/usage/cli.md quotes each one verbatim (a test checks). */
 export const COMMAND_HELP: Record<(typeof COMMAND_NAMES)[number], string> = {
-  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [--output text|json|stream-json|diff] [--timeout DURATION] [--progress] [PROMPT]
+  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
 
-Creates a session (worktree, branch, .worktreeinclude, setup command), runs one turn
-and exits. The prompt is PROMPT, or standard input when PROMPT is '-' or absent and
-stdin is not a terminal.`,
-  reply: `Usage: grove reply [-C DIR] ID [--output text|json|stream-json|diff] [--timeout DURATION] [--progress] [PROMPT]
+Creates a session exactly as 'a' does in the TUI (worktree, branch grove/<id>,
+.worktreeinclude, setup command), runs one turn, prints the result and exits.
+The prompt is PROMPT, or standard input when PROMPT is '-' or absent and
+standard input is not a terminal.
 
-Sends a follow-up prompt to session ID (a unique id prefix is enough) and runs the turn.`,
+Options:
+  -C DIR              The repository (default: the current directory)
+  --agent ID          claude, codex or gemini (default: the project's main model)
+  --model M           The agent's model (default: the project's main model)
+  --reasoning L       The reasoning level (default: the project's main model)
+${TURN_OPTIONS}
+
+${EXIT_LINE}`,
+  reply: `Usage: grove reply ID [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
+
+Sends a follow-up prompt to session ID and runs the turn; answers its questions
+too. The prompt is PROMPT, or standard input when PROMPT is '-' or absent and
+standard input is not a terminal.
+
+Options:
+${TURN_OPTIONS}
+
+${EXIT_LINE}`,
   ls: `Usage: grove ls [-C DIR] [--json] [--all]
 
-Lists the project's sessions (active ones; --all includes the archive).`,
-  show: `Usage: grove show [-C DIR] ID [--json]
+Lists the project's sessions, newest first: the active ones, or all of them
+(the archive too) with --all.
 
-Shows one session: status, branch, worktree, summary, questions and the transcript.`,
-  diff: `Usage: grove diff [-C DIR] ID
+Options:
+  -C DIR  The repository (default: the current directory)
+  --json  Print a JSON array
+  --all   Include merged, done and canceled sessions`,
+  show: `Usage: grove show ID [--json]
 
-Prints the session's diff against its base branch (including uncommitted files).`,
-  merge: `Usage: grove merge [-C DIR] ID [--progress]
+Shows a session: status, branch, worktree, pull request, transcript, summary.
 
-Rebases the session onto its base branch and squash-merges it there (as 'm' does).`,
-  rebase: `Usage: grove rebase [-C DIR] ID [--progress]
+Options:
+  --json  Print the JSON object of 'grove run --output json' plus the transcript`,
+  diff: `Usage: grove diff ID
 
-Rebases the session branch onto its base branch (as 'r' does).`,
-  cancel: `Usage: grove cancel [-C DIR] ID [--yes]
+Prints the session's diff against its base branch, uncommitted and untracked
+files included.`,
+  merge: `Usage: grove merge ID [--progress]
 
-Cancels the session: stops the agent and removes the worktree. Uncommitted work is
-committed to the branch first and the branch is kept when it holds work. When there is
-work (or a running turn), it only says what would happen (exit 2) unless --yes is given.`,
-  publish: `Usage: grove publish [-C DIR] ID [--branch NAME] [--progress]
+Rebases the session onto its base branch (conflicts go to the agent) and
+squash-merges it in the main checkout as one commit, as 'm' does. Prints the
+new status and commit.
 
-Pushes the session branch and opens (or refreshes) its draft pull request on GitHub.`,
+Options:
+  --progress  Show progress on standard error even when it is not a terminal`,
+  rebase: `Usage: grove rebase ID [--progress]
+
+Rebases the session branch onto its base branch (conflicts go to the agent),
+as 'r' does.
+
+Options:
+  --progress  Show progress on standard error even when it is not a terminal`,
+  cancel: `Usage: grove cancel ID [--yes]
+
+Cancels the session: stops the agent and removes the worktree. Uncommitted work
+is committed to the branch first, and the branch is kept when it holds work.
+When there is work (or a running turn), it only says what would happen and
+exits 2, unless --yes is given.
+
+Options:
+  -y, --yes  Cancel even though the session holds work (it stays on the branch)`,
+  publish: `Usage: grove publish ID [--branch NAME] [--progress]
+
+Pushes the session branch and opens (or refreshes) its draft pull request on
+GitHub, as 'p' does. Prints the status and the pull request's address.
+
+Options:
+  --branch NAME  The remote branch (default: the session branch)
+  --progress     Show progress on standard error even when it is not a terminal`,
 };
 
 /** `30s`, `5m`, `1h`, `1500ms`, or plain seconds. */
@@ -93,8 +144,25 @@ function noMore(positionals: string[], from: number): void {
   if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
 }
 
+/** What goes to stderr for a usage error: the message, the usage line, where to read more. */
+export function usageErrorText(error: UsageError): string {
+  const help = COMMAND_NAMES.find((c) => c === error.command);
+  if (!help) return `grove: ${error.message}\nUsage: grove [-C DIR] [--help] [--version]\nTry 'grove --help' for more.\n`;
+  const usage = COMMAND_HELP[help].split('\n')[0] ?? '';
+  return `grove: ${error.message}\n${usage}\nTry 'grove ${help} --help' for more.\n`;
+}
+
 /** Parses a headless command (argv after the command name). */
 export function parseHeadless(name: (typeof COMMAND_NAMES)[number], args: readonly string[]): HeadlessCommand {
+  try {
+    return parseCommand(name, args);
+  } catch (error) {
+    if (error instanceof UsageError) error.command = name;
+    throw error;
+  }
+}
+
+function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly string[]): HeadlessCommand {
   const turn = { output: { type: 'string' as const }, timeout: { type: 'string' as const }, progress: { type: 'boolean' as const } };
   switch (name) {
     case 'run': {
