@@ -1,0 +1,93 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentEnv } from '../helpers/agent-env.js';
+import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
+import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import { agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import { withStore } from '../helpers/seed.js';
+import type { TmuxTerminal } from '../helpers/tmux.js';
+
+// A person runs a turn, presses `p` in the session view, accepts the branch
+// name, sees the pull request in the header, and the session follows the
+// pull request when it is merged on (fake) GitHub.
+
+const TOKEN = 'grove-e2e-secret-3b9d0c7a51';
+const REMOTE_URL = 'https://github.com/acme/widgets.git';
+
+const reply = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` } });
+
+let world: GroveWorld;
+let model: FakeModelServer;
+let github: FakeGitHub;
+let term: TmuxTerminal | null = null;
+let repo: string;
+let bare: string;
+
+beforeEach(async () => {
+  world = makeWorld();
+  repo = makeRepo(world, 'widgets', true);
+  bare = join(world.dir, 'widgets-origin.git');
+  git(repo, 'remote', 'set-url', 'origin', REMOTE_URL);
+  git(repo, 'config', `url.${bare}.pushInsteadOf`, REMOTE_URL);
+  model = await startFakeModelServer();
+  github = await startFakeGitHub({ owner: 'acme', repo: 'widgets', token: TOKEN, bareRepo: bare });
+  model.script('anthropic', [
+    { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
+    { when: 'Write the git commit message for the changes', text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.') },
+    { when: 'You are reviewing the work of a coding agent', text: reply('## Review\n### Project Impact\nSmall and safe.\n### Suggestions\nNone.') },
+  ]);
+  // Poll pull requests every second; no background fetch (the remote URL is github.com).
+  await withStore(world.groveHome, async (store) => {
+    await store.settings.setGlobal('github.pollInterval', '1s');
+    await store.settings.setGlobal('git.statusInterval', 'off');
+  });
+});
+
+afterEach(async () => {
+  await term?.kill();
+  term = null;
+  await github.stop();
+  await model.close();
+  world.cleanup();
+});
+
+describe('publishing from the TUI', () => {
+  it('publishes the session as a draft pull request and follows it to Merged', async () => {
+    model.script('anthropic', [
+      { when: 'Create hello.txt', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      { when: 'Create hello.txt', text: reply('I created hello.txt.') },
+    ]);
+    mkdirSync(join(world.home, 'gh-config'), { recursive: true });
+    const env = { ...agentWorldEnv(world, agentEnv(model, world.home)), GITHUB_TOKEN: TOKEN, GROVE_GITHUB_API_URL: github.url, GH_CONFIG_DIR: join(world.home, 'gh-config') };
+    const t = await startGrove(world, repo, { env, columns: 160, rows: 34 });
+    term = t;
+    await t.waitFor('No sessions yet.');
+
+    await t.keys('a');
+    await t.waitFor('Task for the agent');
+    await t.type('Create hello.txt with a greeting');
+    await t.keys('Enter');
+    await t.waitFor('I created hello.txt.', 30_000);
+    await t.waitFor('[Commit] Add the greeting files', 15_000);
+    await t.waitFor(/ Review /, 30_000);
+
+    await t.keys('p');
+    const popup = await t.waitFor('Publish: remote branch name');
+    const branch = git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/');
+    expect(popup).toContain(branch);
+    await t.keys('Enter');
+
+    await t.waitFor('PR #1 open draft https://github.com/acme/widgets/pull/1', 30_000);
+    await t.waitFor('[Review Request] Created draft pull request #1', 15_000);
+    expect(execFileSync('git', ['rev-parse', `refs/heads/${branch}`], { cwd: bare, encoding: 'utf8' }).trim()).toBe(git(repo, 'rev-parse', branch));
+    expect(github.pull(1)).toMatchObject({ draft: true, head: branch, base: 'main', title: 'Add the greeting files' });
+
+    github.merge(1);
+    await t.waitFor('Pull request #1 was merged on GitHub', 30_000);
+    const screen = await t.waitFor(/ Merged /, 15_000);
+    expect(screen).toContain('PR #1 merged');
+    expect(screen).not.toContain(TOKEN);
+  });
+});
