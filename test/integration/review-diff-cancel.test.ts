@@ -219,6 +219,24 @@ describe('background git status', () => {
     poller.stop();
   });
 
+  it('drops the result of a cycle started before a restart (stale generation)', async () => {
+    const poller = w.controller.gitStatus;
+    poller.restart(w.projectId);
+    const stale = (poller as unknown as { generation: number }).generation;
+    poller.restart(w.projectId);
+    const seen = w.events.filter((e) => e.type === 'gitStatus').length;
+
+    expect(await poller.cycle(w.projectId, stale, false)).toBeNull();
+    const fresh = await poller.cycle(w.projectId, (poller as unknown as { generation: number }).generation, false);
+    poller.stop();
+
+    expect(fresh).toMatchObject({ branch: 'main', upstream: 'origin/main' });
+    // Only the current generation's cycle (and the restart's own first one) reported.
+    const reported = w.events.filter((e) => e.type === 'gitStatus').slice(seen);
+    expect(reported.length).toBeGreaterThanOrEqual(1);
+    expect(reported.length).toBeLessThanOrEqual(2);
+  });
+
   it('reports a failing fetch once, not every cycle', async () => {
     git(w.repo, 'remote', 'set-url', 'origin', join(w.world.dir, 'no-such-origin.git'));
     const poller = w.controller.gitStatus;

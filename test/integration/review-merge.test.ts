@@ -251,4 +251,23 @@ describe('merge', () => {
     expect(git(w.repo, 'show', `${session.branch}:feature.txt`)).toBe('feature');
     expect(existsSync(session.worktreePath)).toBe(true);
   });
+
+  it('moves on to the next queued session when a merge fails', async () => {
+    w.commitOnMain({ 'shared.txt': 'one\n' }, 'Add shared.txt');
+    const failing = await w.session({ files: { 'shared.txt': 'SESSION\n' }, message: 'Failing session' });
+    const next = await w.session({ files: { 'next.txt': 'next\n' }, message: 'Next session' });
+    w.commitOnMain({ 'shared.txt': 'MAIN\n' }, 'Main edit');
+    w.server.script('anthropic', [{ when: 'Grove is rebasing this branch onto', delayMs: 500, then: { error: { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } } } }]);
+
+    merge(failing.id);
+    await waitFor('the first merge to start', () => statusTrail(failing.id).includes('Merging'));
+    merge(next.id);
+    await waitFor('the second to queue', () => statusTrail(next.id).includes('Queued'));
+    await mergeEnded(next.id);
+
+    expect((await w.get(failing.id)).status).toBe('Review');
+    expect((await w.notices(failing.id)).at(-1)).toMatch(/^\[Merge Error\] .*shared\.txt.*the agent could not help/);
+    expect((await w.get(next.id)).status).toBe('Done');
+    expect(git(w.repo, 'log', '-1', '--format=%s', 'main')).toBe('Next session');
+  });
 });

@@ -93,12 +93,12 @@ describe('session rebase (r)', () => {
     const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\n' }, message: 'Session edit' });
     w.commitOnMain({ 'shared.txt': 'one\nMAIN\n' }, 'Main edit');
     const head = git(w.repo, 'rev-parse', session.branch);
-    w.server.script('anthropic', [{ when: 'Grove is rebasing this branch onto', error: { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'no' } } } }]);
+    w.server.script('anthropic', [{ when: 'Grove is rebasing this branch onto', error: { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } } }]);
 
     await rebased(session.id);
 
     expect((await w.get(session.id)).status).toBe('Review');
-    expect((await w.notices(session.id)).at(-1)).toMatch(/^\[Rebase Error\] Conflicts in shared\.txt .*aborted/);
+    expect((await w.notices(session.id)).at(-1)).toMatch(/^\[Rebase Error\] Conflicts in shared\.txt \(the agent could not help: .*\)\. The rebase was aborted/);
     expect(git(w.repo, 'rev-parse', session.branch)).toBe(head);
     expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(false);
     expect(git(session.worktreePath, 'status', '--porcelain')).toBe('');
