@@ -270,4 +270,30 @@ describe('merge', () => {
     expect((await w.get(next.id)).status).toBe('Done');
     expect(git(w.repo, 'log', '-1', '--format=%s', 'main')).toBe('Next session');
   });
+
+  it('does not land into a main checkout that became dirty while the agent resolved conflicts', async () => {
+    w.commitOnMain({ 'shared.txt': 'one\n' }, 'Add shared.txt');
+    const session = await w.session({ files: { 'shared.txt': 'SESSION\n' }, message: 'Session edit' });
+    const mainHead = w.commitOnMain({ 'shared.txt': 'MAIN\n' }, 'Main edit');
+    w.server.script('anthropic', [
+      { when: 'Grove is rebasing this branch onto `main`', delayMs: 2500, then: { toolCall: { kind: 'write_file', path: 'shared.txt', content: 'MAIN\nSESSION\n' } } },
+      { when: 'Grove is rebasing this branch onto `main`', text: reply('Resolved.') },
+    ]);
+
+    merge(session.id);
+    await waitFor('the agent to be asked', async () => (await w.notices(session.id)).some((n) => /asking the agent/.test(n)));
+    // Meanwhile the person stages work of their own in the main checkout.
+    writeFiles(w.repo, { 'mine.txt': 'my staged work\n', 'README.md': '# project\nmy edit\n' });
+    git(w.repo, 'add', 'mine.txt');
+    await mergeEnded(session.id);
+
+    expect((await w.get(session.id)).status).toBe('Review');
+    expect((await w.notices(session.id)).at(-1)).toMatch(/has uncommitted changes/);
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(mainHead);
+    expect(git(w.repo, 'diff', '--cached', '--name-only')).toBe('mine.txt');
+    expect(readFileSync(join(w.repo, 'README.md'), 'utf8')).toBe('# project\nmy edit\n');
+    expect(readFileSync(join(w.repo, 'mine.txt'), 'utf8')).toBe('my staged work\n');
+    // The session's branch holds the resolved work, ready to merge again.
+    expect(git(w.repo, 'show', `${session.branch}:shared.txt`)).toBe('MAIN\nSESSION');
+  });
 });

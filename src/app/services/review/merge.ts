@@ -100,13 +100,20 @@ export class MergeQueue {
       await ctx.setStatus(sessionId, 'Review');
       throw new ReportedError(text);
     };
-    const branch = await git.currentBranch(project.path);
-    if (branch !== session.baseBranch) {
-      return back(`[Merge Error] The main checkout (${project.path}) is on ${branch ?? 'a detached HEAD'}, not ${session.baseBranch}. Check out ${session.baseBranch} there and merge again. Nothing was changed.`);
-    }
-    if (!(await git.isClean(project.path))) {
-      return back(`[Merge Error] The main checkout (${project.path}) has uncommitted changes. Commit or stash them and merge again. Nothing was changed.`);
-    }
+    // The main checkout must be on the base branch and clean, before the rebase and
+    // again after it (the agent may take minutes, and the person keeps working there).
+    const checkoutProblem = async (): Promise<string | null> => {
+      const branch = await git.currentBranch(project.path);
+      if (branch !== session.baseBranch) {
+        return `[Merge Error] The main checkout (${project.path}) is on ${branch ?? 'a detached HEAD'}, not ${session.baseBranch}. Check out ${session.baseBranch} there and merge again. Nothing was changed.`;
+      }
+      if (!(await git.isClean(project.path))) {
+        return `[Merge Error] The main checkout (${project.path}) has uncommitted changes. Commit or stash them and merge again. Nothing was changed.`;
+      }
+      return null;
+    };
+    const before = await checkoutProblem();
+    if (before) return back(before);
     try {
       await commitPending(ctx, session);
     } catch (error) {
@@ -116,6 +123,8 @@ export class MergeQueue {
     if (!rebased.ok) {
       return back(`[Merge Error] Rebasing onto ${session.baseBranch} stopped on conflicts in ${rebased.files.join(', ')} (${rebased.reason}). The rebase was aborted; the branch is as it was.`);
     }
+    const after = await checkoutProblem();
+    if (after) return back(after.replace('Nothing was changed.', `Nothing was changed there; the session branch is rebased onto ${session.baseBranch}.`));
     const fresh = (await store.sessions.get(sessionId)) ?? session;
     const message = (await git.lastCommitMessage(session.worktreePath).catch(() => null)) ?? fresh.commitMessage ?? fresh.title;
     let merged;
