@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -155,6 +155,12 @@ describe('publish to GitHub', () => {
     expect(stored.publishedBranch).toBe(session.branch);
     expect(stored.reviewRequest).toMatchObject({ number: 1, url: 'https://github.com/acme/widgets/pull/1', state: 'open', isDraft: true, headBranch: session.branch, baseBranch: 'main' });
 
+    // A session with a pull request is merged on GitHub, not by the local merge queue.
+    const merge = await grove(['merge', session.id]);
+    expect(merge.code).toBe(1);
+    expect(merge.stderr).toMatch(/pull request #1; merge it on GitHub/);
+    expect(git(repo, 'rev-list', '--count', 'main')).toBe('1');
+
     const second = await grove(['publish', session.id]);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe('Review https://github.com/acme/widgets/pull/1');
@@ -261,6 +267,12 @@ describe('publish to GitHub', () => {
     expect(merged.status).toBe('Merged');
     expect(merged.reviewRequest?.state).toBe('merged');
     expect(await transcript(session.id)).toContain('Pull request #1 was merged on GitHub');
+
+    // Syncing the base branch then finishes it: Done, worktree and local branch removed.
+    await ctx.controller.review.finishMerged(ctx.project.id, 'main');
+    expect((await load(session.id)).status).toBe('Done');
+    expect(existsSync(session.worktreePath)).toBe(false);
+    expect(git(repo, 'branch', '--list', session.branch)).toBe('');
   });
 
   it('follows the pull request: closed cancels the session and keeps its branch; reopened brings it back', async () => {
@@ -353,6 +365,32 @@ describe('publish failures', () => {
     const retry = await grove(['publish', session.id]);
     expect(retry.code).toBe(0);
     expect(github.pulls).toHaveLength(1);
+  });
+
+  it('network down: says GitHub cannot be reached and pushes nothing', async () => {
+    const session = await sessionWithWork();
+    const closed = await startFakeGitHub({ token: TOKEN });
+    await closed.stop();
+    const run = await grove(['publish', session.id], { GROVE_GITHUB_API_URL: closed.url });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Cannot reach GitHub.*check the network connection/);
+    expect(remoteHead(session.branch)).toBeNull();
+    expect((await load(session.id)).status).toBe('Review');
+  });
+
+  it('push rejected: gives the remote\'s reason and opens no pull request', async () => {
+    const session = await sessionWithWork();
+    const hook = join(bare, 'hooks', 'pre-receive');
+    writeFileSync(hook, '#!/bin/sh\necho "error: pushes to acme/widgets are frozen" >&2\nexit 1\n');
+    chmodSync(hook, 0o755);
+    const run = await grove(['publish', session.id]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/The push to origin was rejected: pre-receive hook declined/);
+    expect(github.pulls).toHaveLength(0);
+    const after = await load(session.id);
+    expect(after.status).toBe('Review');
+    expect(after.publishedBranch).toBeNull();
+    expect(after.reviewRequest).toBeNull();
   });
 
   it('with no token: says how to provide one and pushes nothing', async () => {
