@@ -87,5 +87,13 @@ export class ProjectService {
     const known = new Map(this.app.state.sessions.map((s) => [s.id, s.updatedAt]));
     const changed = sessions.length !== known.size || sessions.some((s) => known.get(s.id) !== s.updatedAt);
     if (changed) this.app.emit({ type: 'sessionsLoaded', projectId, sessions });
+    // The open session's transcript: entries another process appended.
+    const mode = this.app.state.mode;
+    const loaded = mode.kind === 'session' ? this.app.state.transcripts[mode.sessionId] : undefined;
+    if (mode.kind === 'session' && loaded) {
+      const last = loaded.at(-1)?.position ?? -1;
+      const entries = (await this.store.transcript.list(mode.sessionId)).filter((e) => e.position > last);
+      if (entries.length > 0) this.app.emit({ type: 'transcriptAppended', sessionId: mode.sessionId, entries });
+    }
   }
 }

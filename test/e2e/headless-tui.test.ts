@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentEnv } from '../helpers/agent-env.js';
+import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import { GROVE_BIN, agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import type { TmuxTerminal } from '../helpers/tmux.js';
+
+// One store, two clients: a TUI in tmux and `grove run` on the same
+// GROVE_HOME at once. The TUI shows the session the command made, and its
+// progress, without a key press.
+
+const reply = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` } });
+
+let world: GroveWorld;
+let server: FakeModelServer;
+let term: TmuxTerminal | null = null;
+let repo: string;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  world = makeWorld();
+  server = await startFakeModelServer();
+  repo = makeRepo(world);
+  env = agentWorldEnv(world, agentEnv(server, world.home));
+  server.script('anthropic', [
+    { when: 'Write a title for a coding task', text: reply('Greeting from a script') },
+    { when: 'Write the git commit message for the changes', text: reply('Add the scripted greeting\n\nCreates hello.txt.') },
+    { when: 'You are reviewing the work of a coding agent', text: reply('## Review\n### Project Impact\nSmall.\n### Suggestions\nNone.') },
+  ]);
+});
+
+afterEach(async () => {
+  await term?.kill();
+  term = null;
+  await server.close();
+  world.cleanup();
+});
+
+interface Result {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function groveRun(args: readonly string[]): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [GROVE_BIN, ...args], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('a headless command and the TUI on one store', () => {
+  it('the TUI shows the session `grove run` creates, its progress and its result', async () => {
+    server.script('anthropic', [
+      { when: 'Scripted greeting task', delayMs: 1500, then: { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello from a script\n' } } },
+      { when: 'Scripted greeting task', delayMs: 6000, then: { text: reply('Wrote **hello.txt** from a script.') } },
+    ]);
+    const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
+    term = t;
+    await t.waitFor('No sessions yet.');
+
+    const run = groveRun(['run', 'Scripted greeting task']);
+
+    // The list picks it up while the command's turn is running.
+    const listed = await t.waitFor(/Scripted greeting task|Greeting from a script/, 10_000);
+    expect(listed).not.toContain('No sessions yet.');
+    await t.waitFor(/InProgress/, 10_000);
+    // Into the session: the prompt, and the answer once the command's turn ends.
+    await t.keys('Enter');
+    const open = await t.waitFor(/InProgress[\s\S]*› Scripted greeting task/, 10_000);
+    expect(open).not.toContain('Wrote hello.txt from a script.');
+    await t.waitFor('Wrote hello.txt from a script.', 30_000);
+    await t.keys('Escape');
+    await t.waitFor(/ Review /, 15_000);
+    await t.waitFor('Greeting from a script', 15_000);
+
+    const result = await run;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('Wrote **hello.txt** from a script.\n');
+    const branch = git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/');
+    expect(git(repo, 'show', `${branch}:hello.txt`)).toBe('hello from a script');
+  });
+
+  it('the TUI shows a session canceled by `grove cancel`', async () => {
+    server.script('anthropic', [
+      { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      { when: 'Scripted greeting task', text: reply('Done it.') },
+    ]);
+    const first = await groveRun(['run', '--output', 'json', 'Scripted greeting task']);
+    expect(first.code, first.stderr).toBe(0);
+    const { sessionId } = JSON.parse(first.stdout) as { sessionId: string };
+    const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
+    term = t;
+    await t.waitFor(/Review .*Greeting from a script|Greeting from a script.*Review/, 10_000);
+
+    const canceled = await groveRun(['cancel', sessionId.slice(0, 8), '--yes']);
+    expect(canceled.code, canceled.stderr).toBe(0);
+
+    await t.waitFor('Canceled', 10_000);
+  });
+});
