@@ -192,4 +192,19 @@ describe('sync main (s)', () => {
     expect(readFileSync(join(w.repo, 'README.md'), 'utf8')).toBe('# edited\n');
     expect(git(w.repo, 'rev-parse', 'origin/main')).toBe(git(w.repo, 'rev-parse', 'main~1'));
   });
+
+  it('says how to set an upstream when the branch has none, and when the checkout is detached', async () => {
+    git(w.repo, 'branch', '--unset-upstream');
+    const head = git(w.repo, 'rev-parse', 'HEAD');
+
+    const noUpstream = await sync();
+    expect(noUpstream.title).toBe('Sync stopped');
+    expect(noUpstream.lines).toEqual(['main has no upstream branch. Set one with: git push -u origin main']);
+
+    git(w.repo, 'checkout', '-q', '--detach');
+    const detached = await sync();
+    expect(detached.title).toBe('Sync stopped');
+    expect(detached.lines.join('\n')).toMatch(/detached HEAD.*Nothing was changed/);
+    expect(git(w.repo, 'rev-parse', 'HEAD')).toBe(head);
+  });
 });
