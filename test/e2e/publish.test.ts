@@ -53,17 +53,22 @@ afterEach(async () => {
   world.cleanup();
 });
 
+async function start(): Promise<TmuxTerminal> {
+  mkdirSync(join(world.home, 'gh-config'), { recursive: true });
+  const env = { ...agentWorldEnv(world, agentEnv(model, world.home)), GITHUB_TOKEN: TOKEN, GROVE_GITHUB_API_URL: github.url, GH_CONFIG_DIR: join(world.home, 'gh-config') };
+  const t = await startGrove(world, repo, { env, columns: 160, rows: 34 });
+  term = t;
+  await t.waitFor('No sessions yet.');
+  return t;
+}
+
 describe('publishing from the TUI', () => {
   it('publishes the session as a draft pull request and follows it to Merged', async () => {
     model.script('anthropic', [
       { when: 'Create hello.txt', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
       { when: 'Create hello.txt', text: reply('I created hello.txt.') },
     ]);
-    mkdirSync(join(world.home, 'gh-config'), { recursive: true });
-    const env = { ...agentWorldEnv(world, agentEnv(model, world.home)), GITHUB_TOKEN: TOKEN, GROVE_GITHUB_API_URL: github.url, GH_CONFIG_DIR: join(world.home, 'gh-config') };
-    const t = await startGrove(world, repo, { env, columns: 160, rows: 34 });
-    term = t;
-    await t.waitFor('No sessions yet.');
+    const t = await start();
 
     await t.keys('a');
     await t.waitFor('Task for the agent');
@@ -71,6 +76,7 @@ describe('publishing from the TUI', () => {
     await t.keys('Enter');
     await t.waitFor('I created hello.txt.', 30_000);
     await t.waitFor('[Commit] Add the greeting files', 15_000);
+    await t.waitFor('Small and safe.', 30_000);
     await t.waitFor(/ Review /, 30_000);
 
     await t.keys('p');
@@ -89,5 +95,30 @@ describe('publishing from the TUI', () => {
     const screen = await t.waitFor(/ Merged /, 15_000);
     expect(screen).toContain('PR #1 merged');
     expect(screen).not.toContain(TOKEN);
+  });
+
+  it('queues a publish pressed while the turn runs, and opens the pull request after it', async () => {
+    model.script('anthropic', [
+      { when: 'Create hello.txt', delayMs: 3000, then: { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } } },
+      { when: 'Create hello.txt', text: reply('I created hello.txt.') },
+    ]);
+    const t = await start();
+    await t.keys('a');
+    await t.waitFor('Task for the agent');
+    await t.type('Create hello.txt with a greeting');
+    await t.keys('Enter');
+    await t.waitFor(/InProgress/, 15_000);
+
+    await t.keys('p');
+    await t.waitFor('Publish: remote branch name');
+    await t.keys('Enter');
+    await t.waitFor('Publish queued behind the running turn.');
+    expect(github.pulls).toHaveLength(0);
+
+    await t.waitFor('I created hello.txt.', 30_000);
+    await t.waitFor('PR #1 open draft https://github.com/acme/widgets/pull/1', 30_000);
+    expect(github.pull(1).body).toContain('session: I created hello.txt.');
+    // Let the focused review that follows the turn finish before the terminal goes.
+    await t.waitFor('Small and safe.', 30_000);
   });
 });
