@@ -95,6 +95,10 @@ describe('publishing from the TUI', () => {
     const screen = await t.waitFor(/ Merged /, 15_000);
     expect(screen).toContain('PR #1 merged');
     expect(screen).not.toContain(TOKEN);
+
+    // The list shows the merged pull request as a badge.
+    await t.keys('q');
+    await t.waitFor('✓ #1');
   });
 
   it('queues a publish pressed while the turn runs, and opens the pull request after it', async () => {
