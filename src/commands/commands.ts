@@ -15,7 +15,8 @@ import {
   printResult,
   readPrompt,
   reportOutcome,
-  waitForSession,
+  submitTurn,
+  waitForOperation,
   type HeadlessIo,
 } from './headless.js';
 import { listItem, sessionResult } from './session-json.js';
@@ -49,11 +50,10 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       } catch (error) {
         throw new CommandError(`could not create the worktree: ${error instanceof Error ? error.message : String(error)}`, EXIT.failed);
       }
-      const refused = await ctx.controller.submitPrompt(session.id, prompt);
-      if (refused) throw new CommandError(refused, EXIT.failed);
-      const outcome = await waitForSession(ctx, session.id, command.timeoutMs);
+      const operationId = await submitTurn(ctx, session.id, prompt);
+      const outcome = await waitForOperation(ctx, session.id, operationId, command.timeoutMs);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
-      await printResult(ctx, final, 0, command.output, startedAt);
+      await printResult(ctx, final, 0, prompt, command.output, startedAt);
       await reportOutcome(ctx, outcome, final, 0);
       return exitCodeFor(outcome, final);
     }
@@ -65,11 +65,10 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       const startedAt = infra.clock.now();
       const since = await infra.store.transcript.count(session.id);
       ctx.app.subscribe(eventPrinter(ctx, session.id, command.output));
-      const refused = await ctx.controller.submitPrompt(session.id, prompt);
-      if (refused) throw new CommandError(refused, EXIT.failed);
-      const outcome = await waitForSession(ctx, session.id, command.timeoutMs);
+      const operationId = await submitTurn(ctx, session.id, prompt);
+      const outcome = await waitForOperation(ctx, session.id, operationId, command.timeoutMs);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
-      await printResult(ctx, final, since, command.output, startedAt);
+      await printResult(ctx, final, since, prompt, command.output, startedAt);
       await reportOutcome(ctx, outcome, final, since);
       return exitCodeFor(outcome, final);
     }
@@ -133,20 +132,21 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
         if (session.reviewRequest?.state === 'open') throw new CommandError(`session has pull request #${session.reviewRequest.number}; merge it on GitHub.`, EXIT.failed);
         if (!['Review', 'AgentReview', 'Question'].includes(session.status)) throw new CommandError(`a ${session.status} session cannot be merged.`, EXIT.failed);
         await ctx.controller.review.ctx.setStatus(session.id, 'Queued');
-        await infra.store.operations.enqueue(session.id, 'merge', {}, infra.clock.now());
-      } else if (command.kind === 'rebase') {
-        await infra.store.operations.enqueue(session.id, 'rebase', {}, infra.clock.now());
-      } else {
-        await infra.store.operations.enqueue(session.id, 'publish', { remoteBranch: session.publishedBranch ?? command.branch ?? session.branch }, infra.clock.now());
       }
-      const outcome = await waitForSession(ctx, session.id, null);
+      const payload = command.kind === 'publish' ? { remoteBranch: session.publishedBranch ?? command.branch ?? session.branch } : {};
+      const operationId = await infra.store.operations.enqueue(session.id, command.kind, payload, infra.clock.now());
+      const outcome = await waitForOperation(ctx, session.id, operationId, null);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
-      if (outcome.outcome?.status === 'failed') {
-        io.stderr.write(`grove: ${(outcome.outcome.error ?? `the ${command.kind} failed`).replace(/^\[[A-Za-z ]*Error\]\s*/, '')}\n`);
-        return outcome.interrupted ? EXIT.interrupted : EXIT.failed;
+      if (outcome.interrupted) {
+        io.stderr.write(`grove: interrupted; the ${command.kind} was stopped and the session (${shortId(session.id)}) is in ${final.status}.\n`);
+        return EXIT.interrupted;
+      }
+      if (outcome.outcome?.status !== 'done') {
+        io.stderr.write(`grove: ${(outcome.outcome?.error ?? `the ${command.kind} did not finish`).replace(/^\[[A-Za-z ]*Error\]\s*/, '')}\n`);
+        return EXIT.failed;
       }
       io.stdout.write(`${final.status}${final.mergedCommit && command.kind === 'merge' ? ` ${final.mergedCommit}` : ''}${final.reviewRequest && command.kind === 'publish' ? ` ${final.reviewRequest.url}` : ''}\n`);
-      return outcome.interrupted ? EXIT.interrupted : EXIT.ok;
+      return EXIT.ok;
     }
     case 'cancel': {
       const session = await findSession(infra, command.id);

@@ -6,7 +6,6 @@ import { loadSettings } from '../app/services/projects.js';
 import { modelChoice } from '../app/services/sessions.js';
 import { initialState } from '../app/state.js';
 import type { AppEvent } from '../app/events.js';
-import type { OperationOutcome } from '../app/services/worker.js';
 import { isOwnerAlive, VERSION, type Infra } from '../compose.js';
 import type { Project } from '../domain/project.js';
 import { providerInfo, type ModelChoice } from '../domain/providers.js';
@@ -154,40 +153,113 @@ function streamEvent(event: AppEvent, sessionId: string): Record<string, unknown
 }
 
 export interface TurnOutcome {
-  readonly outcome: OperationOutcome | null;
+  readonly outcome: { readonly status: 'done' | 'failed' | 'canceled'; readonly error: string | null } | null;
   readonly timedOut: boolean;
   readonly interrupted: boolean;
 }
 
+const POLL_MS = 250;
+
 /**
- * Waits for the session's queued operations to finish in this process,
- * stopping the turn on timeout or Ctrl+C exactly as the TUI's stop does.
+ * Submits a prompt as the TUI does and returns the id of the operation it
+ * queued (found among the session's unfinished operations; this process's
+ * worker may already be running it).
  */
-export async function waitForSession(ctx: HeadlessContext, sessionId: string, timeoutMs: number | null): Promise<TurnOutcome> {
-  let outcome: OperationOutcome | null = null;
+export async function submitTurn(ctx: HeadlessContext, sessionId: string, prompt: string): Promise<string> {
+  const { store } = ctx.infra;
+  const before = new Set((await store.operations.listUnfinished(sessionId)).map((op) => op.id));
+  let finishedHere: string | null = null;
+  ctx.controller.workers.onOutcome((o) => {
+    if (o.operation.sessionId === sessionId && !before.has(o.operation.id) && o.operation.payload['prompt'] === prompt) finishedHere ??= o.operation.id;
+  });
+  const refused = await ctx.controller.submitPrompt(sessionId, prompt);
+  if (refused) throw new CommandError(refused, EXIT.failed);
+  for (;;) {
+    const mine = (await store.operations.listUnfinished(sessionId)).find((op) => !before.has(op.id) && (op.kind === 'start_prompt' || op.kind === 'reply') && op.payload['prompt'] === prompt);
+    if (mine) return mine.id;
+    // Already over (this process ran it at once): its outcome is on its way.
+    if (finishedHere !== null) return finishedHere;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Waits until operation `operationId` of the session is over — run by this
+ * process's worker, or by another Grove process holding the session's lease —
+ * stopping it on timeout or Ctrl+C exactly as the TUI's stop does. This
+ * process runs no other operation of the session (those are left to
+ * whoever queued them).
+ */
+export async function waitForOperation(ctx: HeadlessContext, sessionId: string, operationId: string, timeoutMs: number | null): Promise<TurnOutcome> {
+  const { workers } = ctx.controller;
+  const { store, clock } = ctx.infra;
+  let outcome: TurnOutcome['outcome'] = null;
   let timedOut = false;
   let interrupted = false;
-  ctx.controller.workers.onOutcome((o) => {
-    if (o.operation.sessionId === sessionId) outcome = o;
+  let wake: () => void = () => {};
+  const settle = (status: 'done' | 'failed' | 'canceled', error: string | null): void => {
+    if (outcome) return;
+    outcome = { status, error };
+    workers.release(sessionId);
+    wake();
+  };
+  workers.onOutcome((o) => {
+    if (o.operation.id === operationId) settle(o.status, o.error);
   });
-  const stop = (): void => {
-    ctx.controller.workers.abort(sessionId);
+  const stop = async (): Promise<void> => {
+    if (workers.current(sessionId)?.id === operationId) {
+      workers.abort(sessionId);
+      return;
+    }
+    const op = await store.operations.get(operationId);
+    if (op?.status === 'queued') {
+      // Not started (another process holds the session): it never will.
+      workers.release(sessionId);
+      await store.operations.finish(operationId, 'canceled', 'stopped before it started', clock.now());
+      if (workers.current(sessionId)?.id === operationId) workers.abort(sessionId);
+      else settle('canceled', null);
+    } else if (op?.status === 'running') {
+      // Another process runs it: ask it to stop, and stop waiting.
+      await store.operations.requestCancel(operationId);
+      settle('canceled', null);
+    }
   };
   const onSigint = (): void => {
     interrupted = true;
     ctx.progress('Stopping the turn (Ctrl+C)…');
-    stop();
+    void stop();
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
   const timer = timeoutMs === null ? null : setTimeout(() => {
     timedOut = true;
     ctx.progress(`Timed out after ${Math.round(timeoutMs / 1000)}s; stopping the turn…`);
-    stop();
+    void stop();
   }, timeoutMs);
+  let announcedWait = false;
   try {
-    ctx.controller.workers.notify(sessionId);
-    await ctx.controller.workers.idle(sessionId);
+    workers.notify(sessionId);
+    while (!outcome) {
+      const op = await store.operations.get(operationId);
+      if (!op) {
+        settle('failed', 'the operation disappeared');
+      } else if (op.status === 'done' || op.status === 'failed' || op.status === 'canceled') {
+        // Finished by another process (or by this one, just before its report).
+        if (workers.current(sessionId)?.id !== operationId) settle(op.status, op.lastError);
+      } else if (op.status === 'queued' || op.owner !== ctx.infra.runtime.owner) {
+        if (!announcedWait && (op.status === 'running' || (await store.operations.listUnfinished(sessionId)).some((o) => o.status === 'running'))) {
+          announcedWait = true;
+          ctx.progress('Waiting for another Grove process that is working on this session…');
+        }
+        // Take it when the other process lets go (the worker also retries by itself).
+        workers.notify(sessionId);
+      }
+      if (!outcome) await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, POLL_MS);
+      });
+    }
+    await workers.idle(sessionId);
     await ctx.controller.turns.settled();
   } finally {
     if (timer) clearTimeout(timer);
@@ -197,14 +269,23 @@ export async function waitForSession(ctx: HeadlessContext, sessionId: string, ti
   return { outcome, timedOut, interrupted };
 }
 
-export async function lastAnswer(infra: Infra, sessionId: string, since: number): Promise<string> {
-  const entries = await infra.store.transcript.list(sessionId);
-  return entries.filter((e) => e.kind === 'assistant_answer' && e.position >= since).map((e) => e.content).join('\n\n');
+/**
+ * The answer of one turn: what the agent answered after the prompt `prompt`
+ * (the first such prompt at or after transcript position `since`), up to
+ * the next prompt.
+ */
+export async function turnAnswer(infra: Infra, sessionId: string, since: number, prompt: string): Promise<string> {
+  const entries = (await infra.store.transcript.list(sessionId)).filter((e) => e.position >= since);
+  const start = entries.findIndex((e) => e.kind === 'user_prompt' && e.content === prompt);
+  if (start === -1) return '';
+  const rest = entries.slice(start + 1);
+  const next = rest.findIndex((e) => e.kind === 'user_prompt');
+  return (next === -1 ? rest : rest.slice(0, next)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content).join('\n\n');
 }
 
-export async function printResult(ctx: HeadlessContext, session: Session, since: number, output: OutputFormat, startedAt: number): Promise<void> {
+export async function printResult(ctx: HeadlessContext, session: Session, since: number, prompt: string, output: OutputFormat, startedAt: number): Promise<void> {
   const { infra, io } = ctx;
-  const answer = await lastAnswer(infra, session.id, since);
+  const answer = await turnAnswer(infra, session.id, since, prompt);
   if (output === 'text') {
     if (answer) io.stdout.write(`${answer}\n`);
     if (session.questions.length > 0) {
@@ -242,13 +323,15 @@ export async function reportOutcome(ctx: HeadlessContext, outcome: TurnOutcome, 
     const errors = entries.filter((e) => e.position >= since && e.kind === 'notice' && e.content.startsWith('[Error]')).map((e) => e.content.replace(/^\[Error\]\s*/, ''));
     const reason = errors.length > 0 ? errors.join('\n') : (outcome.outcome.error ?? 'the turn failed');
     io.stderr.write(`grove: ${reason}\n`);
+  } else if (outcome.outcome?.status === 'canceled') {
+    io.stderr.write(`grove: the turn was stopped elsewhere (the session ${shortId(session.id)} is ${session.status}).\n`);
   }
 }
 
 export function exitCodeFor(outcome: TurnOutcome, session: Session): number {
   if (outcome.interrupted) return EXIT.interrupted;
   if (outcome.timedOut) return EXIT.timeout;
-  if (outcome.outcome?.status === 'failed') return EXIT.failed;
+  if (outcome.outcome?.status !== 'done') return EXIT.failed;
   if (session.status === 'Question' && session.questions.length > 0) return EXIT.questions;
   return EXIT.ok;
 }

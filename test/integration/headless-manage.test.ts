@@ -307,3 +307,17 @@ describe('grove cancel', () => {
     expect(run.stderr).toBe('grove: a Done session cannot be canceled.\n');
   });
 });
+
+describe('grove publish', () => {
+  // Publishing itself (push, pull request) is tested with a fake GitHub in publish.test.ts.
+  it('says so when the project has no origin remote (exit 1)', async () => {
+    const session = await helloSession();
+
+    const run = await h.grove(['publish', session.sessionId.slice(0, 8)]);
+
+    expectExit(run, 1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('grove: The project has no "origin" remote to publish to.\n');
+    expect((await showJson(session.sessionId)).status).toBe('Review');
+  });
+});

@@ -290,6 +290,39 @@ describe('grove run', () => {
   });
 });
 
+describe('two commands on one session', () => {
+  it('a reply from a second process waits for the running turn, then runs its own; each prints its own answer', async () => {
+    h.utilities();
+    h.server.script('anthropic', [
+      { when: 'First task', toolCall: { kind: 'write_file', path: 'one.txt', content: 'one\n' } },
+      { when: 'First task', delayMs: 4000, then: { text: reply('First done.') } },
+      { when: 'Second task', toolCall: { kind: 'write_file', path: 'two.txt', content: 'two\n' } },
+      { when: 'Second task', text: reply('Second done.') },
+    ]);
+    const first = h.start(['run', '--output', 'json', 'First task']);
+    await until('the first turn to reach the slow model step', () => h.server.modelRequests('anthropic').filter((r) => JSON.stringify(r.body).includes('First task') && !JSON.stringify(r.body).includes('Write a title')).length >= 2);
+    const [listed] = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
+    expect(listed?.status).toBe('InProgress');
+
+    const second = await h.grove(['reply', '--progress', listed?.sessionId.slice(0, 8) ?? '', 'Second task']);
+    const firstRun = await first.done;
+
+    expectExit(firstRun, 0);
+    expect(ResultSchema.parse(JSON.parse(firstRun.stdout)).answer).toBe('First done.');
+    expectExit(second, 0);
+    expect(second.stdout).toBe('Second done.\n');
+    expect(second.stderr).toContain('Waiting for another Grove process that is working on this session');
+    // One driver at a time: the second prompt started after the first answer.
+    const shown = await showJson(listed?.sessionId ?? '');
+    const order = shown.transcript.filter((e) => e.kind === 'user_prompt' || e.kind === 'assistant_answer').map((e) => e.content);
+    expect(order).toEqual(['First task', 'First done.', 'Second task', 'Second done.']);
+    expect(shown.files).toEqual([
+      { path: 'one.txt', added: 1, deleted: 0 },
+      { path: 'two.txt', added: 1, deleted: 0 },
+    ]);
+  });
+});
+
 describe('reply', () => {
   it('says so when the session is not there (exit 2)', async () => {
     const run = await h.grove(['reply', 'deadbeef', 'hello']);

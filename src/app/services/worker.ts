@@ -33,6 +33,7 @@ export class SessionWorkers {
   private readonly draining = new Set<string>();
   private readonly running = new Map<string, { controller: AbortController; operation: Operation }>();
   private readonly outcomeListeners: ((outcome: OperationOutcome) => void)[] = [];
+  private readonly released = new Set<string>();
 
   constructor(private readonly deps: WorkerDeps) {}
 
@@ -50,6 +51,14 @@ export class SessionWorkers {
     if (this.draining.has(sessionId)) return;
     this.draining.add(sessionId);
     void this.drain(sessionId).finally(() => this.draining.delete(sessionId));
+  }
+
+  /**
+   * This process takes no more of the session's operations once the one it
+   * runs ends (a one-shot command leaves the rest to other processes).
+   */
+  release(sessionId: string): void {
+    this.released.add(sessionId);
   }
 
   /** Resolves when the session's worker has nothing left to do. */
@@ -76,6 +85,7 @@ export class SessionWorkers {
   private async drain(sessionId: string): Promise<void> {
     const { store, owner, now, logger } = this.deps;
     for (;;) {
+      if (this.released.has(sessionId)) return;
       let operation: Operation | undefined;
       try {
         operation = await store.operations.claimNext(sessionId, owner, now());

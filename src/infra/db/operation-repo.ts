@@ -40,6 +40,8 @@ export interface OperationRepo {
     error: string | null,
     now: number,
   ): Promise<void>;
+  /** One operation, finished or not (undefined when there is no such row). */
+  get(id: string): Promise<Operation | undefined>;
   requestCancel(id: string): Promise<void>;
   isCancelRequested(id: string): Promise<boolean>;
   /** Cancels the session's newest queued operation (of `kinds`, when given) and returns it. */
@@ -105,6 +107,11 @@ const insertionOrder = sql`rowid`;
 
 export function createOperationRepo(db: Executor): OperationRepo {
   return {
+    async get(id) {
+      const row = await db.selectFrom('session_operation').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? decodeOperation(row) : undefined;
+    },
+
     async enqueue(sessionId, kind, payload, now) {
       const id = randomUUID();
       await db
