@@ -323,6 +323,28 @@ describe('two commands on one session', () => {
   });
 });
 
+describe('a queued reply that times out', () => {
+  it('is withdrawn before it starts (exit 4) and the running turn goes on', async () => {
+    h.utilities();
+    h.server.script('anthropic', [{ when: 'First task', delayMs: 5000, then: { text: reply('First done.') } }]);
+    const first = h.start(['run', 'First task']);
+    await until('the first turn to reach the model', () => h.server.modelRequests('anthropic').some((r) => JSON.stringify(r.body).includes('First task') && !JSON.stringify(r.body).includes('Write a title')));
+    const [listed] = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
+
+    const second = await h.grove(['reply', '--timeout', '1s', listed?.sessionId ?? '', 'Never sent']);
+
+    expectExit(second, 4);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toMatch(/^grove: timed out; /);
+    const firstRun = await first.done;
+    expectExit(firstRun, 0);
+    expect(firstRun.stdout).toBe('First done.\n');
+    const shown = await showJson(listed?.sessionId ?? '');
+    expect(shown.transcript.map((e) => e.content)).not.toContain('Never sent');
+    expect(h.server.modelRequests('anthropic').some((r) => JSON.stringify(r.body).includes('Never sent'))).toBe(false);
+  });
+});
+
 describe('reply', () => {
   it('says so when the session is not there (exit 2)', async () => {
     const run = await h.grove(['reply', 'deadbeef', 'hello']);
