@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import { GROVE_BIN, agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
-import type { TmuxTerminal } from '../helpers/tmux.js';
+import { TmuxTerminal } from '../helpers/tmux.js';
 
 // One store, two clients: a TUI in tmux and `grove run` on the same
 // GROVE_HOME at once. The TUI shows the session the command made, and its
@@ -101,5 +101,37 @@ describe('a headless command and the TUI on one store', () => {
     expect(canceled.code, canceled.stderr).toBe(0);
 
     await t.waitFor('Canceled', 10_000);
+  });
+});
+
+describe('grove run in a terminal', () => {
+  const inTerminal = (args: readonly string[]): Promise<TmuxTerminal> => TmuxTerminal.start({ command: [process.execPath, GROVE_BIN, ...args], cwd: repo, env, columns: 140, rows: 30 });
+
+  it('shows progress on standard error when it is a terminal', async () => {
+    server.script('anthropic', [
+      { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      { when: 'Scripted greeting task', text: reply('All written.') },
+    ]);
+    const t = await inTerminal(['run', 'Scripted greeting task']);
+    term = t;
+
+    expect(await t.waitForExit(60_000)).toBe(0);
+    const screen = await t.screen();
+    expect(screen).toMatch(/^Session [0-9a-f]{8} on grove\/[0-9a-f]{8} /m);
+    expect(screen).toContain('[Commit] Add the scripted greeting');
+    expect(screen).toContain('All written.');
+  });
+
+  it('will not read the prompt from a terminal: usage error, exit 2', async () => {
+    const t = await inTerminal(['run']);
+    term = t;
+
+    expect(await t.waitForExit(20_000)).toBe(2);
+    expect(await t.screen()).toContain('grove: give the prompt as an argument, or pipe it on standard input');
+    const dash = await inTerminal(['run', '-']);
+    await t.kill();
+    term = dash;
+    expect(await dash.waitForExit(20_000)).toBe(2);
+    expect(await dash.screen()).toContain("grove: '-' reads the prompt from standard input, but it is a terminal");
   });
 });

@@ -158,6 +158,40 @@ describe('grove run', () => {
     expect(sessionBranches()).toHaveLength(2);
   });
 
+  it('works on the repository in -C DIR from anywhere', async () => {
+    helloTurn('Create hello.txt');
+
+    const run = await h.grove(['run', '-C', h.repo, '--output', 'json', 'Create hello.txt'], { cwd: h.world.dir });
+
+    expectExit(run, 0);
+    const result = ResultSchema.parse(JSON.parse(run.stdout));
+    expect(sessionBranches()).toEqual([result.branch]);
+    expect(result.worktree.startsWith(h.world.groveHome)).toBe(true);
+  });
+
+  it('says so when the agent CLI is not installed (exit 1, no session)', async () => {
+    const run = await h.grove(['run', 'Create hello.txt'], { env: { PATH: `${h.world.bin}:/usr/bin:/bin` } });
+
+    expectExit(run, 1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('grove: claude is not installed (not found on PATH). Install it, or pick another agent with --agent.\n');
+    expect(sessionBranches()).toEqual([]);
+  });
+
+  it('--output json with questions: exit 3 and the questions in the object', async () => {
+    h.utilities();
+    h.server.script('anthropic', [
+      { when: 'Greet the user', text: reply('I need to know one thing.', { questions: [{ text: 'Which greeting?', options: ['hello', 'hi'] }] }) },
+    ]);
+
+    const run = await h.grove(['run', '--output', 'json', 'Greet the user']);
+
+    expectExit(run, 3);
+    expect(run.stderr).toBe('');
+    const result = ResultSchema.parse(JSON.parse(run.stdout));
+    expect(result).toMatchObject({ status: 'Question', answer: 'I need to know one thing.', questions: [{ text: 'Which greeting?', options: ['hello', 'hi'] }] });
+  });
+
   it('refuses an empty prompt on standard input (usage error, no session)', async () => {
     const run = await h.grove(['run'], { input: '  \n' });
 
