@@ -15,6 +15,8 @@ export interface GitHubRepo {
 export function parseGitHubRemote(url: string, env: NodeJS.ProcessEnv = {}): GitHubRepo | null {
   const text = url.trim();
   let host: string | null = null;
+  // An https remote on a non-standard port serves the API on that port too.
+  let webHost: string | null = null;
   let path: string | null = null;
   const scp = /^(?:[^@/\s]+@)?([^:/\s]+):(?!\/)(.+)$/.exec(text);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
@@ -22,6 +24,7 @@ export function parseGitHubRemote(url: string, env: NodeJS.ProcessEnv = {}): Git
       const parsed = new URL(text);
       if (!['https:', 'http:', 'ssh:', 'git:', 'git+ssh:', 'ssh+git:'].includes(parsed.protocol)) return null;
       host = parsed.hostname;
+      if (parsed.protocol === 'https:' || parsed.protocol === 'http:') webHost = parsed.host;
       path = parsed.pathname;
     } catch {
       return null;
@@ -35,6 +38,8 @@ export function parseGitHubRemote(url: string, env: NodeJS.ProcessEnv = {}): Git
   if (parts.length !== 2 || !parts[0] || !parts[1]) return null;
   const [owner, repo] = parts as [string, string];
   const override = env['GROVE_GITHUB_API_URL']?.trim();
-  const apiBaseUrl = override ? override.replace(/\/+$/, '') : host === 'github.com' ? 'https://api.github.com' : `https://${host}/api/v3`;
-  return { host: host.toLowerCase(), owner, repo, apiBaseUrl };
+  // www.github.com and ssh.github.com (SSH over port 443) are github.com.
+  const name = ['www.github.com', 'ssh.github.com'].includes(host.toLowerCase()) ? 'github.com' : host.toLowerCase();
+  const apiBaseUrl = override ? override.replace(/\/+$/, '') : name === 'github.com' ? 'https://api.github.com' : `https://${(webHost ?? host).toLowerCase()}/api/v3`;
+  return { host: name, owner, repo, apiBaseUrl };
 }
