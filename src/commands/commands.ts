@@ -15,6 +15,7 @@ import {
   printResult,
   readPrompt,
   reportOutcome,
+  stopOtherProcesses,
   submitTurn,
   waitForOperation,
   type HeadlessIo,
@@ -159,6 +160,7 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       if (!command.yes && atRisk) {
         throw new CommandError(`${cancelLines(session, risk).join('\n')}\nRun again with --yes to cancel.`, EXIT.usage);
       }
+      await stopOtherProcesses(ctx, session.id);
       await cancelSession(ctx.controller.review.ctx, session.id, (id) => ctx.controller.workers.abort(id));
       const final = (await infra.store.sessions.get(session.id)) ?? session;
       io.stdout.write(`${final.status}${final.keptBranch ? ` (work kept on branch ${final.keptBranch})` : ''}\n`);

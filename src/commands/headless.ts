@@ -269,6 +269,28 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
   return { outcome, timedOut, interrupted };
 }
 
+/** How long another process may take to stop its operation when asked. */
+const STOP_WAIT_MS = 45_000;
+
+/**
+ * Another live Grove process running an operation of the session (a turn
+ * in the TUI, another command) is asked to stop it — a persisted cancel
+ * request its worker honours — and this waits until it has, so the session
+ * is never driven by two processes at once.
+ */
+export async function stopOtherProcesses(ctx: HeadlessContext, sessionId: string): Promise<void> {
+  const { store, clock, runtime } = ctx.infra;
+  const othersRunning = async (): Promise<boolean> => (await store.operations.listUnfinished(sessionId)).some((op) => op.status === 'running' && op.owner !== runtime.owner);
+  if (!(await othersRunning())) return;
+  for (const op of await store.operations.listUnfinished(sessionId)) await store.operations.requestCancel(op.id);
+  ctx.progress('Asking the other Grove process working on this session to stop…');
+  const deadline = clock.now() + STOP_WAIT_MS;
+  while (await othersRunning()) {
+    if (clock.now() > deadline) throw new CommandError('another Grove process is still working on this session and did not stop; nothing was changed. Try again.', EXIT.failed);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
 /**
  * The answer of one turn: what the agent answered after the prompt `prompt`
  * (the first such prompt at or after transcript position `since`), up to
@@ -324,7 +346,7 @@ export async function reportOutcome(ctx: HeadlessContext, outcome: TurnOutcome, 
     const reason = errors.length > 0 ? errors.join('\n') : (outcome.outcome.error ?? 'the turn failed');
     io.stderr.write(`grove: ${reason}\n`);
   } else if (outcome.outcome?.status === 'canceled') {
-    io.stderr.write(`grove: the turn was stopped elsewhere (the session ${shortId(session.id)} is ${session.status}).\n`);
+    io.stderr.write(`grove: the turn was stopped by another Grove process; the session (${shortId(session.id)}) keeps its work.\n`);
   }
 }
 

@@ -357,6 +357,42 @@ describe('two commands on one session', () => {
   });
 });
 
+describe('grove cancel while another process runs the turn', () => {
+  it('asks that process to stop, waits for it, then cancels with the work kept on the branch', async () => {
+    h.utilities();
+    h.server.script('anthropic', [
+      { when: 'First task', toolCall: { kind: 'write_file', path: 'one.txt', content: 'one\n' } },
+      { when: 'First task', delayMs: 60_000, then: { text: reply('too late') } },
+    ]);
+    const first = h.start(['run', 'First task']);
+    await until('the first turn to reach the slow model step', () => h.server.modelRequests('anthropic').filter((r) => JSON.stringify(r.body).includes('First task') && !JSON.stringify(r.body).includes('Write a title')).length >= 2);
+    const [listed] = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
+    const id = listed?.sessionId ?? '';
+
+    // A running turn is work at risk: not without --yes.
+    const refused = await h.grove(['cancel', id]);
+    expectExit(refused, 2);
+    expect((await showJson(id)).status).toBe('InProgress');
+
+    const canceled = await h.grove(['cancel', '--yes', id]);
+    const firstRun = await first.done;
+
+    expectExit(canceled, 0);
+    expect(canceled.stdout).toBe(`Canceled (work kept on branch grove/${id.slice(0, 8)})\n`);
+    expectExit(firstRun, 1);
+    expect(firstRun.stdout).toBe('');
+    expect(firstRun.stderr).toBe(`grove: the turn was stopped by another Grove process; the session (${id.slice(0, 8)}) keeps its work.\n`);
+    const shown = await showJson(id);
+    expect(shown.status).toBe('Canceled');
+    // The turn stopped and committed its work before the worktree went away.
+    const kinds = shown.transcript.map((e) => e.content.replace(/\s.*$/s, ''));
+    expect(kinds.indexOf('[Stopped]')).toBeGreaterThan(-1);
+    expect(kinds.indexOf('[Stopped]')).toBeLessThan(kinds.indexOf('[Cancel]'));
+    expect(git(h.repo, 'show', `grove/${id.slice(0, 8)}:one.txt`)).toBe('one');
+    expect(existsSync(shown.worktree)).toBe(false);
+  });
+});
+
 describe('a queued reply that times out', () => {
   it('is withdrawn before it starts (exit 4) and the running turn goes on', async () => {
     h.utilities();

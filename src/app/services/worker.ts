@@ -18,6 +18,7 @@ export type OperationOutcome = { readonly operation: Operation; readonly status:
 
 const HEARTBEAT_MS = 5_000;
 const LEASE_RETRY_MS = 2_000;
+const CANCEL_POLL_MS = 1_000;
 
 /** Thrown by handlers for failures already reported to the user. */
 export class ReportedError extends Error {
@@ -108,6 +109,15 @@ export class SessionWorkers {
       const heartbeat = setInterval(() => {
         store.operations.heartbeat(op.id, owner, now()).catch((error: unknown) => logger.log('warn', 'heartbeat failed', error));
       }, HEARTBEAT_MS);
+      // A stop another process asked for (a persisted cancel request, e.g. `grove cancel`).
+      const cancelPoll = setInterval(() => {
+        store.operations
+          .isCancelRequested(op.id)
+          .then((asked) => {
+            if (asked && !controller.signal.aborted) controller.abort();
+          })
+          .catch(() => {});
+      }, CANCEL_POLL_MS);
       try {
         if (await store.operations.isCancelRequested(op.id)) {
           await store.operations.finish(op.id, 'canceled', null, now());
@@ -126,6 +136,7 @@ export class SessionWorkers {
         this.report(op, status, message);
       } finally {
         clearInterval(heartbeat);
+        clearInterval(cancelPoll);
         this.running.delete(sessionId);
         this.deps.onQueueChanged(sessionId);
       }
