@@ -225,6 +225,26 @@ describe('publish to GitHub', () => {
     expect(github.pull(1)).toMatchObject({ title: 'My own title', body: 'Hand-written description' });
   });
 
+  it('reports a failed automatic push after a turn without failing the turn', async () => {
+    const session = await sessionWithWork();
+    expect((await grove(['publish', session.id])).code).toBe(0);
+    const before = remoteHead(session.branch);
+    github.fail({ kind: 'bad_credentials' });
+
+    model.script('anthropic', [
+      { when: 'Also add bye.txt', toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' } },
+      { when: 'Also add bye.txt', text: reply('Added bye.txt too.') },
+    ]);
+    const turn = await grove(['reply', session.id, 'Also add bye.txt']);
+    expect(turn.code).toBe(0);
+    expect(await transcript(session.id)).toMatch(/\[Branch Push Error\] GitHub rejected the token \(401\)/);
+    expect(remoteHead(session.branch)).toBe(before);
+    const after = await load(session.id);
+    expect(after.status).toBe('Review');
+    expect(after.reviewRequest?.number).toBe(1);
+    expect(git(repo, 'show', `${session.branch}:bye.txt`)).toBe('bye');
+  });
+
   it('adopts a pull request a person opened for the branch, and never rewrites its text', async () => {
     const session = await sessionWithWork();
     git(repo, 'push', '-q', 'origin', session.branch);
@@ -267,6 +287,11 @@ describe('publish to GitHub', () => {
     expect(merged.status).toBe('Merged');
     expect(merged.reviewRequest?.state).toBe('merged');
     expect(await transcript(session.id)).toContain('Pull request #1 was merged on GitHub');
+
+    // A merged session is read-only: publishing it again is refused in words.
+    const again = await grove(['publish', session.id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/A Merged session cannot be published/);
 
     // Syncing the base branch then finishes it: Done, worktree and local branch removed.
     await ctx.controller.review.finishMerged(ctx.project.id, 'main');
