@@ -70,6 +70,10 @@ export interface FakeGitHub {
   /** Makes matching requests fail the way GitHub fails. */
   fail(rule: FailureRule): void;
   clearFailures(): void;
+  /** Sets what x-ratelimit-remaining reports (it counts down by one per answer). */
+  setRateLimitRemaining(remaining: number): void;
+  /** Epoch seconds reported in x-ratelimit-reset. */
+  readonly rateLimitReset: number;
   /** The token the fake accepts (anything else is 401 Bad credentials). */
   setToken(token: string): void;
   pull(number: number): FakePull;
@@ -395,6 +399,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     clearFailures() {
       failures = [];
     },
+    setRateLimitRemaining(next) {
+      remaining = next;
+    },
+    rateLimitReset: resetAt,
     setToken(next) {
       token = next;
     },

@@ -50,10 +50,6 @@ beforeEach(async () => {
     // A `gh` on this machine must not hand Grove a real token.
     GH_CONFIG_DIR: join(world.home, 'gh-config'),
   };
-  model.script('anthropic', [
-    { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
-    { when: 'Write the git commit message for the changes', text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.') },
-  ]);
 });
 
 afterEach(async () => {
@@ -86,6 +82,8 @@ function grove(args: readonly string[], extraEnv: Record<string, string | undefi
 /** A session with one finished turn that wrote hello.txt. */
 async function sessionWithWork(): Promise<Session> {
   model.script('anthropic', [
+    { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
+    { when: 'Write the git commit message for the changes', text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.') },
     { when: 'Create hello.txt', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
     { when: 'Create hello.txt', text: reply('I created hello.txt.', 'Created hello.txt with a greeting.') },
   ]);
@@ -331,6 +329,25 @@ describe('publish to GitHub', () => {
     const ctx = await controllerContext();
     await ctx.controller.review.pullRequests.poll();
     expect((await load(session.id)).status).toBe('Canceled');
+  });
+
+  it('stops refreshing when the rate-limit headers say the budget is used up, and says when to resume', async () => {
+    const first = await sessionWithWork();
+    expect((await grove(['publish', first.id])).code).toBe(0);
+    const second = await sessionWithWork();
+    expect((await grove(['publish', second.id, '--branch', 'second'])).code).toBe(0);
+    const ctx = await controllerContext();
+    github.merge(1);
+    github.merge(2);
+    // Three answers left: one pull request with its reviews and checks.
+    github.setRateLimitRemaining(3);
+    const calls = github.requests.length;
+
+    const waitUntil = await ctx.controller.review.pullRequests.poll();
+    expect(waitUntil).toBe(github.rateLimitReset * 1000);
+    expect(github.requests.length - calls).toBe(3);
+    const statuses = [(await load(first.id)).status, (await load(second.id)).status].sort();
+    expect(statuses).toEqual(['Merged', 'Review']);
   });
 
   it('reports a rate limit met by the poller with its reset time and changes nothing', async () => {
