@@ -19,7 +19,7 @@ export function pullRequestText(session: Session): { title: string; body: string
   const body = rest.join('\n').trim();
   const parts = [body];
   if (session.summary?.session) parts.push(`## Summary\n\n${session.summary.session}`);
-  parts.push('_Opened with [Grove](https://github.com/) from an agent session._');
+  parts.push('_Opened with Grove from an agent session._');
   return { title: subject.trim() || session.branch, body: parts.filter((p) => p !== '').join('\n\n') };
 }
 
