@@ -85,6 +85,38 @@ describe('a headless command and the TUI on one store', () => {
     expect(git(repo, 'show', `${branch}:hello.txt`)).toBe('hello from a script');
   });
 
+  it('canceling in the TUI stops the turn a command is running, and its work stays on the branch', async () => {
+    server.script('anthropic', [
+      { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      { when: 'Scripted greeting task', delayMs: 60_000, then: { text: reply('too late') } },
+    ]);
+    const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
+    term = t;
+    await t.waitFor('No sessions yet.');
+    const run = groveRun(['run', 'Scripted greeting task']);
+    await t.waitFor(/InProgress/, 15_000);
+    // The agent has written its file and waits on the (slow) model.
+    for (let i = 0; i < 300 && server.modelRequests('anthropic').filter((r) => JSON.stringify(r.body).includes('Scripted greeting task') && !JSON.stringify(r.body).includes('Write a title')).length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    await t.keys('c');
+    await t.waitFor(/Cancel ".*"\?/);
+    await t.keys('y');
+    await t.waitFor(/ Canceled /, 30_000);
+
+    const result = await run;
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^grove: the turn was stopped by another Grove process/);
+    const branch = git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/');
+    expect(git(repo, 'show', `${branch}:hello.txt`)).toBe('hello');
+    // The command's turn stopped (and saved its work) before the TUI removed the worktree.
+    const shown = await groveRun(['show', branch.slice('grove/'.length), '--json']);
+    const notes = (JSON.parse(shown.stdout) as { transcript: { content: string }[] }).transcript.map((e) => e.content.split(' ')[0]);
+    expect(notes).toContain('[Stopped]');
+    expect(notes.indexOf('[Stopped]')).toBeLessThan(notes.indexOf('[Cancel]'));
+  });
+
   it('the TUI shows a session canceled by `grove cancel`', async () => {
     server.script('anthropic', [
       { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
