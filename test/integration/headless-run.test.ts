@@ -128,6 +128,11 @@ describe('grove run', () => {
     expect(transcript).toContainEqual({ kind: 'user_prompt', content: 'Create hello.txt with a greeting' });
     expect(transcript).toContainEqual({ kind: 'assistant_answer', content: 'I created **hello.txt**.' });
     expect(events.filter((e) => e.type === 'result')).toHaveLength(1);
+    // What the agent does, as it does it (before the result).
+    const progress = events.flatMap((e, i) => (e.type === 'progress' ? [i] : []));
+    expect(progress.length).toBeGreaterThan(0);
+    expect(Math.max(...progress)).toBeLessThan(events.length - 1);
+    expect(events.some((e) => e.type === 'progress' && e.text.includes('hello.txt'))).toBe(true);
   });
 
   it('--output diff prints the session diff', async () => {
