@@ -181,7 +181,7 @@ export class Controller implements AppCommands {
       await store.sessions.update(sessionId, { prompt: text, title: provisionalTitle(text), titleProvisional: true }, runtime.clock.now());
       await this.sessions.publishSession(sessionId);
     }
-    await store.operations.enqueue(sessionId, first ? 'start_prompt' : 'reply', { prompt: text }, runtime.clock.now());
+    await store.operations.enqueue(sessionId, first ? 'start_prompt' : 'reply', { prompt: text }, runtime.clock.now(), runtime.owner);
     this.publishQueue(sessionId);
     this.workers.notify(sessionId);
     return null;

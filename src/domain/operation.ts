@@ -24,7 +24,7 @@ export interface Operation {
   readonly status: OperationStatus;
   readonly payload: Readonly<Record<string, unknown>>;
   readonly cancelRequested: boolean;
-  /** The process that runs (or ran) it, as `host:pid`; null while queued. */
+  /** As `host:pid`: the process that runs (or ran) it; while queued, the one that queued it (null when unknown). */
   readonly owner: string | null;
   readonly queuedAt: number;
   readonly startedAt: number | null;

@@ -18,12 +18,17 @@ import type { SessionOperationTable } from './schema.js';
 import { createSessionRepo } from './session-repo.js';
 
 export interface OperationRepo {
-  /** Records a queued operation; returns its id. */
+  /**
+   * Records a queued operation; returns its id. `owner` is the process that
+   * queued it: while that process lives, start-up recovery in another
+   * process leaves the queued operation alone.
+   */
   enqueue(
     sessionId: string,
     kind: OperationKind,
     payload: Readonly<Record<string, unknown>>,
     now: number,
+    owner?: string,
   ): Promise<string>;
   /**
    * Atomically takes the session's oldest queued operation and marks it
@@ -112,7 +117,7 @@ export function createOperationRepo(db: Executor): OperationRepo {
       return row ? decodeOperation(row) : undefined;
     },
 
-    async enqueue(sessionId, kind, payload, now) {
+    async enqueue(sessionId, kind, payload, now, owner) {
       const id = randomUUID();
       await db
         .insertInto('session_operation')
@@ -123,6 +128,7 @@ export function createOperationRepo(db: Executor): OperationRepo {
           status: 'queued',
           payload: JSON.stringify(payload),
           queued_at: now,
+          owner: owner ?? null,
         })
         .execute();
       return id;

@@ -1,0 +1,41 @@
+import { basename } from 'node:path';
+import { App } from '../../src/app/app.js';
+import { Controller } from '../../src/app/controller.js';
+import type { AppEvent } from '../../src/app/events.js';
+import { loadSettings } from '../../src/app/services/projects.js';
+import { recoverInterruptedReviews } from '../../src/app/services/recovery.js';
+import { initialState } from '../../src/app/state.js';
+import { VERSION, isOwnerAlive, type Infra } from '../../src/compose.js';
+import type { Project } from '../../src/domain/project.js';
+import { shellRunner } from '../../src/infra/shell.js';
+
+export interface GroveApp {
+  readonly project: Project;
+  readonly app: App;
+  readonly controller: Controller;
+  /** Sessions whose operations start-up recovery failed ("interrupted by restart"). */
+  readonly interrupted: readonly string[];
+  /** Every event the app emitted, in order. */
+  readonly events: AppEvent[];
+}
+
+/**
+ * Starts the app core on real infrastructure the way Grove does (main.ts and
+ * headless commands): recovery of operations left by dead processes first,
+ * then App, initial state and Controller, with no screen (events are
+ * drained as they come, as headless commands do).
+ */
+export async function startGroveApp(infra: Infra, repo: string): Promise<GroveApp> {
+  const { store, clock, runtime } = infra;
+  const project = await store.projects.upsert(repo, basename(repo), clock.now());
+  const interrupted = await store.operations.failInterrupted(clock.now(), (owner) => isOwnerAlive(owner, runtime.owner));
+  await recoverInterruptedReviews(store, clock.now());
+  const [sessions, settings] = await Promise.all([store.sessions.listByProject(project.id), loadSettings(store, project.id)]);
+  const app = new App(initialState({ version: VERSION, columns: 80, rows: 24, now: clock.now(), tab: 'sessions', projects: [project], activeProjectId: project.id, sessions, settings }), infra.logger);
+  app.onWake(() => setImmediate(() => app.drain()));
+  const events: AppEvent[] = [];
+  app.subscribe((event) => events.push(event));
+  const controller = new Controller({ app, store, git: infra.git, agents: infra.agents, forge: infra.forge, shell: shellRunner, runtime, focusedReviews: false });
+  app.setCommands(controller);
+  return { project, app, controller, interrupted, events };
+}

@@ -1,0 +1,445 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { sql } from 'kysely';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openInfra, type Infra } from '../../src/compose.js';
+import { INTERRUPTED_BY_RESTART } from '../../src/domain/operation.js';
+import type { Session } from '../../src/domain/session.js';
+import { startGroveApp, type GroveApp } from '../helpers/grove-app.js';
+
+// The per-session worker on a real SQLite file and real git repositories,
+// with a fake `claude` first on PATH that replays a recorded real Claude
+// Code stream (test/fixtures/fake-claude). Prompt markers steer the fake.
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const FAKE_CLAUDE = join(ROOT, 'test', 'fixtures', 'fake-claude', 'fake-claude.mjs');
+const DRIVER_DIR = join(ROOT, '.grove-test');
+const DRIVER = join(DRIVER_DIR, `worker-driver-${process.pid}.mjs`);
+const WAIT = { timeout: 30_000, interval: 25 };
+
+let dir: string;
+let repo: string;
+let control: string;
+let env: Record<string, string>;
+const opened: { infra: Infra; grove: GroveApp }[] = [];
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  // A second Grove process for the restart and lease tests: Node 20 runs no TypeScript, so bundle it.
+  // It sits one folder below the repository root, like dist/grove.js, so it finds migrations/.
+  mkdirSync(DRIVER_DIR, { recursive: true });
+  await build({ entryPoints: [join(ROOT, 'test', 'helpers', 'worker-driver.ts')], outfile: DRIVER, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  return () => rmSync(DRIVER, { force: true });
+});
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'grove-worker-')));
+  repo = join(dir, 'project');
+  control = join(dir, 'fake-claude');
+  const bin = join(dir, 'bin');
+  for (const d of [repo, control, bin, join(dir, 'home')]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`);
+  chmodSync(join(bin, 'claude'), 0o755);
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'config', 'user.name', 'Grove Test');
+  git(repo, 'config', 'user.email', 'test@grove.invalid');
+  writeFileSync(join(repo, 'README.md'), '# project\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'Initial commit');
+  env = {
+    PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+    HOME: join(dir, 'home'),
+    GROVE_HOME: join(dir, 'grove-home'),
+    FAKE_CLAUDE_DIR: control,
+    LANG: 'C.UTF-8',
+  };
+});
+
+afterEach(async () => {
+  for (const { infra, grove } of opened.splice(0)) {
+    await grove.controller.shutdown();
+    await grove.controller.turns.settled();
+    await infra.db.close();
+  }
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  // Agents left behind on purpose (a killed Grove's agent keeps running).
+  for (const { pid } of hangingAgents()) killGroup(pid);
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+});
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+async function startGrove(): Promise<GroveApp & { infra: Infra }> {
+  const infra = openInfra(env);
+  const grove = await startGroveApp(infra, repo);
+  opened.push({ infra, grove });
+  return { ...grove, infra };
+}
+
+async function newSession(grove: GroveApp & { infra: Infra }): Promise<Session> {
+  const session = await grove.controller.sessions.create(grove.project.id, { agent: 'claude', model: 'sonnet', reasoning: 'high' }, grove.app.state.settings);
+  grove.app.emit({ type: 'sessionUpdated', session });
+  await grove.controller.sessions.whenReady(session.id);
+  return session;
+}
+
+interface OperationRow {
+  readonly id: string;
+  readonly kind: string;
+  readonly status: string;
+  readonly owner: string | null;
+  readonly payload: string;
+  readonly last_error: string | null;
+  readonly queued_at: number;
+  readonly started_at: number | null;
+  readonly finished_at: number | null;
+}
+
+/** Every operation of a session, oldest first, straight from SQLite. */
+async function operations(infra: Infra, sessionId: string): Promise<OperationRow[]> {
+  return infra.db.kysely.selectFrom('session_operation').selectAll().where('session_id', '=', sessionId).orderBy('queued_at').orderBy(sql`rowid`).execute();
+}
+
+async function promptOperations(infra: Infra, sessionId: string): Promise<OperationRow[]> {
+  const rows = await operations(infra, sessionId);
+  return rows.filter((row) => row.kind === 'start_prompt' || row.kind === 'reply');
+}
+
+function promptOf(row: OperationRow): string {
+  return (JSON.parse(row.payload) as { prompt?: string }).prompt ?? '';
+}
+
+interface Call {
+  readonly pid: number;
+  readonly utility: boolean;
+  readonly prompt: string;
+  readonly cwd: string;
+}
+
+/** Session turns the fake CLI has seen, in order. */
+function sessionCalls(): Call[] {
+  const file = join(control, 'calls.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Call)
+    .filter((call) => !call.utility);
+}
+
+function hangingAgents(): { pid: number; child: number }[] {
+  if (!existsSync(control)) return [];
+  return readdirSync(control)
+    .filter((f) => f.startsWith('hang-'))
+    .map((f) => JSON.parse(readFileSync(join(control, f), 'utf8')) as { pid: number; child: number });
+}
+
+function release(name: string): void {
+  writeFileSync(join(control, `release-${name}`), '');
+}
+
+/** True once the process is gone (a zombie nobody reaps counts as gone). */
+function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+async function transcript(infra: Infra, sessionId: string): Promise<{ kind: string; content: string }[]> {
+  return (await infra.store.transcript.list(sessionId)).map(({ kind, content }) => ({ kind, content }));
+}
+
+async function status(infra: Infra, sessionId: string): Promise<string | undefined> {
+  return (await infra.store.sessions.get(sessionId))?.status;
+}
+
+describe('the session worker', () => {
+  it('stores a prompt as a queued operation before it runs; it moves queued → running → done', async () => {
+    const grove = await startGrove();
+    const { infra, controller } = grove;
+    const session = await newSession(grove);
+    // Another live process holds the session, so the worker cannot take the prompt yet.
+    const other = spawn('sleep', ['600'], { stdio: 'ignore' });
+    children.push(other);
+    const otherOwner = `${hostname()}:${other.pid}`;
+    const blocker = await infra.store.operations.enqueue(session.id, 'utility', {}, Date.now());
+    expect((await infra.store.operations.claimNext(session.id, otherOwner, Date.now()))?.id).toBe(blocker);
+
+    const prompt = 'Add a.txt [[file:a.txt]] [[wait:first]] [[answer:First answer]]';
+    expect(await controller.submitPrompt(session.id, prompt)).toBeNull();
+    await controller.workers.idle(session.id);
+
+    const queued = await promptOperations(infra, session.id);
+    // Queued, marked with the process that queued it (so recovery elsewhere leaves it alone).
+    expect(queued.map((op) => [op.kind, op.status, op.owner, promptOf(op)])).toEqual([['start_prompt', 'queued', infra.runtime.owner, prompt]]);
+    expect(sessionCalls()).toEqual([]);
+    await vi.waitFor(() => expect(grove.app.state.queued[session.id]).toEqual([prompt]), WAIT);
+
+    // The other process is done: the worker's lease retry takes the prompt.
+    await infra.store.operations.finish(blocker, 'done', null, Date.now());
+    await vi.waitFor(() => expect(sessionCalls()).toHaveLength(1), WAIT);
+    const [running] = await promptOperations(infra, session.id);
+    expect(running?.status).toBe('running');
+    expect(running?.owner).toBe(infra.runtime.owner);
+    expect(await status(infra, session.id)).toBe('InProgress');
+    await vi.waitFor(() => expect(grove.app.state.queued[session.id] ?? []).toEqual([]), WAIT);
+
+    release('first');
+    await vi.waitFor(async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('done'), WAIT);
+    await controller.workers.idle(session.id);
+
+    const [done] = await promptOperations(infra, session.id);
+    expect(done?.last_error).toBeNull();
+    expect(done?.started_at).not.toBeNull();
+    expect(done?.finished_at).not.toBeNull();
+    expect(sessionCalls()[0]?.cwd).toBe(session.worktreePath);
+    expect(await status(infra, session.id)).toBe('Review');
+    const entries = await transcript(infra, session.id);
+    expect(entries.slice(0, 2)).toEqual([
+      { kind: 'user_prompt', content: prompt },
+      { kind: 'assistant_answer', content: 'First answer' },
+    ]);
+    expect(entries.some((e) => e.kind === 'notice' && e.content.startsWith('[Commit] Fake commit subject'))).toBe(true);
+    // The work is committed on the session branch; the main checkout is untouched.
+    expect(git(repo, 'log', '-1', '--format=%s', session.branch)).toBe('Fake commit subject');
+    expect(git(repo, 'show', '--name-only', '--format=', session.branch)).toBe('a.txt');
+    expect(existsSync(join(repo, 'a.txt'))).toBe(false);
+    const stored = await infra.store.sessions.get(session.id);
+    expect(stored?.summary).toEqual({ turn: 'turn: First answer', session: 'the session so far' });
+    expect(stored?.providerConversationId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('queues prompts sent while a turn runs, shows them as queued, and runs them in order', async () => {
+    const grove = await startGrove();
+    const { infra, controller } = grove;
+    const session = await newSession(grove);
+
+    await controller.submitPrompt(session.id, 'one [[wait:one]] [[answer:A1]]');
+    await vi.waitFor(() => expect(sessionCalls()).toHaveLength(1), WAIT);
+    await controller.submitPrompt(session.id, 'two [[file:two.txt]] [[answer:A2]]');
+    await controller.submitPrompt(session.id, 'three [[answer:A3]]');
+
+    const waiting = await promptOperations(infra, session.id);
+    expect(waiting.map((op) => [op.kind, op.status, promptOf(op)])).toEqual([
+      ['start_prompt', 'running', 'one [[wait:one]] [[answer:A1]]'],
+      ['reply', 'queued', 'two [[file:two.txt]] [[answer:A2]]'],
+      ['reply', 'queued', 'three [[answer:A3]]'],
+    ]);
+    await vi.waitFor(() => expect(grove.app.state.queued[session.id]).toEqual(['two [[file:two.txt]] [[answer:A2]]', 'three [[answer:A3]]']), WAIT);
+    expect(grove.events.some((e) => e.type === 'queueChanged' && e.sessionId === session.id && e.prompts.length === 2)).toBe(true);
+
+    release('one');
+    await vi.waitFor(async () => expect((await promptOperations(infra, session.id)).map((op) => op.status)).toEqual(['done', 'done', 'done']), WAIT);
+    await controller.workers.idle(session.id);
+
+    expect(sessionCalls().map((call) => call.prompt.match(/^(one|two|three) /m)?.[1])).toEqual(['one', 'two', 'three']);
+    // Follow-ups resume the conversation the first turn started.
+    const calls = readFileSync(join(control, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { utility: boolean; resume: string | null; sessionId: string });
+    const turns = calls.filter((c) => !c.utility);
+    expect(turns[0]?.resume).toBeNull();
+    expect(turns[1]?.resume).toBe(turns[0]?.sessionId);
+    expect(turns[2]?.resume).toBe(turns[0]?.sessionId);
+    const answers = (await transcript(infra, session.id)).filter((e) => e.kind === 'user_prompt' || e.kind === 'assistant_answer').map((e) => e.content.split(' ')[0]);
+    expect(answers).toEqual(['one', 'A1', 'two', 'A2', 'three', 'A3']);
+    await vi.waitFor(() => expect(grove.app.state.queued[session.id] ?? []).toEqual([]), WAIT);
+    expect(await status(infra, session.id)).toBe('Review');
+    // One evolving commit on the branch.
+    expect(git(repo, 'rev-list', '--count', `main..${session.branch}`)).toBe('1');
+    expect(git(repo, 'show', '--name-only', '--format=', session.branch)).toBe('two.txt');
+  });
+
+  it('Ctrl+C removes the newest queued prompt first, then stops the running turn and its whole process group', async () => {
+    const grove = await startGrove();
+    const { infra, controller, app } = grove;
+    const session = await newSession(grove);
+
+    await controller.submitPrompt(session.id, 'work [[file:partial.txt]] [[hang]]');
+    await vi.waitFor(() => expect(hangingAgents()).toHaveLength(1), WAIT);
+    const [agent] = hangingAgents();
+    if (!agent) throw new Error('no agent');
+    await controller.submitPrompt(session.id, 'second');
+    await controller.submitPrompt(session.id, 'third');
+    await vi.waitFor(() => expect(app.state.queued[session.id]).toEqual(['second', 'third']), WAIT);
+
+    controller.stop(session.id);
+    await vi.waitFor(() => expect(app.state.queued[session.id]).toEqual(['second']), WAIT);
+    expect(app.state.notice?.text).toBe('Removed the newest queued prompt.');
+    expect((await promptOperations(infra, session.id)).map((op) => [promptOf(op).split(' ')[0], op.status])).toEqual([
+      ['work', 'running'],
+      ['second', 'queued'],
+      ['third', 'canceled'],
+    ]);
+    expect(isGone(agent.pid)).toBe(false);
+
+    controller.stop(session.id);
+    await vi.waitFor(() => expect(app.state.queued[session.id] ?? []).toEqual([]), WAIT);
+    expect(isGone(agent.pid)).toBe(false);
+
+    controller.stop(session.id);
+    await vi.waitFor(() => expect(isGone(agent.pid)).toBe(true), WAIT);
+    await vi.waitFor(() => expect(isGone(agent.child)).toBe(true), WAIT);
+    await vi.waitFor(async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('canceled'), WAIT);
+    await controller.workers.idle(session.id);
+
+    expect((await promptOperations(infra, session.id)).map((op) => op.status)).toEqual(['canceled', 'canceled', 'canceled']);
+    expect(await status(infra, session.id)).toBe('Review');
+    const notices = (await transcript(infra, session.id)).filter((e) => e.kind === 'notice').map((e) => e.content);
+    expect(notices.some((n) => n.startsWith('[Stopped]'))).toBe(true);
+    // Nothing queued ran, and the worktree keeps the partial work (committed on the branch).
+    expect(sessionCalls()).toHaveLength(1);
+    expect(readFileSync(join(session.worktreePath, 'partial.txt'), 'utf8')).toBe('written by fake claude\n');
+    expect(git(repo, 'show', '--name-only', '--format=', session.branch)).toBe('partial.txt');
+
+    controller.stop(session.id);
+    await vi.waitFor(() => expect(app.state.notice?.text).toBe('Nothing is running in this session.'), WAIT);
+  });
+
+  it.each([
+    ['exits 1 mid-turn', 'crash [[file:partial.txt]] [[crash]]', null, /exited \(code 1\) without a result[\s\S]*simulated crash/],
+    ['is killed mid-turn', 'killed [[file:partial.txt]] [[hang]]', 'SIGKILL', /exited \(SIGKILL\) without a result/],
+  ] as const)('an agent that %s fails the turn with a notice; the session is in Review and the worktree intact', async (_name, prompt, signal, notice) => {
+    const grove = await startGrove();
+    const { infra, controller } = grove;
+    const session = await newSession(grove);
+
+    await controller.submitPrompt(session.id, prompt);
+    if (signal) {
+      await vi.waitFor(() => expect(hangingAgents()).toHaveLength(1), WAIT);
+      const [agent] = hangingAgents();
+      if (agent) process.kill(agent.pid, signal);
+    }
+    await vi.waitFor(async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('failed'), WAIT);
+    await controller.workers.idle(session.id);
+
+    const [op] = await promptOperations(infra, session.id);
+    expect(op?.last_error).toBe('the agent failed');
+    expect(await status(infra, session.id)).toBe('Review');
+    const entries = await transcript(infra, session.id);
+    const error = entries.find((e) => e.kind === 'notice' && e.content.startsWith('[Error] '));
+    expect(error?.content).toMatch(notice);
+    expect(entries.some((e) => e.kind === 'assistant_answer')).toBe(false);
+    expect(git(session.worktreePath, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe(session.branch);
+    expect(readFileSync(join(session.worktreePath, 'partial.txt'), 'utf8')).toBe('written by fake claude\n');
+
+    // The session takes the next prompt.
+    await controller.submitPrompt(session.id, 'again [[answer:Recovered]]');
+    await vi.waitFor(async () => expect((await promptOperations(infra, session.id)).map((o) => o.status)).toEqual(['failed', 'done']), WAIT);
+    await controller.workers.idle(session.id);
+    expect((await transcript(infra, session.id)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content)).toEqual(['Recovered']);
+  });
+});
+
+/** Another Grove process that sends `prompt` to the session and keeps running; resolves once it is stored. */
+async function otherGrove(sessionId: string, prompt: string): Promise<ChildProcess & { pid: number }> {
+  const child = spawn(process.execPath, [DRIVER, repo, sessionId, prompt], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await vi.waitFor(() => expect(out).toContain('submitted\n'), WAIT);
+  if (child.pid === undefined) throw new Error('no pid');
+  return child as ChildProcess & { pid: number };
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('several Grove processes and a restart', () => {
+  it("never drive the same session at once; a restart fails the dead owners' operations as interrupted and returns the session to Review", async () => {
+    const first = await startGrove();
+    const session = await newSession(first);
+    await first.controller.shutdown();
+
+    // Process B runs a turn on the session.
+    const b = await otherGrove(session.id, 'from B [[hang]]');
+    await vi.waitFor(() => expect(hangingAgents()).toHaveLength(1), WAIT);
+    const [agent] = hangingAgents();
+    if (!agent) throw new Error('no agent');
+    const ownerB = `${hostname()}:${b.pid}`;
+
+    // Process A sends a prompt too: it is stored, but waits while B holds the session.
+    const a = await otherGrove(session.id, 'from A [[answer:A ran]]');
+    const ownerA = `${hostname()}:${a.pid}`;
+    expect(await first.infra.store.operations.claimNext(session.id, first.infra.runtime.owner, Date.now())).toBeUndefined();
+    expect((await promptOperations(first.infra, session.id)).map((op) => [promptOf(op).slice(0, 6), op.status, op.owner])).toEqual([
+      ['from B', 'running', ownerB],
+      ['from A', 'queued', ownerA],
+    ]);
+
+    // Starting another Grove while both live changes nothing (their work is not "interrupted").
+    const c = await startGrove();
+    expect(c.interrupted).toEqual([]);
+    expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual(['running', 'queued']);
+    expect(sessionCalls().map((call) => call.prompt.includes('from B'))).toEqual([true]);
+    expect(await status(c.infra, session.id)).toBe('InProgress');
+
+    // B dies mid-turn (its agent, in its own process group, lives on), and so does A.
+    await kill(b);
+    await kill(a);
+    killGroup(agent.pid);
+
+    // A restart, the way Grove starts: the dead owners' operations fail as interrupted.
+    const restarted = await startGrove();
+    expect(restarted.interrupted).toEqual([session.id]);
+    expect((await promptOperations(restarted.infra, session.id)).map((op) => [promptOf(op).slice(0, 6), op.status, op.last_error])).toEqual([
+      ['from B', 'failed', INTERRUPTED_BY_RESTART],
+      ['from A', 'failed', INTERRUPTED_BY_RESTART],
+    ]);
+    expect(await status(restarted.infra, session.id)).toBe('Review');
+    expect(restarted.app.state.sessions.find((s) => s.id === session.id)?.status).toBe('Review');
+    expect(existsSync(session.worktreePath)).toBe(true);
+
+    // The restarted process drives the session from here.
+    expect(await restarted.controller.submitPrompt(session.id, 'after restart [[answer:Back]]')).toBeNull();
+    await vi.waitFor(async () => expect((await promptOperations(restarted.infra, session.id)).map((op) => op.status)).toEqual(['failed', 'failed', 'done']), WAIT);
+    await restarted.controller.workers.idle(session.id);
+    expect((await transcript(restarted.infra, session.id)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content)).toEqual(['Back']);
+    expect(await status(restarted.infra, session.id)).toBe('Review');
+  });
+
+  it('a prompt queued by a live process survives another process starting, and runs when the session is free', async () => {
+    const first = await startGrove();
+    const session = await newSession(first);
+    await first.controller.shutdown();
+    const b = await otherGrove(session.id, 'from B [[wait:b]] [[answer:B done]]');
+    await vi.waitFor(() => expect(sessionCalls()).toHaveLength(1), WAIT);
+    const a = await otherGrove(session.id, 'from A [[answer:A done]]');
+
+    const c = await startGrove();
+    expect(c.interrupted).toEqual([]);
+    expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual(['running', 'queued']);
+
+    // B finishes; A's prompt runs next, in A or in B (whichever worker claims it first), never in parallel.
+    release('b');
+    await vi.waitFor(async () => expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual(['done', 'done']), WAIT);
+    const [fromB, fromA] = await promptOperations(c.infra, session.id);
+    expect(fromB?.owner).toBe(`${hostname()}:${b.pid}`);
+    expect([`${hostname()}:${a.pid}`, `${hostname()}:${b.pid}`]).toContain(fromA?.owner);
+    expect(fromA?.started_at).toBeGreaterThanOrEqual(fromB?.finished_at ?? Infinity);
+    expect((await transcript(c.infra, session.id)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content)).toEqual(['B done', 'A done']);
+  });
+});
