@@ -377,13 +377,17 @@ export function parseAgentResponse(raw: string): ParseResult {
   const target = unclosedAt !== -1 && (!last || unclosedAt > last.start) ? { start: unclosedAt, end: text.length, source: `the unclosed JSON object starting at position ${unclosedAt}` } : last ? { ...last, source: `the last JSON object (positions ${last.start}–${last.end})` } : { start: 0, end: text.length, source: 'the whole reply' };
   const report = checkJson(text, target.start, target.end);
   const keys: string[] = keysFound ?? [...report.keys];
+  const at = (problem: SyntaxProblem): string => `${problem.problem} at position ${problem.position} (${lineAndColumn(text, problem.position)})`;
+  // Where a parser reading the whole reply as JSON stops, when that is not the place reported above.
+  const wholeError = target.start !== 0 || target.end !== text.length ? checkJson(text, 0, text.length).error : null;
   const lines = text.split('\n').length;
   const fences = (text.match(/^[ \t]*```/gm) ?? []).length;
   const parts = [
     `The reply did not contain a valid reply object (${text.length} characters, ${lines} line${lines === 1 ? '' : 's'}).`,
     `JSON objects found: ${spans.length} complete${unclosedAt === -1 ? '' : ', 1 unclosed'}.`,
     `Code fence lines: ${fences}.`,
-    report.error ? `Parser: in ${target.source}, ${report.error.problem} at position ${report.error.position} (${lineAndColumn(text, report.error.position)}).` : `Parser: ${target.source} is valid JSON${whole.kind === 'value' && !isPlainObject(whole.value) && spans.length === 0 ? ' but not an object' : ''}.`,
+    wholeError ? `Parser: the whole reply is not JSON: ${at(wholeError)}.` : '',
+    report.error ? `Parser: in ${target.source}, ${at(report.error)}.` : `Parser: ${target.source} is valid JSON${whole.kind === 'value' && !isPlainObject(whole.value) && spans.length === 0 ? ' but not an object' : ''}.`,
     schemaProblem ? `Schema: ${schemaProblem.slice(0, 200)}.` : !MENTIONS_PROTOCOL_KEY.test(text) && (sawObject || spans.length > 0) ? 'Schema: no object has any of the keys answer, questions, summary.' : '',
     `Top-level keys: ${keys.length > 0 ? keys.slice(0, MAX_KEYS_SHOWN).map(showKey).join(', ') : 'none'}.`,
   ];

@@ -175,6 +175,33 @@ async function status(infra: Infra, sessionId: string): Promise<string | undefin
 }
 
 describe('the session worker', () => {
+  it('a reply that is not in the protocol gets one repair round-trip; if that fails too, the turn fails with a diagnostic, never the raw reply', async () => {
+    const grove = await startGrove();
+    const { infra, controller } = grove;
+    const session = await newSession(grove);
+
+    await controller.submitPrompt(session.id, 'first [[prose]]');
+    await vi.waitFor(async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('done'), WAIT);
+    await controller.workers.idle(session.id);
+    const calls = sessionCalls();
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.prompt).toContain('could not be read by Grove');
+    expect(calls[1]?.prompt).not.toContain('RAW_PROSE_MARKER');
+    expect((await transcript(infra, session.id)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content)).toEqual(['Done.']);
+
+    writeFileSync(join(control, 'always-prose'), '');
+    await controller.submitPrompt(session.id, 'second');
+    await vi.waitFor(async () => expect((await promptOperations(infra, session.id))[1]?.status).toBe('failed'), WAIT);
+    await controller.workers.idle(session.id);
+    expect(sessionCalls()).toHaveLength(4);
+    expect(await status(infra, session.id)).toBe('Review');
+    const entries = await transcript(infra, session.id);
+    const error = entries.find((e) => e.kind === 'notice' && e.content.startsWith('[Error] '));
+    expect(error?.content).toMatch(/did not follow the reply format[\s\S]*\d+ characters[\s\S]*position \d+[\s\S]*Top-level keys: /);
+    expect(entries.map((e) => e.content).join('\n')).not.toContain('RAW_PROSE_MARKER');
+    expect((await promptOperations(infra, session.id))[1]?.last_error).not.toContain('RAW_PROSE_MARKER');
+  });
+
   it('stores a prompt as a queued operation before it runs; it moves queued → running → done', async () => {
     const grove = await startGrove();
     const { infra, controller } = grove;
@@ -333,7 +360,7 @@ describe('the session worker', () => {
     await controller.workers.idle(session.id);
 
     const [op] = await promptOperations(infra, session.id);
-    expect(op?.last_error).toBe('the agent failed');
+    expect(op?.last_error).toMatch(/^Claude Code exited \((code 1|SIGKILL)\) without a result\.$/);
     expect(await status(infra, session.id)).toBe('Review');
     const entries = await transcript(infra, session.id);
     const error = entries.find((e) => e.kind === 'notice' && e.content.startsWith('[Error] '));

@@ -194,6 +194,15 @@ describe('parseAgentResponse: the diagnostic', () => {
     expect(diagnostic.includes('no object has any of the keys')).toBe(!raw.includes('"answer"') && raw.includes('{'));
   });
 
+  it('prose around a JSON object that is not a reply: where the whole reply stops, and that the object is valid', () => {
+    const diagnostic = fail(`Sure! ${SECRET} {"status": "ok"} bye`);
+    expect(diagnostic).toContain('Parser: the whole reply is not JSON: a character that cannot start a JSON value at position 0 (line 1, column 1).');
+    expect(diagnostic).toMatch(/Parser: the last JSON object \(positions \d+–\d+\) is valid JSON\./);
+    expect(diagnostic).toContain('Schema: no object has any of the keys answer, questions, summary.');
+    expect(diagnostic).toContain('Top-level keys: status.');
+    expect(diagnostic).not.toContain(SECRET);
+  });
+
   it('schema failures name the path, not the value', () => {
     const diagnostic = fail(`{"answer": ["${SECRET}"]}`);
     expect(diagnostic).toMatch(/Schema: the whole reply: answer: /);

@@ -129,10 +129,10 @@ export class TurnRunner {
       );
     } catch (error) {
       this.progress(session.id, null);
+      const { message, diagnostics } = describeError(error);
       if (signal.aborted) {
         await sessions.note(session.id, 'notice', '[Stopped] You stopped the turn. The worktree and everything in it are kept.');
       } else {
-        const { message, diagnostics } = describeError(error);
         const info = providerInfo(session.agent);
         const hint = /auth|log ?in|credential|401|api key/i.test(message + diagnostics) && info ? `\nSign-in: ${info.authHint}.` : '';
         await sessions.note(session.id, 'notice', `[Error] ${message}${diagnostics ? `\n${diagnostics}` : ''}${hint}`);
@@ -141,7 +141,8 @@ export class TurnRunner {
       await this.commit(session, project.path, signal, false).catch(() => {});
       await this.refreshDiff(session.id);
       await this.setStatus(session.id, 'Review');
-      throw new ReportedError(signal.aborted ? 'stopped' : 'the agent failed');
+      // The operation records why, in the same words as the notice (without the stderr tail).
+      throw new ReportedError(signal.aborted ? 'stopped' : message);
     }
 
     const { response, result } = output;
