@@ -196,7 +196,15 @@ export class Controller implements AppCommands {
         this.notice('info', 'Removed the newest queued prompt.');
         return;
       }
-      if (!this.workers.abort(sessionId)) this.notice('info', 'Nothing is running in this session.');
+      if (this.workers.abort(sessionId)) return;
+      // A turn another Grove process runs (a headless command): ask it to stop.
+      const elsewhere = (await store.operations.listUnfinished(sessionId)).find((op) => op.status === 'running' && op.owner !== runtime.owner);
+      if (elsewhere) {
+        await store.operations.requestCancel(elsewhere.id);
+        this.notice('info', 'Asked the other Grove process running this turn to stop it.');
+      } else {
+        this.notice('info', 'Nothing is running in this session.');
+      }
     });
   }
 

@@ -117,6 +117,30 @@ describe('a headless command and the TUI on one store', () => {
     expect(notes.indexOf('[Stopped]')).toBeLessThan(notes.indexOf('[Cancel]'));
   });
 
+  it('Ctrl+C in the TUI stops the turn a command is running; the session goes to Review', async () => {
+    server.script('anthropic', [
+      { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      { when: 'Scripted greeting task', delayMs: 60_000, then: { text: reply('too late') } },
+    ]);
+    const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
+    term = t;
+    await t.waitFor('No sessions yet.');
+    const run = groveRun(['run', 'Scripted greeting task']);
+    await t.waitFor(/InProgress/, 15_000);
+    await t.keys('Enter');
+    await t.waitFor(/InProgress[\s\S]*› Scripted greeting task/, 10_000);
+
+    await t.keys('C-c');
+
+    const result = await run;
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^grove: the turn was stopped by another Grove process/);
+    await t.waitFor('[Stopped] You stopped the turn.', 15_000);
+    await t.waitFor(/ Review /, 15_000);
+    const branch = git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/');
+    expect(git(repo, 'show', `${branch}:hello.txt`)).toBe('hello');
+  });
+
   it('the TUI shows a session canceled by `grove cancel`', async () => {
     server.script('anthropic', [
       { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
