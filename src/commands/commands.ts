@@ -135,7 +135,7 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
         await ctx.controller.review.ctx.setStatus(session.id, 'Queued');
       }
       const payload = command.kind === 'publish' ? { remoteBranch: session.publishedBranch ?? command.branch ?? session.branch } : {};
-      const operationId = await infra.store.operations.enqueue(session.id, command.kind, payload, infra.clock.now());
+      const operationId = await infra.store.operations.enqueue(session.id, command.kind, payload, infra.clock.now(), infra.runtime.owner);
       const outcome = await waitForOperation(ctx, session.id, operationId, null);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
       if (outcome.interrupted) {

@@ -49,7 +49,7 @@ export class ReviewContext {
   }
 
   async enqueue(sessionId: string, kind: 'rebase' | 'merge' | 'publish', payload: Record<string, unknown> = {}): Promise<void> {
-    await this.deps.store.operations.enqueue(sessionId, kind, payload, this.now());
+    await this.deps.store.operations.enqueue(sessionId, kind, payload, this.now(), this.deps.runtime.owner);
     this.workers?.notify(sessionId);
   }
 }
