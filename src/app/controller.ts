@@ -190,7 +190,8 @@ export class Controller implements AppCommands {
   stop(sessionId: string): void {
     const { app, store, runtime } = this.deps;
     app.task('Stopping', async () => {
-      const retracted = await store.operations.retractNewestQueued(sessionId, runtime.clock.now());
+      // Only prompts: a queued merge, rebase or publish is not Ctrl+C's to drop.
+      const retracted = await store.operations.retractNewestQueued(sessionId, runtime.clock.now(), ['start_prompt', 'reply']);
       if (retracted) {
         this.publishQueue(sessionId);
         this.notice('info', 'Removed the newest queued prompt.');

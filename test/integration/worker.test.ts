@@ -342,6 +342,32 @@ describe('the session worker', () => {
     await vi.waitFor(() => expect(app.state.notice?.text).toBe('Nothing is running in this session.'), WAIT);
   });
 
+  it('Ctrl+C removes only prompts from the queue, never a queued merge, rebase or publish', async () => {
+    const grove = await startGrove();
+    const { infra, controller, app } = grove;
+    const session = await newSession(grove);
+    await controller.submitPrompt(session.id, 'work [[hang]]');
+    await vi.waitFor(() => expect(hangingAgents()).toHaveLength(1), WAIT);
+    await controller.submitPrompt(session.id, 'queued prompt');
+    const rebase = await infra.store.operations.enqueue(session.id, 'rebase', {}, Date.now(), infra.runtime.owner);
+    await vi.waitFor(() => expect(app.state.queued[session.id]).toEqual(['queued prompt']), WAIT);
+
+    controller.stop(session.id);
+    await vi.waitFor(() => expect(app.state.queued[session.id] ?? []).toEqual([]), WAIT);
+    const rows = await operations(infra, session.id);
+    expect(rows.map((op) => [op.kind, op.status])).toEqual([
+      ['start_prompt', 'running'],
+      ['reply', 'canceled'],
+      ['rebase', 'queued'],
+    ]);
+    expect(rows.find((op) => op.id === rebase)?.status).toBe('queued');
+    // The next Ctrl+C stops the turn; the rebase stays the worker's to run.
+    await infra.store.operations.finish(rebase, 'canceled', null, Date.now());
+    controller.stop(session.id);
+    await vi.waitFor(async () => expect((await operations(infra, session.id))[0]?.status).toBe('canceled'), WAIT);
+    await controller.workers.idle(session.id);
+  });
+
   it.each([
     ['exits 1 mid-turn', 'crash [[file:partial.txt]] [[crash]]', null, /exited \(code 1\) without a result[\s\S]*simulated crash/],
     ['is killed mid-turn', 'killed [[file:partial.txt]] [[hang]]', 'SIGKILL', /exited \(SIGKILL\) without a result/],
