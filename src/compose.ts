@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { grovePaths, type GrovePaths } from './infra/paths.js';
@@ -27,7 +28,12 @@ export interface Infra {
 }
 
 function migrationsDir(): string {
-  // dist/grove.js and src/compose.ts both sit one level below the package root.
+  // src/compose.ts sits one level below the package root, the bundled chunk
+  // (dist/chunks/) two levels: the nearest migrations/ folder above is ours.
+  for (const up of ['../migrations/', '../../migrations/']) {
+    const dir = fileURLToPath(new URL(up, import.meta.url));
+    if (existsSync(dir)) return dir;
+  }
   return fileURLToPath(new URL('../migrations/', import.meta.url));
 }
 

@@ -1,59 +1,122 @@
-// Bundles Grove into one ESM file (dist/grove.js). Native addons stay external.
+// Bundles Grove with esbuild into two files. Native addons stay external.
+//   dist/grove.js       the `grove` bin (ESM, a few KB): starts the repository
+//                       lookup, then loads the app through V8's code cache
+//   dist/grove-app.cjs  src/start.ts and everything it uses, as one CommonJS
+//                       file: vm.Script (and so the code cache) runs scripts,
+//                       not ES modules, on Node 20
+//   dist/grove-markdown.cjs  the markdown renderer, loaded after the first frame
 import { build } from 'esbuild';
-import { chmod, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+
+/**
+ * Replaces exact snippets in one dependency file. The build fails when a
+ * snippet is gone (the dependency changed), so an upgrade cannot silently
+ * undo a patch.
+ */
+function patch(name, filter, replacements) {
+  return {
+    name,
+    setup(b) {
+      b.onLoad({ filter }, async (args) => {
+        let source = await readFile(args.path, 'utf8');
+        for (const [from, to] of replacements) {
+          if (!source.includes(from)) throw new Error(`${name}: ${args.path} no longer contains ${JSON.stringify(from)}; update xtask/build.mjs`);
+          source = source.replace(from, to);
+        }
+        return { contents: source, loader: 'js' };
+      });
+    },
+  };
+}
+
+const dependencyPatches = [
+  // yoga-layout (ink's layout engine) embeds its WebAssembly as base64 and
+  // instantiates it asynchronously through fetch(), which needs a top-level
+  // await (impossible in CommonJS) and loads Node's whole HTTP stack at
+  // start-up (about 20 ms). Instantiate the same bytes synchronously instead.
+  patch('yoga-sync-instantiate', /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/, [
+    ['if(h.instantiateWasm)try{', 'if(h.instantiateSync)return a(new WebAssembly.Instance(new WebAssembly.Module(wa()),d)),{};if(h.instantiateWasm)try{'],
+  ]),
+  patch('yoga-sync-load', /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/, [
+    ['const Yoga = wrapAssembly(await loadYoga());', 'const yogaModule = { instantiateSync: true };\nloadYoga(yogaModule);\nconst Yoga = wrapAssembly(yogaModule);'],
+  ]),
+  // ink connects React DevTools when DEV=true (a top-level await of an
+  // optional package Grove does not ship); Grove never does.
+  patch('ink-without-devtools', /ink[\\/]build[\\/]reconciler\.js$/, [
+    ["await import('./devtools.js');", 'void 0;'],
+    ['? await loadPackageJson()', '? { name: undefined, version: undefined }'],
+  ]),
+];
+
+// The markdown renderer (marked-terminal and its highlighter: half the code)
+// loads after the first frame from its own file, keeping the app file (and
+// its code cache) small.
+const markdownApart = {
+  name: 'markdown-apart',
+  setup(b) {
+    b.onResolve({ filter: /[\\/]ui[\\/]markdown\.js$/ }, () => ({ path: './grove-markdown.cjs', external: true }));
+  },
+};
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  jsx: 'automatic',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+};
 
 // Build into a private folder, then move the result into dist/ so a running
 // Grove (or a test using dist/grove.js) never sees a half-written bundle.
 const staging = join('dist', `.build-${process.pid}`);
 await rm(staging, { recursive: true, force: true });
 await build({
-  entryPoints: { grove: 'src/main.ts' },
+  ...common,
+  entryPoints: { 'grove-app': 'src/start.ts' },
   outdir: staging,
-  // Rarely needed parts (markdown highlighting, the GitHub client) load on demand.
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  jsx: 'automatic',
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  sourcemap: 'linked',
-  external: ['better-sqlite3', 'react-devtools-core', 'clipboardy'],
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  external: ['better-sqlite3', 'clipboardy'],
+  // vm.Script cannot import(): lazy parts become require() calls (the
+  // markdown file is CommonJS too), ES-module-only packages go through
+  // src/infra/external-import.ts.
+  supported: { 'dynamic-import': false },
   define: {
     __GROVE_VERSION__: JSON.stringify(pkg.version),
     'process.env.NODE_ENV': '"production"',
+    // Supplied by src/infra/code-cache.ts, which runs this file.
+    'import.meta.url': '__groveUrl',
   },
-  banner: {
-    // A few bundled CommonJS modules call require(); give them one.
-    js: "#!/usr/bin/env node\nimport { createRequire as __groveRequire } from 'node:module'; const require = __groveRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
+  plugins: [...dependencyPatches, markdownApart],
 });
-await mkdir(join('dist', 'chunks'), { recursive: true });
-// Chunks and lazily loaded modules carry a content hash in their names: new
-// ones never replace files in use. The entry point moves last.
-for (const chunk of await readdir(join(staging, 'chunks')).catch(() => [])) {
-  await rename(join(staging, 'chunks', chunk), join('dist', 'chunks', chunk));
-}
-for (const file of await readdir(staging)) {
-  if (file === 'chunks' || file.startsWith('grove.js')) continue;
+await build({
+  ...common,
+  entryPoints: { 'grove-markdown': 'src/ui/markdown.ts' },
+  outdir: staging,
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+});
+await build({
+  ...common,
+  entryPoints: { grove: 'src/main.ts' },
+  outdir: staging,
+  format: 'esm',
+  banner: { js: '#!/usr/bin/env node' },
+});
+await mkdir('dist', { recursive: true });
+// The app first, the entry point last: a start in between still finds a whole pair.
+for (const file of ['grove-markdown.cjs.map', 'grove-markdown.cjs', 'grove-app.cjs.map', 'grove-app.cjs', 'grove.js.map']) {
   await rename(join(staging, file), join('dist', file));
 }
 await chmod(join(staging, 'grove.js'), 0o755);
-await rename(join(staging, 'grove.js.map'), join('dist', 'grove.js.map'));
 await rename(join(staging, 'grove.js'), join('dist', 'grove.js'));
 await rm(staging, { recursive: true, force: true });
-// Drop chunks of earlier builds (kept for an hour for copies still running).
-const hour = Date.now() - 3_600_000;
-const current = await readFile(join('dist', 'grove.js'), 'utf8');
-for (const chunk of await readdir(join('dist', 'chunks'))) {
-  const file = join('dist', 'chunks', chunk);
-  if (current.includes(chunk.replace(/\.map$/, '')) || (await stat(file)).mtimeMs > hour) continue;
-  await rm(file, { force: true });
-}
+// Earlier builds split the app into chunks; those are no longer used.
+await rm(join('dist', 'chunks'), { recursive: true, force: true });

@@ -1,6 +1,8 @@
 // The system clipboard, through clipboardy (pbcopy on macOS, xsel or
 // wl-copy on Linux, the Windows clipboard on Windows and WSL). Loaded on
 // first use so start-up never pays for it.
+import type clipboardy from 'clipboardy';
+import { importExternal } from './external-import.js';
 
 export interface Clipboard {
   /** Puts text on the system clipboard; rejects with a readable reason. */
@@ -10,9 +12,9 @@ export interface Clipboard {
 export function createClipboard(): Clipboard {
   return {
     async copy(text) {
-      const { default: clipboardy } = await import('clipboardy');
+      const { default: board } = await importExternal<{ default: typeof clipboardy }>('clipboardy');
       try {
-        await clipboardy.write(text);
+        await board.write(text);
       } catch (error) {
         const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
         throw new Error(`no clipboard is reachable from this terminal (${reason})`);

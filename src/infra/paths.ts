@@ -8,6 +8,8 @@ export interface GrovePaths {
   readonly worktrees: string;
   readonly logs: string;
   readonly logFile: string;
+  /** V8's compiled code for the bundled app, so later starts skip compiling it. */
+  readonly cache: string;
 }
 
 export function grovePaths(env: NodeJS.ProcessEnv): GrovePaths {
@@ -18,5 +20,6 @@ export function grovePaths(env: NodeJS.ProcessEnv): GrovePaths {
     worktrees: join(home, 'wt'),
     logs: join(home, 'logs'),
     logFile: join(home, 'logs', 'grove.log'),
+    cache: join(home, 'cache'),
   };
 }

@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { loadExeca } from './exec.js';
 
 export interface ShellResult {
   readonly exitCode: number;
@@ -16,6 +16,7 @@ const MAX_OUTPUT = 64 * 1024;
 
 export const shellRunner: ShellRunner = {
   async run(command, { cwd, env, timeoutMs, signal }) {
+    const { execa } = await loadExeca();
     const result = await execa('sh', ['-c', command], {
       cwd,
       env,

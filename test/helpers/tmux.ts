@@ -15,6 +15,15 @@ export interface TmuxOptions {
   readonly rows?: number;
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function shellQuote(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
@@ -132,8 +141,12 @@ export class TmuxTerminal {
     return Number(readFileSync(file, 'utf8').trim());
   }
 
+  /** Ends the terminal and waits (up to 5 s) until the program is gone, so nothing writes into a world being removed. */
   async kill(): Promise<void> {
+    const pidFile = join(this.stateDir, 'pid');
+    const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
     await this.tmux(['kill-server']).catch(() => {});
+    for (let i = 0; pid > 0 && i < 100 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     rmSync(this.stateDir, { recursive: true, force: true });
   }
 }

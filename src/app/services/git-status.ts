@@ -13,18 +13,30 @@ export interface GitStatusDeps {
 
 const MAX_BACKOFF = 8;
 
+/** What a session branch looked like against its base the last time it was probed. */
+interface Probe {
+  readonly key: string;
+  readonly ahead: number;
+  readonly behind: number;
+  readonly conflict: boolean;
+}
+
 /**
  * Every interval (30 s by default): fetch, ahead/behind of the project
  * branch and of each active session branch, and a merge-tree conflict
  * probe. One app event per cycle; results of an older generation (a
  * project switch happened) are dropped. A failing fetch backs off and is
- * reported once, not every cycle.
+ * reported once, not every cycle. Branch tips come from one git call; a
+ * session whose branch and base are where they were last cycle reuses its
+ * last probe, so a quiet project costs a handful of git calls per cycle
+ * however many sessions it has.
  */
 export class GitStatusPoller {
   private generation = 0;
   private timer: NodeJS.Timeout | null = null;
   private failures = 0;
   private reported = false;
+  private readonly probes = new Map<string, Probe>();
 
   constructor(private readonly deps: GitStatusDeps) {}
 
@@ -84,19 +96,30 @@ export class GitStatusPoller {
     const sessions = (await store.sessions.listByProject(projectId)).filter((s) => !isTerminal(s.status) && s.status !== 'Merged' && s.status !== 'Draft');
     const perSession: Record<string, { ahead: number; behind: number }> = {};
     const conflicts: string[] = [];
+    const heads = sessions.length > 0 ? await git.branchHeads(project.path).catch(() => new Map<string, string>()) : new Map<string, string>();
     for (const session of sessions) {
       if (generation !== this.generation) return null;
-      try {
-        const ab = await git.aheadBehind(project.path, session.branch, session.baseBranch);
-        perSession[session.id] = ab;
-        if (ab.ahead > 0 && ab.behind > 0) {
-          const files = await git.mergeTreeConflicts(project.path, session.baseBranch, session.branch);
-          if (files.length > 0) conflicts.push(session.id);
+      const tip = heads.get(session.branch);
+      const baseTip = heads.get(session.baseBranch);
+      if (!tip) continue; // The branch does not exist (yet): its worktree is still being created.
+      const key = `${tip} ${baseTip ?? ''}`;
+      let probe = this.probes.get(session.id);
+      // A base that is not a local branch (a tag, a remote ref) is probed every cycle.
+      if (probe?.key !== key || baseTip === undefined) {
+        try {
+          const ab = await git.aheadBehind(project.path, session.branch, session.baseBranch);
+          const conflict = ab.ahead > 0 && ab.behind > 0 && (await git.mergeTreeConflicts(project.path, session.baseBranch, session.branch)).length > 0;
+          probe = { key, ...ab, conflict };
+          this.probes.set(session.id, probe);
+        } catch {
+          continue;
         }
-      } catch {
-        // The branch may not exist yet (worktree still being created).
       }
+      perSession[session.id] = { ahead: probe.ahead, behind: probe.behind };
+      if (probe.conflict) conflicts.push(session.id);
     }
+    const active = new Set(sessions.map((s) => s.id));
+    for (const id of this.probes.keys()) if (!active.has(id)) this.probes.delete(id);
     if (generation !== this.generation) return null;
     const status: GitStatusView = { branch, upstream, ahead: track?.ahead ?? 0, behind: track?.behind ?? 0, conflicts, sessions: perSession, error };
     app.emit({ type: 'gitStatus', projectId, status });

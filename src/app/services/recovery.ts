@@ -6,13 +6,10 @@ import type { Store } from '../ports.js';
  */
 export async function recoverInterruptedReviews(store: Store, now: number): Promise<string[]> {
   const recovered: string[] = [];
-  for (const project of await store.projects.list()) {
-    for (const session of await store.sessions.listByProject(project.id)) {
-      if (session.focusedReviewStatus !== 'running') continue;
-      await store.sessions.update(session.id, { focusedReviewStatus: null, focusedReviewText: null }, now);
-      if (session.status === 'AgentReview') await store.sessions.setStatus(session.id, 'Review', now);
-      recovered.push(session.id);
-    }
+  for (const session of await store.sessions.listFocusedReviewRunning()) {
+    await store.sessions.update(session.id, { focusedReviewStatus: null, focusedReviewText: null }, now);
+    if (session.status === 'AgentReview') await store.sessions.setStatus(session.id, 'Review', now);
+    recovered.push(session.id);
   }
   return recovered;
 }

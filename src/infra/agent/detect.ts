@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { loadExeca } from '../exec.js';
 import { PROVIDERS, type ProviderId } from '../../domain/providers.js';
 import { delimiter, join } from 'node:path';
 import { accessSync, constants } from 'node:fs';
@@ -33,6 +33,7 @@ export async function detectAgents(env: NodeJS.ProcessEnv): Promise<DetectedAgen
       const path = which(provider.binary, env);
       if (!path) return { id: provider.id, binary: provider.binary, path: null, version: null };
       try {
+        const { execa } = await loadExeca();
         const result = await execa(path, ['--version'], { env: { ...env, GEMINI_CLI_NO_RELAUNCH: 'true' }, timeout: 3000, reject: false, stdin: 'ignore' });
         const text = `${String(result.stdout)}\n${String(result.stderr)}`;
         const version = /\d+\.\d+\.\d+[\w.-]*/.exec(text)?.[0] ?? null;

@@ -31,6 +31,8 @@ export interface SessionRepo {
   get(id: string): Promise<Session | undefined>;
   /** Most recently updated first. */
   listByProject(projectId: number): Promise<Session[]>;
+  /** Sessions (of any project) whose focused review was left running. */
+  listFocusedReviewRunning(): Promise<Session[]>;
   /** Sessions (of any project) whose id starts with `prefix`; dashes and case are ignored. */
   findByIdPrefix(prefix: string): Promise<Session[]>;
   /** Changes plain fields and bumps `updatedAt`. */
@@ -116,6 +118,11 @@ export function createSessionRepo(db: Executor): SessionRepo {
         .orderBy('session.updated_at', 'desc')
         .orderBy('session.id')
         .execute();
+      return rows.map(decodeSession);
+    },
+
+    async listFocusedReviewRunning() {
+      const rows = await selectSessions(db).where('session.focused_review_status', '=', 'running').orderBy('session.id').execute();
       return rows.map(decodeSession);
     },
 

@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { loadExeca } from '../exec.js';
 
 export type TokenSource = 'GITHUB_TOKEN' | 'GH_TOKEN' | 'gh';
 
@@ -7,6 +7,7 @@ export type GhRunner = (args: readonly string[]) => Promise<string | null>;
 
 export const runGh: GhRunner = async (args) => {
   try {
+    const { execa } = await loadExeca();
     const result = await execa('gh', [...args], { timeout: 5000, reject: false, stdin: 'ignore' });
     return result.exitCode === 0 ? String(result.stdout).trim() || null : null;
   } catch {

@@ -21,6 +21,7 @@ export interface GitClient {
   branchExists: typeof repo.branchExists;
   upstreamOf: typeof repo.upstreamOf;
   aheadBehind: typeof repo.aheadBehind;
+  branchHeads: typeof repo.branchHeads;
   commitSubjects: typeof repo.commitSubjects;
   remoteUrl: typeof repo.remoteUrl;
   listRemotes: typeof repo.listRemotes;

@@ -1,16 +1,11 @@
 import { git, gitOut } from './run.js';
 
+export { repoRoot } from './repo-root.js';
+
 export interface StatusEntry {
   /** Two-letter porcelain code, e.g. ' M', '??', 'A '. */
   readonly code: string;
   readonly path: string;
-}
-
-/** The top of the repository containing `dir`, or null when it is not in one. */
-export async function repoRoot(dir: string): Promise<string | null> {
-  const result = await git(['rev-parse', '--show-toplevel'], { cwd: dir, okCodes: [128] }).catch(() => null);
-  if (!result || result.exitCode !== 0) return null;
-  return result.stdout.trim() || null;
 }
 
 export async function currentBranch(dir: string): Promise<string | null> {
@@ -56,6 +51,17 @@ export async function aheadBehind(dir: string, left: string, right: string): Pro
   const out = await gitOut(['rev-list', '--left-right', '--count', `${left}...${right}`], { cwd: dir });
   const [ahead = '0', behind = '0'] = out.split(/\s+/);
   return { ahead: Number(ahead), behind: Number(behind) };
+}
+
+/** Every local branch and the commit it points at, from one git call. */
+export async function branchHeads(dir: string): Promise<Map<string, string>> {
+  const out = await gitOut(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/'], { cwd: dir });
+  const heads = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const space = line.indexOf(' ');
+    if (space > 0) heads.set(line.slice(space + 1).replace(/^refs\/heads\//, ''), line.slice(0, space));
+  }
+  return heads;
 }
 
 export async function commitSubjects(dir: string, range: string): Promise<string[]> {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { execa } from 'execa';
+import { loadExeca } from '../exec.js';
+import { GIT_ENV } from './env.js';
 
 /** A git command that failed, in words. */
 export class GitError extends Error {
@@ -33,14 +34,6 @@ export interface RunResult {
 
 const MAX_STDERR = 4000;
 
-/** Environment that keeps git non-interactive and its output parseable. */
-export const GIT_ENV: Readonly<Record<string, string>> = {
-  GIT_TERMINAL_PROMPT: '0',
-  LC_ALL: 'C',
-  GIT_EDITOR: 'true',
-  GIT_SEQUENCE_EDITOR: 'true',
-  GIT_MERGE_AUTOEDIT: 'no',
-};
 
 function summarize(args: readonly string[], stderr: string, exitCode: number | null): string {
   const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('hint:'));
@@ -50,6 +43,7 @@ function summarize(args: readonly string[], stderr: string, exitCode: number | n
 
 /** Runs git with an argument array (never a shell string). */
 export async function git(args: readonly string[], options: RunOptions): Promise<RunResult> {
+  const { execa } = await loadExeca();
   const result = await execa('git', [...args], {
     cwd: options.cwd,
     env: { ...GIT_ENV, ...options.env },

@@ -1,0 +1,209 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import type { RepoRootPrefetch } from './infra/git/repo-root.js';
+import { USAGE, UsageError, parseCli } from './cli.js';
+import { VERSION, isOwnerAlive, openInfra, type Infra } from './compose.js';
+import { DatabaseError } from './infra/db/errors.js';
+import { shellRunner } from './infra/shell.js';
+import { createClipboard } from './infra/clipboard.js';
+import { usageErrorText, type HeadlessCommand } from './commands/args.js';
+import { runHeadless } from './commands/commands.js';
+import { CommandError, shutdownContexts, type HeadlessIo } from './commands/headless.js';
+import { App } from './app/app.js';
+import { Controller } from './app/controller.js';
+import { initialState, TABS, type Tab } from './app/state.js';
+import { recoverInterruptedReviews } from './app/services/recovery.js';
+import { ACTIVE_PROJECT_KEY, ACTIVE_TAB_KEY, loadSettings } from './app/services/projects.js';
+import { setupTerminal } from './runtime/terminal.js';
+import { createRenderer } from './runtime/renderer.js';
+import { runLoop } from './runtime/loop.js';
+import { createTheme } from './ui/theme.js';
+import { setAnswerRenderer } from './ui/transcript-lines.js';
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`grove: ${message}\n`);
+  process.exit(code);
+}
+
+async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promise<void> {
+  let command;
+  try {
+    command = parseCli(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(usageErrorText(error));
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command.kind === 'version') {
+    process.stdout.write(`grove ${VERSION}\n`);
+    return;
+  }
+  if (command.kind === 'headless') {
+    process.exit(await headless(command.command));
+  }
+
+  const dir = resolve(command.dir ?? process.cwd());
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    process.stderr.write(`grove: no such directory: ${dir}\nUsage: grove [-C DIR] [--help] [--version]\n`);
+    process.exit(2);
+  }
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    fail('needs an interactive terminal (stdin and stdout must be a TTY).', 1);
+  }
+
+  // Start-up phases, in ms since the process started (logged with the first frame).
+  const phases: string[] = [`modules ${performance.now().toFixed(0)}`];
+  const env = process.env;
+  let infra: Infra;
+  try {
+    infra = openInfra(env);
+  } catch (error) {
+    if (error instanceof DatabaseError) fail(error.message, 1);
+    throw error;
+  }
+  const { paths, logger, db, store, git, clock, agents, forge, runtime } = infra;
+  const owner = runtime.owner;
+  logger.log('info', `grove ${VERSION} starting in ${dir}`);
+  phases.push(`database ${performance.now().toFixed(0)}`);
+
+  // The entry point may already have asked git (while this module loaded).
+  const root = await (prefetch?.dir === dir ? prefetch.root : git.repoRoot(dir));
+  phases.push(`repository ${performance.now().toFixed(0)}`);
+  let activeProjectId: number | null = null;
+  if (root) {
+    const project = await store.projects.upsert(root, basename(root), clock.now());
+    activeProjectId = project.id;
+    await store.settings.setGlobal(ACTIVE_PROJECT_KEY, String(project.id));
+  }
+  const projects = await store.projects.list();
+  if (!root && projects.length === 0) {
+    await db.close();
+    fail(`${dir} is not inside a git repository. Start grove in a repository, or pass -C <dir>.`, 1);
+  }
+
+  // Operations left unfinished by a process that is gone: fail them, return their sessions to Review.
+  const interrupted = await store.operations.failInterrupted(clock.now(), (o) => isOwnerAlive(o, owner));
+  if (interrupted.length > 0) logger.log('warn', `recovered ${interrupted.length} interrupted session(s)`);
+  await recoverInterruptedReviews(store, clock.now());
+
+  const storedTab = await store.settings.getGlobal(ACTIVE_TAB_KEY);
+  let tab: Tab = TABS.includes(storedTab as Tab) ? (storedTab as Tab) : 'sessions';
+  if (!root) tab = 'projects';
+  const [sessions, settings] = await Promise.all([
+    activeProjectId === null ? Promise.resolve([]) : store.sessions.listByProject(activeProjectId),
+    loadSettings(store, activeProjectId),
+  ]);
+
+  phases.push(`snapshot ${performance.now().toFixed(0)}`);
+  const terminal = setupTerminal(process.stdin, process.stdout);
+  const cleanup = (): void => terminal.restore();
+  const crash = (error: unknown): void => {
+    logger.log('error', 'uncaught error', error);
+    cleanup();
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`grove crashed: ${message}\nDetails are in ${paths.logFile}\n`);
+    process.exit(1);
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    process.on(signal, () => {
+      cleanup();
+      logger.log('info', `exiting on ${signal}`);
+      process.exit(code);
+    });
+  }
+  process.on('exit', cleanup);
+
+  const app = new App(
+    initialState({ version: VERSION, columns: terminal.columns, rows: terminal.rows, now: clock.now(), tab, projects, activeProjectId, sessions, settings }),
+    logger,
+  );
+  const controller = new Controller({ app, store, git, agents, forge, shell: shellRunner, runtime, clipboard: createClipboard() });
+  app.setCommands(controller);
+  if (process.env['GROVE_CRASH_TEST'] === '1') setTimeout(() => { throw new Error('crash requested by GROVE_CRASH_TEST'); }, 300);
+
+  const renderer = createRenderer((data) => terminal.write(data), createTheme(env), env['HOME']);
+  const started = performance.now();
+  let firstFrame = true;
+  controller.start();
+  // The markdown renderer (and its highlighter) loads after the first frame.
+  setTimeout(() => {
+    import('./ui/markdown.js')
+      .then(({ renderMarkdown }) => setAnswerRenderer(renderMarkdown))
+      .catch((error: unknown) => logger.log('warn', 'markdown renderer failed to load', error));
+  }, 50);
+  await runLoop({
+    app,
+    terminal,
+    renderer,
+    now: () => clock.now(),
+    onFrame: (ms) => {
+      if (firstFrame) {
+        firstFrame = false;
+        phases.push(`first frame ${performance.now().toFixed(0)}`);
+        logger.log('info', `first frame after ${(performance.now() - started).toFixed(1)} ms (render ${ms.toFixed(1)} ms); start-up: ${phases.join(', ')} ms`);
+        if (hooks.afterFirstFrame) setImmediate(hooks.afterFirstFrame);
+      }
+    },
+  });
+  renderer.unmount();
+  cleanup();
+  await controller.shutdown();
+  await db.close();
+  logger.log('info', 'grove exited');
+  process.exit(0);
+}
+
+async function headless(command: HeadlessCommand): Promise<number> {
+  if (command.kind === 'help') return runHeadless(command, null as unknown as Infra, io());
+  let infra: Infra;
+  try {
+    infra = openInfra(process.env);
+  } catch (error) {
+    if (error instanceof DatabaseError) fail(error.message, 1);
+    throw error;
+  }
+  try {
+    return await runHeadless(command, infra, io());
+  } catch (error) {
+    if (error instanceof UsageError) {
+      error.command ??= command.kind;
+      process.stderr.write(usageErrorText(error));
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      process.stderr.write(`grove: ${error.message}\n`);
+      return error.exitCode;
+    }
+    infra.logger.log('error', `grove ${command.kind} failed`, error);
+    process.stderr.write(`grove: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await shutdownContexts();
+    await infra.db.close();
+  }
+}
+
+function io(): HeadlessIo {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, stderrIsTTY: process.stderr.isTTY === true, env: process.env, cwd: process.cwd() };
+}
+
+export interface StartHooks {
+  /** Called once, after the TUI's first frame is on the screen. */
+  readonly afterFirstFrame?: () => void;
+}
+
+/** Runs Grove with the process's arguments; `prefetch` is a repository lookup the entry point started. */
+export function start(prefetch: RepoRootPrefetch | null, hooks: StartHooks = {}): void {
+  main(prefetch, hooks).catch((error: unknown) => {
+    process.stderr.write(`grove: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
