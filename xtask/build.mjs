@@ -6,50 +6,11 @@
 //                       not ES modules, on Node 20
 //   dist/grove-markdown.cjs  the markdown renderer, loaded after the first frame
 import { build } from 'esbuild';
+import { dependencyPatches } from './dependency-patches.mjs';
 import { chmod, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-
-/**
- * Replaces exact snippets in one dependency file. The build fails when a
- * snippet is gone (the dependency changed), so an upgrade cannot silently
- * undo a patch.
- */
-function patch(name, filter, replacements) {
-  return {
-    name,
-    setup(b) {
-      b.onLoad({ filter }, async (args) => {
-        let source = await readFile(args.path, 'utf8');
-        for (const [from, to] of replacements) {
-          if (!source.includes(from)) throw new Error(`${name}: ${args.path} no longer contains ${JSON.stringify(from)}; update xtask/build.mjs`);
-          source = source.replace(from, to);
-        }
-        return { contents: source, loader: 'js' };
-      });
-    },
-  };
-}
-
-const dependencyPatches = [
-  // yoga-layout (ink's layout engine) embeds its WebAssembly as base64 and
-  // instantiates it asynchronously through fetch(), which needs a top-level
-  // await (impossible in CommonJS) and loads Node's whole HTTP stack at
-  // start-up (about 20 ms). Instantiate the same bytes synchronously instead.
-  patch('yoga-sync-instantiate', /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/, [
-    ['if(h.instantiateWasm)try{', 'if(h.instantiateSync)return a(new WebAssembly.Instance(new WebAssembly.Module(wa()),d)),{};if(h.instantiateWasm)try{'],
-  ]),
-  patch('yoga-sync-load', /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/, [
-    ['const Yoga = wrapAssembly(await loadYoga());', 'const yogaModule = { instantiateSync: true };\nloadYoga(yogaModule);\nconst Yoga = wrapAssembly(yogaModule);'],
-  ]),
-  // ink connects React DevTools when DEV=true (a top-level await of an
-  // optional package Grove does not ship); Grove never does.
-  patch('ink-without-devtools', /ink[\\/]build[\\/]reconciler\.js$/, [
-    ["await import('./devtools.js');", 'void 0;'],
-    ['? await loadPackageJson()', '? { name: undefined, version: undefined }'],
-  ]),
-];
 
 // The markdown renderer (marked-terminal and its highlighter: half the code)
 // loads after the first frame from its own file, keeping the app file (and
