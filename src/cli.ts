@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { COMMAND_NAMES, parseHeadless, type HeadlessCommand } from './commands/args.js';
 import { UsageError } from './commands/usage-error.js';
 
@@ -39,9 +39,9 @@ export type CliCommand =
 export { UsageError };
 
 const TuiArgs = z.object({
-  C: z.string().min(1, 'option -C needs a directory').optional(),
-  help: z.boolean().optional(),
-  version: z.boolean().optional(),
+  C: z.optional(z.string().check(z.minLength(1, 'option -C needs a directory'))),
+  help: z.optional(z.boolean()),
+  version: z.optional(z.boolean()),
 });
 
 /** Parses argv (without node and script). Throws UsageError with a short message. */

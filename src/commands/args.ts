@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { UsageError } from './usage-error.js';
 
 export const OUTPUTS = ['text', 'json', 'stream-json', 'diff'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Session } from '../domain/session.js';
 import { activeWorkSeconds } from '../domain/session.js';
 
@@ -13,12 +13,12 @@ export const SessionResultSchema = z.object({
   agent: z.string(),
   model: z.string(),
   answer: z.string(),
-  summary: z.object({ turn: z.string(), session: z.string() }).nullable(),
+  summary: z.nullable(z.object({ turn: z.string(), session: z.string() })),
   questions: z.array(z.object({ text: z.string(), options: z.array(z.string()) })),
   files: z.array(z.object({ path: z.string(), added: z.number(), deleted: z.number() })),
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
   durationMs: z.number(),
-  pullRequest: z.object({ number: z.number(), url: z.string(), state: z.string() }).nullable(),
+  pullRequest: z.nullable(z.object({ number: z.number(), url: z.string(), state: z.string() })),
 });
 
 export type SessionResult = z.infer<typeof SessionResultSchema>;

@@ -1,4 +1,9 @@
-import { z } from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
+
+// zod/mini has no error messages of its own ("Invalid input"); the schema
+// problems in a diagnostic use the English ones, as the full zod does.
+z.config(en());
 
 // The structured reply every session turn must end with: one JSON object.
 
@@ -6,19 +11,19 @@ export const MAX_QUESTIONS = 5;
 export const MAX_OPTIONS = 3;
 
 const QuestionSchema = z.object({
-  text: z.string().describe('The question, self-contained.'),
-  options: z.array(z.string()).max(MAX_OPTIONS).describe('Up to three short answers, the recommended one first.'),
+  text: z.string().check(z.describe('The question, self-contained.')),
+  options: z.array(z.string()).check(z.maxLength(MAX_OPTIONS), z.describe('Up to three short answers, the recommended one first.')),
 });
 
 const SummarySchema = z.object({
-  turn: z.string().describe('What this turn did, in one or two sentences.'),
-  session: z.string().describe('What the whole session has changed so far, cumulatively.'),
+  turn: z.string().check(z.describe('What this turn did, in one or two sentences.')),
+  session: z.string().check(z.describe('What the whole session has changed so far, cumulatively.')),
 });
 
 /** A question as read on the way in: options may be missing or null (a free-text question). */
 const IncomingQuestionSchema = z.object({
   text: z.string(),
-  options: z.array(z.string()).nullish(),
+  options: z.nullish(z.array(z.string())),
 });
 
 /**
@@ -30,32 +35,30 @@ const IncomingQuestionSchema = z.object({
  * one comes first). Wrong types are rejected.
  */
 export const AgentResponseSchema = z.object({
-  answer: z
-    .string()
-    .nullish()
-    .transform((answer) => answer ?? ''),
-  questions: z
-    .array(IncomingQuestionSchema)
-    .nullish()
-    .transform((questions) =>
+  answer: z.pipe(
+    z.nullish(z.string()),
+    z.transform((answer) => answer ?? ''),
+  ),
+  questions: z.pipe(
+    z.nullish(z.array(IncomingQuestionSchema)),
+    z.transform((questions) =>
       (questions ?? [])
         .filter((q) => q.text.trim() !== '')
         .slice(0, MAX_QUESTIONS)
         .map((q) => ({ text: q.text, options: (q.options ?? []).slice(0, MAX_OPTIONS) })),
     ),
-  summary: SummarySchema.nullable().optional(),
+  ),
+  summary: z.optional(z.nullable(SummarySchema)),
 });
 
 export type AgentResponse = z.infer<typeof AgentResponseSchema>;
 
 /** The reply schema sent to the agent (strict: every property described). */
-const WireSchema = z
-  .object({
-    answer: z.string().describe('Markdown for the developer: what you did, what to check, anything left.'),
-    questions: z.array(QuestionSchema.strict()).max(MAX_QUESTIONS).describe('Clarifying questions, only when you truly cannot proceed without an answer. Empty otherwise.'),
-    summary: SummarySchema.strict().nullable().describe('Summaries for session turns; null for one-off utility prompts.'),
-  })
-  .strict();
+const WireSchema = z.strictObject({
+  answer: z.string().check(z.describe('Markdown for the developer: what you did, what to check, anything left.')),
+  questions: z.array(z.strictObject(QuestionSchema.shape)).check(z.maxLength(MAX_QUESTIONS), z.describe('Clarifying questions, only when you truly cannot proceed without an answer. Empty otherwise.')),
+  summary: z.nullable(z.strictObject(SummarySchema.shape)).check(z.describe('Summaries for session turns; null for one-off utility prompts.')),
+});
 
 const PROTOCOL_KEYS = ['answer', 'questions', 'summary'] as const;
 

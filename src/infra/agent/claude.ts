@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { AgentError, type AgentChannel, type ChannelOptions, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
 import { SpawnError, readLines, spawnAgent, stderrSummary } from './process.js';
 
@@ -8,23 +8,23 @@ import { SpawnError, readLines, spawnAgent, stderrSummary } from './process.js';
 const WRITE_TOOLS = ['Bash', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'Read', 'Glob', 'Grep', 'WebSearch', 'WebFetch', 'TodoWrite'];
 const READ_TOOLS = ['Read', 'Glob', 'Grep', 'WebSearch', 'WebFetch'];
 
-const ContentBlock = z.object({ type: z.string(), text: z.string().optional(), thinking: z.string().optional(), name: z.string().optional(), input: z.record(z.string(), z.unknown()).optional() }).passthrough();
+const ContentBlock = z.looseObject({ type: z.string(), text: z.optional(z.string()), thinking: z.optional(z.string()), name: z.optional(z.string()), input: z.optional(z.record(z.string(), z.unknown())) });
 const StreamLine = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('system'), subtype: z.string().optional(), session_id: z.string().optional() }).passthrough(),
-  z.object({ type: z.literal('assistant'), message: z.object({ content: z.array(ContentBlock).default([]) }).passthrough(), session_id: z.string().optional() }).passthrough(),
-  z.object({ type: z.literal('user') }).passthrough(),
-  z.object({ type: z.literal('stream_event') }).passthrough(),
-  z.object({
+  z.looseObject({ type: z.literal('system'), subtype: z.optional(z.string()), session_id: z.optional(z.string()) }),
+  z.looseObject({ type: z.literal('assistant'), message: z.looseObject({ content: z._default(z.array(ContentBlock), []) }), session_id: z.optional(z.string()) }),
+  z.looseObject({ type: z.literal('user') }),
+  z.looseObject({ type: z.literal('stream_event') }),
+  z.looseObject({
     type: z.literal('result'),
-    subtype: z.string().optional(),
-    is_error: z.boolean().default(false),
-    result: z.string().optional(),
-    structured_output: z.unknown().optional(),
-    session_id: z.string().optional(),
-    usage: z.object({ input_tokens: z.number().default(0), output_tokens: z.number().default(0), cache_read_input_tokens: z.number().default(0), cache_creation_input_tokens: z.number().default(0) }).passthrough().optional(),
-    api_error_status: z.number().nullable().optional(),
-    errors: z.array(z.string()).optional(),
-  }).passthrough(),
+    subtype: z.optional(z.string()),
+    is_error: z._default(z.boolean(), false),
+    result: z.optional(z.string()),
+    structured_output: z.optional(z.unknown()),
+    session_id: z.optional(z.string()),
+    usage: z.optional(z.looseObject({ input_tokens: z._default(z.number(), 0), output_tokens: z._default(z.number(), 0), cache_read_input_tokens: z._default(z.number(), 0), cache_creation_input_tokens: z._default(z.number(), 0) })),
+    api_error_status: z.optional(z.nullable(z.number())),
+    errors: z.optional(z.array(z.string())),
+  }),
 ]);
 
 type Result = Extract<z.infer<typeof StreamLine>, { type: 'result' }>;

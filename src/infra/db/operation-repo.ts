@@ -2,7 +2,7 @@
 // worker is a row first, so a crash never strands it silently.
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   INTERRUPTED_BY_RESTART,
   OPERATION_KINDS,

@@ -2,7 +2,7 @@
 // `Session` and back. JSON columns are validated with zod; a malformed
 // value decodes to its empty form rather than hiding the whole session.
 import type { Selectable, Updateable } from 'kysely';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { isSessionStatus } from '../../domain/session-status.js';
 import {
   SESSION_SIZES,
@@ -34,7 +34,7 @@ export type SessionRow = Selectable<SessionTable> & JoinedReviewRequest;
 const summarySchema = z.object({ turn: z.string(), session: z.string() });
 const questionsSchema = z.array(z.object({ text: z.string(), options: z.array(z.string()) }));
 
-function parseJson<T>(text: string | null, schema: z.ZodType<T>, fallback: T): T {
+function parseJson<T>(text: string | null, schema: z.ZodMiniType<T>, fallback: T): T {
   if (text === null) return fallback;
   try {
     const parsed = schema.safeParse(JSON.parse(text));
