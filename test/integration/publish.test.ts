@@ -223,6 +223,24 @@ describe('publish to GitHub', () => {
     expect(github.pull(1)).toMatchObject({ title: 'My own title', body: 'Hand-written description' });
   });
 
+  it('pushes after a later turn that ends in questions too', async () => {
+    const session = await sessionWithWork();
+    expect((await grove(['publish', session.id])).code).toBe(0);
+    const before = remoteHead(session.branch);
+    const asking = JSON.stringify({ answer: 'Added a draft of bye.txt.', questions: [{ text: 'Formal or casual?', options: ['Formal', 'Casual'] }], summary: { turn: 'Drafted bye.txt.', session: 'Greeting files.' } });
+    model.script('anthropic', [
+      { when: 'Add bye.txt', toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' } },
+      { when: 'Add bye.txt', text: asking },
+    ]);
+    const turn = await grove(['reply', session.id, 'Add bye.txt']);
+    expect(turn.code).toBe(3);
+    expect((await load(session.id)).status).toBe('Question');
+    const after = remoteHead(session.branch);
+    expect(after).not.toBe(before);
+    expect(execFileSync('git', ['show', `${session.branch}:bye.txt`], { cwd: bare, encoding: 'utf8' })).toBe('bye\n');
+    expect(await transcript(session.id)).toContain('[Branch Push] Pushed');
+  });
+
   it('reports a failed automatic push after a turn without failing the turn', async () => {
     const session = await sessionWithWork();
     expect((await grove(['publish', session.id])).code).toBe(0);
@@ -427,7 +445,7 @@ describe('publish failures', () => {
     chmodSync(hook, 0o755);
     const run = await grove(['publish', session.id]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/The push to origin was rejected: pre-receive hook declined/);
+    expect(run.stderr).toMatch(/The push to origin was rejected: pre-receive hook declined \(the remote says: pushes to acme\/widgets are frozen\)/);
     expect(github.pulls).toHaveLength(0);
     const after = await load(session.id);
     expect(after.status).toBe('Review');

@@ -45,7 +45,8 @@ export class ReviewService {
   async afterTurn(sessionId: string, signal: AbortSignal, focused: boolean): Promise<void> {
     const session = await this.ctx.deps.store.sessions.get(sessionId);
     if (!session) return;
-    if (session.publishedBranch && session.status === 'Review') {
+    // A turn that ended in questions may have changed files too: push those as well.
+    if (session.publishedBranch && (session.status === 'Review' || session.status === 'Question')) {
       const queued = (await this.ctx.deps.store.operations.listUnfinished(sessionId)).some((op) => op.status === 'queued');
       if (!queued) {
         await runPublish(this.ctx, { id: 'auto', sessionId, kind: 'publish', status: 'running', payload: {}, cancelRequested: false, owner: null, queuedAt: this.ctx.now(), startedAt: null, finishedAt: null, lastError: null }, signal, true);

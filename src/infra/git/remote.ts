@@ -22,9 +22,17 @@ export async function push(dir: string, remote: string, refspec: string, options
   if (result.exitCode !== 0) {
     const text = `${result.stdout}\n${result.stderr}`;
     const rejected = /^!\s+\S+\s+\[(?:remote )?rejected\]\s*\((.+)\)$/m.exec(text)?.[1] ?? /^!\s.*\((.+)\)$/m.exec(text)?.[1];
-    const remoteLine = text.split('\n').find((l) => l.startsWith('remote: error') || l.startsWith('remote: ') && /denied|protected|reject/i.test(l));
+    // What the remote printed (a hook's message, branch protection): the real reason.
+    const remoteSays = text
+      .split('\n')
+      .filter((l) => l.startsWith('remote:'))
+      .map((l) => l.replace(/^remote:\s*/, '').replace(/^error:\s*/, '').trim())
+      .filter((l) => l !== '' && !/^(Resolving deltas|Counting objects|Compressing objects)/.test(l))
+      .join(' ');
     const fatal = text.split('\n').find((l) => l.startsWith('fatal:') || l.startsWith('error:'));
-    const reason = rejected ?? remoteLine?.replace(/^remote:\s*/, '') ?? fatal?.replace(/^(fatal|error):\s*/, '') ?? 'unknown reason';
+    const reason = rejected
+      ? `${rejected}${remoteSays ? ` (the remote says: ${remoteSays})` : ''}`
+      : remoteSays || fatal?.replace(/^(fatal|error):\s*/, '') || 'unknown reason';
     throw new GitError(args, result.exitCode, result.stderr, `The push to ${remote} was rejected: ${reason}`);
   }
   return { stdout: result.stdout, stderr: result.stderr };
