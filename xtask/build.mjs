@@ -63,6 +63,15 @@ await build({
   outdir: staging,
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
+  // The languages answers mostly use, not all 190 (see the file).
+  plugins: [
+    {
+      name: 'highlight-languages',
+      setup(b) {
+        b.onResolve({ filter: /^highlight\.js$/ }, () => ({ path: join(process.cwd(), 'src', 'ui', 'highlight-languages.cjs') }));
+      },
+    },
+  ],
 });
 await build({
   ...common,

@@ -9,7 +9,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { de
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [join(dir, entry.name)] : [],
+    entry.isDirectory() ? sources(join(dir, entry.name)) : /\.(tsx?|cjs)$/.test(entry.name) ? [join(dir, entry.name)] : [],
   );
 }
 
@@ -19,7 +19,7 @@ const code = sources(join(root, 'src'))
 
 describe('runtime dependencies', () => {
   it.each(Object.keys(pkg.dependencies))('%s is imported by the app', (name) => {
-    const imported = new RegExp(`(from|import\\()\\s*'${name.replace(/[/.]/g, '\\$&')}(/[^']*)?'`);
+    const imported = new RegExp(`(from|import\\(|require\\()\\s*'${name.replace(/[/.]/g, '\\$&')}(/[^']*)?'`);
     expect(code).toMatch(imported);
   });
 

@@ -9,7 +9,7 @@ const map = readFileSync(join(root, 'docs', 'architecture', 'module-map.md'), 'u
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [relative(root, join(dir, entry.name))] : [],
+    entry.isDirectory() ? sources(join(dir, entry.name)) : /\.(tsx?|cjs)$/.test(entry.name) ? [relative(root, join(dir, entry.name))] : [],
   );
 }
 
@@ -19,7 +19,7 @@ describe('the module map', () => {
   });
 
   it('names no file that does not exist', () => {
-    const named = [...map.matchAll(/`(src\/[^`]+\.tsx?)`/g)].map((m) => m[1] ?? '');
+    const named = [...map.matchAll(/`(src\/[^`]+\.(?:tsx?|cjs))`/g)].map((m) => m[1] ?? '');
     expect(named.filter((file) => !existsSync(join(root, file)))).toEqual([]);
   });
 });
