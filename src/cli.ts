@@ -69,8 +69,13 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (!values.success) throw new UsageError(values.error.issues[0]?.message ?? 'invalid arguments');
   if (values.data.help) return { kind: 'help' };
   if (values.data.version) return { kind: 'version' };
-  if (parsed.positionals.length > 0) {
-    throw new UsageError(`unexpected argument '${parsed.positionals[0] ?? ''}'`);
+  const positional = parsed.positionals[0];
+  if (positional !== undefined) {
+    // `grove frob`: a word where a command goes is a command Grove does not have.
+    if (positional === argv[0] && /^[a-z][\w-]*$/i.test(positional)) {
+      throw new UsageError(`unknown command '${positional}' (commands: ${COMMAND_NAMES.join(', ')})`);
+    }
+    throw new UsageError(`unexpected argument '${positional}'`);
   }
   return { kind: 'tui', dir: values.data.C ?? null };
 }

@@ -49,7 +49,7 @@ export class Controller implements AppCommands {
     this.review = new ReviewService({ app, store, git, agents, sessions: this.sessions, turns: this.turns, pool: this.pool, runtime, forge });
     this.turns.afterTurn = (sessionId, signal) => this.review.afterTurn(sessionId, signal, deps.focusedReviews ?? true);
     this.gitStatus = new GitStatusPoller({ app, store, git, runtime });
-    this.projects = new ProjectService(app, store, () => runtime.clock.now(), (projectId) => this.gitStatus.restart(projectId));
+    this.projects = new ProjectService(app, store, () => runtime.clock.now(), (projectId) => this.gitStatus.restart(projectId), runtime.owner);
     const runTurn: OperationHandler = (operation, signal) => this.turns.run(operation, signal);
     this.workers = new SessionWorkers({
       store,

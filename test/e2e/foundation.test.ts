@@ -156,7 +156,8 @@ describe('command-line errors', () => {
   it.each([
     [['--frobnicate'], /Unknown option '--frobnicate'/],
     [['-C'], /-C/],
-    [['extra'], /unexpected argument 'extra'/],
+    [['frob'], /unknown command 'frob' \(commands: run, reply, ls, show, diff, merge, rebase, cancel, publish\)/],
+    [['-C', '.', 'extra'], /unexpected argument 'extra'/],
   ])('rejects %j with a usage error and exit code 2', (args, message) => {
     const result = run(args, world.dir, world.env());
     expect(result.status).toBe(2);

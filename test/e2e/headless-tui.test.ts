@@ -73,6 +73,8 @@ describe('a headless command and the TUI on one store', () => {
     await t.keys('Enter');
     const open = await t.waitFor(/InProgress[\s\S]*› Scripted greeting task/, 10_000);
     expect(open).not.toContain('Wrote hello.txt from a script.');
+    // The progress line of the command's turn (its agent is writing the file).
+    await t.waitFor(/Editing \S*hello\.txt/, 10_000);
     await t.waitFor('Wrote hello.txt from a script.', 30_000);
     await t.keys('Escape');
     await t.waitFor(/ Review /, 15_000);

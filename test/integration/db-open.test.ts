@@ -5,6 +5,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -17,6 +18,10 @@ import { openDatabase } from '../../src/infra/db/database.js';
 import { DatabaseError, type DatabaseErrorReason } from '../../src/infra/db/errors.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations/', import.meta.url));
+/** The shipped migrations, in order, and the number a new one would take. */
+const SHIPPED = readdirSync(MIGRATIONS).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort();
+const SHIPPED_VERSIONS = SHIPPED.map((f) => Number(f.slice(0, 3)));
+const NEXT = String(SHIPPED.length + 1).padStart(3, '0');
 
 let dir: string;
 let file: string;
@@ -92,7 +97,8 @@ describe('openDatabase', () => {
     );
     expect(
       db.sqlite.prepare('SELECT version, name, applied_at FROM grove_migration').all(),
-    ).toEqual([{ version: 1, name: 'initial', applied_at: 1234 }]);
+    ).toEqual(SHIPPED.map((f) => ({ version: Number(f.slice(0, 3)), name: f.slice(4, -4), applied_at: 1234 })));
+    expect(SHIPPED[0]).toBe('001_initial.sql');
     await db.close();
   });
 
@@ -114,8 +120,8 @@ describe('openDatabase', () => {
     const rows = db.sqlite.prepare('SELECT version, applied_at FROM grove_migration').all() as {
       applied_at: number;
     }[];
-    expect(rows).toHaveLength(1);
-    expect(rows[0]?.applied_at).not.toBe(99);
+    expect(rows).toHaveLength(SHIPPED.length);
+    expect(rows.map((r) => r.applied_at)).not.toContain(99);
     await db.close();
   });
 
@@ -124,7 +130,7 @@ describe('openDatabase', () => {
     const migrations = join(dir, 'migrations');
     cpSync(MIGRATIONS, migrations, { recursive: true });
     writeFileSync(
-      join(migrations, '002_extra.sql'),
+      join(migrations, `${NEXT}_extra.sql`),
       'CREATE TABLE extra (id INTEGER PRIMARY KEY);\n',
     );
 
@@ -133,7 +139,7 @@ describe('openDatabase', () => {
     expect(tableNames(db.sqlite)).toContain('extra');
     expect(
       db.sqlite.prepare('SELECT version FROM grove_migration ORDER BY version').pluck().all(),
-    ).toEqual([1, 2]);
+    ).toEqual([...SHIPPED_VERSIONS, SHIPPED.length + 1]);
     await db.close();
   });
 
@@ -141,11 +147,11 @@ describe('openDatabase', () => {
     const migrations = join(dir, 'migrations');
     cpSync(MIGRATIONS, migrations, { recursive: true });
     writeFileSync(
-      join(migrations, '002_broken.sql'),
+      join(migrations, `${NEXT}_broken.sql`),
       'CREATE TABLE half (id INTEGER);\nCREATE TABLE oops (;\n',
     );
 
-    expect(() => openDatabase(file, migrations)).toThrow(/002_broken\.sql/);
+    expect(() => openDatabase(file, migrations)).toThrow(new RegExp(`${NEXT}_broken\\.sql`));
 
     const sqlite = new BetterSqlite3(file, { readonly: true });
     expect(tableNames(sqlite)).toEqual([]);
@@ -191,8 +197,10 @@ describe('openDatabase', () => {
     await createGroveDb();
     const migrations = join(dir, 'migrations');
     mkdirSync(migrations);
-    const sql = readFileSync(join(MIGRATIONS, '001_initial.sql'), 'utf8');
-    writeFileSync(join(migrations, '001_initial.sql'), sql.replace(/\n/g, '\r\n'));
+    for (const name of SHIPPED) {
+      const sql = readFileSync(join(MIGRATIONS, name), 'utf8');
+      writeFileSync(join(migrations, name), sql.replace(/\n/g, '\r\n'));
+    }
 
     const db = openDatabase(file, migrations);
 

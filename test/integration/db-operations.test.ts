@@ -144,6 +144,25 @@ describe('operations repository', () => {
     expect(await store.operations.heartbeat(id, 'host:2', T0 + 5_000)).toBe(false);
   });
 
+  it('keeps the progress line of a running operation for other processes to read', async () => {
+    await addSession('s2');
+    const a = await store.operations.enqueue('s1', 'reply', { prompt: 'a' }, T0);
+    const b = await store.operations.enqueue('s2', 'reply', { prompt: 'b' }, T0);
+    await store.operations.claimNext('s1', 'cli:1', T0);
+    await store.operations.claimNext('s2', 'tui:2', T0);
+    await store.operations.setProgress(a, 'Editing hello.txt');
+    await store.operations.setProgress(b, 'Thinking…');
+
+    // The TUI (tui:2) sees the progress of the turn the command (cli:1) runs, not its own.
+    expect(await store.operations.progressElsewhere(projectId, 'tui:2')).toEqual([{ sessionId: 's1', progress: 'Editing hello.txt' }]);
+    expect(await store.operations.progressElsewhere(projectId + 1, 'tui:2')).toEqual([]);
+
+    // A finished operation has no progress to show, and a later write cannot revive it.
+    await store.operations.finish(a, 'done', null, T0 + 1);
+    await store.operations.setProgress(a, 'late line');
+    expect(await store.operations.progressElsewhere(projectId, 'tui:2')).toEqual([]);
+  });
+
   it('persists a cancel request', async () => {
     const id = await store.operations.enqueue('s1', 'reply', {}, T0);
     expect(await store.operations.isCancelRequested(id)).toBe(false);

@@ -21,12 +21,16 @@ export async function loadSettings(store: Store, projectId: number | null): Prom
 export class ProjectService {
   private seenVersion: number | null = null;
   private seenProject: number | null = null;
+  /** Sessions whose progress line came from another process's running turn. */
+  private progressFromElsewhere = new Set<string>();
 
   constructor(
     private readonly app: App,
     private readonly store: Store,
     private readonly now: () => number,
     private readonly onActivated: (projectId: number) => void,
+    /** This process, as recorded on the operations it runs. */
+    private readonly owner: string,
   ) {}
 
   rememberTab(tab: Tab): void {
@@ -87,6 +91,15 @@ export class ProjectService {
     const known = new Map(this.app.state.sessions.map((s) => [s.id, s.updatedAt]));
     const changed = sessions.length !== known.size || sessions.some((s) => known.get(s.id) !== s.updatedAt);
     if (changed) this.app.emit({ type: 'sessionsLoaded', projectId, sessions });
+    // Progress lines of turns another process runs (a headless `grove run`).
+    const elsewhere = await this.store.operations.progressElsewhere(projectId, this.owner);
+    const now = new Set<string>();
+    for (const { sessionId, progress } of elsewhere) {
+      now.add(sessionId);
+      if (this.app.state.progress[sessionId] !== progress) this.app.emit({ type: 'progress', sessionId, text: progress });
+    }
+    for (const sessionId of this.progressFromElsewhere) if (!now.has(sessionId)) this.app.emit({ type: 'progress', sessionId, text: null });
+    this.progressFromElsewhere = now;
     // The open session's transcript: entries another process appended.
     const mode = this.app.state.mode;
     const loaded = mode.kind === 'session' ? this.app.state.transcripts[mode.sessionId] : undefined;

@@ -76,12 +76,44 @@ export class TurnRunner {
     return session;
   }
 
+  /** The running operation of each session, and when its progress was last written. */
+  private readonly progressRows = new Map<string, { operationId: string; writtenAt: number; pending: string | null; timer: NodeJS.Timeout | null }>();
+
+  /**
+   * Shows a progress line here and records it on the running operation, at
+   * most once a second, so other Grove processes (a TUI watching a headless
+   * run) can show it too.
+   */
   private progress(sessionId: string, text: string | null): void {
     this.deps.app.emit({ type: 'progress', sessionId, text });
+    const row = this.progressRows.get(sessionId);
+    if (!row || text === null) return;
+    row.pending = text;
+    if (row.timer) return;
+    const write = (): void => {
+      row.timer = null;
+      row.writtenAt = Date.now();
+      const pending = row.pending;
+      this.deps.store.operations.setProgress(row.operationId, pending).catch((error: unknown) => this.deps.runtime.logger.log('warn', 'progress write failed', error));
+    };
+    const wait = Math.max(0, row.writtenAt + 1000 - Date.now());
+    if (wait === 0) write();
+    else row.timer = setTimeout(write, wait);
   }
 
   /** Runs a start_prompt or reply operation: one agent turn and everything after it. */
   async run(operation: Operation, signal: AbortSignal): Promise<void> {
+    this.progressRows.set(operation.sessionId, { operationId: operation.id, writtenAt: 0, pending: null, timer: null });
+    try {
+      await this.runTurn(operation, signal);
+    } finally {
+      const row = this.progressRows.get(operation.sessionId);
+      if (row?.timer) clearTimeout(row.timer);
+      this.progressRows.delete(operation.sessionId);
+    }
+  }
+
+  private async runTurn(operation: Operation, signal: AbortSignal): Promise<void> {
     const { store, git, agents, sessions, pool } = this.deps;
     const prompt = typeof operation.payload['prompt'] === 'string' ? operation.payload['prompt'] : '';
     let session = await store.sessions.get(operation.sessionId);

@@ -38,6 +38,10 @@ export interface OperationRepo {
   claimNext(sessionId: string, owner: string, now: number): Promise<Operation | undefined>;
   /** Renews `owner`'s lease on a running operation; false when it no longer holds it. */
   heartbeat(id: string, owner: string, now: number): Promise<boolean>;
+  /** Records the latest progress line of a running operation. */
+  setProgress(id: string, text: string | null): Promise<void>;
+  /** Progress of the operations of a project's sessions that other processes are running now. */
+  progressElsewhere(projectId: number, owner: string): Promise<{ sessionId: string; progress: string }[]>;
   /** Ends a queued or running operation (a finished one is left as it is). */
   finish(
     id: string,
@@ -169,6 +173,23 @@ export function createOperationRepo(db: Executor): OperationRepo {
         .returningAll()
         .executeTakeFirst();
       return row ? decodeOperation(row) : undefined;
+    },
+
+    async setProgress(id, text) {
+      await db.updateTable('session_operation').set({ progress: text }).where('id', '=', id).where('status', '=', 'running').execute();
+    },
+
+    async progressElsewhere(projectId, owner) {
+      const rows = await db
+        .selectFrom('session_operation as op')
+        .innerJoin('session', 'session.id', 'op.session_id')
+        .select(['op.session_id', 'op.progress'])
+        .where('session.project_id', '=', projectId)
+        .where('op.status', '=', 'running')
+        .where('op.owner', '!=', owner)
+        .where('op.progress', 'is not', null)
+        .execute();
+      return rows.flatMap((row) => (row.progress === null ? [] : [{ sessionId: row.session_id, progress: row.progress }]));
     },
 
     async heartbeat(id, owner, now) {

@@ -95,6 +95,8 @@ export interface SessionOperationTable {
   started_at: number | null;
   finished_at: number | null;
   last_error: string | null;
+  /** The latest progress line while running (migration 002). */
+  progress: Generated<string | null>;
 }
 
 export interface SessionUsageTable {
