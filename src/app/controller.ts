@@ -78,7 +78,11 @@ export class Controller implements AppCommands {
     if (app.state.activeProjectId !== null) this.gitStatus.restart(app.state.activeProjectId);
     // Sessions changed by another Grove process (a headless command) show up here.
     this.refreshTimer = setInterval(() => {
-      this.projects.refreshSessions().catch((error: unknown) => this.deps.runtime.logger.log('warn', 'session refresh failed', error));
+      this.projects
+        .refreshSessions()
+        // Another process's merge may have ended: the local merge queue can go on.
+        .then((changed) => changed && this.review.mergeQueue.pump())
+        .catch((error: unknown) => this.deps.runtime.logger.log('warn', 'session refresh failed', error));
     }, 2000);
     this.refreshTimer.unref();
     this.review.start();

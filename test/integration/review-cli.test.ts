@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
@@ -88,6 +89,33 @@ describe('headless review commands', () => {
     expect(git(repo, 'branch', '--list', s.branch)).toBe('');
     const show = JSON.parse((await grove('show', '--json', s.id)).stdout) as { status: string };
     expect(show.status).toBe('Done');
+  });
+
+  it('grove merge waits while another session of the project is merging (another process), then lands', async () => {
+    const a = await runSession('Write the notes');
+    const b = await runSession('Write other notes');
+    const db = new Database(join(world.groveHome, 'db', 'grove.db'));
+    const status = (id: string): unknown => db.prepare('SELECT status FROM session WHERE id = ?').pluck().get(id);
+    try {
+      // Another Grove process is merging b (its status is what every process sees).
+      db.prepare("UPDATE session SET status = 'Merging' WHERE id = ?").run(b.id);
+      const before = git(repo, 'rev-parse', 'main');
+      const merging = grove('merge', a.id);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(status(a.id)).toBe('Queued');
+      expect(git(repo, 'rev-parse', 'main')).toBe(before);
+
+      // The other merge ends: this one goes ahead.
+      db.prepare("UPDATE session SET status = 'Review' WHERE id = ?").run(b.id);
+      const result = await merging;
+      expect(result.code, result.stderr).toBe(0);
+      const notes = db.prepare("SELECT content FROM session_message WHERE session_id = ? AND kind = 'notice'").pluck().all(a.id);
+      expect(notes).toContain('[Merge] Waiting for the merge of another session of this project to finish.');
+      expect(status(a.id)).toBe('Done');
+      expect(git(repo, 'show', 'main:notes.md')).toBe('# Notes\n\none');
+    } finally {
+      db.close();
+    }
   });
 
   it('grove cancel says what would happen, then with --yes keeps the dirty work on the branch', async () => {

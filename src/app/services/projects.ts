@@ -79,12 +79,13 @@ export class ProjectService {
   }
 
   /** Picks up sessions created or changed by another Grove process. */
-  async refreshSessions(): Promise<void> {
+  /** Picks up what other processes changed; true when the project's sessions changed. */
+  async refreshSessions(): Promise<boolean> {
     const projectId = this.app.state.activeProjectId;
-    if (projectId === null) return;
+    if (projectId === null) return false;
     // Nothing was committed by another process since the last look: done.
     const version = await this.store.externalChanges();
-    if (version === this.seenVersion && projectId === this.seenProject) return;
+    if (version === this.seenVersion && projectId === this.seenProject) return false;
     this.seenVersion = version;
     this.seenProject = projectId;
     const sessions = await this.store.sessions.listByProject(projectId);
@@ -108,5 +109,6 @@ export class ProjectService {
       const entries = (await this.store.transcript.list(mode.sessionId)).filter((e) => e.position > last);
       if (entries.length > 0) this.app.emit({ type: 'transcriptAppended', sessionId: mode.sessionId, entries });
     }
+    return changed;
   }
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { assertTransition, type SessionStatus } from '../../domain/session-status.js';
 import { timerAfterStatusChange, type PermissionMode, type Session } from '../../domain/session.js';
 import { NotFoundError } from './errors.js';
@@ -43,6 +44,12 @@ export interface SessionRepo {
    * starting the active-work timer and keeping `queuedAt` for the merge queue.
    */
   setStatus(id: string, next: SessionStatus, now: number): Promise<Session>;
+  /**
+   * Moves a Queued session to Merging unless another session of its project
+   * is Merging (in any process): one merge at a time per project. Null when
+   * it has to wait.
+   */
+  startMerging(id: string, now: number): Promise<Session | null>;
   addTokens(id: string, input: number, output: number): Promise<void>;
   /** Deletes the session and (by cascade) its transcript, operations, usage and review request. */
   delete(id: string): Promise<void>;
@@ -152,6 +159,25 @@ export function createSessionRepo(db: Executor): SessionRepo {
         .set({ ...encodeSessionPatch(patch), updated_at: now })
         .where('id', '=', id)
         .execute();
+    },
+
+    startMerging(id, now) {
+      return withTransaction(db, async (trx) => {
+        // A write first: the transaction holds the write lock from here on, so
+        // two processes cannot both see "nobody is merging".
+        await trx.updateTable('session').set({ updated_at: sql`updated_at` }).where('id', '=', id).execute();
+        const session = await getSession(trx, id);
+        if (!session) throw new NotFoundError('session', id);
+        const busy = await trx
+          .selectFrom('session')
+          .select('id')
+          .where('project_id', '=', session.projectId)
+          .where('status', '=', 'Merging')
+          .where('id', '!=', id)
+          .executeTakeFirst();
+        if (busy) return null;
+        return createSessionRepo(trx).setStatus(id, 'Merging', now);
+      });
     },
 
     setStatus(id, next, now) {

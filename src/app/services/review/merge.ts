@@ -19,6 +19,9 @@ export async function commitPending(ctx: ReviewContext, session: Session): Promi
  * The merge queue: one merge at a time across the project, first in, first
  * out. A queued session's merge runs as a durable operation on its worker.
  */
+/** How often a merge waiting for another one looks again. */
+const MERGE_WAIT_MS = 500;
+
 export class MergeQueue {
   private busy: string | null = null;
 
@@ -34,7 +37,9 @@ export class MergeQueue {
       if (projectId === null) return;
       const sessions = await store.sessions.listByProject(projectId);
       if (sessions.some((s) => s.status === 'Merging')) return;
-      const next = sessions.filter((s) => s.status === 'Queued').sort((a, b) => (a.queuedAt ?? 0) - (b.queuedAt ?? 0))[0];
+      // A session whose merge is already an operation (`grove merge` queued it) is not queued twice.
+      const pending = new Set((await store.operations.listUnfinished()).filter((op) => op.kind === 'merge').map((op) => op.sessionId));
+      const next = sessions.filter((s) => s.status === 'Queued' && !pending.has(s.id)).sort((a, b) => (a.queuedAt ?? 0) - (b.queuedAt ?? 0))[0];
       if (!next) return;
       this.busy = next.id;
       await this.ctx.enqueue(next.id, 'merge');
@@ -94,7 +99,22 @@ export class MergeQueue {
     if (!session || session.status !== 'Queued') return;
     const project = await store.projects.get(session.projectId);
     if (!project) throw new ReportedError('project missing');
-    session = await ctx.setStatus(sessionId, 'Merging');
+    // One merge at a time per project, whichever Grove process runs it (a TUI's
+    // queue and `grove merge` share the main checkout): wait for the other.
+    let started = await store.sessions.startMerging(sessionId, ctx.now());
+    if (!started) await ctx.note(sessionId, '[Merge] Waiting for the merge of another session of this project to finish.');
+    while (!started) {
+      await new Promise((resolve) => setTimeout(resolve, MERGE_WAIT_MS));
+      if (signal.aborted) {
+        await ctx.setStatus(sessionId, 'Review');
+        throw new ReportedError('[Merge] Stopped while waiting for another merge; the session is back in Review.');
+      }
+      const current = await store.sessions.get(sessionId);
+      if (!current || current.status !== 'Queued') return;
+      started = await store.sessions.startMerging(sessionId, ctx.now());
+    }
+    session = started;
+    ctx.deps.app.emit({ type: 'sessionUpdated', session });
     const back = async (text: string): Promise<never> => {
       await ctx.note(sessionId, text);
       await ctx.setStatus(sessionId, 'Review');
