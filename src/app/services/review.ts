@@ -30,6 +30,11 @@ export class ReviewService {
 
   attachWorkers(workers: SessionWorkers): void {
     this.ctx.workers = workers;
+    // A merge operation canceled before it started never runs its handler:
+    // the queue must still move on.
+    workers.onOutcome((outcome) => {
+      if (outcome.operation.kind === 'merge' && outcome.status === 'canceled') this.mergeQueue.finished(outcome.operation.sessionId);
+    });
   }
 
   start(): void {

@@ -24,25 +24,39 @@ const MERGE_WAIT_MS = 500;
 
 export class MergeQueue {
   private busy: string | null = null;
+  private pumping = false;
+  private again = false;
 
   constructor(private readonly ctx: ReviewContext) {}
 
-  /** Starts the next queued merge when none is running. */
+  /** Starts the next queued merge when none is running. Calls while one look is under way are folded into one more look. */
   pump(): void {
     if (this.busy) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
     const { app, store } = this.ctx.deps;
     app.task('Merge queue', async () => {
-      if (this.busy) return;
-      const projectId = app.state.activeProjectId;
-      if (projectId === null) return;
-      const sessions = await store.sessions.listByProject(projectId);
-      if (sessions.some((s) => s.status === 'Merging')) return;
-      // A session whose merge is already an operation (`grove merge` queued it) is not queued twice.
-      const pending = new Set((await store.operations.listUnfinished()).filter((op) => op.kind === 'merge').map((op) => op.sessionId));
-      const next = sessions.filter((s) => s.status === 'Queued' && !pending.has(s.id)).sort((a, b) => (a.queuedAt ?? 0) - (b.queuedAt ?? 0))[0];
-      if (!next) return;
-      this.busy = next.id;
-      await this.ctx.enqueue(next.id, 'merge');
+      try {
+        const projectId = app.state.activeProjectId;
+        if (this.busy || projectId === null) return;
+        const sessions = await store.sessions.listByProject(projectId);
+        if (sessions.some((s) => s.status === 'Merging')) return;
+        // A session whose merge is already an operation (`grove merge` queued it) is not queued twice.
+        const pending = new Set((await store.operations.listUnfinished()).filter((op) => op.kind === 'merge').map((op) => op.sessionId));
+        const next = sessions.filter((s) => s.status === 'Queued' && !pending.has(s.id)).sort((a, b) => (a.queuedAt ?? 0) - (b.queuedAt ?? 0))[0];
+        if (!next) return;
+        this.busy = next.id;
+        await this.ctx.enqueue(next.id, 'merge');
+      } finally {
+        this.pumping = false;
+        if (this.again) {
+          this.again = false;
+          this.pump();
+        }
+      }
     });
   }
 
