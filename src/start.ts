@@ -12,7 +12,7 @@ import { CommandError, shutdownContexts, type HeadlessIo } from './commands/head
 import { App } from './app/app.js';
 import { Controller } from './app/controller.js';
 import { initialState, TABS, type Tab } from './app/state.js';
-import { recoverInterruptedReviews } from './app/services/recovery.js';
+import { recoverInterruptedOperations, recoverInterruptedReviews } from './app/services/recovery.js';
 import { ACTIVE_PROJECT_KEY, ACTIVE_TAB_KEY, loadSettings } from './app/services/projects.js';
 import { setupTerminal } from './runtime/terminal.js';
 import { createRenderer } from './runtime/renderer.js';
@@ -88,7 +88,7 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   }
 
   // Operations left unfinished by a process that is gone: fail them, return their sessions to Review.
-  const interrupted = await store.operations.failInterrupted(clock.now(), (o) => isOwnerAlive(o, owner));
+  const interrupted = await recoverInterruptedOperations(store, clock.now(), (o) => isOwnerAlive(o, owner));
   if (interrupted.length > 0) logger.log('warn', `recovered ${interrupted.length} interrupted session(s)`);
   await recoverInterruptedReviews(store, clock.now());
 

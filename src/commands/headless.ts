@@ -3,6 +3,7 @@ import { basename, resolve } from 'node:path';
 import { App } from '../app/app.js';
 import { Controller } from '../app/controller.js';
 import { loadSettings } from '../app/services/projects.js';
+import { recoverInterruptedOperations } from '../app/services/recovery.js';
 import { modelChoice } from '../app/services/sessions.js';
 import { initialState } from '../app/state.js';
 import type { AppEvent } from '../app/events.js';
@@ -64,7 +65,7 @@ export async function shutdownContexts(): Promise<void> {
 export async function headlessContext(infra: Infra, io: HeadlessIo, dirOption: string | null, showProgress: boolean): Promise<HeadlessContext> {
   const project = await openProject(infra, io, dirOption);
   // Operations of Grove processes that are gone are failed first, as the TUI does.
-  await infra.store.operations.failInterrupted(infra.clock.now(), (owner) => isOwnerAlive(owner, infra.runtime.owner));
+  await recoverInterruptedOperations(infra.store, infra.clock.now(), (owner) => isOwnerAlive(owner, infra.runtime.owner));
   const [sessions, settings] = await Promise.all([infra.store.sessions.listByProject(project.id), loadSettings(infra.store, project.id)]);
   const app = new App(
     initialState({ version: VERSION, columns: 80, rows: 24, now: infra.clock.now(), tab: 'sessions', projects: [project], activeProjectId: project.id, sessions, settings }),

@@ -3,7 +3,7 @@ import { App } from '../../src/app/app.js';
 import { Controller } from '../../src/app/controller.js';
 import type { AppEvent } from '../../src/app/events.js';
 import { loadSettings } from '../../src/app/services/projects.js';
-import { recoverInterruptedReviews } from '../../src/app/services/recovery.js';
+import { recoverInterruptedOperations, recoverInterruptedReviews } from '../../src/app/services/recovery.js';
 import { initialState } from '../../src/app/state.js';
 import { VERSION, isOwnerAlive, type Infra } from '../../src/compose.js';
 import type { Project } from '../../src/domain/project.js';
@@ -28,7 +28,7 @@ export interface GroveApp {
 export async function startGroveApp(infra: Infra, repo: string): Promise<GroveApp> {
   const { store, clock, runtime } = infra;
   const project = await store.projects.upsert(repo, basename(repo), clock.now());
-  const interrupted = await store.operations.failInterrupted(clock.now(), (owner) => isOwnerAlive(owner, runtime.owner));
+  const interrupted = await recoverInterruptedOperations(store, clock.now(), (owner) => isOwnerAlive(owner, runtime.owner));
   await recoverInterruptedReviews(store, clock.now());
   const [sessions, settings] = await Promise.all([store.sessions.listByProject(project.id), loadSettings(store, project.id)]);
   const app = new App(initialState({ version: VERSION, columns: 80, rows: 24, now: clock.now(), tab: 'sessions', projects: [project], activeProjectId: project.id, sessions, settings }), infra.logger);

@@ -473,6 +473,21 @@ describe('publish failures', () => {
   });
 });
 
+describe('the token from gh', () => {
+  it('uses `gh auth token` for the repository host when neither variable is set', async () => {
+    // A stand-in for the GitHub CLI on PATH (its real login needs the network).
+    const calls = join(world.dir, 'gh-calls');
+    writeFileSync(join(world.bin, 'gh'), `#!/bin/sh\necho "$*" >> '${calls}'\n[ "$1 $2" = "auth token" ] && echo '${TOKEN}' && exit 0\nexit 1\n`);
+    chmodSync(join(world.bin, 'gh'), 0o755);
+    const session = await sessionWithWork();
+    const run = await grove(['publish', session.id], { GITHUB_TOKEN: undefined, GH_TOKEN: undefined });
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(calls, 'utf8')).toContain('auth token --hostname github.com');
+    expect(github.requests.length).toBeGreaterThan(0);
+    expect(github.requests.every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
+  });
+});
+
 describe('the token', () => {
   it('never reaches the log or the database', async () => {
     const session = await sessionWithWork();

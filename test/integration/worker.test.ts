@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openInfra, type Infra } from '../../src/compose.js';
 import { INTERRUPTED_BY_RESTART } from '../../src/domain/operation.js';
+import { INTERRUPTED_NOTICE } from '../../src/app/services/recovery.js';
 import type { Session } from '../../src/domain/session.js';
 import { startGroveApp, type GroveApp } from '../helpers/grove-app.js';
 
@@ -464,6 +465,8 @@ describe('several Grove processes and a restart', () => {
     ]);
     expect(await status(restarted.infra, session.id)).toBe('Review');
     expect(restarted.app.state.sessions.find((s) => s.id === session.id)?.status).toBe('Review');
+    // Its transcript says what happened.
+    expect((await transcript(restarted.infra, session.id)).filter((e) => e.kind === 'notice').map((e) => e.content)).toContain(INTERRUPTED_NOTICE);
     expect(existsSync(session.worktreePath)).toBe(true);
 
     // The restarted process drives the session from here.
