@@ -269,6 +269,22 @@ describe('grove run', () => {
     expect(existsSync(result.worktree)).toBe(true);
   });
 
+  it('exits 1 when the model API rejects the request (HTTP 400), leaving the session in Review', async () => {
+    h.utilities();
+    h.server.script('anthropic', [
+      { when: 'Bad request please', error: { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } } } },
+    ]);
+
+    const run = await h.grove(['run', '--output', 'json', 'Bad request please']);
+
+    expectExit(run, 1);
+    expect(run.stderr).toMatch(/^grove: Claude Code reported an error: Prompt is too long/);
+    expect(run.stderr).toContain("HTTP status 400");
+    const result = ResultSchema.parse(JSON.parse(run.stdout));
+    expect(result.status).toBe('Review');
+    expect(existsSync(result.worktree)).toBe(true);
+  });
+
   it('exits 1 with the error on stderr in text mode too', async () => {
     h.utilities();
     h.server.script('anthropic', [
