@@ -53,6 +53,20 @@ function groveRun(args: readonly string[]): Promise<Result> {
   });
 }
 
+/** A TUI, and a `grove run` whose agent has written hello.txt and now waits on a slow model. */
+async function slowTurnFromCommand(): Promise<{ t: TmuxTerminal; run: Promise<Result> }> {
+  server.script('anthropic', [
+    { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+    { when: 'Scripted greeting task', delayMs: 60_000, then: { text: reply('too late') } },
+  ]);
+  const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
+  term = t;
+  await t.waitFor('No sessions yet.');
+  const run = groveRun(['run', 'Scripted greeting task']);
+  await t.waitFor(/InProgress/, 15_000);
+  return { t, run };
+}
+
 describe('a headless command and the TUI on one store', () => {
   it('the TUI shows the session `grove run` creates, its progress and its result', async () => {
     server.script('anthropic', [
@@ -88,15 +102,7 @@ describe('a headless command and the TUI on one store', () => {
   });
 
   it('canceling in the TUI stops the turn a command is running, and its work stays on the branch', async () => {
-    server.script('anthropic', [
-      { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
-      { when: 'Scripted greeting task', delayMs: 60_000, then: { text: reply('too late') } },
-    ]);
-    const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
-    term = t;
-    await t.waitFor('No sessions yet.');
-    const run = groveRun(['run', 'Scripted greeting task']);
-    await t.waitFor(/InProgress/, 15_000);
+    const { t, run } = await slowTurnFromCommand();
     // The agent has written its file and waits on the (slow) model.
     for (let i = 0; i < 300 && server.modelRequests('anthropic').filter((r) => JSON.stringify(r.body).includes('Scripted greeting task') && !JSON.stringify(r.body).includes('Write a title')).length < 2; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -120,15 +126,7 @@ describe('a headless command and the TUI on one store', () => {
   });
 
   it('Ctrl+C in the TUI stops the turn a command is running; the session goes to Review', async () => {
-    server.script('anthropic', [
-      { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
-      { when: 'Scripted greeting task', delayMs: 60_000, then: { text: reply('too late') } },
-    ]);
-    const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
-    term = t;
-    await t.waitFor('No sessions yet.');
-    const run = groveRun(['run', 'Scripted greeting task']);
-    await t.waitFor(/InProgress/, 15_000);
+    const { t, run } = await slowTurnFromCommand();
     await t.keys('Enter');
     await t.waitFor(/InProgress[\s\S]*› Scripted greeting task/, 10_000);
 

@@ -3,9 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
+import { startGitHubProject, type FakeGitHub } from '../helpers/fake-github.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import { agentWorldEnv, git, makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
 import { withStore } from '../helpers/seed.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 
@@ -14,7 +14,6 @@ import type { TmuxTerminal } from '../helpers/tmux.js';
 // pull request when it is merged on (fake) GitHub.
 
 const TOKEN = 'grove-e2e-secret-3b9d0c7a51';
-const REMOTE_URL = 'https://github.com/acme/widgets.git';
 
 const reply = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` } });
 
@@ -27,12 +26,8 @@ let bare: string;
 
 beforeEach(async () => {
   world = makeWorld();
-  repo = makeRepo(world, 'widgets', true);
-  bare = join(world.dir, 'widgets-origin.git');
-  git(repo, 'remote', 'set-url', 'origin', REMOTE_URL);
-  git(repo, 'config', `url.${bare}.pushInsteadOf`, REMOTE_URL);
+  ({ repo, bare, github } = await startGitHubProject(world, TOKEN));
   model = await startFakeModelServer();
-  github = await startFakeGitHub({ owner: 'acme', repo: 'widgets', token: TOKEN, bareRepo: bare });
   model.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
     { when: 'Write the git commit message for the changes', text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.') },
@@ -70,10 +65,7 @@ describe('publishing from the TUI', () => {
     ]);
     const t = await start();
 
-    await t.keys('a');
-    await t.waitFor('Task for the agent');
-    await t.type('Create hello.txt with a greeting');
-    await t.keys('Enter');
+    await newSession(t, 'Create hello.txt with a greeting');
     await t.waitFor('I created hello.txt.', 30_000);
     await t.waitFor('[Commit] Add the greeting files', 15_000);
     await t.waitFor('Small and safe.', 30_000);
@@ -107,10 +99,7 @@ describe('publishing from the TUI', () => {
       { when: 'Create hello.txt', text: reply('I created hello.txt.') },
     ]);
     const t = await start();
-    await t.keys('a');
-    await t.waitFor('Task for the agent');
-    await t.type('Create hello.txt with a greeting');
-    await t.keys('Enter');
+    await newSession(t, 'Create hello.txt with a greeting');
     await t.waitFor(/InProgress/, 15_000);
 
     await t.keys('p');

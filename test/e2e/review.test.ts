@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import { agentWorldEnv, git, makeRepo, makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 
 // Reviewing and landing a session the way a person does it: read the
@@ -59,10 +59,7 @@ async function sessionInReview(prompt: string, answer: string): Promise<{ t: Tmu
   const t = await startGrove(world, repo, { env: agentWorldEnv(world, { ...agentEnv(server, world.home), PATH: `${world.bin}:${process.env['PATH'] ?? ''}` }), columns: 110, rows: 32 });
   term = t;
   await t.waitFor('No sessions yet.');
-  await t.keys('a');
-  await t.waitFor('Task for the agent');
-  await t.type(prompt);
-  await t.keys('Enter');
+  await newSession(t, prompt);
   await t.waitFor(/\[Commit\] Add notes and a helper/, 30_000);
   await t.waitFor(/ Review /, 15_000);
   const branch = git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import { agentWorldEnv, git, makeRepo, makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 
 // A person presses `a`, types a task, and the real Claude Code (talking to
@@ -40,13 +40,6 @@ async function start(): Promise<TmuxTerminal> {
   term = await startGrove(world, repo, { env: agentWorldEnv(world, agentEnv(server, world.home)), columns: 120, rows: 34 });
   await term.waitFor('No sessions yet.');
   return term;
-}
-
-async function newSession(t: TmuxTerminal, prompt: string): Promise<void> {
-  await t.keys('a');
-  await t.waitFor('Task for the agent');
-  await t.type(prompt);
-  await t.keys('Enter');
 }
 
 function sessionBranch(): string {

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { git, makeRepo, type GroveWorld } from './grove-env.js';
 
 /**
  * A local stand-in for the GitHub REST API on 127.0.0.1: the pull request
@@ -133,6 +135,23 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
   let url = '';
 
   const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  /** A new open pull request with the next number. */
+  const addPull = (fields: Pick<FakePull, 'draft' | 'title' | 'body' | 'head' | 'headSha' | 'base'>): FakePull => {
+    const stamp = now();
+    const pull: FakePull = {
+      number: pulls.reduce((n, p) => Math.max(n, p.number), 0) + 1,
+      state: 'open',
+      ...fields,
+      mergedAt: null,
+      mergeCommitSha: null,
+      createdAt: stamp,
+      updatedAt: stamp,
+      closedAt: null,
+      reviews: [],
+    };
+    pulls.push(pull);
+    return pull;
+  };
   const repoJson = () => ({
     id: 4242,
     node_id: 'R_widgets',
@@ -293,24 +312,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         send(res, 422, { message: 'Validation Failed', errors, documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`, status: '422' });
         return 422;
       }
-      const stamp = now();
-      const pull: FakePull = {
-        number: pulls.reduce((n, p) => Math.max(n, p.number), 0) + 1,
-        state: 'open',
-        draft: body['draft'] === true,
-        title: typeof body['title'] === 'string' ? body['title'] : '',
-        body: typeof body['body'] === 'string' ? body['body'] : null,
-        head: headName,
-        headSha: sha ?? '',
-        base: baseRef,
-        mergedAt: null,
-        mergeCommitSha: null,
-        createdAt: stamp,
-        updatedAt: stamp,
-        closedAt: null,
-        reviews: [],
-      };
-      pulls.push(pull);
+      const pull = addPull({ draft: body['draft'] === true, title: typeof body['title'] === 'string' ? body['title'] : '', body: typeof body['body'] === 'string' ? body['body'] : null, head: headName, headSha: sha ?? '', base: baseRef });
       send(res, 201, pullJson(pull, true), { location: `${url}${base}/pulls/${pull.number}` });
       return 201;
     }
@@ -410,25 +412,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     open(input) {
       const sha = headSha(input.head);
       if (!sha) throw new Error(`fake GitHub: ${input.head} is not on the remote`);
-      const stamp = now();
-      const pull: FakePull = {
-        number: pulls.reduce((n, p) => Math.max(n, p.number), 0) + 1,
-        state: 'open',
-        draft: input.draft ?? false,
-        title: input.title,
-        body: input.body,
-        head: input.head,
-        headSha: sha,
-        base: input.base,
-        mergedAt: null,
-        mergeCommitSha: null,
-        createdAt: stamp,
-        updatedAt: stamp,
-        closedAt: null,
-        reviews: [],
-      };
-      pulls.push(pull);
-      return pull;
+      return addPull({ draft: input.draft ?? false, title: input.title, body: input.body, head: input.head, headSha: sha, base: input.base });
     },
     merge(n) {
       const pull = get(n);
@@ -470,4 +454,19 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A project whose origin is github.com/acme/widgets (so Grove finds the
+ * repository there) with pushes going to a local bare repository, and the
+ * fake GitHub serving that repository.
+ */
+export async function startGitHubProject(world: GroveWorld, token: string): Promise<{ repo: string; bare: string; github: FakeGitHub }> {
+  const remoteUrl = 'https://github.com/acme/widgets.git';
+  const repo = makeRepo(world, 'widgets', true);
+  const bare = join(world.dir, 'widgets-origin.git');
+  git(repo, 'remote', 'set-url', 'origin', remoteUrl);
+  git(repo, 'config', `url.${bare}.pushInsteadOf`, remoteUrl);
+  const github = await startFakeGitHub({ owner: 'acme', repo: 'widgets', token, bareRepo: bare });
+  return { repo, bare, github };
 }

@@ -80,3 +80,11 @@ export function agentWorldEnv(world: GroveWorld, agentVars: Record<string, strin
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 }
+
+/** Starts a session the way a person does: `a`, the task, Enter. */
+export async function newSession(t: TmuxTerminal, prompt: string): Promise<void> {
+  await t.keys('a');
+  await t.waitFor('Task for the agent');
+  await t.type(prompt);
+  await t.keys('Enter');
+}

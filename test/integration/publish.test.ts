@@ -7,9 +7,9 @@ import { headlessContext, shutdownContexts, type HeadlessContext } from '../../s
 import { openInfra, type Infra } from '../../src/compose.js';
 import type { Session } from '../../src/domain/session.js';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeGitHub, type FailureRule, type FakeGitHub } from '../helpers/fake-github.js';
+import { startFakeGitHub, startGitHubProject, type FailureRule, type FakeGitHub } from '../helpers/fake-github.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { GROVE_BIN, agentWorldEnv, git, makeRepo, makeWorld, type GroveWorld } from '../helpers/grove-env.js';
+import { GROVE_BIN, agentWorldEnv, git, makeWorld, type GroveWorld } from '../helpers/grove-env.js';
 
 // Publishing a session as a GitHub pull request, through the real layers:
 // the built `grove` binary (run, reply, publish, cancel) with the real Claude
@@ -19,7 +19,6 @@ import { GROVE_BIN, agentWorldEnv, git, makeRepo, makeWorld, type GroveWorld } f
 
 // Not shaped like a GitHub token, so only Grove's own handling keeps it out of files.
 const TOKEN = 'grove-secret-7f3a9c21d4e8b605';
-const REMOTE_URL = 'https://github.com/acme/widgets.git';
 
 const reply = (answer: string, session = `session: ${answer}`) => JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session } });
 
@@ -33,13 +32,8 @@ let infra: Infra | null = null;
 
 beforeEach(async () => {
   world = makeWorld();
-  repo = makeRepo(world, 'widgets', true);
-  bare = join(world.dir, 'widgets-origin.git');
-  // The remote URL is GitHub's (so Grove finds acme/widgets); pushes go to the bare repository.
-  git(repo, 'remote', 'set-url', 'origin', REMOTE_URL);
-  git(repo, 'config', `url.${bare}.pushInsteadOf`, REMOTE_URL);
+  ({ repo, bare, github } = await startGitHubProject(world, TOKEN));
   model = await startFakeModelServer();
-  github = await startFakeGitHub({ owner: 'acme', repo: 'widgets', token: TOKEN, bareRepo: bare });
   mkdirSync(join(world.home, 'gh-config'), { recursive: true });
   env = {
     ...agentWorldEnv(world, agentEnv(model, world.home)),
