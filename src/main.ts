@@ -1,15 +1,27 @@
-// Grove's entry point. It imports only Node's own modules, so the one slow
-// outside step of starting the TUI (asking git for the repository root) runs
-// while the app bundle loads; the app is loaded through V8's code cache.
+// Grove's entry point (dist/grove.js). It checks the Node.js version first,
+// then imports only Node's own modules, so the one slow outside step of
+// starting the TUI (asking git for the repository root) runs while the app
+// bundle loads. Node's compile cache (module.enableCompileCache) keeps V8's
+// compiled code for the bundle, so later starts skip compiling it.
+// Static imports only of Node's own modules and of code that runs nothing at
+// load (node:module as a namespace: a named import of an API an old Node
+// lacks would fail before the version check could speak).
 import { existsSync } from 'node:fs';
+import * as nodeModule from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadWithCodeCache } from './infra/code-cache.js';
 import { repoRoot, type RepoRootPrefetch } from './infra/git/repo-root.js';
 import { grovePaths } from './infra/paths.js';
+import { versionProblem } from './node-version.js';
 import type * as startModule from './start.js';
 
 type StartModule = typeof startModule;
+
+const problem = versionProblem(process.versions.node);
+if (problem !== null) {
+  process.stderr.write(`grove: ${problem}\n`);
+  process.exit(1);
+}
 
 /** The TUI's folder when the arguments are plainly `grove` or `grove -C DIR`; otherwise null (start.ts parses them properly). */
 function tuiDir(argv: readonly string[]): string | null {
@@ -21,16 +33,19 @@ function tuiDir(argv: readonly string[]): string | null {
 
 const dir = tuiDir(process.argv.slice(2));
 const prefetch: RepoRootPrefetch | null = dir === null ? null : { dir, root: repoRoot(dir) };
-// The build puts dist/grove.js (this file) next to dist/grove-app.cjs (start.ts and all it uses).
-const bundle = fileURLToPath(new URL('./grove-app.cjs', import.meta.url));
+// The build puts dist/grove.js (this file) next to dist/grove-app.js (start.ts and all it uses).
+const bundleUrl = new URL('./grove-app.js', import.meta.url);
+const bundle = fileURLToPath(bundleUrl);
 if (!existsSync(bundle)) {
   process.stderr.write(`grove: ${bundle} is missing; run npm run build.\n`);
   process.exit(1);
 }
-// Packages that are ES modules only (clipboardy) are imported from here, next to the bundle.
-const app = loadWithCodeCache<StartModule>(bundle, grovePaths(process.env).cache, (specifier) => import(specifier));
-// Keep the code compiled for the first frame (the markdown renderer loads
-// later and stays out: a smaller cache loads faster). Headless commands keep
-// what they compiled in their first two seconds.
-setTimeout(() => app.save(), 2000).unref();
-app.exports.start(prefetch, { afterFirstFrame: () => app.save() });
+// Any problem with the cache (unwritable, full, from another Node) only means
+// compiling from source. Only once GROVE_HOME exists: `grove --help` and
+// friends must not create it.
+const paths = grovePaths(process.env);
+if (existsSync(paths.home)) nodeModule.enableCompileCache?.(paths.cache);
+const app = (await import(bundleUrl.href)) as StartModule;
+// Write what was compiled for the first frame now, rather than at exit: a
+// TUI may run for days, and a crash would lose it.
+app.start(prefetch, { afterFirstFrame: () => nodeModule.flushCompileCache?.() });

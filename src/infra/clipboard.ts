@@ -1,8 +1,6 @@
 // The system clipboard, through clipboardy (pbcopy on macOS, xsel or
 // wl-copy on Linux, the Windows clipboard on Windows and WSL). Loaded on
 // first use so start-up never pays for it.
-import type clipboardy from 'clipboardy';
-import { importExternal } from './external-import.js';
 
 export interface Clipboard {
   /** Puts text on the system clipboard; rejects with a readable reason. */
@@ -12,7 +10,7 @@ export interface Clipboard {
 export function createClipboard(): Clipboard {
   return {
     async copy(text) {
-      const { default: board } = await importExternal<{ default: typeof clipboardy }>('clipboardy');
+      const { default: board } = await import('clipboardy');
       try {
         await board.write(text);
       } catch (error) {

@@ -8,8 +8,10 @@ export interface GrovePaths {
   readonly worktrees: string;
   readonly logs: string;
   readonly logFile: string;
-  /** V8's compiled code for the bundled app, so later starts skip compiling it. */
+  /** Node's compile cache for the bundled app, so later starts skip compiling it. */
   readonly cache: string;
+  /** Records of the agent processes Grove started (for the start-up sweep). */
+  readonly run: string;
 }
 
 export function grovePaths(env: NodeJS.ProcessEnv): GrovePaths {
@@ -21,5 +23,6 @@ export function grovePaths(env: NodeJS.ProcessEnv): GrovePaths {
     logs: join(home, 'logs'),
     logFile: join(home, 'logs', 'grove.log'),
     cache: join(home, 'cache'),
+    run: join(home, 'run'),
   };
 }

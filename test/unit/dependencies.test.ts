@@ -24,6 +24,6 @@ describe('runtime dependencies', () => {
   });
 
   it('declares the Node versions it runs on', () => {
-    expect(pkg.engines['node']).toMatch(/^>=20/);
+    expect(pkg.engines['node']).toBe('>=22.19');
   });
 });
