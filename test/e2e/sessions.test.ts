@@ -5,6 +5,7 @@ import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import { agentWorldEnv, git, makeRepo, makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
+import { waitUntil } from '../helpers/wait.js';
 
 // A person presses `a`, types a task, and the real Claude Code (talking to
 // the fake model server) works on it in its own worktree.
@@ -112,7 +113,8 @@ describe('agent sessions in the TUI', () => {
 
     await newSession(t, 'A very slow task');
     await t.waitFor(/InProgress/, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The agent has sent the turn to the model: Ctrl+C stops a turn that is really running.
+    await waitUntil('the model has the request', () => server.modelRequests('anthropic').some((r) => JSON.stringify(r.body).includes('A very slow task')));
     await t.keys('C-c');
 
     await t.waitFor('[Stopped] You stopped the turn.', 15_000);

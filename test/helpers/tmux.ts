@@ -15,12 +15,20 @@ export interface TmuxOptions {
   readonly rows?: number;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether `pid` is still running. An exited process nobody has reaped yet (a zombie, state Z) is gone. */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // /proc/PID/stat: "pid (comm) state …"; comm may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    // No /proc (macOS): the signal check is all there is.
+    return true;
   }
 }
 

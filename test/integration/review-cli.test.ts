@@ -7,6 +7,7 @@ import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import { GROVE_BIN, agentWorldEnv, git, makeRepo, makeWorld, type GroveWorld } from '../helpers/grove-env.js';
 import { reply } from '../helpers/review-world.js';
+import { waitUntil } from '../helpers/wait.js';
 
 // The same review-and-land workflows through the built headless commands
 // (dist/grove.js, built by `npm test` before the suite runs).
@@ -101,7 +102,14 @@ describe('headless review commands', () => {
       db.prepare("UPDATE session SET status = 'Merging' WHERE id = ?").run(b.id);
       const before = git(repo, 'rev-parse', 'main');
       const merging = grove('merge', a.id);
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      // The merge has said it is waiting: it holds the session in Queued.
+      const notices = (): unknown[] => db.prepare("SELECT content FROM session_message WHERE session_id = ? AND kind = 'notice'").pluck().all(a.id);
+      let ended: { code: number | null; stderr: string } | undefined;
+      void merging.then((r) => (ended = r));
+      await waitUntil('the merge says it is waiting', () => {
+        if (ended) throw new Error(`grove merge ended early (${ended.code}): ${ended.stderr}`);
+        return notices().some((n) => String(n).includes('Waiting for the merge of another session'));
+      });
       expect(status(a.id)).toBe('Queued');
       expect(git(repo, 'rev-parse', 'main')).toBe(before);
 
