@@ -24,6 +24,7 @@ Headless commands (they share the store with a running TUI):
   rebase ID          Rebase a session onto its base branch
   cancel ID          Cancel a session (its work is kept on its branch)
   publish ID         Push a session and open its pull request
+  doctor             Check Grove's set-up and say how to fix problems
 
 Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,
 3 the agent asked questions, 4 timed out, 130 interrupted.

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { grovePaths, type GrovePaths } from './infra/paths.js';
 import { createFileLogger, type Logger } from './infra/log.js';
@@ -8,7 +7,11 @@ import { openDatabase, type GroveDb } from './infra/db/database.js';
 import { createStore } from './infra/db/store.js';
 import { createGitClient } from './infra/git/git-client.js';
 import { createAgents } from './infra/agent/agents.js';
+import { createLauncher } from './infra/agent/launcher.js';
+import { ALLOW_UNCONFINED_KEY } from './domain/settings.js';
 import { createForge } from './infra/forge/forge.js';
+import { processOwner } from './infra/owner.js';
+import { makePrivateDir } from './infra/private-files.js';
 import type { Agents, Forge, GitClient, Runtime, Store } from './app/ports.js';
 
 declare const __GROVE_VERSION__: string | undefined;
@@ -27,7 +30,8 @@ export interface Infra {
   readonly runtime: Runtime;
 }
 
-function migrationsDir(): string {
+/** The migrations/ folder this build ships. */
+export function migrationsDir(): string {
   // src/compose.ts sits one level below the package root, the bundled chunk
   // (dist/chunks/) two levels: the nearest migrations/ folder above is ours.
   for (const up of ['../migrations/', '../../migrations/']) {
@@ -40,32 +44,27 @@ function migrationsDir(): string {
 /** Opens the database (throws DatabaseError) and builds every adapter. */
 export function openInfra(env: NodeJS.ProcessEnv): Infra {
   const paths = grovePaths(env);
+  // GROVE_HOME is private (0700); infra/private-files.ts.
+  makePrivateDir(paths.home);
   const logger = createFileLogger(paths.logFile, () => [env['GITHUB_TOKEN'] ?? '', env['GH_TOKEN'] ?? '']);
   const db = openDatabase(paths.database, migrationsDir());
   const clock = systemClock;
-  const owner = `${hostname()}:${process.pid}`;
+  const owner = processOwner();
+  const store = createStore(db.kysely);
+  // Every agent process starts here: confined, tied to this process, recorded for the sweep.
+  const launcher = createLauncher({ runDir: paths.run, allowUnconfined: async () => (await store.settings.getGlobal(ALLOW_UNCONFINED_KEY)) === 'on' });
   return {
     paths,
     logger,
     clock,
     db,
-    store: createStore(db.kysely),
-    git: createGitClient(),
-    agents: createAgents(env, logger),
+    store,
+    git: createGitClient(env),
+    agents: createAgents(env, logger, launcher),
     forge: createForge(env, logger),
     runtime: { clock, logger, paths, env, owner },
   };
 }
 
-/** True when the `host:pid` owner of an operation is still running. */
-export function isOwnerAlive(owner: string | null, self: string): boolean {
-  if (!owner || owner === self) return false;
-  const [host, pid] = owner.split(':');
-  if (host !== hostname()) return true; // another machine: assume alive
-  try {
-    process.kill(Number(pid), 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** True when the `host:pid` owner of an operation is still running (see infra/owner.ts). */
+export { isOwnerAlive } from './infra/owner.js';

@@ -1,13 +1,14 @@
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
+import { PERMISSION_MODES, parsePermissionModeFlag, permissionModeFlag, type PermissionMode } from '../domain/permission-mode.js';
 import { UsageError } from './usage-error.js';
 
 export const OUTPUTS = ['text', 'json', 'stream-json', 'diff'] as const;
 export type OutputFormat = (typeof OUTPUTS)[number];
 
 export type HeadlessCommand =
-  | { kind: 'run'; dir: string | null; agent: string | null; model: string | null; reasoning: string | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
-  | { kind: 'reply'; dir: string | null; id: string; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
+  | { kind: 'run'; dir: string | null; agent: string | null; model: string | null; reasoning: string | null; mode: PermissionMode | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
+  | { kind: 'reply'; dir: string | null; id: string; mode: PermissionMode | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
   | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
   | { kind: 'diff'; dir: string | null; id: string }
@@ -15,23 +16,26 @@ export type HeadlessCommand =
   | { kind: 'rebase'; dir: string | null; id: string; progress: boolean }
   | { kind: 'cancel'; dir: string | null; id: string; yes: boolean }
   | { kind: 'publish'; dir: string | null; id: string; branch: string | null; progress: boolean }
+  | { kind: 'doctor'; json: boolean }
   | { kind: 'help'; command: string };
 
-export const COMMAND_NAMES = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish'] as const;
+export const COMMAND_NAMES = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish', 'doctor'] as const;
 
 const EXIT_LINE = 'Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 130 interrupted.';
-const TURN_OPTIONS = `  --output FORMAT     text (default), json, stream-json or diff
+const TURN_OPTIONS = `  --mode MODE         auto-edit, read-only or plan: what the agent may do
+  --output FORMAT     text (default), json, stream-json or diff
   --timeout DURATION  Stop the turn after DURATION (90s, 10m, 1h) and exit 4
   --progress          Show progress on standard error even when it is not a terminal`;
 
 /** `grove <command> --help`; docs/usage/cli.md quotes each one verbatim (a test checks). */
 export const COMMAND_HELP: Record<(typeof COMMAND_NAMES)[number], string> = {
-  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
+  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [--mode MODE] [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
 
 Creates a session exactly as 'a' does in the TUI (worktree, branch grove/<id>,
 .worktreeinclude, setup command), runs one turn, prints the result and exits.
 The prompt is PROMPT, or standard input when PROMPT is '-' or absent and
-standard input is not a terminal.
+standard input is not a terminal. --mode sets the session's permission mode
+(default auto-edit).
 
 Options:
   -C DIR              The repository (default: the current directory)
@@ -41,11 +45,12 @@ Options:
 ${TURN_OPTIONS}
 
 ${EXIT_LINE}`,
-  reply: `Usage: grove reply ID [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
+  reply: `Usage: grove reply ID [--mode MODE] [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
 
 Sends a follow-up prompt to session ID and runs the turn; answers its questions
 too. The prompt is PROMPT, or standard input when PROMPT is '-' or absent and
-standard input is not a terminal.
+standard input is not a terminal. --mode changes the session's permission
+mode first; the session keeps it.
 
 Options:
 ${TURN_OPTIONS}
@@ -102,6 +107,18 @@ GitHub, as 'p' does. Prints the status and the pull request's address.
 Options:
   --branch NAME  The remote branch (default: the session branch)
   --progress     Show progress on standard error even when it is not a terminal`,
+  doctor: `Usage: grove doctor [--json]
+
+Checks what Grove depends on and says how to fix each problem: Node.js and
+better-sqlite3, git, the agent CLIs (installed, version, signed in), the
+GitHub token's source, GROVE_HOME (permissions, free disk), the database
+(quick_check, schema version), the sandbox engine, tmux and the clipboard.
+Needs no repository and changes nothing.
+
+Options:
+  --json  Print a JSON array of {check, status, detail, fix}
+
+Exit codes: 0 nothing failed (warnings allowed), 1 a check failed, 2 usage error.`,
 };
 
 /** `30s`, `5m`, `1h`, `1500ms`, or plain seconds. */
@@ -115,6 +132,14 @@ export function parseDuration(text: string): number {
 }
 
 const Output = z.enum(OUTPUTS, { message: "--output must be one of text, json, stream-json, diff" });
+
+/** `--mode auto-edit|read-only|plan`; null when absent. */
+function parseMode(value: unknown): PermissionMode | null {
+  if (typeof value !== 'string') return null;
+  const mode = parsePermissionModeFlag(value);
+  if (!mode) throw new UsageError(`--mode must be one of ${PERMISSION_MODES.map(permissionModeFlag).join(', ')} (got '${value}')`);
+  return mode;
+}
 
 interface Parsed {
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
@@ -163,7 +188,7 @@ export function parseHeadless(name: (typeof COMMAND_NAMES)[number], args: readon
 }
 
 function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly string[]): HeadlessCommand {
-  const turn = { output: { type: 'string' as const }, timeout: { type: 'string' as const }, progress: { type: 'boolean' as const } };
+  const turn = { mode: { type: 'string' as const }, output: { type: 'string' as const }, timeout: { type: 'string' as const }, progress: { type: 'boolean' as const } };
   switch (name) {
     case 'run': {
       const { values, positionals } = parse(args, { agent: { type: 'string' }, model: { type: 'string' }, reasoning: { type: 'string' }, ...turn });
@@ -177,6 +202,7 @@ function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly strin
         agent: str(values.agent),
         model: str(values.model),
         reasoning: str(values.reasoning),
+        mode: parseMode(values.mode),
         output: output.data,
         timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null,
         progress: values.progress === true,
@@ -189,7 +215,7 @@ function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly strin
       noMore(positionals, 2);
       const output = Output.safeParse(values.output ?? 'text');
       if (!output.success) throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
-      return { kind: 'reply', dir: str(values.C), id: needId(name, positionals), output: output.data, timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null, progress: values.progress === true, prompt: positionals[1] ?? null };
+      return { kind: 'reply', dir: str(values.C), id: needId(name, positionals), mode: parseMode(values.mode), output: output.data, timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null, progress: values.progress === true, prompt: positionals[1] ?? null };
     }
     case 'ls': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' }, all: { type: 'boolean' } });
@@ -223,6 +249,12 @@ function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly strin
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
       return { kind: 'publish', dir: str(values.C), id: needId(name, positionals), branch: str(values.branch), progress: values.progress === true };
+    }
+    case 'doctor': {
+      const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 0);
+      return { kind: 'doctor', json: values.json === true };
     }
     default:
       throw new UsageError(`unknown command '${String(name)}'`);

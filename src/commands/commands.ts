@@ -1,6 +1,9 @@
-import type { Infra } from '../compose.js';
+import { migrationsDir, type Infra } from '../compose.js';
+import { grovePaths } from '../infra/paths.js';
+import { runDoctor } from './doctor.js';
 import { groupOf, orderedSessions } from '../domain/session-order.js';
 import { activeWorkSeconds, formatDuration, restoreCommand, shortId } from '../domain/session.js';
+import { permissionModeLabel } from '../domain/permission-mode.js';
 import type { HeadlessCommand } from './args.js';
 import { COMMAND_HELP } from './args.js';
 import {
@@ -23,6 +26,11 @@ import {
 import { listItem, sessionResult } from './session-json.js';
 import { cancelLines, cancelSession, workAtRisk } from '../app/services/review/cancel.js';
 
+/** A failure before the turn started: no session is left behind, and the prompt is given back. */
+function notStarted(message: string, prompt: string): string {
+  return `${message}\nNo session was started. Your prompt was:\n${prompt}`;
+}
+
 function showProgress(io: HeadlessIo, flag: boolean): boolean {
   return flag || io.stderrIsTTY;
 }
@@ -33,23 +41,30 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
     case 'help':
       io.stdout.write(`${COMMAND_HELP[command.command as keyof typeof COMMAND_HELP]}\n`);
       return EXIT.ok;
+    case 'doctor':
+      // Needs no infra: it must work when the database does not open.
+      return runDoctor({ json: command.json, env: io.env, paths: grovePaths(io.env), migrationsDir: migrationsDir(), stdout: io.stdout });
     case 'run': {
       const prompt = await readPrompt(io, command.prompt);
       const ctx = await headlessContext(infra, io, command.dir, showProgress(io, command.progress));
       const choice = choiceFor(ctx.app.state.settings, command.agent, command.model, command.reasoning);
       const detected = await infra.agents.detect();
       if (!detected.find((a) => a.id === choice.agent)?.path) {
-        throw new CommandError(`${choice.agent} is not installed (not found on PATH). Install it, or pick another agent with --agent.`, EXIT.failed);
+        throw new CommandError(notStarted(`${choice.agent} is not installed (not found on PATH). Install it, or pick another agent with --agent.`, prompt), EXIT.failed);
       }
       const startedAt = infra.clock.now();
-      const session = await ctx.controller.sessions.create(ctx.project.id, choice, ctx.app.state.settings);
+      const session = await ctx.controller.sessions.create(ctx.project.id, choice, ctx.app.state.settings, command.mode ?? 'auto_edit').catch((error: unknown) => {
+        throw new CommandError(notStarted(error instanceof Error ? error.message : String(error), prompt), EXIT.failed);
+      });
       ctx.progress(`Session ${shortId(session.id)} on ${session.branch} (${session.worktreePath})`);
       ctx.app.subscribe(eventPrinter(ctx, session.id, command.output));
       if (command.output === 'stream-json') io.stdout.write(`${JSON.stringify({ type: 'session', sessionId: session.id, branch: session.branch, worktree: session.worktreePath })}\n`);
       try {
         await ctx.controller.sessions.whenReady(session.id);
       } catch (error) {
-        throw new CommandError(`could not create the worktree: ${error instanceof Error ? error.message : String(error)}`, EXIT.failed);
+        // Nothing was asked of an agent: the session, its branch and worktree go again.
+        await ctx.controller.sessions.discardUnstarted(session.id).catch((e: unknown) => infra.logger.log('warn', 'discarding the unstarted session failed', e));
+        throw new CommandError(notStarted(`could not create the worktree: ${error instanceof Error ? error.message : String(error)}`, prompt), EXIT.failed);
       }
       const operationId = await submitTurn(ctx, session.id, prompt);
       const outcome = await waitForOperation(ctx, session.id, operationId, command.timeoutMs);
@@ -66,6 +81,7 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       const startedAt = infra.clock.now();
       const since = await infra.store.transcript.count(session.id);
       ctx.app.subscribe(eventPrinter(ctx, session.id, command.output));
+      if (command.mode) await ctx.controller.sessions.setPermissionMode(session.id, command.mode);
       const operationId = await submitTurn(ctx, session.id, prompt);
       const outcome = await waitForOperation(ctx, session.id, operationId, command.timeoutMs);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
@@ -104,7 +120,7 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       io.stdout.write(`${session.title || '(untitled)'}\n`);
       io.stdout.write(`id ${session.id}  status ${session.status}  [${session.size}] +${session.addedLines}/-${session.deletedLines}\n`);
       io.stdout.write(`branch ${session.branch} (base ${session.baseBranch})  worktree ${session.worktreePath}\n`);
-      io.stdout.write(`agent ${session.agent}/${session.model} [${session.reasoning}]  tokens ${session.inputTokens} in / ${session.outputTokens} out\n`);
+      io.stdout.write(`agent ${session.agent}/${session.model} [${session.reasoning}]  mode ${permissionModeLabel(session.permissionMode)}  tokens ${session.inputTokens} in / ${session.outputTokens} out\n`);
       if (session.reviewRequest) io.stdout.write(`pull request #${session.reviewRequest.number} ${session.reviewRequest.state}: ${session.reviewRequest.url}\n`);
       if (session.keptBranch) io.stdout.write(`kept branch ${session.keptBranch} (restore: ${restoreCommand(session.keptBranch)})\n`);
       for (const entry of entries) {
@@ -138,11 +154,13 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       const operationId = await infra.store.operations.enqueue(session.id, command.kind, payload, infra.clock.now(), infra.runtime.owner);
       const outcome = await waitForOperation(ctx, session.id, operationId, null);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
-      if (outcome.interrupted) {
+      // A stop that came after the work was done (the merge landed) stopped nothing.
+      const finished = outcome.outcome?.status === 'done' || (command.kind === 'merge' && final.status === 'Done');
+      if (outcome.interrupted && !finished) {
         io.stderr.write(`grove: interrupted; the ${command.kind} was stopped and the session (${shortId(session.id)}) is in ${final.status}.\n`);
         return EXIT.interrupted;
       }
-      if (outcome.outcome?.status !== 'done') {
+      if (!finished) {
         io.stderr.write(`grove: ${(outcome.outcome?.error ?? `the ${command.kind} did not finish`).replace(/^\[[A-Za-z ]*Error\]\s*/, '')}\n`);
         return EXIT.failed;
       }

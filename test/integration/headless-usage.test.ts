@@ -8,7 +8,7 @@ import { ListSchema, ResultSchema } from './headless-schema.js';
 // Usage errors (exit 2), `--help` texts, and docs/usage/cli.md agreeing with
 // both the binary and the JSON shapes the other headless tests check.
 
-const COMMANDS = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish'] as const;
+const COMMANDS = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish', 'doctor'] as const;
 const DOC = readFileSync(join(ROOT, 'docs', 'usage', 'cli.md'), 'utf8');
 
 /** The ```text blocks of the doc. */
@@ -37,6 +37,8 @@ describe('usage errors exit 2 with the command usage on stderr', () => {
     [['run', '--agent', 'nobody', 'hi'], 'run', "unknown agent 'nobody' (use claude, codex or gemini)"],
     [['run', '--reasoning', 'galactic', 'hi'], 'run', "claude has no reasoning level 'galactic' (use low, medium, high, xhigh, max)"],
     [['reply', '--output', 'yaml', 'abc', 'hi'], 'reply', '--output must be one of text, json, stream-json, diff'],
+    [['run', '--mode', 'yolo', 'hi'], 'run', "--mode must be one of auto-edit, read-only, plan (got 'yolo')"],
+    [['reply', '--mode', 'write-all', 'abc', 'hi'], 'reply', "--mode must be one of auto-edit, read-only, plan (got 'write-all')"],
     [['reply'], 'reply', 'reply needs a session ID'],
     [['show'], 'show', 'show needs a session ID'],
     [['show', 'abc', '--yes'], 'show', "Unknown option '--yes'"],

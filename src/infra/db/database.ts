@@ -14,6 +14,8 @@ import {
   type Driver,
   type SqliteDialectConfig,
 } from 'kysely';
+import { classifyNativeLoadError } from '../native-module.js';
+import { makePrivateFile } from '../private-files.js';
 import { DatabaseError } from './errors.js';
 import {
   applyMigrations,
@@ -54,7 +56,7 @@ export function openDatabase(
 ): GroveDb {
   const migrations = loadMigrations(migrationsDir);
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   } catch (error) {
     throw DatabaseError.unreadable(file, describe(error), error);
   }
@@ -66,6 +68,9 @@ export function openDatabase(
   } catch (error) {
     throw classify(file, error);
   }
+  // Private: 0600 before WAL mode creates -wal and -shm (SQLite gives them
+  // the database file's permissions); older, looser ones are tightened.
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) makePrivateFile(path);
   try {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
@@ -108,8 +113,10 @@ function inspectExisting(file: string, migrations: readonly Migration[]): void {
     if (isErrno(error, 'ENOENT')) return;
     throw DatabaseError.unreadable(file, describe(error), error);
   }
-  // SQLite treats an empty file as an empty database.
-  if (size === 0) return;
+  // SQLite would take an empty file as a new, empty database: every session
+  // (and the worktrees it knows of) would be forgotten. Grove never leaves
+  // one behind itself (it writes the header as it creates the file).
+  if (size === 0) throw DatabaseError.empty(file);
   if (!hasSqliteHeader(file)) throw DatabaseError.notSqlite(file);
 
   // A read-only connection to a WAL database creates -wal/-shm beside it;
@@ -136,7 +143,8 @@ function inspectExisting(file: string, migrations: readonly Migration[]): void {
   }
 }
 
-function hasSqliteHeader(file: string): boolean {
+/** True when the file starts with SQLite's 100-byte header (throws DatabaseError when unreadable). */
+export function hasSqliteHeader(file: string): boolean {
   const header = Buffer.alloc(HEADER_BYTES);
   let fd: number | undefined;
   try {
@@ -150,8 +158,12 @@ function hasSqliteHeader(file: string): boolean {
   }
 }
 
-/** Maps a SQLite (or file system) failure to the refusal the user sees. */
-function classify(file: string, error: unknown): DatabaseError {
+/** Maps a SQLite (or file system, or native module) failure to the refusal the user sees. */
+export function classify(file: string, error: unknown): DatabaseError {
+  if (!isSqliteError(error)) {
+    const native = classifyNativeLoadError(error, 'better-sqlite3');
+    if (native) return DatabaseError.nativeModule(file, native, error);
+  }
   const code = isSqliteError(error) ? error.code : '';
   if (code === 'SQLITE_NOTADB') return DatabaseError.notSqlite(file);
   if (code.startsWith('SQLITE_CORRUPT')) return DatabaseError.corrupt(file, describe(error), error);
@@ -181,20 +193,38 @@ function firstLine(text: string): string {
  * `begin immediate` takes the write lock up front, so it waits instead.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly sqlite: BetterSqlite3.Database,
+  ) {
+    super(config);
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /**
+   * On some errors (SQLITE_FULL, SQLITE_IOERR) SQLite has already rolled the
+   * transaction back itself; a second rollback would fail with "cannot
+   * rollback - no transaction is active", and Kysely would throw that in
+   * place of the error that matters (a full disk).
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!this.sqlite.inTransaction) return;
+    await super.rollbackTransaction(connection);
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
+  readonly #config: SqliteDialectConfig & { readonly database: BetterSqlite3.Database };
 
-  constructor(config: SqliteDialectConfig) {
+  constructor(config: SqliteDialectConfig & { readonly database: BetterSqlite3.Database }) {
     super(config);
     this.#config = config;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.#config, this.#config.database);
   }
 }

@@ -1,5 +1,8 @@
+import { nativeLoadMessage, type NativeLoadFailure } from '../native-module.js';
+
 /** Why Grove refused to open its database file. */
-export type DatabaseErrorReason = 'not_sqlite' | 'corrupt' | 'newer' | 'edited' | 'unreadable';
+export type DatabaseErrorReason =
+  'not_sqlite' | 'corrupt' | 'newer' | 'edited' | 'unreadable' | 'native_module' | 'empty';
 
 /**
  * Grove cannot use its database file. The message is one line, names the
@@ -7,6 +10,8 @@ export type DatabaseErrorReason = 'not_sqlite' | 'corrupt' | 'newer' | 'edited' 
  */
 export class DatabaseError extends Error {
   readonly kind = 'database' as const;
+  /** Set when `reason` is 'native_module'. */
+  native: NativeLoadFailure | null = null;
 
   constructor(
     readonly reason: DatabaseErrorReason,
@@ -51,6 +56,21 @@ export class DatabaseError extends Error {
     );
   }
 
+  /** SQLite itself is not there: better-sqlite3's native module did not load (the file is not at fault). */
+  static nativeModule(file: string, failure: NativeLoadFailure, cause?: unknown): DatabaseError {
+    const error = new DatabaseError('native_module', file, nativeLoadMessage(failure), { cause });
+    error.native = failure;
+    return error;
+  }
+
+  static empty(file: string): DatabaseError {
+    return new DatabaseError(
+      'empty',
+      file,
+      `${file} is empty (0 bytes): it holds none of your sessions, so Grove will not start over on it and lose track of their worktrees; restore it from a backup, or move it aside (mv ${file} ${file}.empty) to start with a new database.`,
+    );
+  }
+
   static unreadable(file: string, detail: string, cause?: unknown): DatabaseError {
     return new DatabaseError(
       'unreadable',
@@ -89,4 +109,20 @@ export class NotFoundError extends Error {
 
 function label(version: number, name: string): string {
   return `${String(version).padStart(3, '0')}_${name}`;
+}
+
+/**
+ * A storage failure the user can act on, in words: a full disk, a failing
+ * or read-only one. Null for any other error.
+ */
+export function storageFailure(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC')
+    return `the disk is full (${error.message.split('\n')[0] ?? ''})`;
+  if (code.startsWith('SQLITE_IOERR') || code === 'EIO')
+    return `the disk could not be written (${error.message.split('\n')[0] ?? ''})`;
+  if (code.startsWith('SQLITE_READONLY') || code === 'EROFS')
+    return `the database is read-only (${error.message.split('\n')[0] ?? ''})`;
+  return null;
 }
