@@ -9,6 +9,8 @@ import { createClipboard } from './infra/clipboard.js';
 import { usageErrorText, type HeadlessCommand } from './commands/args.js';
 import { runHeadless } from './commands/commands.js';
 import { CommandError, shutdownContexts, type HeadlessIo } from './commands/headless.js';
+import { sanitizedOutput } from './commands/safe-output.js';
+import { sanitizeText } from './domain/sanitize.js';
 import { App } from './app/app.js';
 import { Controller } from './app/controller.js';
 import { initialState, TABS, type Tab } from './app/state.js';
@@ -88,7 +90,17 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   }
 
   // Operations left unfinished by a process that is gone: fail them, return their sessions to Review.
-  const interrupted = await recoverInterruptedOperations(store, clock.now(), (o) => isOwnerAlive(o, owner));
+  // Checkouts they left half-way through a rebase, squash merge or sync are put right.
+  const checkoutNotices: string[] = [];
+  // First end any agent a dead Grove left running, so nothing writes to a worktree recovery calls "as it was".
+  const swept = await agents.sweepLeftovers();
+  if (swept > 0) logger.log('warn', `ended ${swept} agent process group(s) left by a Grove process that is gone`);
+  const interrupted = await recoverInterruptedOperations(store, clock.now(), (o, heartbeatAt) => isOwnerAlive(o, owner, heartbeatAt, clock.now()), undefined, {
+    git,
+    owner,
+    logger,
+    onProjectNotice: (text) => checkoutNotices.push(text),
+  });
   if (interrupted.length > 0) logger.log('warn', `recovered ${interrupted.length} interrupted session(s)`);
   await recoverInterruptedReviews(store, clock.now());
 
@@ -133,10 +145,16 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   const started = performance.now();
   let firstFrame = true;
   controller.start();
+  for (const text of checkoutNotices) app.emit({ type: 'notice', notice: { level: 'warn', text } });
   // The markdown renderer (and its highlighter) loads after the first frame.
+  // Plugging it in drops the plain-text layouts; a tick makes a new snapshot,
+  // so the loop draws the answers on screen again, as markdown.
   setTimeout(() => {
     import('./ui/markdown.js')
-      .then(({ renderMarkdown }) => setAnswerRenderer(renderMarkdown))
+      .then(({ renderMarkdown }) => {
+        setAnswerRenderer(renderMarkdown);
+        app.emit({ type: 'tick', now: Math.max(clock.now(), app.state.now + 1) });
+      })
       .catch((error: unknown) => logger.log('warn', 'markdown renderer failed to load', error));
   }, 50);
   await runLoop({
@@ -162,7 +180,8 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
 }
 
 async function headless(command: HeadlessCommand): Promise<number> {
-  if (command.kind === 'help') return runHeadless(command, null as unknown as Infra, io());
+  // Neither opens the database (doctor inspects it read-only by itself).
+  if (command.kind === 'help' || command.kind === 'doctor') return runHeadless(command, null as unknown as Infra, io());
   let infra: Infra;
   try {
     infra = openInfra(process.env);
@@ -179,11 +198,11 @@ async function headless(command: HeadlessCommand): Promise<number> {
       return 2;
     }
     if (error instanceof CommandError) {
-      process.stderr.write(`grove: ${error.message}\n`);
+      process.stderr.write(`grove: ${sanitizeText(error.message)}\n`);
       return error.exitCode;
     }
     infra.logger.log('error', `grove ${command.kind} failed`, error);
-    process.stderr.write(`grove: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`grove: ${sanitizeText(error instanceof Error ? error.message : String(error))}\n`);
     return 1;
   } finally {
     await shutdownContexts();
@@ -191,8 +210,9 @@ async function headless(command: HeadlessCommand): Promise<number> {
   }
 }
 
+/** Headless output is sanitized: no escape sequence reaches a terminal or a file from it. */
 function io(): HeadlessIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, stderrIsTTY: process.stderr.isTTY === true, env: process.env, cwd: process.cwd() };
+  return { stdout: sanitizedOutput(process.stdout), stderr: sanitizedOutput(process.stderr), stdin: process.stdin, stderrIsTTY: process.stderr.isTTY === true, env: process.env, cwd: process.cwd() };
 }
 
 export interface StartHooks {

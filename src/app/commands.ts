@@ -1,3 +1,4 @@
+import type { PermissionMode } from '../domain/permission-mode.js';
 import type { Tab } from './state.js';
 
 /**
@@ -13,6 +14,8 @@ export interface AppCommands {
   createSession(): void;
   discardUnstarted(sessionId: string): void;
   sendPrompt(sessionId: string, text: string): void;
+  /** Sets the session's permission mode (its next turn runs in it). */
+  setPermissionMode(sessionId: string, mode: PermissionMode): void;
   stop(sessionId: string): void;
   answerQuestions(sessionId: string, answers: readonly string[]): void;
   endQuestions(sessionId: string): void;
@@ -22,7 +25,10 @@ export interface AppCommands {
   rebase(sessionId: string): void;
   requestCancel(sessionId: string): void;
   confirmCancel(sessionId: string): void;
+  /** Shows what a sync would push and pull, and asks first. */
   syncMain(): void;
+  /** Runs the sync the person confirmed (of `branch` at `head`). */
+  confirmSync(branch: string, head: string): void;
   requestPublish(sessionId: string): void;
   publish(sessionId: string, remoteBranch: string): void;
   regenerateReview(sessionId: string): void;

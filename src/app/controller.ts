@@ -3,6 +3,7 @@ import type { AppCommands } from './commands.js';
 import type { Agents, Clipboard, Forge, GitClient, Runtime, Store } from './ports.js';
 import { sessionById, type Tab } from './state.js';
 import { restoreCommand } from '../domain/session.js';
+import type { PermissionMode } from '../domain/permission-mode.js';
 import type { ShellRunner } from '../infra/shell.js';
 import { isTerminal, isWorking } from '../domain/session-status.js';
 import { ChannelPool } from './services/channel-pool.js';
@@ -12,6 +13,7 @@ import { TurnRunner } from './services/turn.js';
 import { SessionWorkers, type OperationHandler } from './services/worker.js';
 import { ReviewService } from './services/review.js';
 import { GitStatusPoller } from './services/git-status.js';
+import { LeaseWatch } from './services/lease-watch.js';
 
 export interface ControllerDeps {
   readonly app: App;
@@ -38,6 +40,7 @@ export class Controller implements AppCommands {
   readonly turns: TurnRunner;
   readonly review: ReviewService;
   readonly gitStatus: GitStatusPoller;
+  readonly leases: LeaseWatch;
   private readonly pool: ChannelPool;
   private refreshTimer: NodeJS.Timeout | null = null;
 
@@ -49,7 +52,16 @@ export class Controller implements AppCommands {
     this.review = new ReviewService({ app, store, git, agents, sessions: this.sessions, turns: this.turns, pool: this.pool, runtime, forge });
     this.turns.afterTurn = (sessionId, signal) => this.review.afterTurn(sessionId, signal, deps.focusedReviews ?? true);
     this.gitStatus = new GitStatusPoller({ app, store, git, runtime });
-    this.projects = new ProjectService(app, store, () => runtime.clock.now(), (projectId) => this.gitStatus.restart(projectId), runtime.owner);
+    this.projects = new ProjectService(
+      app,
+      store,
+      () => runtime.clock.now(),
+      (projectId) => {
+        this.gitStatus.restart(projectId);
+        app.task('Resuming queued prompts', () => this.leases.resumeQueued());
+      },
+      runtime.owner,
+    );
     const runTurn: OperationHandler = (operation, signal) => this.turns.run(operation, signal);
     this.workers = new SessionWorkers({
       store,
@@ -67,6 +79,7 @@ export class Controller implements AppCommands {
       onQueueChanged: (sessionId) => this.publishQueue(sessionId),
     });
     this.review.attachWorkers(this.workers);
+    this.leases = new LeaseWatch({ app, store, git, runtime, workers: this.workers, note: (sessionId, text) => this.sessions.note(sessionId, 'notice', text) });
   }
 
   /** Background work that runs for the life of the TUI. */
@@ -86,14 +99,20 @@ export class Controller implements AppCommands {
     }, 2000);
     this.refreshTimer.unref();
     this.review.start();
+    // A `grove run` (or another Grove) that dies mid-turn is noticed while this one runs.
+    this.leases.start();
+    app.task('Resuming queued prompts', () => this.leases.resumeQueued());
   }
 
   async shutdown(): Promise<void> {
     if (this.refreshTimer) clearInterval(this.refreshTimer);
+    this.leases.stop();
     this.gitStatus.stop();
     this.review.stop();
     this.workers.abortAll();
     await this.pool.shutdownAll();
+    // Agents not held by a session's channel (title and commit-message prompts) end here too.
+    await this.deps.agents.stopAll();
   }
 
   private publishQueue(sessionId: string): void {
@@ -162,6 +181,12 @@ export class Controller implements AppCommands {
     this.deps.app.task('Discarding the session', () => this.sessions.discardUnstarted(sessionId));
   }
 
+  setPermissionMode(sessionId: string, mode: PermissionMode): void {
+    this.deps.app.task('Changing the permission mode', async () => {
+      await this.sessions.setPermissionMode(sessionId, mode);
+    });
+  }
+
   sendPrompt(sessionId: string, text: string): void {
     this.deps.app.task('Sending the prompt', async () => {
       const refused = await this.submitPrompt(sessionId, text);
@@ -204,7 +229,11 @@ export class Controller implements AppCommands {
       if (this.workers.abort(sessionId)) return;
       // A turn another Grove process runs (a headless command): ask it to stop.
       const elsewhere = (await store.operations.listUnfinished(sessionId)).find((op) => op.status === 'running' && op.owner !== runtime.owner);
-      if (elsewhere) {
+      if (elsewhere && !this.leases.alive(elsewhere.owner, elsewhere.heartbeatAt ?? null)) {
+        // Nobody is left to honour a stop request: recover the session now.
+        await this.leases.check();
+        this.notice('info', 'The Grove process running this turn is gone; the session is back in Review.');
+      } else if (elsewhere) {
         await store.operations.requestCancel(elsewhere.id);
         this.notice('info', 'Asked the other Grove process running this turn to stop it.');
       } else {
@@ -254,6 +283,10 @@ export class Controller implements AppCommands {
 
   syncMain(): void {
     this.review.syncMain();
+  }
+
+  confirmSync(branch: string, head: string): void {
+    this.review.confirmSync(branch, head);
   }
 
   requestPublish(sessionId: string): void {

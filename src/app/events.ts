@@ -51,6 +51,7 @@ export type AppEvent =
   | { readonly type: 'queueChanged'; readonly sessionId: string; readonly prompts: readonly string[] }
   | { readonly type: 'diffLoaded'; readonly diff: DiffView }
   | { readonly type: 'agentsDetected'; readonly agents: readonly AgentAvailability[] }
+  | { readonly type: 'sandboxChecked'; readonly missing: boolean }
   | { readonly type: 'gitStatus'; readonly projectId: number; readonly status: GitStatusView };
 
 export type AppEventType = AppEvent['type'];

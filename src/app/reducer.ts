@@ -132,6 +132,8 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       return { ...state, diff: event.diff };
     case 'agentsDetected':
       return { ...state, agents: event.agents };
+    case 'sandboxChecked':
+      return { ...state, sandboxMissing: event.missing };
     case 'gitStatus':
       if (event.projectId !== state.activeProjectId) return state;
       return { ...state, git: event.status };

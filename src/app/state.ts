@@ -33,7 +33,9 @@ export type ConfirmIntent =
   | { readonly kind: 'quit' }
   | { readonly kind: 'cancelSession'; readonly sessionId: string }
   | { readonly kind: 'merge'; readonly sessionId: string }
-  | { readonly kind: 'regenerateReview'; readonly sessionId: string };
+  | { readonly kind: 'regenerateReview'; readonly sessionId: string }
+  /** Sync the project branch, confirmed at this tip (what the popup listed). */
+  | { readonly kind: 'syncMain'; readonly branch: string; readonly head: string };
 
 export type Popup =
   | {
@@ -123,6 +125,8 @@ export interface AppState {
   readonly queued: Readonly<Record<string, readonly string[]>>;
   readonly diff: DiffView | null;
   readonly agents: readonly AgentAvailability[] | null;
+  /** No sandbox engine can confine agents here (null: not checked yet); with the opt-out on they run unconfined. */
+  readonly sandboxMissing: boolean | null;
   readonly git: GitStatusView | null;
   readonly notice: Notice | null;
   readonly exiting: boolean;
@@ -151,6 +155,7 @@ export function initialState(init: {
     queued: {},
     diff: null,
     agents: null,
+    sandboxMissing: null,
     git: null,
     notice: null,
     exiting: false,

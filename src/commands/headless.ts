@@ -10,6 +10,7 @@ import type { AppEvent } from '../app/events.js';
 import { isOwnerAlive, VERSION, type Infra } from '../compose.js';
 import type { Project } from '../domain/project.js';
 import { providerInfo, type ModelChoice } from '../domain/providers.js';
+import { sanitizeText } from '../domain/sanitize.js';
 import { shortId, type Session } from '../domain/session.js';
 import { shellRunner } from '../infra/shell.js';
 import type { HeadlessCommand, OutputFormat } from './args.js';
@@ -65,7 +66,14 @@ export async function shutdownContexts(): Promise<void> {
 export async function headlessContext(infra: Infra, io: HeadlessIo, dirOption: string | null, showProgress: boolean): Promise<HeadlessContext> {
   const project = await openProject(infra, io, dirOption);
   // Operations of Grove processes that are gone are failed first, as the TUI does.
-  await recoverInterruptedOperations(infra.store, infra.clock.now(), (owner) => isOwnerAlive(owner, infra.runtime.owner));
+  // Agents left running by a dead Grove are ended first: recovery must not call a worktree "as it was" while one can write to it.
+  await infra.agents.sweepLeftovers();
+  await recoverInterruptedOperations(infra.store, infra.clock.now(), (owner, heartbeatAt) => isOwnerAlive(owner, infra.runtime.owner, heartbeatAt, infra.clock.now()), undefined, {
+    git: infra.git,
+    owner: infra.runtime.owner,
+    logger: infra.logger,
+    onProjectNotice: (text) => io.stderr.write(`grove: ${text}\n`),
+  });
   const [sessions, settings] = await Promise.all([infra.store.sessions.listByProject(project.id), loadSettings(infra.store, project.id)]);
   const app = new App(
     initialState({ version: VERSION, columns: 80, rows: 24, now: infra.clock.now(), tab: 'sessions', projects: [project], activeProjectId: project.id, sessions, settings }),
@@ -299,7 +307,9 @@ export async function stopOtherProcesses(ctx: HeadlessContext, sessionId: string
  */
 export async function turnAnswer(infra: Infra, sessionId: string, since: number, prompt: string): Promise<string> {
   const entries = (await infra.store.transcript.list(sessionId)).filter((e) => e.position >= since);
-  const start = entries.findIndex((e) => e.kind === 'user_prompt' && e.content === prompt);
+  // The transcript holds the prompt sanitized.
+  const stored = sanitizeText(prompt);
+  const start = entries.findIndex((e) => e.kind === 'user_prompt' && (e.content === stored || e.content === prompt));
   if (start === -1) return '';
   const rest = entries.slice(start + 1);
   const next = rest.findIndex((e) => e.kind === 'user_prompt');

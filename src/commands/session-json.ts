@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { Session } from '../domain/session.js';
 import { activeWorkSeconds } from '../domain/session.js';
+import { permissionModeFlag } from '../domain/permission-mode.js';
 
 /** The JSON shape of `grove run --output json` and `grove show --json` (documented in docs/usage/cli.md). */
 export const SessionResultSchema = z.object({
@@ -12,6 +13,8 @@ export const SessionResultSchema = z.object({
   status: z.string(),
   agent: z.string(),
   model: z.string(),
+  /** auto-edit, read-only or plan (the `--mode` spelling). */
+  permissionMode: z.string(),
   answer: z.string(),
   summary: z.nullable(z.object({ turn: z.string(), session: z.string() })),
   questions: z.array(z.object({ text: z.string(), options: z.array(z.string()) })),
@@ -38,6 +41,7 @@ export function sessionResult(
     status: session.status,
     agent: session.agent,
     model: session.model,
+    permissionMode: permissionModeFlag(session.permissionMode),
     answer,
     summary: session.summary ? { turn: session.summary.turn, session: session.summary.session } : null,
     questions: session.questions.map((q) => ({ text: q.text, options: [...q.options] })),

@@ -41,10 +41,12 @@ const CANCELABLE: readonly SessionStatus[] = [
 const LIST_COMMON = [
   { keys: ['tab'], action: 'nextTab', help: 'Next tab' },
   { keys: ['shift+tab'], action: 'prevTab', help: 'Previous tab' },
-  { keys: ['s', 'S'], action: 'syncMain', help: 'Sync the project branch with its upstream', hint: 'sync' },
   { keys: ['?'], action: 'help', help: 'Show this help', hint: 'help' },
   { keys: ['q'], action: 'quit', help: 'Quit Grove', hint: 'quit' },
 ] as const satisfies readonly Binding[];
+
+/** Pulls and pushes the project branch, after a confirmation that says what goes where; not on the Settings tab. */
+const SYNC = { keys: ['s', 'S'], action: 'syncMain', help: 'Sync the project branch with its upstream (asks first)', hint: 'sync' } as const satisfies Binding;
 
 export const KEYMAP = {
   sessions: [
@@ -55,12 +57,14 @@ export const KEYMAP = {
     { keys: ['enter'], action: 'open', help: 'Open the selected session', hint: 'open' },
     { keys: ['a'], action: 'new', help: 'Start a new agent session', hint: 'new' },
     { keys: ['c'], action: 'cancel', help: 'Cancel the selected session', hint: 'cancel' },
+    SYNC,
     ...LIST_COMMON,
   ],
   projects: [
     { keys: ['j', 'down'], action: 'down', help: 'Select the next project' },
     { keys: ['k', 'up'], action: 'up', help: 'Select the previous project' },
     { keys: ['enter'], action: 'open', help: 'Make the selected project active', hint: 'switch' },
+    SYNC,
     ...LIST_COMMON,
   ],
   settings: [
@@ -80,6 +84,7 @@ export const KEYMAP = {
     { keys: ['f'], action: 'review', help: 'Regenerate the focused review', hint: 'review', statuses: ['Review', 'AgentReview'] },
     { keys: ['c'], action: 'cancel', help: 'Cancel the session', hint: 'cancel', statuses: CANCELABLE },
     { keys: ['y'], action: 'copy', help: 'Copy the pull request URL, the branch restore command or the worktree path' },
+    { keys: ['shift+tab'], action: 'mode', help: 'Next permission mode: Auto Edit, Read Only, Plan (from the next turn)', hint: 'mode', statuses: TALKABLE },
     { keys: ['ctrl+c'], action: 'stop', help: 'Retract the newest queued prompt, else stop the turn', hint: 'stop', statuses: ['InProgress'] },
     { keys: ['j', 'down'], action: 'scrollDown', help: 'Scroll down' },
     { keys: ['k', 'up'], action: 'scrollUp', help: 'Scroll up' },
@@ -93,6 +98,7 @@ export const KEYMAP = {
     { keys: ['enter'], action: 'send', help: 'Send the prompt', hint: 'send' },
     { keys: ['shift+enter', 'alt+enter', 'ctrl+j'], action: 'newline', help: 'Insert a new line', hint: 'newline' },
     { keys: ['escape'], action: 'cancel', help: 'Close the composer (an unstarted session is deleted)', hint: 'cancel' },
+    { keys: ['shift+tab'], action: 'mode', help: 'Next permission mode: Auto Edit, Read Only, Plan', hint: 'mode' },
     { keys: ['alt+left', 'alt+b', 'ctrl+left'], action: 'edit', help: 'Previous word' },
     { keys: ['alt+right', 'alt+f', 'ctrl+right'], action: 'edit', help: 'Next word' },
     { keys: ['ctrl+a', 'ctrl+e'], action: 'edit', help: 'Start / end of line' },

@@ -28,6 +28,8 @@ export interface Operation {
   readonly owner: string | null;
   readonly queuedAt: number;
   readonly startedAt: number | null;
+  /** Last renewal of the running owner's lease (absent where not read). */
+  readonly heartbeatAt?: number | null;
   readonly finishedAt: number | null;
   readonly lastError: string | null;
 }

@@ -31,7 +31,7 @@ const TRANSITIONS: Readonly<Record<SessionStatus, readonly SessionStatus[]>> = {
   Question: ['InProgress', 'Queued', 'Rebasing', 'Merging', 'Canceled', 'Review'],
   Queued: ['Merging', 'Review', 'AgentReview'],
   Rebasing: ['Review', 'AgentReview', 'Question'],
-  Merging: ['Done', 'Review', 'AgentReview'],
+  Merging: ['Done', 'Review', 'AgentReview', 'Question'],
   Merged: ['Done'],
   Done: [],
   // A pull request that is reopened on the forge brings a canceled session back.

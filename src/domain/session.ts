@@ -1,3 +1,4 @@
+import type { PermissionMode } from './permission-mode.js';
 import type { SessionStatus } from './session-status.js';
 import { countsActiveTime } from './session-status.js';
 
@@ -19,7 +20,7 @@ export function sizeFromLines(added: number, deleted: number): SessionSize {
   return 'XXL';
 }
 
-export type PermissionMode = 'auto_edit' | 'read_only';
+export type { PermissionMode } from './permission-mode.js';
 
 export interface TurnSummary {
   readonly turn: string;
@@ -104,17 +105,20 @@ export function activeWorkSeconds(
 
 /**
  * The timer fields after a status change at `now`: time is banked when active
- * work stops and a new stretch starts when it begins.
+ * work stops and a new stretch starts when it begins. `activeUntil` is when
+ * the work really stopped if that was earlier than `now` (the process doing
+ * it died): the stretch is banked up to it, so downtime is not counted.
  */
 export function timerAfterStatusChange(
   session: Pick<Session, 'activeSeconds' | 'activeSince'>,
   next: SessionStatus,
   now: number,
+  activeUntil: number = now,
 ): { activeSeconds: number; activeSince: number | null } {
   const active = countsActiveTime(next);
   if (session.activeSince !== null) {
     if (active) return { activeSeconds: session.activeSeconds, activeSince: session.activeSince };
-    return { activeSeconds: activeWorkSeconds(session, now), activeSince: null };
+    return { activeSeconds: activeWorkSeconds(session, Math.min(now, activeUntil)), activeSince: null };
   }
   return { activeSeconds: session.activeSeconds, activeSince: active ? now : null };
 }

@@ -68,6 +68,9 @@ function roleRows(role: ModelRole, label: string, purpose: string): SettingRow[]
   ];
 }
 
+/** The opt-out that lets agents run without the operating system's sandbox (off by default). */
+export const ALLOW_UNCONFINED_KEY = 'agents.allowUnconfined';
+
 export const SETTING_ROWS: readonly SettingRow[] = [
   ...ROLES.flatMap(([role, label, purpose]) => roleRows(role, label, purpose)),
   {
@@ -96,6 +99,15 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     description: 'How often Grove fetches and compares branches in the background.',
     choices: () => ['15s', '30s', '60s', '120s', 'off'],
     fallback: () => '30s',
+  },
+  {
+    key: ALLOW_UNCONFINED_KEY,
+    label: 'Run agents unconfined',
+    scope: 'global',
+    kind: 'choice',
+    description: 'Only when no sandbox engine (bubblewrap, Seatbelt) is available: run agents anyway, able to write anywhere you can.',
+    choices: () => ['off', 'on'],
+    fallback: () => 'off',
   },
   {
     key: 'github.pollInterval',

@@ -1,5 +1,6 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makePrivateDir, makePrivateFile } from './private-files.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -38,11 +39,13 @@ export function createFileLogger(file: string, secrets: () => readonly string[] 
     log(level, message, detail) {
       try {
         if (!ready) {
-          mkdirSync(dirname(file), { recursive: true });
+          // Private (0700 folder, 0600 file): the log quotes prompts and command output.
+          makePrivateDir(dirname(file));
+          makePrivateFile(file);
           ready = true;
         }
         const line = `${new Date().toISOString()} ${level.toUpperCase()} ${message}${describe(detail)}\n`;
-        appendFileSync(file, redactSecrets(line, secrets()));
+        appendFileSync(file, redactSecrets(line, secrets()), { mode: 0o600 });
       } catch {
         // Logging must never take the app down.
       }

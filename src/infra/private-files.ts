@@ -15,7 +15,8 @@ export function makePrivateDir(dir: string): void {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stat = statSync(dir);
     // Never a shared folder someone pointed GROVE_HOME at: / , the home folder, /tmp-like (sticky) folders.
-    if (resolve(dir) === '/' || resolve(dir) === resolve(homedir()) || (stat.mode & 0o1000) !== 0) return;
+    if (resolve(dir) === '/' || resolve(dir) === resolve(homedir()) || (stat.mode & 0o1000) !== 0)
+      return;
     if ((stat.mode & GROUP_OTHER) !== 0) chmodSync(dir, 0o700);
   } catch {
     // Best effort: a folder Grove cannot create shows up as a clear error where it is used.

@@ -7,18 +7,21 @@ import { handleProjectsKey, handleSessionsKey, handleSettingsKey } from './modes
 import { handlePopupKey, handlePopupPaste } from './modes/popup.js';
 import { handleComposerKey, handleComposerPaste, handleQuestionKey, handleSessionKey } from './modes/session.js';
 import { insertText } from '../domain/composer.js';
+import { sanitizeText } from '../domain/sanitize.js';
 
 /** Routes one terminal event to the handler of the current mode. */
 export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): void {
   const state = ctx.state;
   if (event.type === 'paste') {
-    if (state.popup) return handlePopupPaste(ctx, state.popup, event.text);
+    // Pasted text is drawn in the composer: escape sequences in it become placeholders.
+    const text = sanitizeText(event.text);
+    if (state.popup) return handlePopupPaste(ctx, state.popup, text);
     if (state.mode.kind === 'session' && state.mode.composer) {
-      return handleComposerPaste(ctx, state.mode, state.mode.composer, event.text);
+      return handleComposerPaste(ctx, state.mode, state.mode.composer, text);
     }
     if (state.mode.kind === 'session' && state.mode.question) {
       const q = state.mode.question;
-      ctx.apply({ type: 'mode', mode: { ...state.mode, question: { ...q, buffer: insertText(q.buffer, event.text) } } });
+      ctx.apply({ type: 'mode', mode: { ...state.mode, question: { ...q, buffer: insertText(q.buffer, text) } } });
     }
     return;
   }

@@ -1,14 +1,25 @@
+import { sanitizeLine, sanitizeText } from '../domain/sanitize.js';
+
+// These helpers are the last guard before text reaches Ink: whatever they get
+// is sanitized (a no-op, without allocation, for clean text), so a line an
+// app service composed from a file name or an old row cannot move the cursor.
+
+/** One line of plain text: line breaks and tabs as spaces, controls as placeholders. */
+function oneLine(text: string): string {
+  return sanitizeLine(text.replace(/[\r\n\t]+/g, ' '));
+}
+
 /** Fits text into exactly `width` cells (truncating with …, padding with spaces). */
 export function fit(text: string, width: number): string {
   if (width <= 0) return '';
-  const chars = Array.from(text.replace(/[\r\n\t]+/g, ' '));
+  const chars = Array.from(oneLine(text));
   if (chars.length > width) return chars.slice(0, Math.max(0, width - 1)).join('') + '…';
   return chars.join('') + ' '.repeat(width - chars.length);
 }
 
 export function truncate(text: string, width: number): string {
   if (width <= 0) return '';
-  const chars = Array.from(text.replace(/[\r\n\t]+/g, ' '));
+  const chars = Array.from(oneLine(text));
   return chars.length > width ? chars.slice(0, Math.max(0, width - 1)).join('') + '…' : chars.join('');
 }
 
@@ -16,7 +27,7 @@ export function truncate(text: string, width: number): string {
 export function wrapPlain(text: string, width: number): string[] {
   const out: string[] = [];
   const w = Math.max(1, width);
-  for (const raw of text.split('\n')) {
+  for (const raw of sanitizeText(text).split('\n')) {
     const line = raw.replace(/\t/g, '    ');
     if (line.length <= w) {
       out.push(line);

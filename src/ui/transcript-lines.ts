@@ -1,3 +1,4 @@
+import { sanitizeText } from '../domain/sanitize.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import { LruCache } from './render-cache.js';
 import { wrapPlain } from './text.js';
@@ -16,9 +17,15 @@ export type AnswerRenderer = (markdown: string, width: number) => string[];
 
 let answerRenderer: AnswerRenderer = (text, width) => wrapPlain(text, width);
 
-/** Lets the markdown renderer be plugged in (it is loaded lazily for fast start-up). */
+/**
+ * Lets the markdown renderer be plugged in (it is loaded lazily for fast
+ * start-up). Layouts made by the previous renderer are dropped, so answers
+ * laid out as plain text before markdown arrived are rendered again.
+ */
 export function setAnswerRenderer(renderer: AnswerRenderer): void {
   answerRenderer = renderer;
+  rendererGeneration++;
+  entryCache.clear();
 }
 
 function noticeStyle(content: string): LineStyle {
@@ -30,23 +37,26 @@ export function entryLines(sessionId: string, entry: TranscriptEntry, width: num
   const cached = entryCache.get(key);
   if (cached) return cached;
   let lines: StyledLine[];
+  // Entries are stored sanitized; rows from before that was so are cleaned
+  // here, once per cached layout (the markdown renderer adds its own SGR after).
+  const content = sanitizeText(entry.content);
   switch (entry.kind) {
     case 'user_prompt':
-      lines = wrapPlain(entry.content, width - 2).map((text, i) => ({
+      lines = wrapPlain(content, width - 2).map((text, i) => ({
         text: `${i === 0 ? '› ' : '  '}${text}`,
         style: 'prompt' as const,
       }));
       break;
     case 'assistant_answer':
-      lines = answerRenderer(entry.content, width).map((text) => ({ text, style: 'answer' as const }));
+      lines = answerRenderer(content, width).map((text) => ({ text, style: 'answer' as const }));
       break;
     case 'notice': {
-      const style = noticeStyle(entry.content);
-      lines = wrapPlain(entry.content, width).map((text) => ({ text, style }));
+      const style = noticeStyle(content);
+      lines = wrapPlain(content, width).map((text) => ({ text, style }));
       break;
     }
     case 'output':
-      lines = wrapPlain(entry.content, width).map((text) => ({ text, style: 'output' as const }));
+      lines = wrapPlain(content, width).map((text) => ({ text, style: 'output' as const }));
       break;
     default:
       lines = [];
@@ -75,8 +85,72 @@ export interface LineWindow {
 }
 
 /**
+ * Line counts of one session's entries at one width, so a frame lays out only
+ * the entries that reach the window. `ends[i]` is the line just past entry i.
+ * Valid while the width and the answer renderer stay the same; entries are
+ * checked when the array changes (appends extend it, any other change
+ * re-measures from the first entry that differs).
+ */
+interface HeightIndex {
+  width: number;
+  generation: number;
+  source: readonly TranscriptEntry[];
+  measured: TranscriptEntry[];
+  ends: number[];
+}
+
+const heightIndexes = new Map<string, HeightIndex>();
+const HEIGHT_INDEX_LIMIT = 64;
+let rendererGeneration = 0;
+
+function sameEntry(a: TranscriptEntry, b: TranscriptEntry): boolean {
+  return a === b || (a.position === b.position && a.kind === b.kind && a.content === b.content);
+}
+
+function heightIndex(sessionId: string, entries: readonly TranscriptEntry[], width: number): HeightIndex {
+  let index = heightIndexes.get(sessionId);
+  if (index && index.width === width && index.generation === rendererGeneration && index.source === entries) return index;
+  if (!index || index.width !== width || index.generation !== rendererGeneration) {
+    index = { width, generation: rendererGeneration, source: entries, measured: [], ends: [] };
+  }
+  heightIndexes.delete(sessionId);
+  heightIndexes.set(sessionId, index);
+  if (heightIndexes.size > HEIGHT_INDEX_LIMIT) {
+    const oldest = heightIndexes.keys().next().value;
+    if (oldest !== undefined) heightIndexes.delete(oldest);
+  }
+  let valid = 0;
+  const known = Math.min(index.measured.length, entries.length);
+  while (valid < known && sameEntry(index.measured[valid]!, entries[valid]!)) valid++;
+  index.measured.length = valid;
+  index.ends.length = valid;
+  let offset = valid > 0 ? index.ends[valid - 1]! : 0;
+  for (let i = valid; i < entries.length; i++) {
+    const entry = entries[i]!;
+    offset += entryLines(sessionId, entry, width).length;
+    index.measured.push(entry);
+    index.ends.push(offset);
+  }
+  index.source = entries;
+  return index;
+}
+
+/** The first entry whose lines reach past `line` (binary search over `ends`). */
+function entryAt(ends: readonly number[], line: number): number {
+  let low = 0;
+  let high = ends.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (ends[mid]! > line) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+/**
  * The `height` lines ending `scrollBack` lines above the bottom of
- * transcript + tail. Only entries that reach the window are collected.
+ * transcript + tail. Each entry's line count is kept per width, so only the
+ * entries that reach the window are laid out (after the first measure).
  */
 export function windowLines(
   sessionId: string,
@@ -86,20 +160,22 @@ export function windowLines(
   height: number,
   scrollBack: number,
 ): LineWindow {
-  const perEntry = entries.map((entry) => entryLines(sessionId, entry, width));
-  const total = perEntry.reduce((sum, lines) => sum + lines.length, 0) + tail.length;
+  const { ends } = heightIndex(sessionId, entries, width);
+  const transcriptTotal = ends.length > 0 ? ends[ends.length - 1]! : 0;
+  const total = transcriptTotal + tail.length;
   const back = Math.max(0, Math.min(scrollBack, total - height));
   const end = total - back;
   const start = Math.max(0, end - height);
   const picked: StyledLine[] = [];
-  let offset = 0;
-  for (const lines of perEntry) {
-    const next = offset + lines.length;
-    if (next > start && offset < end) {
+  let offset = transcriptTotal;
+  if (start < transcriptTotal) {
+    const first = entryAt(ends, start);
+    offset = first > 0 ? ends[first - 1]! : 0;
+    for (let i = first; i < entries.length && offset < end; i++) {
+      const lines = entryLines(sessionId, entries[i]!, width);
       picked.push(...lines.slice(Math.max(0, start - offset), Math.min(lines.length, end - offset)));
+      offset = ends[i]!;
     }
-    offset = next;
-    if (offset >= end) break;
   }
   if (end > offset) picked.push(...tail.slice(Math.max(0, start - offset), end - offset));
   return { lines: picked, total, scrollBack: back };

@@ -107,6 +107,30 @@ describe('agent sessions in the TUI', () => {
     expect(JSON.stringify(request?.body)).toContain('A: hi');
   });
 
+  it('picks the permission mode in the composer with Shift+Tab, shows it in the header, and switches it later', async () => {
+    server.script('anthropic', [{ when: 'Plan the greeting', text: reply('1. Create hello.txt.') }]);
+    const t = await start();
+
+    await t.keys('a');
+    await t.waitFor('Auto Edit (Shift+Tab: Read Only)');
+    await t.keys('BTab');
+    await t.waitFor('Read Only (Shift+Tab: Plan)');
+    await t.keys('BTab');
+    await t.waitFor('Plan (Shift+Tab: Auto Edit)');
+    await t.type('Plan the greeting');
+    await t.keys('Enter');
+    await t.waitFor('1. Create hello.txt.', 20_000);
+    const planned = await t.waitFor(/Review/);
+    expect(planned).toMatch(/\] {2}Plan {2}/);
+    const turn = server.modelRequests('anthropic').find((r) => JSON.stringify(r.body).includes('Plan the greeting') && !JSON.stringify(r.body).includes('Write a title'));
+    expect(JSON.stringify(turn?.body)).toContain('This session is in Plan mode');
+
+    await t.keys('BTab');
+
+    const switched = await t.waitFor('[Mode] Auto Edit: edits and commands, confined to the worktree.');
+    expect(switched).toMatch(/\] {2}Auto Edit {2}/);
+  });
+
   it('stops a running turn with Ctrl+C and keeps the session in Review', async () => {
     server.script('anthropic', [{ when: 'A very slow task', delayMs: 60_000, then: { text: reply('too late') } }]);
     const t = await start();

@@ -17,6 +17,8 @@ export interface GroveApp {
   readonly interrupted: readonly string[];
   /** Every event the app emitted, in order. */
   readonly events: AppEvent[];
+  /** What recovery said about checkouts of no session (an interrupted sync of the main checkout). */
+  readonly checkoutNotices: readonly string[];
 }
 
 /**
@@ -28,7 +30,13 @@ export interface GroveApp {
 export async function startGroveApp(infra: Infra, repo: string): Promise<GroveApp> {
   const { store, clock, runtime } = infra;
   const project = await store.projects.upsert(repo, basename(repo), clock.now());
-  const interrupted = await recoverInterruptedOperations(store, clock.now(), (owner) => isOwnerAlive(owner, runtime.owner));
+  const checkoutNotices: string[] = [];
+  const interrupted = await recoverInterruptedOperations(store, clock.now(), (owner) => isOwnerAlive(owner, runtime.owner), undefined, {
+    git: infra.git,
+    owner: runtime.owner,
+    logger: infra.logger,
+    onProjectNotice: (text) => checkoutNotices.push(text),
+  });
   await recoverInterruptedReviews(store, clock.now());
   const [sessions, settings] = await Promise.all([store.sessions.listByProject(project.id), loadSettings(store, project.id)]);
   const app = new App(initialState({ version: VERSION, columns: 80, rows: 24, now: clock.now(), tab: 'sessions', projects: [project], activeProjectId: project.id, sessions, settings }), infra.logger);
@@ -37,5 +45,5 @@ export async function startGroveApp(infra: Infra, repo: string): Promise<GroveAp
   app.subscribe((event) => events.push(event));
   const controller = new Controller({ app, store, git: infra.git, agents: infra.agents, forge: infra.forge, shell: shellRunner, runtime, focusedReviews: false });
   app.setCommands(controller);
-  return { project, app, controller, interrupted, events };
+  return { project, app, controller, interrupted, events, checkoutNotices };
 }

@@ -256,9 +256,20 @@ describe('openDatabase', () => {
     expect(error.reason).toBe('unreadable');
   });
 
-  it('opens an existing empty file as a new database', async () => {
+  it('refuses an existing empty (0-byte) file, says to move it aside, and leaves it as it is', () => {
     mkdirSync(join(dir, 'nested'));
     writeFileSync(file, '');
+
+    const error = expectRefusedUnchanged('empty');
+
+    expect(error.message).toContain('empty (0 bytes)');
+    expect(error.message).toContain(`mv ${file} ${file}.empty`);
+    expect(readFileSync(file).length).toBe(0);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('creates a new database where no file existed, and opens it again', async () => {
+    await createGroveDb();
 
     const db = openDatabase(file, MIGRATIONS);
 

@@ -66,6 +66,7 @@ describe('operations repository', () => {
       owner: null,
       queuedAt: T0,
       startedAt: null,
+      heartbeatAt: null,
       finishedAt: null,
       lastError: null,
     });
@@ -204,11 +205,12 @@ describe('operations repository', () => {
 });
 
 describe('failInterrupted', () => {
-  it('fails the operations of dead owners and moves their sessions back to Review, banking time', async () => {
+  it('fails the running and queued operations of dead owners (queued prompts excepted) and moves their sessions back to Review', async () => {
     await store.sessions.setStatus('s1', 'InProgress', T0 + 1_000);
     const running = await store.operations.enqueue('s1', 'reply', {}, T0);
     await store.operations.claimNext('s1', 'host:dead', T0 + 1_000);
-    const queued = await store.operations.enqueue('s1', 'reply', {}, T0 + 2_000);
+    const prompt = await store.operations.enqueue('s1', 'reply', { prompt: 'next' }, T0 + 2_000, 'host:dead');
+    const rebase = await store.operations.enqueue('s1', 'rebase', {}, T0 + 3_000, 'host:dead');
 
     const affected = await store.operations.failInterrupted(
       T0 + 31_000,
@@ -221,13 +223,36 @@ describe('failInterrupted', () => {
       .all();
     expect(rows).toEqual([
       { id: running, status: 'failed', last_error: INTERRUPTED_BY_RESTART },
-      { id: queued, status: 'failed', last_error: INTERRUPTED_BY_RESTART },
+      { id: prompt, status: 'queued', last_error: null },
+      { id: rebase, status: 'failed', last_error: INTERRUPTED_BY_RESTART },
     ]);
-    expect(await store.sessions.get('s1')).toMatchObject({
-      status: 'Review',
-      activeSince: null,
-      activeSeconds: 30,
+    expect((await store.sessions.get('s1'))?.status).toBe('Review');
+  });
+
+  it('stops the timer at the dead owner\'s last heartbeat, so the time Grove was down is not counted', async () => {
+    await store.sessions.setStatus('s1', 'InProgress', T0);
+    await store.operations.enqueue('s1', 'reply', {}, T0);
+    const [op] = [await store.operations.claimNext('s1', 'host:dead', T0)];
+    await store.operations.heartbeat(op?.id ?? '', 'host:dead', T0 + 5_000);
+
+    // Restarted 18 minutes later.
+    await store.operations.failInterrupted(T0 + 18 * 60_000, () => false);
+
+    expect(await store.sessions.get('s1')).toMatchObject({ status: 'Review', activeSince: null, activeSeconds: 5 });
+  });
+
+  it('tells the liveness check each running operation\'s last heartbeat', async () => {
+    await store.operations.enqueue('s1', 'reply', {}, T0);
+    const op = await store.operations.claimNext('s1', 'far:7', T0);
+    await store.operations.heartbeat(op?.id ?? '', 'far:7', T0 + 4_000);
+    const asked: [string | null, number | null][] = [];
+
+    await store.operations.failInterrupted(T0 + 60_000, (owner, heartbeatAt) => {
+      asked.push([owner, heartbeatAt]);
+      return true;
     });
+
+    expect(asked).toEqual([['far:7', T0 + 4_000]]);
   });
 
   it.each<[readonly SessionStatus[], SessionStatus]>([

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../helpers/grove-env.js';
@@ -179,8 +179,24 @@ describe('grove run', () => {
 
     expectExit(run, 1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe('grove: claude is not installed (not found on PATH). Install it, or pick another agent with --agent.\n');
+    expect(run.stderr).toBe('grove: claude is not installed (not found on PATH). Install it, or pick another agent with --agent.\nNo session was started. Your prompt was:\nCreate hello.txt\n');
     expect(sessionBranches()).toEqual([]);
+  });
+
+  it('leaves no session behind when the worktree cannot be made (a repository with no commits), and gives the prompt back', async () => {
+    const empty = join(h.world.dir, 'empty');
+    mkdirSync(empty);
+    git(empty, 'init', '-q', '-b', 'main');
+
+    const run = await h.grove(['run', '-C', empty, 'A long prompt I do not want to type again']);
+
+    expectExit(run, 1);
+    expect(run.stderr).toMatch(/^grove: could not create the worktree: .*no commits yet/);
+    expect(run.stderr).toContain('No session was started. Your prompt was:\nA long prompt I do not want to type again\n');
+    const ls = await h.grove(['ls', '--all', '--json', '-C', empty]);
+    expectExit(ls, 0);
+    expect(JSON.parse(ls.stdout)).toEqual([]);
+    expect(git(empty, 'for-each-ref', 'refs/heads/')).toBe('');
   });
 
   it('--output json with questions: exit 3 and the questions in the object', async () => {
@@ -447,3 +463,56 @@ describe('reply', () => {
 });
 
 export { show };
+
+describe('--mode', () => {
+  it('grove run --mode read-only records the mode, offers the agent no tool that writes, and grove show shows it', async () => {
+    h.utilities();
+    h.server.script('anthropic', [
+      { when: 'Look at hello', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      { when: 'Look at hello', text: reply('I only looked.') },
+    ]);
+
+    const run = await h.grove(['run', '--mode', 'read-only', '--output', 'json', 'Look at hello']);
+
+    expectExit(run, 0);
+    const result = ResultSchema.parse(JSON.parse(run.stdout));
+    expect(result).toMatchObject({ permissionMode: 'read-only', answer: 'I only looked.', files: [] });
+    expect(existsSync(join(result.worktree, 'hello.txt'))).toBe(false);
+    // The session turn (the title prompt quotes the task too).
+    const turnRequest = h.server.modelRequests('anthropic').find((r) => JSON.stringify(r.body).includes('Look at hello') && !JSON.stringify(r.body).includes('Write a title'));
+    const tools = ((turnRequest?.body as { tools?: { name: string }[] } | undefined)?.tools ?? []).map((t) => t.name);
+    expect(tools).not.toContain('Write');
+    expect(tools).not.toContain('Bash');
+    expect(JSON.stringify(turnRequest?.body)).toContain('This session is in Read Only mode');
+    const text = await h.grove(['show', result.sessionId]);
+    expectExit(text, 0);
+    expect(text.stdout).toMatch(/^agent claude\/\S+ \[\w+\] {2}mode Read Only {2}tokens /m);
+    expect((await showJson(result.sessionId)).permissionMode).toBe('read-only');
+  });
+
+  it('grove reply --mode plan switches the session, says so in the transcript, and the session keeps it', async () => {
+    helloTurn('Create hello.txt');
+    const first = await h.grove(['run', '--output', 'json', 'Create hello.txt']);
+    expectExit(first, 0);
+    const { sessionId, permissionMode } = ResultSchema.parse(JSON.parse(first.stdout));
+    expect(permissionMode).toBe('auto-edit');
+    h.utilities();
+    h.server.script('anthropic', [{ when: 'Plan the docs', text: reply('Step 1: write the docs.') }]);
+
+    const planned = await h.grove(['reply', sessionId, '--mode', 'plan', 'Plan the docs']);
+
+    expectExit(planned, 0);
+    const shown = await showJson(sessionId);
+    expect(shown.permissionMode).toBe('plan');
+    expect(shown.transcript.some((e) => e.kind === 'notice' && e.content.startsWith('[Mode] Plan: '))).toBe(true);
+  });
+
+  it('a bad --mode is a usage error that changes nothing', async () => {
+    const run = await h.grove(['run', '--mode', 'yolo', 'Create hello.txt']);
+
+    expectExit(run, 2);
+    expect(run.stderr).toContain("--mode must be one of auto-edit, read-only, plan (got 'yolo')");
+    expect(sessionBranches()).toEqual([]);
+    expect(h.server.modelRequests('anthropic')).toEqual([]);
+  });
+});

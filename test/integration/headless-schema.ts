@@ -16,6 +16,7 @@ export const ResultSchema = z
     status: Status,
     agent: z.enum(['claude', 'codex', 'gemini']),
     model: z.string().min(1),
+    permissionMode: z.enum(['auto-edit', 'read-only', 'plan']),
     answer: z.string(),
     summary: z.object({ turn: z.string(), session: z.string() }).strict().nullable(),
     questions: z.array(z.object({ text: z.string(), options: z.array(z.string()) }).strict()),

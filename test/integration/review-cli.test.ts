@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -98,8 +99,10 @@ describe('headless review commands', () => {
     const db = new Database(join(world.groveHome, 'db', 'grove.db'));
     const status = (id: string): unknown => db.prepare('SELECT status FROM session WHERE id = ?').pluck().get(id);
     try {
-      // Another Grove process is merging b (its status is what every process sees).
+      // Another Grove process (this test process, alive) is merging b: its status and its running operation are what every process sees.
       db.prepare("UPDATE session SET status = 'Merging' WHERE id = ?").run(b.id);
+      const now = Date.now();
+      db.prepare("INSERT INTO session_operation (id, session_id, kind, status, owner, heartbeat_at, queued_at, started_at) VALUES ('other-merge', ?, 'merge', 'running', ?, ?, ?, ?)").run(b.id, `${hostname()}:${process.pid}`, now, now, now);
       const before = git(repo, 'rev-parse', 'main');
       const merging = grove('merge', a.id);
       // The merge has said it is waiting: it holds the session in Queued.
@@ -115,6 +118,7 @@ describe('headless review commands', () => {
 
       // The other merge ends: this one goes ahead.
       db.prepare("UPDATE session SET status = 'Review' WHERE id = ?").run(b.id);
+      db.prepare("UPDATE session_operation SET status = 'done', finished_at = ? WHERE id = 'other-merge'").run(Date.now());
       const result = await merging;
       expect(result.code, result.stderr).toBe(0);
       const notes = db.prepare("SELECT content FROM session_message WHERE session_id = ? AND kind = 'notice'").pluck().all(a.id);

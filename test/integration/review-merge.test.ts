@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -295,5 +296,28 @@ describe('merge', () => {
     expect(readFileSync(join(w.repo, 'mine.txt'), 'utf8')).toBe('my staged work\n');
     // The session's branch holds the resolved work, ready to merge again.
     expect(git(w.repo, 'show', `${session.branch}:shared.txt`)).toBe('MAIN\nSESSION');
+  });
+
+  it('aborts a rebase an interrupted run left in the worktree first, never commits its conflict markers, and lands the session', async () => {
+    w.commitOnMain({ 'shared.txt': 'one\ntwo\n' }, 'Add shared.txt');
+    const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\n' }, message: 'Session change' });
+    w.commitOnMain({ 'shared.txt': 'one\nMAIN\n' }, 'Main change');
+    const branchHead = git(w.repo, 'rev-parse', session.branch);
+    // Left mid-rebase, with conflict markers in shared.txt.
+    spawnSync('git', ['rebase', 'main'], { cwd: session.worktreePath });
+    expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(true);
+    w.server.script('anthropic', [
+      { when: 'Grove is rebasing this branch onto `main`', toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nMAIN\nSESSION\n' } },
+      { when: 'Grove is rebasing this branch onto `main`', text: reply('Kept both.') },
+    ]);
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    expect((await w.get(session.id)).status).toBe('Done');
+    expect(git(w.repo, 'show', 'main:shared.txt')).toBe('one\nMAIN\nSESSION');
+    expect(git(w.repo, 'log', '-p', 'main')).not.toMatch(/^\+(<{7}|>{7})/m);
+    const notices = await w.notices(session.id);
+    expect(notices).toContain(`[Merge] The worktree was in the middle of an unfinished git rebase. Grove aborted it first: ${session.branch} is at ${branchHead.slice(0, 12)}, as before that rebase.`);
   });
 });

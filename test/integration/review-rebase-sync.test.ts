@@ -29,13 +29,33 @@ async function rebased(sessionId: string): Promise<void> {
   await w.controller.workers.idle(sessionId);
 }
 
-/** Presses `s` and waits for the popup that says how it ended. */
-async function sync(): Promise<Popup & { kind: 'info' }> {
+/** Presses `s` and waits for the confirmation that says what a sync would do. */
+async function syncConfirmation(): Promise<Popup & { kind: 'confirm' }> {
   const seen = w.events.length;
+  w.controller.syncMain();
+  return waitFor('the sync confirmation', () => {
+    for (const e of w.events.slice(seen)) {
+      if (e.type === 'popup' && e.popup?.kind === 'confirm' && e.popup.intent.kind === 'syncMain') return e.popup;
+    }
+    return undefined;
+  });
+}
+
+/** Presses `s`, answers yes if it asks, and waits for the popup that says how it ended. */
+async function sync(): Promise<Popup & { kind: 'info' }> {
+  let seen = w.events.length;
+  let confirmed = false;
   w.controller.syncMain();
   return waitFor('the sync to end', () => {
     for (const e of w.events.slice(seen)) {
-      if (e.type === 'popup' && e.popup?.kind === 'info' && !e.popup.busy) return e.popup;
+      if (e.type !== 'popup') continue;
+      if (!confirmed && e.popup?.kind === 'confirm' && e.popup.intent.kind === 'syncMain') {
+        confirmed = true;
+        seen = w.events.length;
+        w.controller.confirmSync(e.popup.intent.branch, e.popup.intent.head);
+        return undefined;
+      }
+      if (e.popup?.kind === 'info' && !e.popup.busy) return e.popup;
     }
     return undefined;
   });
@@ -106,6 +126,45 @@ describe('session rebase (r)', () => {
 });
 
 describe('sync main (s)', () => {
+  it('asks first, saying what would be pushed where and what would be pulled, and changes nothing until yes', async () => {
+    w.pushFromElsewhere({ 'theirs.txt': 'theirs\n' }, 'Their change');
+    const ours = w.commitOnMain({ 'ours.txt': 'ours\n' }, 'Our change');
+    w.commitOnMain({ 'more.txt': 'more\n' }, 'More of ours');
+    const originHead = git(w.origin, 'rev-parse', 'main');
+
+    const popup = await syncConfirmation();
+
+    expect(popup.title).toBe('Sync main with origin/main?');
+    expect(popup.lines).toEqual(['Push 2 commits from main to origin/main:', '  ↑ More of ours', '  ↑ Our change', 'Pull 1 commit from origin/main into main (yours are rebased on top):', '  ↓ Their change']);
+    expect(popup.yes).toBe(false);
+    expect(git(w.origin, 'rev-parse', 'main')).toBe(originHead);
+    expect(git(w.repo, 'rev-parse', 'main~1')).toBe(ours);
+  });
+
+  it('does not push when the branch moved after the confirmation was shown', async () => {
+    w.commitOnMain({ 'ours.txt': 'ours\n' }, 'Our change');
+    const originHead = git(w.origin, 'rev-parse', 'main');
+    const { intent } = await syncConfirmation();
+    if (intent.kind !== 'syncMain') throw new Error('not a sync confirmation');
+    w.commitOnMain({ 'late.txt': 'late\n' }, 'A commit the confirmation did not list');
+    const seen = w.events.length;
+
+    w.controller.confirmSync(intent.branch, intent.head);
+
+    const ended = await waitFor('the answer', () => w.events.slice(seen).find((e) => e.type === 'popup' && e.popup?.kind === 'info' && !e.popup.busy));
+    expect(ended.type === 'popup' && ended.popup?.kind === 'info' ? ended.popup.title : '').toBe('Sync not started');
+    expect(git(w.origin, 'rev-parse', 'main')).toBe(originHead);
+  });
+
+  it('says there is nothing to do when the branch and its upstream are in step, asking nothing', async () => {
+    const seen = w.events.length;
+
+    w.controller.syncMain();
+
+    const ended = await waitFor('the answer', () => w.events.slice(seen).find((e) => e.type === 'popup' && e.popup?.kind === 'info' && !e.popup.busy));
+    expect(ended.type === 'popup' && ended.popup?.kind === 'info' ? [ended.popup.title, ...ended.popup.lines] : []).toEqual(['Nothing to sync', 'main and origin/main are in step. Nothing was changed.']);
+  });
+
   it('pulls incoming commits with rebase and pushes outgoing ones', async () => {
     w.pushFromElsewhere({ 'theirs.txt': 'theirs\n' }, 'Their change');
     const ours = w.commitOnMain({ 'ours.txt': 'ours\n' }, 'Our change');

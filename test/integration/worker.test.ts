@@ -456,12 +456,13 @@ describe('several Grove processes and a restart', () => {
     await kill(a);
     killGroup(agent.pid);
 
-    // A restart, the way Grove starts: the dead owners' operations fail as interrupted.
+    // A restart, the way Grove starts: the dead owner's running operation fails as interrupted;
+    // the prompt A queued stays queued, for whoever drives the session next.
     const restarted = await startGrove();
     expect(restarted.interrupted).toEqual([session.id]);
     expect((await promptOperations(restarted.infra, session.id)).map((op) => [promptOf(op).slice(0, 6), op.status, op.last_error])).toEqual([
       ['from B', 'failed', INTERRUPTED_BY_RESTART],
-      ['from A', 'failed', INTERRUPTED_BY_RESTART],
+      ['from A', 'queued', null],
     ]);
     expect(await status(restarted.infra, session.id)).toBe('Review');
     expect(restarted.app.state.sessions.find((s) => s.id === session.id)?.status).toBe('Review');
@@ -469,11 +470,11 @@ describe('several Grove processes and a restart', () => {
     expect((await transcript(restarted.infra, session.id)).filter((e) => e.kind === 'notice').map((e) => e.content)).toContain(INTERRUPTED_NOTICE);
     expect(existsSync(session.worktreePath)).toBe(true);
 
-    // The restarted process drives the session from here.
+    // The restarted process drives the session from here: A's prompt first, then its own.
     expect(await restarted.controller.submitPrompt(session.id, 'after restart [[answer:Back]]')).toBeNull();
-    await vi.waitFor(async () => expect((await promptOperations(restarted.infra, session.id)).map((op) => op.status)).toEqual(['failed', 'failed', 'done']), WAIT);
+    await vi.waitFor(async () => expect((await promptOperations(restarted.infra, session.id)).map((op) => op.status)).toEqual(['failed', 'done', 'done']), WAIT);
     await restarted.controller.workers.idle(session.id);
-    expect((await transcript(restarted.infra, session.id)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content)).toEqual(['Back']);
+    expect((await transcript(restarted.infra, session.id)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content)).toEqual(['A ran', 'Back']);
     expect(await status(restarted.infra, session.id)).toBe('Review');
   });
 

@@ -11,7 +11,7 @@ const ALLOWED: Record<SessionStatus, SessionStatus[]> = {
   Question: ['InProgress', 'Queued', 'Rebasing', 'Merging', 'Canceled', 'Review'],
   Queued: ['Merging', 'Review', 'AgentReview'],
   Rebasing: ['Review', 'AgentReview', 'Question'],
-  Merging: ['Done', 'Review', 'AgentReview'],
+  Merging: ['Done', 'Review', 'AgentReview', 'Question'],
   Merged: ['Done'],
   Done: [],
   Canceled: ['Review'],

@@ -1,11 +1,13 @@
 import type { Operation } from '../../domain/operation.js';
 import type { SessionWorkers } from './worker.js';
+import { ensureWorktree } from './session-setup.js';
 import { ReviewContext, type ReviewDeps } from './review/context.js';
 import { openDiff } from './review/diff-view.js';
 import { FocusedReview } from './review/focused-review.js';
 import { MergeQueue, runRebase } from './review/merge.js';
 import { cancelSession, requestCancel } from './review/cancel.js';
 import { SyncMain } from './review/sync-main.js';
+import { previewSync, unchangedSince } from './review/sync-preview.js';
 import { publish, requestPublish, runPublish } from './review/publish.js';
 import { PullRequestPoller } from './review/pr-poller.js';
 
@@ -72,8 +74,24 @@ export class ReviewService {
     this.mergeQueue.confirm(sessionId, (id) => this.focused.cancel(id));
   }
 
-  runMerge(operation: Operation, signal: AbortSignal): Promise<void> {
+  async runMerge(operation: Operation, signal: AbortSignal): Promise<void> {
+    await this.restoreWorktree(operation.sessionId);
     return this.mergeQueue.run(operation, signal);
+  }
+
+  /**
+   * A worktree deleted behind Grove's back is recreated from its branch
+   * before a merge or rebase; when it cannot be, the transcript says why and
+   * the merge or rebase fails on its own terms.
+   */
+  private async restoreWorktree(sessionId: string): Promise<void> {
+    const { store, git } = this.ctx.deps;
+    const session = await store.sessions.get(sessionId);
+    const project = session ? await store.projects.get(session.projectId) : undefined;
+    if (!session || !project) return;
+    await ensureWorktree({ git, note: (id, text) => this.ctx.note(id, text) }, session, project.path).catch((error: unknown) =>
+      this.ctx.note(sessionId, `[Worktree] ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 
   requestRebase(sessionId: string): void {
@@ -86,7 +104,8 @@ export class ReviewService {
     });
   }
 
-  runRebase(operation: Operation, signal: AbortSignal): Promise<void> {
+  async runRebase(operation: Operation, signal: AbortSignal): Promise<void> {
+    await this.restoreWorktree(operation.sessionId);
     return runRebase(this.ctx, operation, signal);
   }
 
@@ -99,8 +118,37 @@ export class ReviewService {
     this.ctx.deps.app.task('Canceling the session', () => cancelSession(this.ctx, sessionId, (id) => this.ctx.workers?.abort(id)));
   }
 
+  /** `s`: works out what a sync would push and pull, then asks first (nothing pushes without a yes). */
   syncMain(): void {
-    this.sync.start();
+    const { app } = this.ctx.deps;
+    const project = app.state.projects.find((p) => p.id === app.state.activeProjectId);
+    if (!project) {
+      this.ctx.notice('warn', 'No active project to sync.');
+      return;
+    }
+    this.ctx.popup('Sync', [`Checking what a sync of ${project.displayName} would pull and push…`], true);
+    app.task('Sync', async () => {
+      const preview = await previewSync(this.ctx, project.path);
+      if (preview.kind === 'info') {
+        this.ctx.popup(preview.title, preview.lines);
+        return;
+      }
+      app.emit({ type: 'popup', popup: { kind: 'confirm', title: preview.title, lines: preview.lines, intent: { kind: 'syncMain', branch: preview.branch, head: preview.head }, yes: false } });
+    });
+  }
+
+  /** The person said yes to the sync of `branch` at `head`: it runs, unless the branch moved meanwhile. */
+  confirmSync(branch: string, head: string): void {
+    const { app } = this.ctx.deps;
+    const project = app.state.projects.find((p) => p.id === app.state.activeProjectId);
+    if (!project) return;
+    app.task('Sync', async () => {
+      if (!(await unchangedSince(this.ctx, project.path, branch, head))) {
+        this.ctx.popup('Sync not started', [`${branch} changed after the confirmation was shown, so nothing was pushed. Press s again to see what a sync would do now.`]);
+        return;
+      }
+      this.sync.start();
+    });
   }
 
   requestPublish(sessionId: string): void {

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Session } from '../../domain/session.js';
+import type { SessionStatus } from '../../domain/session-status.js';
 import type { ShellRunner } from '../../infra/shell.js';
 import type { GitClient, Store } from '../ports.js';
 
@@ -65,4 +67,43 @@ export async function prepareWorktree(
   } else {
     await deps.note(session.id, 'notice', '[Setup] Setup command finished.');
   }
+}
+
+/** A session's worktree is gone and cannot be made again; the message says so in words. */
+export class WorktreeMissingError extends Error {
+  readonly kind = 'worktree_missing' as const;
+}
+
+/** Statuses whose worktree Grove removed on purpose (nothing to recreate). */
+const WITHOUT_WORKTREE: ReadonlySet<SessionStatus> = new Set<SessionStatus>(['Done', 'Canceled', 'Merged']);
+
+/**
+ * Before a turn, a diff, a rebase or a merge: a worktree folder deleted
+ * behind Grove's back is checked out again from the session's branch, and
+ * the transcript says so. Throws WorktreeMissingError when the branch is
+ * gone too. Resolves with whether it was recreated.
+ */
+export async function ensureWorktree(
+  deps: { readonly git: GitClient; readonly note: (sessionId: string, text: string) => Promise<void> },
+  session: Session,
+  mainCheckout: string,
+): Promise<boolean> {
+  if (WITHOUT_WORKTREE.has(session.status) || existsSync(session.worktreePath)) return false;
+  if (!(await deps.git.branchExists(mainCheckout, session.branch))) {
+    throw new WorktreeMissingError(
+      `The worktree ${session.worktreePath} was deleted, and the session's branch ${session.branch} is gone too, so it cannot be recreated. Cancel the session (nothing is left to keep).`,
+    );
+  }
+  try {
+    await deps.git.restoreWorktree(mainCheckout, session.worktreePath, session.branch);
+  } catch (error) {
+    throw new WorktreeMissingError(
+      `The worktree ${session.worktreePath} was deleted, and recreating it from the branch ${session.branch} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  await deps.note(
+    session.id,
+    `[Worktree] ${session.worktreePath} was deleted outside Grove; it was recreated from the branch ${session.branch}. The work committed on the branch is back; changes that were never committed were lost with the folder.`,
+  );
+  return true;
 }

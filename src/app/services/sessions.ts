@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { providerInfo, type ModelChoice } from '../../domain/providers.js';
+import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { settingValue, SETTING_ROWS, type ModelRole } from '../../domain/settings.js';
 import { shortId, type Session } from '../../domain/session.js';
+import { permissionModeDescription, permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
 import type { TranscriptKind } from '../../domain/transcript.js';
 import { activeProject, sessionById } from '../state.js';
 import type { App } from '../app.js';
@@ -35,7 +37,7 @@ export function clarificationPrompt(session: Pick<Session, 'questions'>, answers
 
 export function provisionalTitle(prompt: string): string {
   const first = prompt.split('\n').find((line) => line.trim() !== '') ?? prompt;
-  const clean = first.trim().replace(/\s+/g, ' ');
+  const clean = sanitizeLine(first.trim().replace(/\s+/g, ' '));
   return clean.length > 72 ? `${clean.slice(0, 71)}…` : clean;
 }
 
@@ -65,7 +67,12 @@ export class SessionService {
     return this.ready.get(sessionId) ?? Promise.resolve();
   }
 
-  async note(sessionId: string, kind: TranscriptKind, content: string): Promise<void> {
+  /**
+   * Appends a transcript entry. Its text is sanitized: notices quote file
+   * names, git and setup-script output, and prompts may be pasted from anywhere.
+   */
+  async note(sessionId: string, kind: TranscriptKind, raw: string): Promise<void> {
+    const content = sanitizeText(raw);
     const position = await this.deps.store.transcript.append(sessionId, kind, content, this.now);
     this.deps.app.emit({
       type: 'transcriptAppended',
@@ -85,7 +92,7 @@ export class SessionService {
    * branch and starts making its worktree. Resolves with the session as soon
    * as the row exists; `whenReady` tells when the worktree is usable.
    */
-  async create(projectId: number, choice: ModelChoice, settings: Readonly<Record<string, string>>): Promise<Session> {
+  async create(projectId: number, choice: ModelChoice, settings: Readonly<Record<string, string>>, permissionMode: PermissionMode = 'auto_edit'): Promise<Session> {
     const { store, git, runtime } = this.deps;
     const project = await store.projects.get(projectId);
     if (!project) throw new Error('The project is no longer registered.');
@@ -108,6 +115,7 @@ export class SessionService {
       agent: choice.agent,
       model: choice.model,
       reasoning: choice.reasoning,
+      permissionMode,
       createdAt: now,
       updatedAt: now,
     });
@@ -148,6 +156,18 @@ export class SessionService {
     await store.sessions.delete(sessionId);
     this.ready.delete(sessionId);
     this.deps.app.emit({ type: 'sessionRemoved', sessionId });
+  }
+
+  /**
+   * Changes the session's permission mode; the next turn runs in it. A
+   * started session gets a transcript line saying so. Returns the session.
+   */
+  async setPermissionMode(sessionId: string, mode: PermissionMode): Promise<Session | undefined> {
+    const before = await this.deps.store.sessions.get(sessionId);
+    if (!before || before.permissionMode === mode) return before;
+    await this.deps.store.sessions.update(sessionId, { permissionMode: mode }, this.now);
+    if (before.prompt !== null) await this.note(sessionId, 'notice', `[Mode] ${permissionModeLabel(mode)}: ${permissionModeDescription(mode)}. It applies from the next turn.`);
+    return this.publishSession(sessionId);
   }
 
   async loadTranscript(sessionId: string): Promise<void> {

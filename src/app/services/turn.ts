@@ -4,6 +4,7 @@ import { providerInfo, type ProviderId } from '../../domain/providers.js';
 import { sizeFromLines, type Session } from '../../domain/session.js';
 import type { SessionStatus } from '../../domain/session-status.js';
 import type { TurnEvent } from '../../infra/agent/channel.js';
+import { storageFailure } from '../../infra/db/errors.js';
 import type { App } from '../app.js';
 import type { Agents, GitClient, Runtime, Store } from '../ports.js';
 import type { ChannelPool } from './channel-pool.js';
@@ -11,6 +12,7 @@ import { commitMessagePrompt, fallbackCommitMessage, hookFixPrompt, titlePrompt 
 import type { SessionService } from './sessions.js';
 import { modelChoice } from './sessions.js';
 import { ReportedError } from './worker.js';
+import { ensureWorktree } from './session-setup.js';
 
 export interface TurnDeps {
   readonly app: App;
@@ -41,6 +43,7 @@ export function progressText(event: TurnEvent): string | null {
     case 'progress':
       return event.text;
     case 'pid':
+    case 'denied':
       return null;
     default:
       return null;
@@ -101,16 +104,51 @@ export class TurnRunner {
     else row.timer = setTimeout(write, wait);
   }
 
+  /** A request the permission mode did not allow: kept in the transcript, in order. */
+  private denied(sessionId: string, text: string): void {
+    this.deps.sessions.note(sessionId, 'notice', text).catch((error: unknown) => this.deps.runtime.logger.log('warn', 'denial note failed', error));
+  }
+
   /** Runs a start_prompt or reply operation: one agent turn and everything after it. */
   async run(operation: Operation, signal: AbortSignal): Promise<void> {
     this.progressRows.set(operation.sessionId, { operationId: operation.id, writtenAt: 0, pending: null, timer: null });
     try {
       await this.runTurn(operation, signal);
+    } catch (error) {
+      if (error instanceof ReportedError) throw error;
+      throw await this.failTurn(operation.sessionId, error);
     } finally {
       const row = this.progressRows.get(operation.sessionId);
       if (row?.timer) clearTimeout(row.timer);
       this.progressRows.delete(operation.sessionId);
     }
+  }
+
+  /**
+   * A turn that failed in Grove itself (a full disk while saving the answer,
+   * a git error): the reason in words, in the transcript when it can still
+   * be written and on screen, and the session leaves InProgress.
+   */
+  private async failTurn(sessionId: string, error: unknown): Promise<ReportedError> {
+    const { store, app, runtime } = this.deps;
+    runtime.logger.log('error', `turn of ${sessionId} failed`, error);
+    const storage = storageFailure(error);
+    const message = storage
+      ? `Grove could not save this turn: ${storage}. Free some space, then reply to try again; the worktree keeps the agent's changes.`
+      : `The turn failed: ${describeError(error).message}`;
+    this.progress(sessionId, null);
+    await this.deps.sessions.note(sessionId, 'notice', `[Error] ${message}`).catch(() => {});
+    try {
+      const session = await store.sessions.get(sessionId);
+      if (session?.status === 'InProgress') await this.setStatus(sessionId, 'Review');
+    } catch {
+      // The database takes no writes: at least the screen stops saying the
+      // agent works (a restart's recovery moves the stored status).
+      const shown = app.state.sessions.find((s) => s.id === sessionId);
+      if (shown?.status === 'InProgress') app.emit({ type: 'sessionUpdated', session: { ...shown, status: 'Review', activeSince: null } });
+    }
+    app.emit({ type: 'notice', notice: { level: 'error', text: message } });
+    return new ReportedError(message);
   }
 
   private async runTurn(operation: Operation, signal: AbortSignal): Promise<void> {
@@ -125,6 +163,15 @@ export class TurnRunner {
     }
     const project = await store.projects.get(session.projectId);
     if (!project) throw new ReportedError('The project is no longer registered.');
+    // Checked here, before the agent starts: a missing folder would otherwise
+    // fail its spawn with ENOENT, as if the agent CLI were not installed.
+    try {
+      await ensureWorktree({ git, note: (id, text) => sessions.note(id, 'notice', text) }, session, project.path);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await sessions.note(session.id, 'notice', `[Error] ${message}\nThis prompt was not sent:\n${prompt}`);
+      throw new ReportedError(message);
+    }
 
     // A new turn clears pending questions and the focused review of the old diff.
     await store.sessions.update(session.id, { questions: [], focusedReviewText: null, focusedReviewStatus: null, focusedReviewDiffHash: null }, this.now());
@@ -154,6 +201,10 @@ export class TurnRunner {
           providerConversationId: session.providerConversationId,
         },
         (event) => {
+          if (event.type === 'denied') {
+            this.denied(session?.id ?? operation.sessionId, event.text);
+            return;
+          }
           const text = progressText(event);
           if (text) this.progress(session?.id ?? operation.sessionId, text);
         },
@@ -261,7 +312,8 @@ export class TurnRunner {
         return;
       } catch (error) {
         const { message: why, diagnostics } = describeError(error);
-        if (!allowFixes || attempt >= MAX_HOOK_FIXES || signal.aborted) {
+        // A hook fix edits files: only a session that may edit asks its agent for one.
+        if (!allowFixes || session.permissionMode !== 'auto_edit' || attempt >= MAX_HOOK_FIXES || signal.aborted) {
           await sessions.note(session.id, 'notice', `[Commit Error] ${why}${diagnostics ? `\n${diagnostics}` : ''}\nThe changes stay uncommitted in ${worktree}.`);
           return;
         }
@@ -282,7 +334,9 @@ export class TurnRunner {
             permissionMode: 'auto_edit',
             providerConversationId: latest.providerConversationId,
           },
-          () => {},
+          (event) => {
+            if (event.type === 'denied') this.denied(session.id, event.text);
+          },
           signal,
         );
         await store.sessions.update(session.id, { providerConversationId: fix.result.providerConversationId ?? latest.providerConversationId }, this.now());

@@ -4,6 +4,7 @@ import { agentResponseJsonSchema, type AgentResponse } from '../../domain/protoc
 import type { Logger } from '../log.js';
 import type { AgentChannel, ChannelOptions, RequestKind, TurnEvent, TurnResult } from './channel.js';
 import { detectAgents, type DetectedAgent } from './detect.js';
+import { defaultLauncher, type AgentLauncher, type Confinement } from './launcher.js';
 import { buildTurnPrompt } from './prompt.js';
 import { runProtocolTurn } from './protocol-turn.js';
 import { createChannel } from './registry.js';
@@ -48,6 +49,12 @@ export interface Agents {
     signal: AbortSignal,
     options?: { readonly write?: boolean },
   ): Promise<{ answer: string; inputTokens: number; outputTokens: number }>;
+  /** How agents are confined right now: a sandbox engine, unconfined (the opt-out), or refused. */
+  confinement(): Promise<Confinement>;
+  /** Stops every agent process still running (title and commit-message prompts too) and waits briefly. */
+  stopAll(): Promise<void>;
+  /** Ends agent processes left behind by Grove processes that are gone; runs before recovery. */
+  sweepLeftovers(): Promise<number>;
 }
 
 /** Providers whose CLI enforces the reply schema natively; the others get it in the prompt. */
@@ -57,12 +64,12 @@ const TURN_TIMEOUT_MS = 4 * 60 * 60 * 1000;
 const UTILITY_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** The agent layer as the app sees it: channels, detection, protocol turns, utility prompts. */
-export function createAgents(env: NodeJS.ProcessEnv, logger: Logger): Agents {
-  const options = (turnTimeoutMs: number): ChannelOptions => ({ env, turnTimeoutMs });
+export function createAgents(env: NodeJS.ProcessEnv, logger: Logger, launcher: AgentLauncher = defaultLauncher()): Agents {
+  const options = (turnTimeoutMs: number): ChannelOptions => ({ env, turnTimeoutMs, launcher });
 
   const turn = async (channel: AgentChannel, input: SessionTurnInput, onEvent: (event: TurnEvent) => void, signal: AbortSignal): Promise<SessionTurnOutput> => {
     const native = NATIVE_SCHEMA.has(channel.provider);
-    const prompt = buildTurnPrompt({ userPrompt: input.userPrompt, kind: input.kind, schemaInPrompt: !native, worktree: input.cwd });
+    const prompt = buildTurnPrompt({ userPrompt: input.userPrompt, kind: input.kind, schemaInPrompt: !native, worktree: input.cwd, mode: input.permissionMode });
     const { response, result } = await runProtocolTurn(
       channel,
       {
@@ -86,6 +93,9 @@ export function createAgents(env: NodeJS.ProcessEnv, logger: Logger): Agents {
   return {
     create: (provider) => createChannel(provider, options(TURN_TIMEOUT_MS)),
     detect: () => detectAgents(env),
+    confinement: () => launcher.confinement(),
+    stopAll: () => launcher.stopAll(),
+    sweepLeftovers: () => launcher.sweep(),
     turn,
     async utility(choice: ModelChoice, prompt: string, cwd: string, signal: AbortSignal, extra?: { readonly write?: boolean }) {
       const channel = createChannel(choice.agent, options(UTILITY_TIMEOUT_MS));

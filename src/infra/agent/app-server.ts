@@ -2,7 +2,8 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { AgentError, type TurnResult } from './channel.js';
 import type { ProviderId } from '../../domain/providers.js';
 import { JsonRpcPeer } from './json-rpc.js';
-import { SpawnError, spawnAgent, stderrSummary, type AgentProcess } from './process.js';
+import { launchAgent, type AgentLauncher } from './launcher.js';
+import { stderrSummary, type AgentProcess } from './process.js';
 
 /** True when `path` (absolute, or relative to `root`) is inside `root`. */
 export function isInside(root: string, path: string): boolean {
@@ -28,16 +29,9 @@ export async function startRuntime(
   env: NodeJS.ProcessEnv,
   withVersion: boolean,
   installHint: string,
+  launcher?: AgentLauncher,
 ): Promise<Runtime> {
-  let proc: AgentProcess;
-  try {
-    proc = await spawnAgent(command, args, { cwd, env });
-  } catch (error) {
-    if (error instanceof SpawnError && error.code === 'ENOENT') {
-      throw new AgentError(provider, 'missing_cli', `${label} (\`${command}\`) is not installed or not on PATH. ${installHint}`);
-    }
-    throw new AgentError(provider, 'crash', `${label} could not start: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const proc = await launchAgent(launcher, { provider, command, args, cwd, env }, label, installHint);
   const peer = new JsonRpcPeer(proc.child, withVersion);
   const runtime: Runtime = { proc, peer, cwd, dead: false };
   void proc.exited.then((exit) => {

@@ -1,5 +1,7 @@
 import type { PermissionMode } from '../../domain/session.js';
 import type { ProviderId } from '../../domain/providers.js';
+import { sanitizeText } from '../../domain/sanitize.js';
+import type { AgentLauncher } from './launcher.js';
 
 /** What a turn is for; it selects the prompt wrapper and the permissions. */
 export type RequestKind = 'session_start' | 'session_resume' | 'utility';
@@ -23,10 +25,15 @@ export interface TurnRequest {
   readonly outputSchema: Record<string, unknown> | null;
 }
 
-/** Transient events while a turn runs; they drive the progress line only. */
+/**
+ * Events while a turn runs. Thinking and progress drive the progress line;
+ * a denial (a request the permission mode did not allow, already refused)
+ * is kept as a transcript line.
+ */
 export type TurnEvent =
   | { readonly type: 'thinking'; readonly text: string }
   | { readonly type: 'progress'; readonly text: string }
+  | { readonly type: 'denied'; readonly text: string }
   | { readonly type: 'pid'; readonly pid: number };
 
 export interface TurnResult {
@@ -46,19 +53,23 @@ export type AgentErrorReason =
   | 'crash'
   | 'timeout'
   | 'canceled'
-  | 'protocol';
+  | 'protocol'
+  /** No sandbox engine can confine the agent, and running unconfined is not allowed. */
+  | 'sandbox';
 
-/** An expected failure of an agent turn, shown to the user in words. */
+/** An expected failure of an agent turn, shown to the user in words (sanitized: it may quote the CLI's stderr). */
 export class AgentError extends Error {
   readonly kind = 'agent' as const;
+  /** Bounded extra detail (stderr tail, exit code, parser position); never the raw reply. */
+  readonly diagnostics: string;
   constructor(
     readonly provider: ProviderId,
     readonly reason: AgentErrorReason,
     message: string,
-    /** Bounded extra detail (stderr tail, exit code, parser position); never the raw reply. */
-    readonly diagnostics: string = '',
+    diagnostics = '',
   ) {
-    super(message);
+    super(sanitizeText(message));
+    this.diagnostics = sanitizeText(diagnostics);
   }
 }
 
@@ -84,4 +95,6 @@ export interface ChannelOptions {
   readonly env: NodeJS.ProcessEnv;
   /** Hard limit for one turn in ms. */
   readonly turnTimeoutMs: number;
+  /** Starts the agent processes (confined, tied to Grove's life); a default confined one when absent. */
+  readonly launcher?: AgentLauncher;
 }

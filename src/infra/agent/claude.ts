@@ -1,11 +1,16 @@
 import * as z from 'zod/mini';
 import { AgentError, type AgentChannel, type ChannelOptions, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
-import { SpawnError, readLines, spawnAgent, stderrSummary } from './process.js';
+import { launchAgent } from './launcher.js';
+import { readLines, stderrSummary } from './process.js';
+import { permissionModeLabel } from '../../domain/permission-mode.js';
+import { deniedLine } from './approval.js';
 
 // Claude Code: one `claude -p` process per turn, stream-json on stdout, the
 // prompt on stdin, follow-ups resumed by the session id taken from the stream.
 
-const WRITE_TOOLS = ['Bash', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'Read', 'Glob', 'Grep', 'WebSearch', 'WebFetch', 'TodoWrite'];
+/** Allowed everywhere in Auto Edit; the edit tools are allowed only on the worktree (a rule per tool). */
+const AUTO_TOOLS = ['Bash', 'Read', 'Glob', 'Grep', 'WebSearch', 'WebFetch', 'TodoWrite'];
+const EDIT_TOOLS = ['Edit', 'MultiEdit', 'Write', 'NotebookEdit'];
 const READ_TOOLS = ['Read', 'Glob', 'Grep', 'WebSearch', 'WebFetch'];
 
 const ContentBlock = z.looseObject({ type: z.string(), text: z.optional(z.string()), thinking: z.optional(z.string()), name: z.optional(z.string()), input: z.optional(z.record(z.string(), z.unknown())) });
@@ -24,6 +29,7 @@ const StreamLine = z.discriminatedUnion('type', [
     usage: z.optional(z.looseObject({ input_tokens: z._default(z.number(), 0), output_tokens: z._default(z.number(), 0), cache_read_input_tokens: z._default(z.number(), 0), cache_creation_input_tokens: z._default(z.number(), 0) })),
     api_error_status: z.optional(z.nullable(z.number())),
     errors: z.optional(z.array(z.string())),
+    permission_denials: z.optional(z.array(z.unknown())),
   }),
 ]);
 
@@ -61,17 +67,45 @@ export function claudeArgs(request: TurnRequest): string[] {
   if (request.reasoning && request.reasoning !== 'default') args.push('--effort', request.reasoning);
   if (request.providerConversationId) args.push('--resume', request.providerConversationId);
   if (request.outputSchema) args.push('--json-schema', JSON.stringify(request.outputSchema));
-  if (request.permissionMode === 'read_only') {
-    args.push('--permission-mode', 'plan', '--tools', READ_TOOLS.join(','), '--allowedTools', READ_TOOLS.join(','));
-  } else {
-    // Edits are accepted, but never in the project's main checkout.
-    args.push('--permission-mode', 'acceptEdits', '--allowedTools', WRITE_TOOLS.join(','));
-    if (request.mainCheckout) {
-      const main = `/${request.mainCheckout.replace(/\/+$/, '')}/**`;
-      args.push('--settings', JSON.stringify({ permissions: { deny: [`Edit(${main})`, `Write(${main})`, `MultiEdit(${main})`] } }));
-    }
-  }
+  args.push(...permissionArgs(request));
   return args;
+}
+
+/**
+ * The permission flags of a mode. Without a permission-prompt tool, `-p`
+ * denies every tool use that is neither allowed nor accepted by the mode.
+ * Shell effects outside the worktree are stopped by the OS sandbox.
+ */
+export function permissionArgs(request: Pick<TurnRequest, 'permissionMode' | 'cwd' | 'mainCheckout'>): string[] {
+  const reads = READ_TOOLS.join(',');
+  switch (request.permissionMode) {
+    case 'read_only':
+      // Only the read tools exist; anything else is denied without asking.
+      return ['--permission-mode', 'dontAsk', '--tools', reads, '--allowedTools', reads];
+    case 'plan':
+      return ['--permission-mode', 'plan', '--tools', reads, '--allowedTools', reads];
+    case 'auto_edit': {
+      // Edits are accepted in the worktree (the working directory, the one added dir) and denied
+      // elsewhere, the main checkout explicitly. `//` starts an absolute path in a rule.
+      const rule = (dir: string): string => `/${dir.replace(/\/+$/, '')}/**`;
+      const allowed = [...AUTO_TOOLS, ...EDIT_TOOLS.map((tool) => `${tool}(${rule(request.cwd)})`)];
+      const args = ['--permission-mode', 'acceptEdits', '--add-dir', request.cwd, '--allowedTools', allowed.join(',')];
+      if (request.mainCheckout) {
+        args.push('--settings', JSON.stringify({ permissions: { deny: EDIT_TOOLS.map((tool) => `${tool}(${rule(request.mainCheckout)})`) } }));
+      }
+      return args;
+    }
+    default:
+      return ['--permission-mode', 'dontAsk', '--tools', reads, '--allowedTools', reads];
+  }
+}
+
+/** What a denied tool use tried, in words: "use Write on src/a.ts", "use Bash: `rm -rf x`". */
+export function deniedToolText(name: string, input: Record<string, unknown> | undefined): string {
+  const path = typeof input?.['file_path'] === 'string' ? input['file_path'] : typeof input?.['path'] === 'string' ? input['path'] : typeof input?.['notebook_path'] === 'string' ? input['notebook_path'] : null;
+  const command = typeof input?.['command'] === 'string' ? input['command'].replace(/\s+/g, ' ').slice(0, 120) : null;
+  if (command) return `use ${name}: \`${command}\``;
+  return path ? `use ${name} on ${path}` : `use ${name}`;
 }
 
 function classify(result: Result): AgentError {
@@ -88,20 +122,21 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
     provider: 'claude',
     async runTurn(request: TurnRequest, onEvent: (event: TurnEvent) => void, signal: AbortSignal): Promise<TurnResult> {
       if (signal.aborted) throw new AgentError('claude', 'canceled', 'The turn was stopped.');
-      let proc;
-      try {
-        proc = await spawnAgent(binary, claudeArgs(request), { cwd: request.cwd, env: options.env });
-      } catch (error) {
-        if (error instanceof SpawnError && error.code === 'ENOENT') {
-          throw new AgentError('claude', 'missing_cli', 'Claude Code (`claude`) is not installed or not on PATH. Install it with `npm install -g @anthropic-ai/claude-code`.');
-        }
-        throw new AgentError('claude', 'crash', `Claude Code could not start: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      const proc = await launchAgent(options.launcher, { provider: 'claude', command: binary, args: claudeArgs(request), cwd: request.cwd, env: options.env }, 'Claude Code', 'Install it with `npm install -g @anthropic-ai/claude-code`.');
       onEvent({ type: 'pid', pid: proc.pid });
       proc.child.stdin.end(request.prompt);
       let sessionId: string | null = request.providerConversationId;
       let result: Result | null = null;
       let lastText = '';
+      // Tool uses Claude Code refused (by mode, allowed tools or deny rules), each told once.
+      const deniedIds = new Set<string>();
+      const denied = (id: string | null, what: string, why: string): void => {
+        if (id !== null && deniedIds.has(id)) return;
+        if (id !== null) deniedIds.add(id);
+        onEvent({ type: 'denied', text: deniedLine('Claude Code', what, why) });
+      };
+      const modeWhy = request.permissionMode === 'auto_edit' ? 'Auto Edit allows edits only inside the worktree' : `${permissionModeLabel(request.permissionMode)} mode allows no writes`;
+      const toolInputs = new Map<string, { name: string; input: Record<string, unknown> | undefined }>();
       readLines(proc.child, (line) => {
         if (!line.trim().startsWith('{')) return;
         let parsed;
@@ -116,14 +151,28 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
         if (event.type === 'assistant') {
           for (const block of event.message.content) {
             if (block.type === 'thinking') onEvent({ type: 'thinking', text: block.thinking ?? '' });
-            else if (block.type === 'tool_use' && block.name) onEvent({ type: 'progress', text: toolProgress(block.name, block.input) });
+            else if (block.type === 'tool_use' && block.name) {
+              if (typeof block['id'] === 'string') toolInputs.set(block['id'], { name: block.name, input: block.input });
+              onEvent({ type: 'progress', text: toolProgress(block.name, block.input) });
+            }
             else if (block.type === 'text' && block.text) {
               lastText = block.text;
               onEvent({ type: 'progress', text: 'Writing the answer' });
             }
           }
+        } else if (event.type === 'system' && event.subtype === 'permission_denied') {
+          const id = typeof event['tool_use_id'] === 'string' ? event['tool_use_id'] : null;
+          const name = typeof event['tool_name'] === 'string' ? event['tool_name'] : 'a tool';
+          denied(id, deniedToolText(name, id !== null ? toolInputs.get(id)?.input : undefined), modeWhy);
         } else if (event.type === 'result') {
           result = event;
+          for (const entry of event.permission_denials ?? []) {
+            const d = entry && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
+            const id = typeof d['tool_use_id'] === 'string' ? d['tool_use_id'] : null;
+            const name = typeof d['tool_name'] === 'string' ? d['tool_name'] : 'a tool';
+            const input = d['tool_input'] && typeof d['tool_input'] === 'object' ? (d['tool_input'] as Record<string, unknown>) : undefined;
+            denied(id, deniedToolText(name, input ?? (id !== null ? toolInputs.get(id)?.input : undefined)), modeWhy);
+          }
         }
       });
       let timedOut = false;

@@ -1,5 +1,7 @@
 import { AgentError, type AgentChannel, type ChannelOptions, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
-import { TurnAccumulator, asNumber, asRecord, asString, isInside, startRuntime, turnResult, type Runtime } from './app-server.js';
+import { TurnAccumulator, asNumber, asRecord, asString, startRuntime, turnResult, type Runtime } from './app-server.js';
+import { commandPaths, decideApproval, deniedLine, describeAsk, type ApprovalAsk } from './approval.js';
+import type { PermissionMode } from '../../domain/permission-mode.js';
 
 // Gemini CLI over the Agent Client Protocol (`gemini --acp`): one process per
 // session kept alive between turns. The provider conversation id is
@@ -29,12 +31,48 @@ export function decodeConversation(id: string | null): { sessionId: string; minu
 function toolPaths(toolCall: Record<string, unknown>): string[] {
   const locations = Array.isArray(toolCall['locations']) ? toolCall['locations'].map(asRecord) : [];
   const content = Array.isArray(toolCall['content']) ? toolCall['content'].map(asRecord) : [];
-  return [...locations.map((l) => asString(l['path'])), ...content.map((c) => asString(c['path']))].filter((p): p is string => p !== null);
+  return [...new Set([...locations.map((l) => asString(l['path'])), ...content.map((c) => asString(c['path']))].filter((p): p is string => p !== null))];
+}
+
+/**
+ * An ACP tool call as an ask. A shell command (`execute`) says where it runs
+ * only in its content ("[current working directory …]"); the paths it names
+ * are read from the command line, a heuristic backed by the OS sandbox.
+ */
+export function geminiAsk(toolCall: Record<string, unknown>): ApprovalAsk {
+  const title = asString(toolCall['title']) ?? 'a tool';
+  const paths = toolPaths(toolCall);
+  switch (asString(toolCall['kind'])) {
+    case 'execute': {
+      const content = Array.isArray(toolCall['content']) ? toolCall['content'].map(asRecord) : [];
+      const text = content.map((c) => asString(asRecord(c['content'])['text']) ?? '').join('\n');
+      const cwd = /\[current working directory ([^\]\n]+)\]/.exec(text)?.[1] ?? null;
+      return { kind: 'command', command: title, cwd, paths: [...paths, ...commandPaths(title)], escalation: false };
+    }
+    case 'edit':
+    case 'delete':
+    case 'move':
+      return { kind: 'edit', paths, grantRoot: null };
+    case 'read':
+    case 'search':
+    case 'fetch':
+    case 'think':
+      return { kind: 'read', what: `use ${title}` };
+    default:
+      return { kind: 'permissions', what: `permission for ${title}` };
+  }
+}
+
+/** The ACP session mode for a permission mode: Gemini's own plan mode for Plan, else the asking default. */
+export function geminiModeId(mode: PermissionMode): 'plan' | 'default' {
+  return mode === 'plan' ? 'plan' : 'default';
 }
 
 export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'): AgentChannel {
   let runtime: Runtime | null = null;
   let conversation: string | null = null;
+  /** The ACP mode of the live Gemini session (a new or loaded one starts in `default`). */
+  let sessionMode: string | null = null;
   let current: { acc: TurnAccumulator; request: TurnRequest; onEvent: (e: TurnEvent) => void } | null = null;
 
   const wire = (rt: Runtime): void => {
@@ -67,11 +105,14 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
           break;
       }
     });
+    // Permission requests, fail-closed: what the session's mode does not allow is rejected and told in the transcript.
     rt.peer.onRequest('session/request_permission', (params) => {
       const p = asRecord(params);
       const choices = Array.isArray(p['options']) ? p['options'].map(asRecord) : [];
-      const paths = toolPaths(asRecord(p['toolCall']));
-      const allowed = current !== null && current.request.permissionMode !== 'read_only' && paths.every((path) => isInside(rt.cwd, path));
+      const ask = geminiAsk(asRecord(p['toolCall']));
+      const decision = current ? decideApproval(current.request.permissionMode, rt.cwd, ask) : ({ allow: false, reason: 'no turn is running' } as const);
+      if (!decision.allow) current?.onEvent({ type: 'denied', text: deniedLine(LABEL, describeAsk(ask), decision.reason) });
+      const allowed = decision.allow;
       const pick = (kind: string): string | null => asString(choices.find((o) => o['kind'] === kind)?.['optionId']);
       const optionId = allowed ? (pick('allow_once') ?? pick('allow_always')) : (pick('reject_once') ?? pick('reject_always'));
       return optionId ? { outcome: { outcome: 'selected', optionId } } : { outcome: { outcome: 'cancelled' } };
@@ -81,7 +122,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
   const ensure = async (request: TurnRequest): Promise<{ rt: Runtime; sessionId: string }> => {
     if (!runtime || runtime.dead) {
       const args = ['--acp', ...(request.model && request.model !== 'auto' ? ['-m', request.model] : [])];
-      const rt = await startRuntime('gemini', LABEL, binary, args, request.cwd, { ...options.env, GEMINI_CLI_NO_RELAUNCH: 'true' }, true, INSTALL);
+      const rt = await startRuntime('gemini', LABEL, binary, args, request.cwd, { ...options.env, GEMINI_CLI_NO_RELAUNCH: 'true' }, true, INSTALL, options.launcher);
       wire(rt);
       await rt.peer.request('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'grove', version: '1' } });
       runtime = rt;
@@ -95,6 +136,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       try {
         await rt.peer.request('session/load', { sessionId: stored.sessionId, cwd: request.cwd, mcpServers: [] });
         conversation = encodeConversation(stored.sessionId, stored.minute);
+        sessionMode = 'default';
         return { rt, sessionId: stored.sessionId };
       } catch {
         // Could not reload it: start a new session below.
@@ -104,6 +146,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     const sessionId = asString(created['sessionId']);
     if (!sessionId) throw new AgentError('gemini', 'crash', 'Gemini CLI did not return a session id.');
     conversation = encodeConversation(sessionId, minuteNow());
+    sessionMode = 'default';
     return { rt, sessionId };
   };
 
@@ -112,6 +155,15 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     async runTurn(request, onEvent, signal): Promise<TurnResult> {
       if (signal.aborted) throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
       const { rt, sessionId } = await ensure(request);
+      const wantMode = geminiModeId(request.permissionMode);
+      if (sessionMode !== wantMode) {
+        try {
+          await rt.peer.request('session/set_mode', { sessionId, modeId: wantMode });
+          sessionMode = wantMode;
+        } catch {
+          // Gemini's own mode is not essential: Grove's answers deny every write outside Auto Edit anyway.
+        }
+      }
       const acc = new TurnAccumulator();
       current = { acc, request, onEvent };
       const onAbort = (): void => {
@@ -119,6 +171,8 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         setTimeout(() => rt.proc.kill(), 2000).unref();
       };
       signal.addEventListener('abort', onAbort, { once: true });
+      // Stopped while the process was starting: the listener came too late.
+      if (signal.aborted) onAbort();
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;

@@ -1,4 +1,5 @@
 import { agentResponseJsonSchema } from '../../domain/protocol.js';
+import type { PermissionMode } from '../../domain/permission-mode.js';
 import type { RequestKind } from './channel.js';
 
 const SEPARATOR = '\n\n---\n\n';
@@ -22,6 +23,20 @@ function sessionRules(worktree: string): string {
   ].join('\n');
 }
 
+/** What a session that may not write is told, before the usual rules. */
+function modeRules(mode: PermissionMode): string {
+  switch (mode) {
+    case 'auto_edit':
+      return '';
+    case 'read_only':
+      return 'This session is in Read Only mode: do not create, change or delete any file, and run no command that modifies anything. Read and search, then answer. Requests to write are denied.\n\n';
+    case 'plan':
+      return 'This session is in Plan mode: do not create, change or delete any file, and run no command that modifies anything. Read and search the code, then propose a plan in `answer`: the steps, the files each step changes and how to check the result. Requests to write are denied; the developer switches the session to Auto Edit to carry the plan out.\n\n';
+    default:
+      return '';
+  }
+}
+
 function utilityRules(): string {
   return [
     'This is a one-off request from Grove, not a coding task: do not change any files and do not run commands that modify anything.',
@@ -30,8 +45,8 @@ function utilityRules(): string {
 }
 
 /** The full prompt for one turn: Grove's protocol preamble, then the user's words. */
-export function buildTurnPrompt(input: { userPrompt: string; kind: RequestKind; schemaInPrompt: boolean; worktree: string }): string {
-  const rules = input.kind === 'utility' ? utilityRules() : sessionRules(input.worktree);
+export function buildTurnPrompt(input: { userPrompt: string; kind: RequestKind; schemaInPrompt: boolean; worktree: string; mode?: PermissionMode }): string {
+  const rules = input.kind === 'utility' ? utilityRules() : `${modeRules(input.mode ?? 'auto_edit')}${sessionRules(input.worktree)}`;
   const schema = input.schemaInPrompt ? `\n\n${schemaBlock()}` : '';
   return `${rules}${schema}${SEPARATOR}${input.userPrompt}`;
 }

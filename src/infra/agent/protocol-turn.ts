@@ -1,4 +1,5 @@
 import { AgentResponseSchema, parseAgentResponse, type AgentResponse } from '../../domain/protocol.js';
+import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { AgentError, type AgentChannel, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
 import { buildRepairPrompt } from './prompt.js';
 
@@ -16,15 +17,37 @@ function parseResult(result: TurnResult): { ok: true; value: AgentResponse } | {
   return parseAgentResponse(result.message);
 }
 
+/** The reply with every text made safe for a terminal (the agent's output is untrusted). */
+export function sanitizeResponse(response: AgentResponse): AgentResponse {
+  return {
+    answer: sanitizeText(response.answer),
+    questions: response.questions.map((q) => ({ text: sanitizeText(q.text), options: q.options.map(sanitizeLine) })),
+    ...(response.summary === undefined ? {} : { summary: response.summary && { turn: sanitizeText(response.summary.turn), session: sanitizeText(response.summary.session) } }),
+  };
+}
+
 /**
- * Runs a turn and reads its reply. A reply that does not follow the
+ * An event's text made safe for a terminal before anyone sees it: progress
+ * is one status line; any other text (thinking, notices) keeps its lines.
+ */
+export function sanitizeEvent(event: TurnEvent): TurnEvent {
+  if (!('text' in event) || typeof event.text !== 'string') return event;
+  const text = event.type === 'progress' ? sanitizeLine(event.text) : sanitizeText(event.text);
+  return text === event.text ? event : { ...event, text };
+}
+
+/**
+ * Runs a turn and reads its reply. Everything that comes out of it (events,
+ * the parsed reply) is sanitized here: every agent turn, whatever the
+ * channel, passes through this function. A reply that does not follow the
  * protocol gets one repair round-trip in the same conversation; then the
  * turn fails with a diagnostic (never the raw output).
  */
-export async function runProtocolTurn(channel: AgentChannel, request: TurnRequest, onEvent: (event: TurnEvent) => void, signal: AbortSignal): Promise<ProtocolTurn> {
+export async function runProtocolTurn(channel: AgentChannel, request: TurnRequest, onRawEvent: (event: TurnEvent) => void, signal: AbortSignal): Promise<ProtocolTurn> {
+  const onEvent = (event: TurnEvent): void => onRawEvent(sanitizeEvent(event));
   const first = await channel.runTurn(request, onEvent, signal);
   const parsed = parseResult(first);
-  if (parsed.ok) return { response: parsed.value, result: first, repaired: false };
+  if (parsed.ok) return { response: sanitizeResponse(parsed.value), result: first, repaired: false };
   onEvent({ type: 'progress', text: 'The reply was not in the expected format; asking the agent to restate it…' });
   const schemaInPrompt = request.outputSchema === null;
   const second = await channel.runTurn(
@@ -44,6 +67,6 @@ export async function runProtocolTurn(channel: AgentChannel, request: TurnReques
     outputTokens: first.outputTokens + second.outputTokens,
     providerConversationId: second.providerConversationId ?? first.providerConversationId,
   };
-  if (repaired.ok) return { response: repaired.value, result, repaired: true };
+  if (repaired.ok) return { response: sanitizeResponse(repaired.value), result, repaired: true };
   throw new AgentError(channel.provider, 'protocol', "The agent's reply did not follow the reply format, even after one repair request.", repaired.diagnostic);
 }

@@ -62,13 +62,27 @@ export interface OperationRepo {
   /** Queued and running operations, oldest first. */
   listUnfinished(sessionId?: string): Promise<Operation[]>;
   /**
-   * After a restart: fails the unfinished operations whose owner is not
-   * alive ("interrupted by restart") and moves their sessions from a working
-   * status back to Review, banking timers, in one transaction. Returns the
-   * ids of the sessions whose operations were failed.
+   * After a restart, or when a lease went stale while Grove runs: fails the
+   * unfinished operations whose owner is not alive ("interrupted by
+   * restart") and moves their sessions from a working status back to
+   * Review, in one transaction. The active-work timer stops at the dead
+   * owner's last heartbeat, so the time nobody worked is not counted.
+   * Queued prompts (start_prompt, reply) are kept queued: the next worker
+   * that takes the session runs them. Returns the ids of the sessions whose
+   * operations were failed.
    */
-  failInterrupted(now: number, isOwnerAlive: (owner: string | null) => boolean): Promise<string[]>;
+  failInterrupted(now: number, isOwnerAlive: OwnerLiveness): Promise<string[]>;
 }
+
+/**
+ * Whether the process that owns an operation still lives. `heartbeatAt` is
+ * the operation's last heartbeat (null while queued), for owners whose
+ * process cannot be looked up (another machine).
+ */
+export type OwnerLiveness = (owner: string | null, heartbeatAt: number | null) => boolean;
+
+/** Queued operations of these kinds outlive the process that queued them. */
+const KEPT_WHEN_QUEUED: ReadonlySet<string> = new Set<OperationKind>(['start_prompt', 'reply']);
 
 /** Working statuses a session leaves for Review when its operation was interrupted. */
 const RESET_TO_REVIEW: ReadonlySet<SessionStatus> = new Set<SessionStatus>([
@@ -103,6 +117,7 @@ function decodeOperation(row: Selectable<SessionOperationTable>): Operation | un
     owner: row.owner,
     queuedAt: row.queued_at,
     startedAt: row.started_at,
+    heartbeatAt: row.heartbeat_at,
     finishedAt: row.finished_at,
     lastError: row.last_error,
   };
@@ -263,17 +278,20 @@ export function createOperationRepo(db: Executor): OperationRepo {
       return withTransaction(db, async (trx) => {
         const unfinished = await trx
           .selectFrom('session_operation')
-          .select(['id', 'session_id', 'owner'])
+          .select(['id', 'session_id', 'owner', 'status', 'kind', 'heartbeat_at', 'started_at'])
           .where('status', 'in', UNFINISHED)
           .orderBy('queued_at')
           .orderBy(insertionOrder)
           .execute();
-        const alive = new Map<string | null, boolean>();
-        const ownerAlive = (owner: string | null): boolean => {
-          if (!alive.has(owner)) alive.set(owner, isOwnerAlive(owner));
-          return alive.get(owner) === true;
+        const alive = new Map<string, boolean>();
+        const ownerAlive = (owner: string | null, heartbeatAt: number | null): boolean => {
+          const key = `${owner ?? ''}\0${heartbeatAt ?? ''}`;
+          if (!alive.has(key)) alive.set(key, isOwnerAlive(owner, heartbeatAt));
+          return alive.get(key) === true;
         };
-        const dead = unfinished.filter((op) => !ownerAlive(op.owner));
+        const dead = unfinished.filter(
+          (op) => !ownerAlive(op.owner, op.heartbeat_at) && !(op.status === 'queued' && KEPT_WHEN_QUEUED.has(op.kind)),
+        );
         if (dead.length === 0) return [];
         await trx
           .updateTable('session_operation')
@@ -288,8 +306,13 @@ export function createOperationRepo(db: Executor): OperationRepo {
         const sessions = createSessionRepo(trx);
         for (const sessionId of sessionIds) {
           const session = await sessions.get(sessionId);
-          if (session && RESET_TO_REVIEW.has(session.status))
-            await sessions.setStatus(sessionId, 'Review', now);
+          if (!session || !RESET_TO_REVIEW.has(session.status)) continue;
+          // The last moment the dead owner is known to have worked.
+          const lastSeen = dead
+            .filter((op) => op.session_id === sessionId && op.status === 'running')
+            .map((op) => op.heartbeat_at ?? op.started_at ?? now)
+            .reduce((latest, at) => Math.max(latest, at), -Infinity);
+          await sessions.setStatus(sessionId, 'Review', now, Number.isFinite(lastSeen) ? Math.min(lastSeen, now) : undefined);
         }
         return sessionIds;
       });

@@ -99,6 +99,22 @@ export interface SessionOperationTable {
   progress: Generated<string | null>;
 }
 
+/** A multi-step git operation under way (migration 003): see git-step-repo.ts. */
+export interface GitStepTable {
+  id: string;
+  kind: string;
+  step: string;
+  session_id: string | null;
+  project_id: number | null;
+  dir: string;
+  branch: string;
+  head_before: string;
+  /** JSON object. */
+  detail: Generated<string>;
+  owner: string;
+  started_at: number;
+}
+
 export interface SessionUsageTable {
   session_id: string;
   model: string;
@@ -133,4 +149,5 @@ export interface DB {
   session_operation: SessionOperationTable;
   session_usage: SessionUsageTable;
   session_review_request: SessionReviewRequestTable;
+  git_step: GitStepTable;
 }

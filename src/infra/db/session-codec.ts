@@ -3,6 +3,8 @@
 // value decodes to its empty form rather than hiding the whole session.
 import type { Selectable, Updateable } from 'kysely';
 import * as z from 'zod/mini';
+import { isPermissionMode } from '../../domain/permission-mode.js';
+import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { isSessionStatus } from '../../domain/session-status.js';
 import {
   SESSION_SIZES,
@@ -68,12 +70,25 @@ function decodeSize(row: SessionRow): SessionSize {
   return size ?? sizeFromLines(row.added_lines, row.deleted_lines);
 }
 
+/** An unknown mode (written by a newer Grove) fails closed: Read Only. */
 function decodePermission(value: string): PermissionMode {
-  return value === 'read_only' ? 'read_only' : 'auto_edit';
+  return isPermissionMode(value) ? value : 'read_only';
 }
 
 function decodeFocusedStatus(value: string | null): FocusedReviewStatus | null {
   return value === 'running' || value === 'ready' || value === 'failed' ? value : null;
+}
+
+/**
+ * Text that came from an agent is stored sanitized; rows written before
+ * that was so are sanitized on the way out (a no-op for clean text).
+ */
+function cleanSummary(summary: TurnSummary | null): TurnSummary | null {
+  return summary && { turn: sanitizeText(summary.turn), session: sanitizeText(summary.session) };
+}
+
+function cleanQuestions(questions: readonly SessionQuestion[]): readonly SessionQuestion[] {
+  return questions.map((q) => ({ text: sanitizeText(q.text), options: q.options.map(sanitizeLine) }));
 }
 
 export function decodeSession(row: SessionRow): Session {
@@ -82,7 +97,7 @@ export function decodeSession(row: SessionRow): Session {
   return {
     id: row.id,
     projectId: row.project_id,
-    title: row.title,
+    title: sanitizeLine(row.title),
     titleProvisional: row.title_provisional !== 0,
     titleGeneration: row.title_generation,
     status: row.status,
@@ -105,8 +120,8 @@ export function decodeSession(row: SessionRow): Session {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     queuedAt: row.queued_at,
-    summary: parseJson<TurnSummary | null>(row.summary, summarySchema, null),
-    questions: parseJson<readonly SessionQuestion[]>(row.questions, questionsSchema, []),
+    summary: cleanSummary(parseJson<TurnSummary | null>(row.summary, summarySchema, null)),
+    questions: cleanQuestions(parseJson<readonly SessionQuestion[]>(row.questions, questionsSchema, [])),
     providerConversationId: row.provider_conversation_id,
     commitMessage: row.commit_message,
     headCommit: row.head_commit,
@@ -114,7 +129,7 @@ export function decodeSession(row: SessionRow): Session {
     keptBranch: row.kept_branch,
     publishedBranch: row.published_branch,
     mainCheckoutWarning: row.main_checkout_warning !== 0,
-    focusedReviewText: row.focused_review_text,
+    focusedReviewText: row.focused_review_text === null ? null : sanitizeText(row.focused_review_text),
     focusedReviewDiffHash: row.focused_review_diff_hash,
     focusedReviewStatus: decodeFocusedStatus(row.focused_review_status),
     reviewRequest: decodeReviewRequest(row),

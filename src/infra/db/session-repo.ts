@@ -42,8 +42,10 @@ export interface SessionRepo {
    * Moves the session to `next` (throws `TransitionError` when the move is
    * illegal, `NotFoundError` when there is no such session), banking or
    * starting the active-work timer and keeping `queuedAt` for the merge queue.
+   * `activeUntil` (≤ now) is when the work really stopped, when that was
+   * earlier (a process that died): the timer banks up to it, not to `now`.
    */
-  setStatus(id: string, next: SessionStatus, now: number): Promise<Session>;
+  setStatus(id: string, next: SessionStatus, now: number, activeUntil?: number): Promise<Session>;
   /**
    * Moves a Queued session to Merging unless another session of its project
    * is Merging (in any process): one merge at a time per project. Null when
@@ -180,13 +182,13 @@ export function createSessionRepo(db: Executor): SessionRepo {
       });
     },
 
-    setStatus(id, next, now) {
+    setStatus(id, next, now, activeUntil) {
       return withTransaction(db, async (trx) => {
         const current = await getSession(trx, id);
         if (!current) throw new NotFoundError('session', id);
         assertTransition(current.status, next);
         if (current.status === next) return current;
-        const timer = timerAfterStatusChange(current, next, now);
+        const timer = timerAfterStatusChange(current, next, now, activeUntil);
         const queuedAt = queuedAtAfter(current, next, now);
         await trx
           .updateTable('session')

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from './executor.js';
+import { createGitStepRepo, type GitStepRepo } from './git-step-repo.js';
 import { createOperationRepo, type OperationRepo } from './operation-repo.js';
 import { createProjectRepo, type ProjectRepo } from './project-repo.js';
 import { createReviewRequestRepo, type ReviewRequestRepo } from './review-request-repo.js';
@@ -10,6 +11,7 @@ import { createUsageRepo, type UsageRepo } from './usage-repo.js';
 
 export type { NewSession, SessionPatch, SessionRepo } from './session-repo.js';
 export type { OperationRepo } from './operation-repo.js';
+export type { GitStepRepo } from './git-step-repo.js';
 export type { ProjectRepo } from './project-repo.js';
 export type {
   ReviewRequestInput,
@@ -29,6 +31,8 @@ export interface Store {
   readonly operations: OperationRepo;
   readonly usage: UsageRepo;
   readonly reviewRequests: ReviewRequestRepo;
+  /** Multi-step git operations under way (what recovery finishes or undoes). */
+  readonly gitSteps: GitStepRepo;
   /**
    * Runs `fn` with repositories bound to one transaction: committed when it
    * resolves, rolled back when it throws. Inside a transaction it joins it.
@@ -52,6 +56,7 @@ export function createStore(db: Executor): Store {
     operations: createOperationRepo(db),
     usage: createUsageRepo(db),
     reviewRequests: createReviewRequestRepo(db),
+    gitSteps: createGitStepRepo(db),
     transaction: (fn) =>
       db.isTransaction ? fn(store) : db.transaction().execute((trx) => fn(createStore(trx))),
     externalChanges: async () => {

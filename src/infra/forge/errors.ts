@@ -1,3 +1,5 @@
+import { sanitizeText } from '../../domain/sanitize.js';
+
 export type ForgeErrorReason =
   | 'no_token'
   | 'bad_credentials'
@@ -10,7 +12,7 @@ export type ForgeErrorReason =
   | 'network'
   | 'not_github';
 
-/** A GitHub failure in words. Never carries the token. */
+/** A GitHub failure in words (sanitized: it may quote GitHub's message). Never carries the token. */
 export class ForgeError extends Error {
   readonly kind = 'forge' as const;
   constructor(
@@ -19,7 +21,7 @@ export class ForgeError extends Error {
     readonly status: number | null = null,
     readonly resetAt: number | null = null,
   ) {
-    super(message);
+    super(sanitizeText(message));
     this.name = 'ForgeError';
   }
 }

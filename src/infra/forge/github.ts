@@ -1,5 +1,6 @@
 import { Octokit } from '@octokit/rest';
 import type { PullRequestInfo } from '../../domain/review-request.js';
+import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { toForgeError } from './errors.js';
 import type { GitHubRepo } from './remote.js';
 
@@ -83,15 +84,16 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
       call(() => octokit.checks.listForRef({ ...base, ref: pull.head.sha, per_page: 100, ...req(signal) })).then((r) => r.data.check_runs).catch(() => []),
     ]);
     const merged = pull.merged === true || Boolean(pull.merged_at);
+    // Text from GitHub is untrusted: anyone with write access sets titles and bodies.
     return {
       number: pull.number,
-      url: pull.html_url,
+      url: sanitizeLine(pull.html_url),
       state: merged ? 'merged' : pull.state === 'closed' ? 'closed' : 'open',
       isDraft: pull.draft === true,
-      title: pull.title,
-      body: pull.body ?? '',
-      headBranch: pull.head.ref,
-      baseBranch: pull.base.ref,
+      title: sanitizeLine(pull.title),
+      body: sanitizeText(pull.body ?? ''),
+      headBranch: sanitizeLine(pull.head.ref),
+      baseBranch: sanitizeLine(pull.base.ref),
       reviewDecision: reviewDecision(reviews),
       checksSummary: checksSummary(checks),
       mergedAt: pull.merged_at ?? null,

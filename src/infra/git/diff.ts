@@ -2,8 +2,10 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { git, gitOut } from './run.js';
 
+/** A changed file, for display: `path` and `oldPath` are sanitized (never use them to address files). */
 export interface DiffFile {
   readonly path: string;
   readonly oldPath?: string;
@@ -20,6 +22,7 @@ export interface DiffStats {
 }
 
 export interface Diff extends DiffStats {
+  /** The unified diff, sanitized for display: control characters in names and lines are placeholders. */
   readonly patch: string;
 }
 
@@ -75,9 +78,10 @@ function parseNumstat(numstat: string, nameStatus: string): DiffFile[] {
     }
     const binary = a === '-' && d === '-';
     const info = statuses.get(path);
+    const old = oldPath ?? info?.oldPath;
     files.push({
-      path,
-      ...(oldPath ?? info?.oldPath ? { oldPath: oldPath ?? info?.oldPath } : {}),
+      path: sanitizeLine(path),
+      ...(old ? { oldPath: sanitizeLine(old) } : {}),
       status: info?.status ?? 'modified',
       added: binary ? 0 : Number(a),
       deleted: binary ? 0 : Number(d),
@@ -87,6 +91,11 @@ function parseNumstat(numstat: string, nameStatus: string): DiffFile[] {
   return files.sort((x, y) => x.path.localeCompare(y.path));
 }
 
+/**
+ * `--numstat -z` and `--name-status -z`, parsed here rather than by
+ * simple-git's `diffSummary()`: it refuses `-z`, so names come C-quoted and
+ * renames as `dir/{old => new}`, and its counts carry no added/deleted status.
+ */
 async function stats(dir: string, env: Record<string, string>, base: string): Promise<DiffStats> {
   const [numstat, nameStatus] = await Promise.all([
     git(['diff', '--cached', '--numstat', '-z', '-M', base], { cwd: dir, env }),
@@ -100,7 +109,7 @@ async function stats(dir: string, env: Record<string, string>, base: string): Pr
 export async function diffAgainstBase(dir: string, baseBranch: string): Promise<Diff> {
   return withTempIndex(dir, async (env, base) => {
     const [summary, patch] = await Promise.all([stats(dir, env, base), git(['-c', 'core.quotePath=false', 'diff', '--cached', '-M', '--no-color', '--no-ext-diff', base], { cwd: dir, env })]);
-    return { ...summary, patch: patch.stdout };
+    return { ...summary, patch: sanitizeText(patch.stdout) };
   }, baseBranch);
 }
 

@@ -4,11 +4,12 @@ import * as merge from './merge.js';
 import * as remote from './remote.js';
 import * as repo from './repo.js';
 import * as worktree from './worktree.js';
+import { withGitEnv } from './simple.js';
 
 export { GitError } from './run.js';
 export type { StatusEntry } from './repo.js';
 export type { Diff, DiffFile, DiffStats } from './diff.js';
-export type { RebaseResult, SquashResult } from './merge.js';
+export type { InProgressKind, RebaseResult, SquashResult } from './merge.js';
 export type { CommitResult } from './commit.js';
 
 /** Grove's one git adapter: argument arrays, explicit cwd, parsed porcelain output. */
@@ -28,6 +29,7 @@ export interface GitClient {
   commitsSince: typeof repo.commitsSince;
   lastCommitMessage: typeof repo.lastCommitMessage;
   addWorktree: typeof worktree.addWorktree;
+  restoreWorktree: typeof worktree.restoreWorktree;
   removeWorktree: typeof worktree.removeWorktree;
   deleteBranch: typeof worktree.deleteBranch;
   listWorktrees: typeof worktree.listWorktrees;
@@ -40,6 +42,12 @@ export interface GitClient {
   rebaseContinue: typeof merge.rebaseContinue;
   rebaseAbort: typeof merge.rebaseAbort;
   isRebaseInProgress: typeof merge.isRebaseInProgress;
+  inProgress: typeof merge.inProgress;
+  abortInProgress: typeof merge.abortInProgress;
+  hasStagedChanges: typeof merge.hasStagedChanges;
+  isAncestor: typeof merge.isAncestor;
+  findSquashCommit: typeof merge.findSquashCommit;
+  undoStagedSquash: typeof merge.undoStagedSquash;
   filesWithConflictMarkers: typeof merge.filesWithConflictMarkers;
   stageFiles: typeof merge.stageFiles;
   squashMerge: typeof merge.squashMerge;
@@ -49,6 +57,14 @@ export interface GitClient {
   push: typeof remote.push;
 }
 
-export function createGitClient(): GitClient {
-  return { ...repo, ...worktree, ...commit, ...diff, ...merge, ...remote };
+/**
+ * The git adapter. With `env`, every git command a method starts runs in that
+ * environment (under GIT_ENV) instead of `process.env`: the composition root
+ * passes the environment Grove was started with, a test its own.
+ */
+export function createGitClient(env?: NodeJS.ProcessEnv): GitClient {
+  const client: GitClient = { ...repo, ...worktree, ...commit, ...diff, ...merge, ...remote };
+  if (!env) return client;
+  const bound = Object.entries(client).map(([name, method]) => [name, (...args: unknown[]) => withGitEnv(env, () => (method as (...a: unknown[]) => unknown)(...args))]);
+  return Object.fromEntries(bound) as unknown as GitClient;
 }

@@ -33,7 +33,24 @@ export async function push(dir: string, remote: string, refspec: string, options
     const reason = rejected
       ? `${rejected}${remoteSays ? ` (the remote says: ${remoteSays})` : ''}`
       : remoteSays || fatal?.replace(/^(fatal|error):\s*/, '') || 'unknown reason';
-    throw new GitError(args, result.exitCode, result.stderr, `The push to ${remote} was rejected: ${reason}`);
+    const target = refspec.split(':').at(-1)?.replace(/^refs\/heads\//, '') ?? refspec;
+    const moved = rejected ? movedOnRemote(rejected, remote, target) : null;
+    throw new GitError(args, result.exitCode, result.stderr, moved ?? `The push to ${remote} was rejected: ${reason}`);
   }
   return { stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The rejections that mean the remote branch has commits this checkout
+ * lacks, in words that say what happened and what to do (git only says
+ * "stale info", "fetch first" or "non-fast-forward").
+ */
+function movedOnRemote(reason: string, remote: string, branch: string): string | null {
+  if (reason === 'stale info') {
+    return `The push to ${remote} was refused: ${branch} on ${remote} changed since Grove last fetched it (someone else pushed to it). Nothing was overwritten. Bring their commits in first (sync again, or git pull --rebase), then push.`;
+  }
+  if (reason === 'fetch first' || reason === 'non-fast-forward') {
+    return `The push to ${remote} was refused: ${branch} on ${remote} has commits that are not here, and pushing would drop them. Nothing was overwritten. Bring their commits in first (sync again, or git pull --rebase), then push.`;
+  }
+  return null;
 }

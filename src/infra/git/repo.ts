@@ -1,4 +1,5 @@
-import { git, gitOut } from './run.js';
+import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
+import { git, gitOut, gitTask } from './run.js';
 
 export { repoRoot } from './repo-root.js';
 
@@ -13,6 +14,12 @@ export async function currentBranch(dir: string): Promise<string | null> {
   return result.exitCode === 0 ? result.stdout.trim() || null : null;
 }
 
+/**
+ * Porcelain v1 with NUL separators, parsed here rather than by simple-git's
+ * `status()`: its parser trims each entry, so a path that starts with a space
+ * loses it and ` M` (changed in the worktree) reads as `M ` (staged), and it
+ * leaves a copy's source as an entry of its own.
+ */
 export async function statusPorcelain(dir: string): Promise<StatusEntry[]> {
   const out = (await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: dir })).stdout;
   const entries: StatusEntry[] = [];
@@ -32,7 +39,7 @@ export async function isClean(dir: string): Promise<boolean> {
 }
 
 export async function headCommit(dir: string): Promise<string> {
-  return gitOut(['rev-parse', 'HEAD'], { cwd: dir });
+  return gitTask(['rev-parse', 'HEAD'], { cwd: dir }, (sg) => sg.revparse(['HEAD']));
 }
 
 export async function branchExists(dir: string, name: string): Promise<boolean> {
@@ -53,7 +60,12 @@ export async function aheadBehind(dir: string, left: string, right: string): Pro
   return { ahead: Number(ahead), behind: Number(behind) };
 }
 
-/** Every local branch and the commit it points at, from one git call. */
+/**
+ * Every local branch and the commit it points at, from one git call. Plumbing
+ * (`for-each-ref`) rather than simple-git's `branchLocal()`: that runs `git
+ * branch -v`, which abbreviates commit ids and works out each upstream's
+ * ahead/behind, a history walk per published branch on every poll.
+ */
 export async function branchHeads(dir: string): Promise<Map<string, string>> {
   const out = await gitOut(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/'], { cwd: dir });
   const heads = new Map<string, string>();
@@ -64,9 +76,11 @@ export async function branchHeads(dir: string): Promise<Map<string, string>> {
   return heads;
 }
 
+/** Commit subjects of `from..to`, newest first, sanitized for display (commits may come from an agent or a remote). */
 export async function commitSubjects(dir: string, range: string): Promise<string[]> {
-  const out = await gitOut(['log', '--format=%s', range], { cwd: dir });
-  return out === '' ? [] : out.split('\n');
+  const [from = '', to = ''] = range.split('..');
+  const log = await gitTask(['log', range], { cwd: dir }, (sg) => sg.log({ from, to, symmetric: false, format: { subject: '%s' } }));
+  return log.all.map((commit) => sanitizeLine(commit.subject));
 }
 
 export async function remoteUrl(dir: string, remote: string): Promise<string | null> {
@@ -75,8 +89,8 @@ export async function remoteUrl(dir: string, remote: string): Promise<string | n
 }
 
 export async function listRemotes(dir: string): Promise<string[]> {
-  const out = await gitOut(['remote'], { cwd: dir });
-  return out === '' ? [] : out.split('\n');
+  const remotes = await gitTask(['remote'], { cwd: dir }, (sg) => sg.getRemotes());
+  return remotes.map((remote) => remote.name);
 }
 
 /** Number of commits on HEAD that are not on `base`. */
@@ -84,6 +98,11 @@ export async function commitsSince(dir: string, base: string): Promise<number> {
   return Number(await gitOut(['rev-list', '--count', `${base}..HEAD`], { cwd: dir }));
 }
 
+/**
+ * The message of HEAD, sanitized (an agent may have written the commit). Read
+ * with `--format=%B` rather than simple-git's `log()`, whose parser splits on
+ * `ò` markers and trims: this text becomes the merge commit's message.
+ */
 export async function lastCommitMessage(dir: string): Promise<string> {
-  return gitOut(['log', '-1', '--format=%B'], { cwd: dir });
+  return sanitizeText(await gitOut(['log', '-1', '--format=%B'], { cwd: dir }));
 }

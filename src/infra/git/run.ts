@@ -1,17 +1,20 @@
 import { existsSync } from 'node:fs';
-import { loadExeca } from '../exec.js';
-import { GIT_ENV } from './env.js';
+import type { SimpleGit } from 'simple-git';
+import { sanitizeText } from '../../domain/sanitize.js';
+import { runGit, subcommand } from './simple.js';
 
-/** A git command that failed, in words. */
+/** A git command that failed, in words (sanitized: git quotes file names, hooks and remotes). */
 export class GitError extends Error {
   readonly kind = 'git' as const;
+  readonly stderr: string;
   constructor(
     readonly args: readonly string[],
     readonly exitCode: number | null,
-    readonly stderr: string,
+    stderr: string,
     message: string,
   ) {
-    super(message);
+    super(sanitizeText(message));
+    this.stderr = sanitizeText(stderr);
     this.name = 'GitError';
   }
 }
@@ -34,39 +37,50 @@ export interface RunResult {
 
 const MAX_STDERR = 4000;
 
-
 function summarize(args: readonly string[], stderr: string, exitCode: number | null): string {
   const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('hint:'));
   const reason = lines.find((l) => /^(fatal|error|!|remote:)/.test(l)) ?? lines[lines.length - 1] ?? `exit code ${exitCode ?? 'unknown'}`;
-  return `git ${args[0] ?? ''} failed: ${reason.replace(/^(fatal|error): /, '')}`;
+  return `git ${subcommand(args)} failed: ${reason.replace(/^(fatal|error): /, '')}`;
 }
 
-/** Runs git with an argument array (never a shell string). */
+/**
+ * Runs git with an argument array (never a shell string), through simple-git
+ * (see simple.ts): the client's environment under GIT_ENV, a stop signal, a
+ * timeout without output (default 2 minutes), and the Grove-wide limit on git
+ * processes. A failing exit code throws a GitError in words unless `okCodes`
+ * lists it as an answer.
+ */
 export async function git(args: readonly string[], options: RunOptions): Promise<RunResult> {
-  const { execa } = await loadExeca();
-  const result = await execa('git', [...args], {
-    cwd: options.cwd,
-    env: { ...GIT_ENV, ...options.env },
-    reject: false,
-    stripFinalNewline: false,
-    ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
-    ...(options.signal ? { cancelSignal: options.signal } : {}),
-    timeout: options.timeoutMs ?? 120_000,
-  });
-  const exitCode = result.exitCode ?? -1;
-  const stdout = typeof result.stdout === 'string' ? result.stdout : '';
-  const stderr = typeof result.stderr === 'string' ? result.stderr : '';
-  if (result.isCanceled) throw new GitError(args, null, '', `git ${args[0] ?? ''} was stopped.`);
-  if (exitCode !== 0 && !(options.okCodes ?? []).includes(exitCode)) {
-    if (result.code === 'ENOENT' || /spawn git ENOENT/.test(String(result.message))) {
-      // A spawn with a missing working folder also reports ENOENT.
+  const result = await run(args, options, (sg) => sg.raw([...args]));
+  return { stdout: result.value, stderr: result.stderr, exitCode: result.exitCode };
+}
+
+/**
+ * Runs one of simple-git's typed commands (`args` names what it runs, for the
+ * process limit and the error's words) and returns its parsed result.
+ */
+export async function gitTask<T>(args: readonly string[], options: RunOptions, task: (git: SimpleGit) => Promise<T>): Promise<T> {
+  return (await run(args, options, task)).value;
+}
+
+async function run<T>(args: readonly string[], options: RunOptions, task: (git: SimpleGit) => Promise<T>): Promise<{ value: T; stderr: string; exitCode: number }> {
+  const outcome = await runGit(args, { cwd: options.cwd, env: options.env, signal: options.signal, input: options.input, timeoutMs: options.timeoutMs ?? 120_000 }, task);
+  const name = subcommand(args);
+  switch (outcome.kind) {
+    case 'stopped':
+      throw new GitError(args, null, '', outcome.reason === 'signal' ? `git ${name} was stopped.` : `git ${name} was stopped after ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s without output.`);
+    case 'not-started':
       if (!existsSync(options.cwd)) throw new GitError(args, null, '', `The folder ${options.cwd} no longer exists.`);
       throw new GitError(args, null, '', 'git is not installed (not found on PATH).');
+    case 'exited': {
+      const { exitCode, stderr } = outcome;
+      if (exitCode !== 0 && !(options.okCodes ?? []).includes(exitCode)) {
+        const tail = stderr.length > MAX_STDERR ? stderr.slice(-MAX_STDERR) : stderr;
+        throw new GitError(args, exitCode, tail, summarize(args, stderr || (typeof outcome.value === 'string' ? outcome.value : ''), exitCode));
+      }
+      return outcome;
     }
-    const tail = stderr.length > MAX_STDERR ? stderr.slice(-MAX_STDERR) : stderr;
-    throw new GitError(args, exitCode, tail, summarize(args, stderr || stdout, exitCode));
   }
-  return { stdout, stderr, exitCode };
 }
 
 export async function gitOut(args: readonly string[], options: RunOptions): Promise<string> {

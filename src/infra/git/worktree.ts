@@ -1,11 +1,31 @@
 import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { git, gitOut } from './run.js';
+import { GitError, git, gitOut } from './run.js';
 
 export async function addWorktree(repo: string, path: string, branch: string, startRef: string): Promise<void> {
+  // Without this check git says only "not a valid object name: 'main'".
+  const start = await git(['rev-parse', '--verify', '--quiet', `${startRef}^{commit}`], { cwd: repo, okCodes: [1, 128] });
+  if (start.exitCode !== 0) {
+    const anyCommit = await git(['rev-list', '-n', '1', '--all'], { cwd: repo, okCodes: [128] });
+    const args = ['worktree', 'add', '-b', branch, path, startRef];
+    if (anyCommit.stdout.trim() === '') {
+      throw new GitError(args, start.exitCode, '', `The repository ${repo} has no commits yet, so a session has nothing to start from. Make a first commit on ${startRef} (for example: git commit --allow-empty -m "Initial commit"), then start the session again.`);
+    }
+    throw new GitError(args, start.exitCode, '', `There is no branch or commit named ${startRef} in ${repo} to start the session from.`);
+  }
   await mkdir(dirname(path), { recursive: true });
   await git(['worktree', 'add', '-b', branch, path, startRef], { cwd: repo });
+}
+
+/**
+ * Checks an existing branch out into a worktree at `path` again, after its
+ * folder was deleted behind git's back (prune first: git still lists it).
+ */
+export async function restoreWorktree(repo: string, path: string, branch: string): Promise<void> {
+  await git(['worktree', 'prune'], { cwd: repo });
+  await mkdir(dirname(path), { recursive: true });
+  await git(['worktree', 'add', path, branch], { cwd: repo });
 }
 
 export async function removeWorktree(repo: string, path: string, options: { force: boolean }): Promise<void> {

@@ -136,7 +136,6 @@ export function handleSettingsKey(ctx: KeyContext, id: string): void {
       return;
     case 'nextTab':
     case 'prevTab':
-    case 'syncMain':
     case 'help':
     case 'quit':
       return;

@@ -20,6 +20,9 @@ function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {
     case 'regenerateReview':
       ctx.commands.forceReview(intent.sessionId);
       return;
+    case 'syncMain':
+      ctx.commands.confirmSync(intent.branch, intent.head);
+      return;
     default:
       assertNever(intent);
   }

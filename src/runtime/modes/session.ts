@@ -4,6 +4,7 @@ import type { TextBuffer } from '../../domain/composer.js';
 import { applyEdit, editActionForKey, emptyBuffer, insertText } from '../../domain/composer.js';
 import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/keymap.js';
+import { nextPermissionMode } from '../../domain/permission-mode.js';
 import { assertNever } from '../../domain/session-status.js';
 import type { KeyContext } from './context.js';
 import { sessionLayout, sessionPageHeight } from '../../ui/pages/SessionView.js';
@@ -66,6 +67,9 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
     case 'copy':
       ctx.commands.copyHandle(session.id);
       return;
+    case 'mode':
+      ctx.commands.setPermissionMode(session.id, nextPermissionMode(session.permissionMode));
+      return;
     case 'scrollDown':
       scroll(-1);
       return;
@@ -117,6 +121,11 @@ export function handleComposerKey(ctx: KeyContext, mode: SessionMode, buffer: Te
   }
   if (action === 'newline') {
     setMode(ctx, { ...mode, composer: applyEdit(buffer, 'newline') });
+    return;
+  }
+  if (action === 'mode') {
+    const session = sessionById(ctx.state, mode.sessionId);
+    if (session) ctx.commands.setPermissionMode(session.id, nextPermissionMode(session.permissionMode));
     return;
   }
   const next = editBuffer(buffer, key);

@@ -1,8 +1,10 @@
 import { Box, Text } from 'ink';
 import type { AppState, QuestionState } from '../../app/state.js';
 import type { Session } from '../../domain/session.js';
+import { nextPermissionMode, permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
 import { activeWorkSeconds, formatDuration, formatTokens, restoreCommand } from '../../domain/session.js';
 import { isWorking } from '../../domain/session-status.js';
+import { ALLOW_UNCONFINED_KEY } from '../../domain/settings.js';
 import type { TextBuffer } from '../../domain/composer.js';
 import type { Theme } from '../theme.js';
 import { spinner, truncate, wrapPlain } from '../text.js';
@@ -50,7 +52,10 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
         {`  [${session.size}]  `}
         <Text color={theme.diffAdded}>+{session.addedLines}</Text>/
         <Text color={theme.diffDeleted}>-{session.deletedLines}</Text>
-        {`  ${timer}  ${session.agent}/${session.model} [${session.reasoning}]  ${tokens}`}
+        {`  ${timer}  ${session.agent}/${session.model} [${session.reasoning}]  `}
+        <Text color={session.permissionMode === 'auto_edit' ? theme.muted : theme.accent}>{permissionModeLabel(session.permissionMode)}</Text>
+        {state.sandboxMissing === true && state.settings[ALLOW_UNCONFINED_KEY] === 'on' ? <Text color={theme.error}>{'  unconfined'}</Text> : null}
+        {`  ${tokens}`}
         {pr ? `  PR #${pr.number} ${pr.state}${pr.isDraft ? ' draft' : ''} ${pr.url}` : ''}
       </Text>
     </Box>
@@ -82,7 +87,7 @@ function summaryLines(session: Session, width: number): StyledLine[] {
   return out;
 }
 
-function ComposerBox({ buffer, width, theme, title }: { buffer: TextBuffer; width: number; theme: Theme; title: string }) {
+function ComposerBox({ buffer, width, theme, title, mode }: { buffer: TextBuffer; width: number; theme: Theme; title: string; mode: PermissionMode }) {
   const before = buffer.text.slice(0, buffer.cursor);
   const at = buffer.text.slice(buffer.cursor, buffer.cursor + 1);
   const after = buffer.text.slice(buffer.cursor + 1);
@@ -90,7 +95,10 @@ function ComposerBox({ buffer, width, theme, title }: { buffer: TextBuffer; widt
   const shown = lines.slice(-6);
   return (
     <Box borderStyle="round" borderColor={theme.accent} flexDirection="column" width={width} paddingX={1}>
-      <Text color={theme.accent}>{title}</Text>
+      <Text wrap="truncate-end">
+        <Text color={theme.accent}>{title}</Text>
+        <Text color={theme.muted}>{`  ·  ${permissionModeLabel(mode)} (Shift+Tab: ${permissionModeLabel(nextPermissionMode(mode))})`}</Text>
+      </Text>
       {shown.map((line, i) => {
         const mark = line.indexOf('\u0000');
         if (mark === -1) return <Text key={i}>{line || ' '}</Text>;
@@ -187,6 +195,7 @@ export function SessionView({ state, theme, height, session }: { state: AppState
           buffer={composer}
           width={width}
           theme={theme}
+          mode={session.permissionMode}
           title={isWorking(session.status) ? 'Prompt (queued until the turn ends)' : session.prompt === null ? 'Task for the agent' : 'Reply'}
         />
       ) : null}

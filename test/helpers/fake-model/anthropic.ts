@@ -52,9 +52,14 @@ export const anthropicHandler: ApiHandler = {
       return;
     }
     if ('toolCall' in current) {
-      const file = `${workdirFrom(body, workdir)}/${current.toolCall.path}`;
+      const call = current.toolCall;
+      if (call.kind === 'shell') {
+        const input = { command: call.command, description: 'Run a command' };
+        return sse(res, message(model, [...block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'I will run a command.' }]), ...block(1, { type: 'tool_use', id: `toolu_${Date.now()}`, name: 'Bash', input: {} }, [{ type: 'input_json_delta', partial_json: JSON.stringify(input) }])], 'tool_use'));
+      }
+      const file = `${workdirFrom(body, workdir)}/${call.path}`;
       const useWrite = names.includes('Write');
-      const input = useWrite ? { file_path: file, content: current.toolCall.content } : { command: `mkdir -p "$(dirname '${file}')" && printf '%s' '${current.toolCall.content.replace(/'/g, `'\\''`)}' > '${file}'`, description: 'Write a file' };
+      const input = useWrite ? { file_path: file, content: call.content } : { command: `mkdir -p "$(dirname '${file}')" && printf '%s' '${call.content.replace(/'/g, `'\\''`)}' > '${file}'`, description: 'Write a file' };
       return sse(res, message(model, [...block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'I will write the file.' }]), ...block(1, { type: 'tool_use', id: `toolu_${Date.now()}`, name: useWrite ? 'Write' : 'Bash', input: {} }, [{ type: 'input_json_delta', partial_json: JSON.stringify(input) }])], 'tool_use'));
     }
     const structured = structuredTool(names);

@@ -30,8 +30,12 @@ export const geminiHandler: ApiHandler = {
       return;
     }
     if ('toolCall' in current) {
-      const file = `${workdirFrom(body, workdir)}/${current.toolCall.path}`;
-      return sse(res, [{ data: candidate([{ text: 'I will write the file.' }, { functionCall: { name: 'write_file', args: { file_path: file, content: current.toolCall.content } } }], model) }], '\r\n\r\n');
+      const call = current.toolCall;
+      if (call.kind === 'shell') {
+        return sse(res, [{ data: candidate([{ text: 'I will run a command.' }, { functionCall: { name: 'run_shell_command', args: { command: call.command, description: 'Run a command' } } }], model) }], '\r\n\r\n');
+      }
+      const file = `${workdirFrom(body, workdir)}/${call.path}`;
+      return sse(res, [{ data: candidate([{ text: 'I will write the file.' }, { functionCall: { name: 'write_file', args: { file_path: file, content: call.content } } }], model) }], '\r\n\r\n');
     }
     return sse(res, [{ data: candidate([{ text: current.text }], model) }], '\r\n\r\n');
   },

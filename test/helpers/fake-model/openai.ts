@@ -36,6 +36,9 @@ export const openaiHandler: ApiHandler = {
     if ('toolCall' in current) {
       const names = toolNames(body);
       const id = `call_${Date.now()}`;
+      if (current.toolCall.kind === 'shell') {
+        return respond(res, { type: 'function_call', id: `fc_${Date.now()}`, call_id: id, name: 'exec_command', arguments: JSON.stringify({ cmd: current.toolCall.command, workdir: workdirFrom(body, workdir), ...(current.toolCall.escalate ? { sandbox_permissions: 'require_escalated', justification: 'Write outside the workspace?' } : {}) }) });
+      }
       if (names.includes('apply_patch')) {
         const patch = `*** Begin Patch\n*** Add File: ${current.toolCall.path}\n${current.toolCall.content.replace(/\n$/, '').split('\n').map((l) => `+${l}`).join('\n')}\n*** End Patch`;
         return respond(res, { type: 'custom_tool_call', id: `ctc_${Date.now()}`, call_id: id, name: 'apply_patch', input: patch });

@@ -6,6 +6,15 @@ export type ApiName = 'anthropic' | 'openai' | 'gemini';
 export type ScriptStep =
   | { readonly text: string }
   | { readonly toolCall: { readonly kind: 'write_file'; readonly path: string; readonly content: string } }
+  /** The CLI's shell tool (Claude `Bash`, Codex `exec_command`, Gemini `run_shell_command`), run in the workdir. */
+  | {
+      readonly toolCall: {
+        readonly kind: 'shell';
+        readonly command: string;
+        /** Codex only: ask to run it outside the sandbox (`sandbox_permissions: require_escalated`). */
+        readonly escalate?: boolean;
+      };
+    }
   | { readonly error: { readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>> } }
   | { readonly delayMs: number; readonly then: ScriptStep };
 

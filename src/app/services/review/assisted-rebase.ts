@@ -1,10 +1,13 @@
 import type { ProviderId } from '../../../domain/providers.js';
 import type { Session } from '../../../domain/session.js';
+import { withGitStep } from '../git-steps.js';
 import type { ReviewContext } from './context.js';
 
 const MAX_ATTEMPTS = 3;
 
-export type RebaseOutcome = { readonly ok: true } | { readonly ok: false; readonly files: readonly string[]; readonly reason: string };
+export type RebaseOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly files: readonly string[]; readonly reason: string };
 
 export function conflictPrompt(base: string, files: readonly string[]): string {
   return [
@@ -20,7 +23,8 @@ export function conflictPrompt(base: string, files: readonly string[]): string {
  * Rebases `worktree` onto `onto`. On conflicts the session's own agent (it
  * knows the work) resolves the conflicted files, a bounded number of times;
  * Grove verifies no markers remain, stages and continues. If it cannot be
- * resolved the rebase is aborted and the branch is exactly as before.
+ * resolved the rebase is aborted and the branch is exactly as before. The
+ * rebase is a recorded git step: if Grove stops half-way, recovery aborts it.
  */
 export async function assistedRebase(
   ctx: ReviewContext,
@@ -30,6 +34,33 @@ export async function assistedRebase(
   signal: AbortSignal,
   label: string,
 ): Promise<RebaseOutcome> {
+  const { git } = ctx.deps;
+  const worktree = session.worktreePath;
+  const headBefore = await git.headCommit(worktree);
+  const step = {
+    kind: 'rebase' as const,
+    step: 'rebasing',
+    sessionId: session.id,
+    projectId: session.projectId,
+    dir: worktree,
+    branch: session.branch,
+    headBefore,
+    detail: { onto },
+  };
+  return withGitStep(ctx.stepDeps(), step, label, (advance) =>
+    rebaseLoop(ctx, session, mainCheckout, onto, signal, label, advance),
+  );
+}
+
+async function rebaseLoop(
+  ctx: ReviewContext,
+  session: Session,
+  mainCheckout: string,
+  onto: string,
+  signal: AbortSignal,
+  label: string,
+  advance: (step: string) => Promise<void>,
+): Promise<RebaseOutcome> {
   const { git, agents, pool, store } = ctx.deps;
   const worktree = session.worktreePath;
   let result = await git.rebase(worktree, onto);
@@ -38,11 +69,23 @@ export async function assistedRebase(
     const files = result.conflicts;
     if (attempts >= MAX_ATTEMPTS || signal.aborted) {
       await git.rebaseAbort(worktree).catch(() => {});
-      return { ok: false, files, reason: signal.aborted ? 'stopped' : `still conflicted after ${MAX_ATTEMPTS} attempts` };
+      return {
+        ok: false,
+        files,
+        reason: signal.aborted ? 'stopped' : `still conflicted after ${MAX_ATTEMPTS} attempts`,
+      };
     }
     attempts++;
-    await ctx.note(session.id, `[${label}] Conflicts in ${files.join(', ')}; asking the agent to resolve them (attempt ${attempts} of ${MAX_ATTEMPTS}).`);
-    ctx.deps.app.emit({ type: 'progress', sessionId: session.id, text: `Resolving conflicts in ${files.length} file(s)…` });
+    await advance('resolving conflicts');
+    await ctx.note(
+      session.id,
+      `[${label}] Conflicts in ${files.join(', ')}; asking the agent to resolve them (attempt ${attempts} of ${MAX_ATTEMPTS}).`,
+    );
+    ctx.deps.app.emit({
+      type: 'progress',
+      sessionId: session.id,
+      text: `Resolving conflicts in ${files.length} file(s)…`,
+    });
     try {
       const latest = (await store.sessions.get(session.id)) ?? session;
       const output = await agents.turn(
@@ -61,8 +104,19 @@ export async function assistedRebase(
         () => {},
         signal,
       );
-      await store.sessions.update(session.id, { providerConversationId: output.result.providerConversationId ?? latest.providerConversationId }, ctx.now());
-      await store.sessions.addTokens(session.id, output.result.inputTokens, output.result.outputTokens);
+      await store.sessions.update(
+        session.id,
+        {
+          providerConversationId:
+            output.result.providerConversationId ?? latest.providerConversationId,
+        },
+        ctx.now(),
+      );
+      await store.sessions.addTokens(
+        session.id,
+        output.result.inputTokens,
+        output.result.outputTokens,
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await git.rebaseAbort(worktree).catch(() => {});
@@ -75,6 +129,7 @@ export async function assistedRebase(
       await ctx.note(session.id, `[${label}] Conflict markers remain in ${marked.join(', ')}.`);
       continue;
     }
+    await advance('continuing');
     await git.stageFiles(worktree, files);
     result = await git.rebaseContinue(worktree);
   }

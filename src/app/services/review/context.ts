@@ -7,6 +7,7 @@ import type { SessionWorkers } from '../worker.js';
 import type { SessionStatus } from '../../../domain/session-status.js';
 import type { Session } from '../../../domain/session.js';
 import type { Forge } from '../../ports.js';
+import type { GitStepDeps } from '../git-steps.js';
 
 export interface ReviewDeps {
   readonly app: App;
@@ -28,6 +29,12 @@ export class ReviewContext {
 
   now(): number {
     return this.deps.runtime.clock.now();
+  }
+
+  /** What recording a git step (withGitStep) needs. */
+  stepDeps(): GitStepDeps {
+    const { store, git, runtime } = this.deps;
+    return { store, git, owner: runtime.owner, now: () => this.now(), logger: runtime.logger, note: (id, text) => this.note(id, text) };
   }
 
   async setStatus(sessionId: string, status: SessionStatus): Promise<Session> {

@@ -1,5 +1,7 @@
+import { sanitizeLine } from '../../../domain/sanitize.js';
 import type { DiffFileView, DiffView } from '../../state.js';
 import type { ReviewContext } from './context.js';
+import { ensureWorktree } from '../session-setup.js';
 
 /** Files bigger than this are summarised instead of printed. */
 const HUGE_PATCH_CHARS = 400_000;
@@ -39,7 +41,7 @@ function headerPath(rest: string): string | null {
   return /^a\/(.+?) b\/(.+)$/.exec(rest)?.[2] ?? null;
 }
 
-/** Splits a unified diff into per-file patches keyed by path. */
+/** Splits a unified diff into per-file patches keyed by path (sanitized, as the diff's file list is). */
 export function splitPatch(patch: string): Map<string, string> {
   const out = new Map<string, string>();
   const parts = patch.split(/^(?=diff --git )/m);
@@ -47,7 +49,7 @@ export function splitPatch(patch: string): Map<string, string> {
     const line = /^diff --git (.+)$/m.exec(part);
     const path = line?.[1] ? headerPath(line[1]) : null;
     if (path === null) continue;
-    out.set(path, part);
+    out.set(sanitizeLine(path), part);
   }
   return out;
 }
@@ -79,6 +81,8 @@ export function openDiff(ctx: ReviewContext, sessionId: string): void {
     if (!session) return;
     let view: DiffView;
     try {
+      const project = await store.projects.get(session.projectId);
+      if (project) await ensureWorktree({ git, note: (id, text) => ctx.note(id, text) }, session, project.path);
       const diff = await git.diffAgainstBase(session.worktreePath, session.baseBranch);
       view = buildDiffView(sessionId, diff);
     } catch (error) {

@@ -1,18 +1,64 @@
 import type { Operation } from '../../../domain/operation.js';
 import type { Session } from '../../../domain/session.js';
+import { withGitStep } from '../git-steps.js';
 import { ReportedError } from '../worker.js';
 import { assistedRebase } from './assisted-rebase.js';
 import type { ReviewContext } from './context.js';
 
-/** Commits anything left uncommitted so rebases and merges see all the work. */
+/** Porcelain codes of paths git still holds as conflicted. */
+const UNMERGED = new Set(['DD', 'AU', 'UD', 'UA', 'DU', 'AA', 'UU']);
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A worktree left half-way through a git rebase, merge or cherry-pick (an
+ * interrupted run, or a person) is put back on the session branch before
+ * Grove does anything else there, and the transcript says so.
+ */
+export async function clearUnfinishedGit(
+  ctx: ReviewContext,
+  session: Session,
+  label: string,
+): Promise<void> {
+  const { git } = ctx.deps;
+  const kind = await git.inProgress(session.worktreePath);
+  if (!kind) return;
+  await git.abortInProgress(session.worktreePath, session.branch);
+  const head = await git.headCommit(session.worktreePath);
+  await ctx.note(
+    session.id,
+    `[${label}] The worktree was in the middle of an unfinished git ${kind}. Grove aborted it first: ${session.branch} is at ${head.slice(0, 12)}, as before that ${kind}.`,
+  );
+}
+
+/**
+ * Commits anything left uncommitted so rebases and merges see all the work.
+ * Never on top of an unfinished rebase or merge, and never a file that still
+ * has conflicts: that would commit conflict markers.
+ */
 export async function commitPending(ctx: ReviewContext, session: Session): Promise<void> {
   const { git, store } = ctx.deps;
+  const unfinished = await git.inProgress(session.worktreePath);
+  if (unfinished)
+    throw new Error(`the worktree is in the middle of an unfinished git ${unfinished}`);
   const status = await git.statusPorcelain(session.worktreePath);
   if (status.length === 0) return;
+  const conflicted = status.filter((entry) => UNMERGED.has(entry.code)).map((entry) => entry.path);
+  if (conflicted.length > 0)
+    throw new Error(
+      `${conflicted.join(', ')} still ${conflicted.length === 1 ? 'has' : 'have'} unresolved conflicts`,
+    );
   const ahead = await git.commitsSince(session.worktreePath, session.baseBranch);
   const message = session.commitMessage ?? (session.title || 'Grove session changes');
   const result = await git.commitAll(session.worktreePath, message, { amend: ahead > 0 });
-  if (result.committed) await store.sessions.update(session.id, { commitMessage: message, headCommit: result.commit }, ctx.now());
+  if (result.committed)
+    await store.sessions.update(
+      session.id,
+      { commitMessage: message, headCommit: result.commit },
+      ctx.now(),
+    );
 }
 
 /**
@@ -45,8 +91,14 @@ export class MergeQueue {
         const sessions = await store.sessions.listByProject(projectId);
         if (sessions.some((s) => s.status === 'Merging')) return;
         // A session whose merge is already an operation (`grove merge` queued it) is not queued twice.
-        const pending = new Set((await store.operations.listUnfinished()).filter((op) => op.kind === 'merge').map((op) => op.sessionId));
-        const next = sessions.filter((s) => s.status === 'Queued' && !pending.has(s.id)).sort((a, b) => (a.queuedAt ?? 0) - (b.queuedAt ?? 0))[0];
+        const pending = new Set(
+          (await store.operations.listUnfinished())
+            .filter((op) => op.kind === 'merge')
+            .map((op) => op.sessionId),
+        );
+        const next = sessions
+          .filter((s) => s.status === 'Queued' && !pending.has(s.id))
+          .sort((a, b) => (a.queuedAt ?? 0) - (b.queuedAt ?? 0))[0];
         if (!next) return;
         this.busy = next.id;
         await this.ctx.enqueue(next.id, 'merge');
@@ -70,7 +122,10 @@ export class MergeQueue {
     const session = this.ctx.deps.app.state.sessions.find((s) => s.id === sessionId);
     if (!session) return;
     if (session.reviewRequest && session.reviewRequest.state === 'open') {
-      this.ctx.notice('warn', `This session has pull request #${session.reviewRequest.number}: merge it on GitHub, not with the local merge queue.`);
+      this.ctx.notice(
+        'warn',
+        `This session has pull request #${session.reviewRequest.number}: merge it on GitHub, not with the local merge queue.`,
+      );
       return;
     }
     if (!['Review', 'AgentReview', 'Question'].includes(session.status)) {
@@ -82,7 +137,9 @@ export class MergeQueue {
       popup: {
         kind: 'confirm',
         title: `Merge "${session.title || session.branch}"?`,
-        lines: [`It is rebased onto ${session.baseBranch}, squashed into one commit there, and its worktree and branch are removed.`],
+        lines: [
+          `It is rebased onto ${session.baseBranch}, squashed into one commit there, and its worktree and branch are removed.`,
+        ],
         intent: { kind: 'merge', sessionId },
         yes: false,
       },
@@ -108,7 +165,7 @@ export class MergeQueue {
 
   private async merge(sessionId: string, signal: AbortSignal): Promise<void> {
     const ctx = this.ctx;
-    const { store, git, pool } = ctx.deps;
+    const { store } = ctx.deps;
     let session = await store.sessions.get(sessionId);
     if (!session || session.status !== 'Queued') return;
     const project = await store.projects.get(session.projectId);
@@ -116,12 +173,18 @@ export class MergeQueue {
     // One merge at a time per project, whichever Grove process runs it (a TUI's
     // queue and `grove merge` share the main checkout): wait for the other.
     let started = await store.sessions.startMerging(sessionId, ctx.now());
-    if (!started) await ctx.note(sessionId, '[Merge] Waiting for the merge of another session of this project to finish.');
+    if (!started)
+      await ctx.note(
+        sessionId,
+        '[Merge] Waiting for the merge of another session of this project to finish.',
+      );
     while (!started) {
       await new Promise((resolve) => setTimeout(resolve, MERGE_WAIT_MS));
       if (signal.aborted) {
         await ctx.setStatus(sessionId, 'Review');
-        throw new ReportedError('[Merge] Stopped while waiting for another merge; the session is back in Review.');
+        throw new ReportedError(
+          '[Merge] Stopped while waiting for another merge; the session is back in Review.',
+        );
       }
       const current = await store.sessions.get(sessionId);
       if (!current || current.status !== 'Queued') return;
@@ -129,60 +192,145 @@ export class MergeQueue {
     }
     session = started;
     ctx.deps.app.emit({ type: 'sessionUpdated', session });
+    // Whatever fails, the session leaves Merging: back to Review (Question when the agent asked something).
+    const returnTo = session.questions.length > 0 ? 'Question' : 'Review';
     const back = async (text: string): Promise<never> => {
       await ctx.note(sessionId, text);
-      await ctx.setStatus(sessionId, 'Review');
+      await ctx.setStatus(sessionId, returnTo);
       throw new ReportedError(text);
     };
+    try {
+      await this.land(session, project.path, signal, back);
+    } catch (error) {
+      if (error instanceof ReportedError) throw error;
+      const current = await store.sessions.get(sessionId);
+      // A failure after the squash commit: recovery finished the merge.
+      if (current?.status === 'Done') return;
+      if (current?.status !== 'Merging') throw error;
+      ctx.deps.runtime.logger.log('error', `merge of ${sessionId} failed`, error);
+      return back(
+        `[Merge Error] ${errorText(error)}. Nothing was merged into ${session.baseBranch}; the session is back in ${returnTo} with its work.`,
+      );
+    }
+  }
+
+  /** The merge itself, once the session is Merging; `back` reports a failure and returns the session to Review. */
+  private async land(
+    session: Session,
+    mainCheckout: string,
+    signal: AbortSignal,
+    back: (text: string) => Promise<never>,
+  ): Promise<void> {
+    const ctx = this.ctx;
+    const { store, git, pool } = ctx.deps;
+    const sessionId = session.id;
     // The main checkout must be on the base branch and clean, before the rebase and
     // again after it (the agent may take minutes, and the person keeps working there).
     const checkoutProblem = async (): Promise<string | null> => {
-      const branch = await git.currentBranch(project.path);
+      const branch = await git.currentBranch(mainCheckout);
       if (branch !== session.baseBranch) {
-        return `[Merge Error] The main checkout (${project.path}) is on ${branch ?? 'a detached HEAD'}, not ${session.baseBranch}. Check out ${session.baseBranch} there and merge again. Nothing was changed.`;
+        return `[Merge Error] The main checkout (${mainCheckout}) is on ${branch ?? 'a detached HEAD'}, not ${session.baseBranch}. Check out ${session.baseBranch} there and merge again. Nothing was changed.`;
       }
-      if (!(await git.isClean(project.path))) {
-        return `[Merge Error] The main checkout (${project.path}) has uncommitted changes. Commit or stash them and merge again. Nothing was changed.`;
+      const unfinished = await git.inProgress(mainCheckout);
+      if (unfinished) {
+        return `[Merge Error] The main checkout (${mainCheckout}) is in the middle of a git ${unfinished}. Finish or abort it there (git ${unfinished} --continue or --abort) and merge again. Nothing was changed.`;
+      }
+      if (!(await git.isClean(mainCheckout))) {
+        return `[Merge Error] The main checkout (${mainCheckout}) has uncommitted changes. Commit or stash them and merge again. Nothing was changed.`;
       }
       return null;
     };
     const before = await checkoutProblem();
     if (before) return back(before);
     try {
+      await clearUnfinishedGit(ctx, session, 'Merge');
       await commitPending(ctx, session);
     } catch (error) {
-      return back(`[Merge Error] Could not commit the session's pending changes: ${error instanceof Error ? error.message : String(error)}`);
+      return back(
+        `[Merge Error] Could not commit the session's pending changes: ${errorText(error)}. Nothing was merged.`,
+      );
     }
-    const rebased = await assistedRebase(ctx, session, project.path, session.baseBranch, signal, 'Merge');
+    const rebased = await assistedRebase(
+      ctx,
+      session,
+      mainCheckout,
+      session.baseBranch,
+      signal,
+      'Merge',
+    );
     if (!rebased.ok) {
-      return back(`[Merge Error] Rebasing onto ${session.baseBranch} stopped on conflicts in ${rebased.files.join(', ')} (${rebased.reason}). The rebase was aborted; the branch is as it was.`);
+      return back(
+        `[Merge Error] Rebasing onto ${session.baseBranch} stopped on conflicts in ${rebased.files.join(', ')} (${rebased.reason}). The rebase was aborted; the branch is as it was.`,
+      );
     }
     const after = await checkoutProblem();
-    if (after) return back(after.replace('Nothing was changed.', `Nothing was changed there; the session branch is rebased onto ${session.baseBranch}.`));
+    if (after)
+      return back(
+        after.replace(
+          'Nothing was changed.',
+          `Nothing was changed there; the session branch is rebased onto ${session.baseBranch}.`,
+        ),
+      );
     const fresh = (await store.sessions.get(sessionId)) ?? session;
-    const message = (await git.lastCommitMessage(session.worktreePath).catch(() => null)) ?? fresh.commitMessage ?? fresh.title;
-    let merged;
-    try {
-      merged = await git.squashMerge(project.path, session.branch, message);
-    } catch (error) {
-      return back(`[Merge Error] The squash merge failed and was undone: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    if (!merged.merged) {
-      await ctx.note(sessionId, `[Merge] Nothing to merge: ${session.baseBranch} already has every change of this session.`);
-    } else {
-      await store.sessions.update(sessionId, { mergedCommit: merged.commit }, ctx.now());
-      await ctx.note(sessionId, `[Merge] Merged into ${session.baseBranch} as ${(merged.commit ?? '').slice(0, 12)}.`);
-    }
-    // The work is on the base branch now: the worktree and branch can go.
-    await pool.release(sessionId);
-    await git.removeWorktree(project.path, session.worktreePath, { force: true }).catch((e: unknown) => ctx.deps.runtime.logger.log('warn', 'worktree removal failed', e));
-    await git.deleteBranch(project.path, session.branch, { force: true }).catch((e: unknown) => ctx.deps.runtime.logger.log('warn', 'branch removal failed', e));
-    await ctx.setStatus(sessionId, 'Done');
+    const message =
+      (await git.lastCommitMessage(session.worktreePath).catch(() => null)) ??
+      fresh.commitMessage ??
+      fresh.title;
+    const sessionHead = await git.headCommit(session.worktreePath);
+    const baseHead = await git.headCommit(mainCheckout);
+    // Recorded before the squash starts: recovery takes back a squash left
+    // staged, or finishes one that was committed (see git-steps.ts).
+    const step = {
+      kind: 'squash' as const,
+      step: 'squashing',
+      sessionId,
+      projectId: session.projectId,
+      dir: mainCheckout,
+      branch: session.baseBranch,
+      headBefore: baseHead,
+      detail: { sessionHead, sessionBranch: session.branch },
+    };
+    await withGitStep(ctx.stepDeps(), step, 'Merge', async (advance) => {
+      let merged;
+      try {
+        merged = await git.squashMerge(mainCheckout, session.branch, message, (tree) =>
+          advance('committing', { tree }),
+        );
+      } catch (error) {
+        return back(`[Merge Error] The squash merge failed and was undone: ${errorText(error)}`);
+      }
+      if (!merged.merged) {
+        await ctx.note(
+          sessionId,
+          `[Merge] Nothing to merge: ${session.baseBranch} already has every change of this session.`,
+        );
+      } else {
+        await advance('cleaning up', { commit: merged.commit });
+        await store.sessions.update(sessionId, { mergedCommit: merged.commit }, ctx.now());
+        await ctx.note(
+          sessionId,
+          `[Merge] Merged into ${session.baseBranch} as ${merged.commit.slice(0, 12)}.`,
+        );
+      }
+      // The work is on the base branch now: the worktree and branch can go.
+      await pool.release(sessionId);
+      await git
+        .removeWorktree(mainCheckout, session.worktreePath, { force: true })
+        .catch((e: unknown) => ctx.deps.runtime.logger.log('warn', 'worktree removal failed', e));
+      await git
+        .deleteBranch(mainCheckout, session.branch, { force: true })
+        .catch((e: unknown) => ctx.deps.runtime.logger.log('warn', 'branch removal failed', e));
+      await ctx.setStatus(sessionId, 'Done');
+    });
   }
 }
 
 /** `r`: rebase the session branch onto its base (queued behind a running turn). */
-export async function runRebase(ctx: ReviewContext, operation: Operation, signal: AbortSignal): Promise<void> {
+export async function runRebase(
+  ctx: ReviewContext,
+  operation: Operation,
+  signal: AbortSignal,
+): Promise<void> {
   const { store } = ctx.deps;
   let session = await store.sessions.get(operation.sessionId);
   if (!session) return;
@@ -194,12 +342,21 @@ export async function runRebase(ctx: ReviewContext, operation: Operation, signal
   session = await ctx.setStatus(session.id, 'Rebasing');
   let failure: string | null = null;
   try {
+    await clearUnfinishedGit(ctx, session, 'Rebase');
     await commitPending(ctx, session);
-    const outcome = await assistedRebase(ctx, session, project.path, session.baseBranch, signal, 'Rebase');
+    const outcome = await assistedRebase(
+      ctx,
+      session,
+      project.path,
+      session.baseBranch,
+      signal,
+      'Rebase',
+    );
     if (outcome.ok) await ctx.note(session.id, `[Rebase] Rebased onto ${session.baseBranch}.`);
-    else failure = `[Rebase Error] Conflicts in ${outcome.files.join(', ')} (${outcome.reason}). The rebase was aborted; the branch is as it was.`;
+    else
+      failure = `[Rebase Error] Conflicts in ${outcome.files.join(', ')} (${outcome.reason}). The rebase was aborted; the branch is as it was.`;
   } catch (error) {
-    failure = `[Rebase Error] ${error instanceof Error ? error.message : String(error)}`;
+    failure = `[Rebase Error] ${errorText(error)}. The branch is as it was.`;
   } finally {
     if (failure) await ctx.note(session.id, failure);
     await ctx.setStatus(session.id, returnTo);

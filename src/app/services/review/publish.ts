@@ -2,7 +2,7 @@ import type { Operation } from '../../../domain/operation.js';
 import type { PullRequestInfo } from '../../../domain/review-request.js';
 import type { Session } from '../../../domain/session.js';
 import type { ForgeConnection } from '../../ports.js';
-import { commitPending } from './merge.js';
+import { clearUnfinishedGit, commitPending } from './merge.js';
 import { ReportedError } from '../worker.js';
 import type { ReviewContext } from './context.js';
 
@@ -104,6 +104,7 @@ export async function runPublish(ctx: ReviewContext, operation: Operation, signa
   const label = auto ? 'Branch Push' : 'Review Request';
   try {
     const forge = await connect(ctx, project.path, signal);
+    await clearUnfinishedGit(ctx, session, label);
     await commitPending(ctx, session);
     if ((await git.commitsSince(session.worktreePath, session.baseBranch)) === 0) {
       await ctx.note(session.id, `[${label}] Nothing to publish yet: the session has no changes on ${session.baseBranch}.`);

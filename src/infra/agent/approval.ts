@@ -1,0 +1,164 @@
+import { homedir } from 'node:os';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
+
+// Fail-closed answers to an agent CLI's approval requests. A CLI asks only
+// for what its own sandbox or mode does not already allow, so anything not
+// clearly allowed by the session's mode is denied, and the denial is told
+// to the person in the transcript.
+
+/** What an agent CLI asks to be allowed. */
+export type ApprovalAsk =
+  | {
+      readonly kind: 'command';
+      /** The command line as the CLI shows it. */
+      readonly command: string;
+      /** Where it runs (null: the CLI's working directory). */
+      readonly cwd: string | null;
+      /** Paths the command names, when the CLI says. */
+      readonly paths: readonly string[];
+      /** An explicit request to run outside the CLI's sandbox. */
+      readonly escalation: boolean;
+    }
+  | {
+      readonly kind: 'edit';
+      /** The files the edit writes (empty when the CLI did not say). */
+      readonly paths: readonly string[];
+      /** A folder the CLI wants write access to for this edit. */
+      readonly grantRoot: string | null;
+    }
+  | {
+      /** A tool that only reads (files, searches, the web). */
+      readonly kind: 'read';
+      readonly what: string;
+    }
+  | {
+      /** More permissions than the sandbox has (network, file-system roots), or a tool Grove does not know. */
+      readonly kind: 'permissions';
+      readonly what: string;
+    };
+
+export type ApprovalDecision =
+  { readonly allow: true } | { readonly allow: false; readonly reason: string };
+
+/** True when `path` (absolute, or relative to `root`) is inside `root`. */
+export function isInside(root: string, path: string): boolean {
+  const full = isAbsolute(path) ? path : resolve(root, path);
+  const rel = relative(resolve(root), full);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * Folders outside the worktree a command may name in Auto Edit: system
+ * programs and libraries (read), the null and standard devices. Not the
+ * temporary folder: a main checkout may live there.
+ */
+const SHARED_PREFIXES: readonly string[] = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/dev/null',
+  '/dev/stdin',
+  '/dev/stdout',
+  '/dev/stderr',
+  '/dev/tty',
+  '/dev/zero',
+  '/dev/urandom',
+  '/dev/random',
+  '/dev/fd',
+];
+
+/**
+ * Paths a shell command line names: absolute paths, `~` paths and paths
+ * through `..`. A heuristic (a command can build a path at run time); the
+ * OS sandbox is what confines the command's effects.
+ */
+export function commandPaths(command: string): string[] {
+  const out: string[] = [];
+  for (const match of command.matchAll(
+    /(?:^|[\s'"=:(,<>|;&`])((?:~|\.\.|\.)?\/[^\s'"`;|&<>(),]*|\.\.(?=$|[\s'"`;|&<>)]))/g,
+  )) {
+    const path = match[1];
+    if (path) out.push(path.startsWith('~') ? `${homedir()}${path.slice(1)}` : path);
+  }
+  return out;
+}
+
+const deny = (reason: string): ApprovalDecision => ({ allow: false, reason });
+const ALLOW: ApprovalDecision = { allow: true };
+
+/**
+ * The answer to one approval request in a session of `mode` whose worktree
+ * is `worktree`: Auto Edit allows commands and edits inside the worktree
+ * only and never an escape from the sandbox; Read Only and Plan allow no
+ * edit and no command that asks.
+ */
+export function decideApproval(
+  mode: PermissionMode,
+  worktree: string,
+  ask: ApprovalAsk,
+): ApprovalDecision {
+  if (ask.kind === 'read') return ALLOW;
+  if (mode !== 'auto_edit') return deny(`the session is in ${permissionModeLabel(mode)} mode`);
+  switch (ask.kind) {
+    case 'command': {
+      if (ask.escalation) return deny('it asked to run outside the sandbox');
+      if (ask.cwd !== null && !isInside(worktree, ask.cwd))
+        return deny(`it runs in ${ask.cwd}, outside the worktree`);
+      const outside = ask.paths.find((path) => {
+        const full = resolve(ask.cwd ?? worktree, path);
+        return (
+          !isInside(worktree, full) && !SHARED_PREFIXES.some((prefix) => isInside(prefix, full))
+        );
+      });
+      if (outside !== undefined) return deny(`it names ${outside}, outside the worktree`);
+      return ALLOW;
+    }
+    case 'edit': {
+      if (ask.grantRoot !== null && !isInside(worktree, ask.grantRoot))
+        return deny(`it asked for write access to ${ask.grantRoot}, outside the worktree`);
+      if (ask.paths.length === 0 && ask.grantRoot === null)
+        return deny('the files it writes are not known');
+      const outside = ask.paths.find((path) => !isInside(worktree, path));
+      if (outside !== undefined) return deny(`it writes ${outside}, outside the worktree`);
+      return ALLOW;
+    }
+    case 'permissions':
+      return deny('Grove grants no permissions beyond the worktree');
+    default:
+      return deny('Grove does not know this kind of request');
+  }
+}
+
+function clip(text: string, max = 120): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** What was asked, in words: "run `rm -rf x`", "edit src/a.ts". */
+export function describeAsk(ask: ApprovalAsk): string {
+  switch (ask.kind) {
+    case 'command':
+      return `run \`${clip(ask.command) || 'a command'}\`${ask.cwd ? ` in ${ask.cwd}` : ''}`;
+    case 'edit':
+      return ask.paths.length > 0
+        ? `edit ${clip(ask.paths.join(', '))}`
+        : ask.grantRoot
+          ? `write in ${ask.grantRoot}`
+          : 'edit files';
+    case 'read':
+      return clip(ask.what);
+    case 'permissions':
+      return `get ${clip(ask.what)}`;
+    default:
+      return 'do something';
+  }
+}
+
+/** The transcript line for a denied request: `[Denied] Codex asked to run … : why.` */
+export function deniedLine(agentLabel: string, what: string, reason: string): string {
+  return `[Denied] ${agentLabel} asked to ${what}; Grove denied it: ${reason}.`;
+}

@@ -1,0 +1,246 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { ProviderId } from '../../domain/providers.js';
+import { probeSandbox, type SandboxProbe } from '../sandbox-probe.js';
+import { AgentError } from './channel.js';
+import { resolveCommand, spawnAgent, SpawnError, type AgentProcess } from './process.js';
+import { forgetProcess, recordProcess, sweepLeftoverAgents } from './leftovers.js';
+import {
+  bubblewrapArgs,
+  filterAgentEnv,
+  forgeSecretPaths,
+  gitProtectedPaths,
+  seatbeltArgs,
+  stateFolders,
+  type ConfinementPlan,
+} from './sandbox.js';
+
+// The one place that starts agent processes: every CLI turn, app-server,
+// title and commit-message prompt goes through launch(). It filters the
+// environment, wraps the process in the OS sandbox engine, ties its life to
+// Grove's (watchdog + --die-with-parent) and records it for the start-up sweep.
+
+/** One agent process to start. */
+export interface LaunchSpec {
+  readonly provider: ProviderId;
+  /** The CLI, a name on env.PATH or a path. */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The session's worktree (writable); for conflict resolution, the main checkout. */
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** How agents are confined right now, for the header and `grove doctor`. */
+export type Confinement =
+  | { readonly kind: 'confined'; readonly engine: 'bubblewrap' | 'seatbelt' }
+  | { readonly kind: 'unconfined'; readonly reason: string }
+  | { readonly kind: 'refused'; readonly reason: string; readonly fix: string };
+
+export interface AgentLauncher {
+  /** Starts one agent; rejects with SpawnError (not installed, no folder) or AgentError('sandbox'). */
+  launch(spec: LaunchSpec): Promise<AgentProcess>;
+  /** What launch() would do now (probes the sandbox engine once). */
+  confinement(): Promise<Confinement>;
+  /** Stops every agent this launcher started and waits (at most `graceMs` + 1 s) for them to end. */
+  stopAll(graceMs?: number): Promise<void>;
+  /** Ends recorded agents of Grove processes that are gone (see leftovers.ts); the number ended. */
+  sweep(): Promise<number>;
+}
+
+export interface LauncherOptions {
+  /** GROVE_HOME/run: where started processes are recorded for the sweep; null records nothing. */
+  readonly runDir: string | null;
+  /** The explicit opt-out (setting `agents.allowUnconfined`): run agents without a sandbox engine. */
+  readonly allowUnconfined: () => Promise<boolean>;
+  /** Finds and tries the sandbox engine (injected in tests). */
+  readonly probe?: () => Promise<SandboxProbe>;
+}
+
+/** The message shown when no sandbox engine can confine agents and the opt-out is off. */
+export function refusalMessage(reason: string, fix: string): string {
+  return `Agents run only inside the operating system's sandbox, and ${reason}. To fix: ${fix}. Or, to run agents without confinement (they can then write anywhere your user can), set "Run agents unconfined" (agents.allowUnconfined) to on in Settings.`;
+}
+
+function resolvedPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+function gitCommonDir(cwd: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  return new Promise((done) => {
+    execFile(
+      'git',
+      ['rev-parse', '--path-format=absolute', '--git-common-dir'],
+      {
+        cwd,
+        env: { PATH: env['PATH'] ?? '/usr/bin:/bin', HOME: env['HOME'] ?? '' },
+        timeout: 10_000,
+      },
+      (error, stdout) => {
+        const dir = String(stdout).trim();
+        done(error || !dir || !isAbsolute(dir) ? null : resolvedPath(dir));
+      },
+    );
+  });
+}
+
+function ensureDir(path: string): boolean {
+  try {
+    mkdirSync(path, { recursive: true });
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The writable and protected paths for one launch; makes the private temp folder and the CLI's state folder. */
+async function planFor(spec: LaunchSpec, tmp: string): Promise<ConfinementPlan> {
+  const home = resolvedPath(spec.env['HOME'] || homedir());
+  const state = stateFolders(spec.provider, spec.env, home);
+  const cwd = resolvedPath(spec.cwd);
+  const common = await gitCommonDir(cwd, spec.env);
+  const writable = [cwd, tmp];
+  if (common) writable.push(common);
+  for (const dir of state.dirs) if (ensureDir(dir)) writable.push(resolvedPath(dir));
+  for (const file of state.files) if (existsSync(file)) writable.push(resolvedPath(file));
+  const protect = [...(common ? gitProtectedPaths(common) : []), ...state.protect]
+    .filter((p) => existsSync(p))
+    .map(resolvedPath);
+  const secrets = forgeSecretPaths(home);
+  const hideDirs = secrets.dirs
+    .filter((p) => existsSync(p) && statSync(p).isDirectory())
+    .map(resolvedPath);
+  const hideFiles = secrets.files
+    .filter((p) => existsSync(p) && statSync(p).isFile())
+    .map(resolvedPath);
+  return { cwd, writable, protect, hideDirs, hideFiles };
+}
+
+const PROBE_TIMEOUT_MS = 10_000;
+
+export function createLauncher(options: LauncherOptions): AgentLauncher {
+  const live = new Set<AgentProcess>();
+  let probed: Promise<SandboxProbe> | null = null;
+  const probe = (): Promise<SandboxProbe> => {
+    probed ??= (
+      options.probe ?? (() => probeSandbox(process.env, AbortSignal.timeout(PROBE_TIMEOUT_MS)))
+    )();
+    return probed;
+  };
+
+  const confinement = async (): Promise<Confinement> => {
+    const found = await probe();
+    if (found.ok) return { kind: 'confined', engine: found.engine };
+    if (await options.allowUnconfined()) return { kind: 'unconfined', reason: found.reason };
+    return { kind: 'refused', reason: found.reason, fix: found.fix };
+  };
+
+  const launch = async (spec: LaunchSpec): Promise<AgentProcess> => {
+    const how = await confinement();
+    if (how.kind === 'refused')
+      throw new AgentError(spec.provider, 'sandbox', refusalMessage(how.reason, how.fix));
+    const env = filterAgentEnv(spec.env);
+    const command = resolveCommand(spec.command, env);
+    if (command === null) throw new SpawnError('ENOENT', `${spec.command}: not found on PATH`);
+    let tmp: string | null = null;
+    let proc: AgentProcess;
+    try {
+      if (how.kind === 'unconfined') {
+        proc = await spawnAgent(command, spec.args, { cwd: spec.cwd, env });
+      } else {
+        if (!existsSync(spec.cwd))
+          throw new SpawnError('ENOCWD', `the working folder ${spec.cwd} does not exist`);
+        tmp = realpathSync(mkdtempSync(join(tmpdir(), 'grove-agent-')));
+        const plan = await planFor(spec, tmp);
+        const confinedEnv = { ...env, TMPDIR: tmp };
+        proc =
+          how.engine === 'bubblewrap'
+            ? await spawnAgent(
+                resolveCommand('bwrap', process.env) ?? 'bwrap',
+                bubblewrapArgs(plan, command, spec.args),
+                { cwd: spec.cwd, env: confinedEnv },
+              )
+            : await spawnAgent('/usr/bin/sandbox-exec', seatbeltArgs(plan, command, spec.args), {
+                cwd: spec.cwd,
+                env: confinedEnv,
+              });
+      }
+    } catch (error) {
+      if (tmp) rmSync(tmp, { recursive: true, force: true });
+      throw error;
+    }
+    live.add(proc);
+    const record = options.runDir ? recordProcess(options.runDir, proc.pid, spec.provider) : null;
+    const privateTmp = tmp;
+    void proc.exited.then(() => {
+      live.delete(proc);
+      if (record) forgetProcess(record);
+      if (privateTmp) rmSync(privateTmp, { recursive: true, force: true });
+    });
+    return proc;
+  };
+
+  return {
+    launch,
+    confinement,
+    sweep: () => (options.runDir ? sweepLeftoverAgents(options.runDir) : Promise.resolve(0)),
+    async stopAll(graceMs = 1500) {
+      const running = [...live];
+      for (const proc of running) proc.kill(graceMs);
+      const deadline = new Promise<void>((done) => setTimeout(done, graceMs + 1000).unref());
+      await Promise.race([Promise.all(running.map((p) => p.exited)), deadline]);
+    },
+  };
+}
+
+let fallback: AgentLauncher | null = null;
+
+/** Channels built without a launcher (tests, tools) share a confined one that records nothing. */
+export function defaultLauncher(): AgentLauncher {
+  fallback ??= createLauncher({ runDir: null, allowUnconfined: () => Promise.resolve(false) });
+  return fallback;
+}
+
+/**
+ * Starts an agent with the channel's launcher (or the default one); every
+ * failure becomes an AgentError in words: not installed, worktree gone, no
+ * sandbox, or could not start.
+ */
+export async function launchAgent(
+  launcher: AgentLauncher | undefined,
+  spec: LaunchSpec,
+  label: string,
+  installHint: string,
+): Promise<AgentProcess> {
+  try {
+    return await (launcher ?? defaultLauncher()).launch(spec);
+  } catch (error) {
+    if (error instanceof AgentError) throw error;
+    if (error instanceof SpawnError && error.code === 'ENOENT') {
+      const name = spec.command.split('/').pop() ?? spec.command;
+      throw new AgentError(
+        spec.provider,
+        'missing_cli',
+        `${label} (\`${name}\`) is not installed or not on PATH. ${installHint}`,
+      );
+    }
+    if (error instanceof SpawnError && error.code === 'ENOCWD') {
+      throw new AgentError(
+        spec.provider,
+        'crash',
+        `${label} could not start: its working folder ${spec.cwd} does not exist.`,
+      );
+    }
+    throw new AgentError(
+      spec.provider,
+      'crash',
+      `${label} could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}

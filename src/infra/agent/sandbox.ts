@@ -1,0 +1,200 @@
+import { join } from 'node:path';
+import type { ProviderId } from '../../domain/providers.js';
+
+// What an agent may write, and how each sandbox engine is told so. Pure:
+// the launcher (launcher.ts) resolves the paths and runs the engine.
+
+/** The paths one agent process may write; everything else is read-only to it. */
+export interface ConfinementPlan {
+  /** The agent's working directory (the session's worktree). */
+  readonly cwd: string;
+  /** Writable folders and files, existing, absolute and resolved (no symlinks). */
+  readonly writable: readonly string[];
+  /** Paths inside a writable folder that stay read-only (git hooks and config, CLI settings). */
+  readonly protect: readonly string[];
+  /** Secrets hidden from the agent: folders become empty, files read as empty. */
+  readonly hideDirs: readonly string[];
+  readonly hideFiles: readonly string[];
+}
+
+/**
+ * Environment variables that hold forge credentials. Agents never need them
+ * (Grove publishes pull requests itself), and an agent holding one could push
+ * or open pull requests on its own.
+ */
+const FORGE_TOKEN_NAMES: ReadonlySet<string> = new Set([
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GH_ENTERPRISE_TOKEN',
+  'GITHUB_ENTERPRISE_TOKEN',
+  'GITLAB_TOKEN',
+  'GL_TOKEN',
+  'GITLAB_PRIVATE_TOKEN',
+  'GITEA_TOKEN',
+  'BITBUCKET_TOKEN',
+  'BITBUCKET_APP_PASSWORD',
+]);
+const FORGE_TOKEN_PATTERN =
+  /^(GH|GITHUB|GITLAB|GL|GITEA|FORGEJO|CODEBERG|BITBUCKET)_\w*(TOKEN|PASSWORD|PAT)$/i;
+
+/** True when `name` is an environment variable that carries a forge credential. */
+export function isForgeSecret(name: string): boolean {
+  return FORGE_TOKEN_NAMES.has(name.toUpperCase()) || FORGE_TOKEN_PATTERN.test(name);
+}
+
+/** The agent's environment: `env` without forge credentials. */
+export function filterAgentEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && !isForgeSecret(name)) out[name] = value;
+  }
+  return out;
+}
+
+/** A CLI's own state: folders it writes (created when missing), files it may update, settings kept read-only. */
+export interface StateFolders {
+  readonly dirs: readonly string[];
+  readonly files: readonly string[];
+  /** Settings files that can make the CLI run commands later, outside Grove (hooks): read-only. */
+  readonly protect: readonly string[];
+}
+
+/**
+ * Where each CLI keeps its state (checked against the pinned CLIs: Claude
+ * Code writes ~/.claude and ~/.claude.json, Codex $CODEX_HOME or ~/.codex,
+ * Gemini CLI ~/.gemini). Caches are shared by all (~/.cache, ~/.npm).
+ */
+export function stateFolders(
+  provider: ProviderId,
+  env: NodeJS.ProcessEnv,
+  home: string,
+): StateFolders {
+  const shared = [join(home, '.cache'), join(home, '.npm')];
+  switch (provider) {
+    case 'claude': {
+      const config = env['CLAUDE_CONFIG_DIR'] || join(home, '.claude');
+      return {
+        dirs: [config],
+        files: [join(home, '.claude.json'), ...shared],
+        protect: [
+          join(config, 'settings.json'),
+          join(config, 'settings.local.json'),
+          join(config, 'hooks'),
+          join(config, 'commands'),
+          join(config, 'agents'),
+          join(config, 'CLAUDE.md'),
+        ],
+      };
+    }
+    case 'codex': {
+      const config = env['CODEX_HOME'] || join(home, '.codex');
+      return {
+        dirs: [config],
+        files: shared,
+        protect: [join(config, 'config.toml'), join(config, 'AGENTS.md'), join(config, 'rules')],
+      };
+    }
+    case 'gemini': {
+      const config = join(env['GEMINI_CLI_HOME'] || home, '.gemini');
+      return {
+        dirs: [config],
+        files: shared,
+        protect: [
+          join(config, 'settings.json'),
+          join(config, 'GEMINI.md'),
+          join(config, 'commands'),
+          join(config, 'extensions'),
+        ],
+      };
+    }
+  }
+}
+
+/** Git files in the common dir that would let an agent run code later through Grove's own git: read-only. */
+export function gitProtectedPaths(commonDir: string): string[] {
+  return [join(commonDir, 'hooks'), join(commonDir, 'config')];
+}
+
+/** Forge credentials on disk that an agent could read and use. */
+export function forgeSecretPaths(home: string): { dirs: string[]; files: string[] } {
+  return { dirs: [join(home, '.config', 'gh')], files: [join(home, '.git-credentials')] };
+}
+
+/** Parents before children, so a bind of a folder never hides one made inside it. */
+function byDepth(paths: readonly string[]): string[] {
+  return [...new Set(paths)].sort(
+    (a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b),
+  );
+}
+
+/**
+ * bubblewrap's command line: the whole file system read-only, the writable
+ * paths bound on top (so the main checkout stays read-only while its git
+ * folder, bound later, is writable), then the protected paths read-only
+ * again. The host network is kept (the CLIs need their model APIs).
+ * `--die-with-parent` ends the sandbox when the process that started bwrap
+ * dies; `--unshare-pid` ends everything inside when the sandbox's init goes.
+ * No `--new-session`: the launcher already starts the agent in a new
+ * session without a controlling terminal, so TIOCSTI has no terminal to
+ * push input into, and the agent stays in the process group Grove stops.
+ */
+export function bubblewrapArgs(
+  plan: ConfinementPlan,
+  command: string,
+  args: readonly string[],
+): string[] {
+  const out = [
+    '--die-with-parent',
+    '--unshare-pid',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+  ];
+  for (const path of byDepth(plan.writable)) out.push('--bind', path, path);
+  for (const path of byDepth(plan.protect)) out.push('--ro-bind-try', path, path);
+  for (const path of byDepth(plan.hideDirs)) out.push('--tmpfs', path);
+  for (const path of byDepth(plan.hideFiles)) out.push('--ro-bind', '/dev/null', path);
+  out.push('--chdir', plan.cwd, '--', command, ...args);
+  return out;
+}
+
+/** A string literal in Seatbelt's profile language (SBPL, a Scheme). */
+function sbplString(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/**
+ * The Seatbelt profile for macOS (`sandbox-exec -p PROFILE`): everything is
+ * allowed except writing files, which is allowed only in the writable paths
+ * and the terminal devices; the protected paths and hidden secrets are
+ * denied again (in SBPL the last matching rule wins). Paths must be real
+ * paths: Seatbelt matches /private/tmp, not /tmp.
+ */
+export function seatbeltProfile(plan: ConfinementPlan): string {
+  const lines = ['(version 1)', '(allow default)', '(deny file-write*)'];
+  const writable = byDepth(plan.writable).map((p) => `(subpath ${sbplString(p)})`);
+  lines.push(
+    `(allow file-write*\n  ${[...writable, '(literal "/dev/null")', '(literal "/dev/zero")', '(literal "/dev/dtracehelper")', '(regex #"^/dev/tty")', '(regex #"^/dev/fd/")'].join('\n  ')})`,
+  );
+  const protect = byDepth(plan.protect).map((p) => `(subpath ${sbplString(p)})`);
+  if (protect.length > 0) lines.push(`(deny file-write*\n  ${protect.join('\n  ')})`);
+  const hidden = [
+    ...byDepth(plan.hideDirs).map((p) => `(subpath ${sbplString(p)})`),
+    ...byDepth(plan.hideFiles).map((p) => `(literal ${sbplString(p)})`),
+  ];
+  if (hidden.length > 0) lines.push(`(deny file-read* file-write*\n  ${hidden.join('\n  ')})`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** sandbox-exec's command line for `command`. */
+export function seatbeltArgs(
+  plan: ConfinementPlan,
+  command: string,
+  args: readonly string[],
+): string[] {
+  return ['-p', seatbeltProfile(plan), command, ...args];
+}

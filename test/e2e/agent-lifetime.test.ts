@@ -1,0 +1,111 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentEnv } from '../helpers/agent-env.js';
+import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import {
+  agentWorldEnv,
+  makeRepo,
+  makeWorld,
+  newSession,
+  startGrove,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
+import { processesWithEnv } from '../helpers/processes.js';
+import type { TmuxTerminal } from '../helpers/tmux.js';
+import { waitUntil } from '../helpers/wait.js';
+
+// No agent outlives the TUI: not the title-generation agent when the person
+// quits with `q`, not a session's agent when the TUI is killed.
+
+const reply = (answer: string) =>
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
+  });
+
+let world: GroveWorld;
+let server: FakeModelServer;
+let term: TmuxTerminal | null = null;
+let repo: string;
+
+beforeEach(async () => {
+  world = makeWorld();
+  server = await startFakeModelServer();
+  repo = makeRepo(world);
+});
+
+afterEach(async () => {
+  await term?.kill();
+  term = null;
+  await server.close();
+  world.cleanup();
+});
+
+/** The agent processes this test's Grove started (they carry its GROVE_HOME). */
+function agents(): number[] {
+  return processesWithEnv(`GROVE_HOME=${world.groveHome}`)
+    .filter((p) => !p.cmdline.includes('grove.js'))
+    .map((p) => p.pid);
+}
+
+async function start(): Promise<TmuxTerminal> {
+  term = await startGrove(world, repo, {
+    env: agentWorldEnv(world, agentEnv(server, world.home)),
+    columns: 120,
+    rows: 34,
+  });
+  await term.waitFor('No sessions yet.');
+  return term;
+}
+
+describe('quitting the TUI', () => {
+  it('with q while the title agent is still working ends that agent too', async () => {
+    server.script('anthropic', [
+      {
+        when: 'Write a title for a coding task',
+        delayMs: 120_000,
+        then: { text: reply('Too late') },
+      },
+      { when: 'Say hello', text: reply('Hello there.') },
+      { when: 'Write the git commit message for the changes', text: reply('Nothing') },
+    ]);
+    const t = await start();
+    await newSession(t, 'Say hello');
+    await t.waitFor('Hello there.', 20_000);
+    await waitUntil(
+      'the title agent to be running',
+      () =>
+        server.requests.some((r) =>
+          JSON.stringify(r.body).includes('Write a title for a coding task'),
+        ),
+      20_000,
+    );
+    expect(agents().length).toBeGreaterThan(0);
+
+    await t.keys('q');
+    await t.waitForGone('Enter reply');
+    await t.keys('q');
+    await t.waitFor('Quit Grove?');
+    await t.keys('y');
+    await t.waitForExit(15_000);
+
+    await waitUntil('no agent process to be left', () => agents().length === 0, 10_000);
+  });
+});
+
+describe.each(['SIGKILL', 'SIGTERM', 'SIGHUP'] as const)('the TUI ended by %s', (signal) => {
+  it("while a turn runs leaves none of the session's agent processes behind", async () => {
+    server.script('anthropic', [
+      { when: 'Write a title for a coding task', text: reply('Slow one') },
+      { when: 'Take your time', delayMs: 120_000, then: { text: reply('Too late') } },
+    ]);
+    const t = await start();
+    await newSession(t, 'Take your time');
+    await waitUntil('the session agent to be running', () => agents().length > 0, 20_000);
+    const pid = await t.pid();
+
+    process.kill(pid, signal);
+
+    await waitUntil('no agent process to be left', () => agents().length === 0, 10_000);
+  });
+});

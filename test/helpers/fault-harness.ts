@@ -1,0 +1,31 @@
+// A Grove process without a screen for the fault-injection tests, for work
+// that has no headless command: it starts the app core exactly as Grove does
+// (src/compose.ts openInfra, recovery first, then App and Controller; see
+// grove-app.ts) and runs one action, then exits. Bundled and run by
+// faults.ts (bundleHarness, startHarness); the test kills it mid-way.
+//   node fault-harness.mjs sync <repo>   presses `s` (sync the main checkout) and waits for the result
+import process from 'node:process';
+import { openInfra } from '../../src/compose.js';
+import { startGroveApp } from './grove-app.js';
+
+const [action, repo] = process.argv.slice(2);
+if (!repo || action !== 'sync') {
+  process.stderr.write('usage: fault-harness sync <repo>\n');
+  process.exit(2);
+}
+const infra = openInfra(process.env);
+const grove = await startGroveApp(infra, repo);
+const ended = new Promise<string>((resolve) => {
+  grove.app.subscribe((event) => {
+    // `s` asks first (what would be pushed where): answer yes.
+    if (event.type === 'popup' && event.popup?.kind === 'confirm' && event.popup.intent.kind === 'syncMain')
+      grove.controller.confirmSync(event.popup.intent.branch, event.popup.intent.head);
+    if (event.type === 'popup' && event.popup?.kind === 'info' && !event.popup.busy)
+      resolve(`${event.popup.title}\n${event.popup.lines.join('\n')}`);
+  });
+});
+grove.controller.syncMain();
+process.stdout.write(`${await ended}\n`);
+await grove.controller.shutdown();
+await infra.db.close();
+process.exit(0);

@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import {
+  bubblewrapArgs,
+  filterAgentEnv,
+  isForgeSecret,
+  seatbeltArgs,
+  seatbeltProfile,
+  stateFolders,
+  type ConfinementPlan,
+} from '../../src/infra/agent/sandbox.js';
+
+const PLAN: ConfinementPlan = {
+  cwd: '/home/u/.grove/wt/s1',
+  writable: [
+    '/home/u/.grove/wt/s1',
+    '/tmp/grove-agent-x',
+    '/home/u/project/.git',
+    '/home/u/.claude',
+  ],
+  protect: ['/home/u/project/.git/hooks', '/home/u/project/.git/config'],
+  hideDirs: ['/home/u/.config/gh'],
+  hideFiles: ['/home/u/.git-credentials'],
+};
+
+/** The `--flag a b` triples of a bwrap command line, in order. */
+function binds(args: readonly string[]): string[] {
+  const out: string[] = [];
+  args.forEach((arg, i) => {
+    if (arg === '--bind' || arg === '--ro-bind' || arg === '--ro-bind-try')
+      out.push(`${arg} ${args[i + 1] ?? ''} ${args[i + 2] ?? ''}`);
+    if (arg === '--tmpfs') out.push(`${arg} ${args[i + 1] ?? ''}`);
+  });
+  return out;
+}
+
+describe('the agent environment', () => {
+  it.each([
+    ['GITHUB_TOKEN'],
+    ['GH_TOKEN'],
+    ['GH_ENTERPRISE_TOKEN'],
+    ['GITHUB_ENTERPRISE_TOKEN'],
+    ['GITLAB_TOKEN'],
+    ['GL_TOKEN'],
+    ['GITEA_TOKEN'],
+    ['BITBUCKET_APP_PASSWORD'],
+    ['GITHUB_PAT'],
+    ['github_token'],
+  ])('drops %s', (name) => {
+    expect(filterAgentEnv({ PATH: '/bin', [name]: 'secret' })).toEqual({ PATH: '/bin' });
+  });
+
+  it.each([
+    ['ANTHROPIC_API_KEY'],
+    ['OPENAI_API_KEY'],
+    ['GEMINI_API_KEY'],
+    ['HOME'],
+    ['GH_HOST'],
+    ['GIT_AUTHOR_NAME'],
+    ['TOKEN'],
+  ])('keeps %s', (name) => {
+    expect(isForgeSecret(name)).toBe(false);
+    expect(filterAgentEnv({ [name]: 'v' })).toEqual({ [name]: 'v' });
+  });
+});
+
+describe('the bubblewrap command line', () => {
+  const args = bubblewrapArgs(PLAN, '/usr/bin/claude', ['-p', '--verbose']);
+
+  it('makes the whole file system read-only before anything is made writable', () => {
+    expect(binds(args)[0]).toBe('--ro-bind / /');
+  });
+
+  it('binds each writable path read-write, parents before children', () => {
+    const writable = binds(args).filter((b) => b.startsWith('--bind '));
+    expect(writable).toEqual([
+      '--bind /tmp/grove-agent-x /tmp/grove-agent-x',
+      '--bind /home/u/.claude /home/u/.claude',
+      '--bind /home/u/project/.git /home/u/project/.git',
+      '--bind /home/u/.grove/wt/s1 /home/u/.grove/wt/s1',
+    ]);
+  });
+
+  it('binds git hooks and config read-only after the writable git folder, so they stay read-only', () => {
+    const all = binds(args);
+    const git = all.indexOf('--bind /home/u/project/.git /home/u/project/.git');
+    expect(
+      all.indexOf('--ro-bind-try /home/u/project/.git/hooks /home/u/project/.git/hooks'),
+    ).toBeGreaterThan(git);
+    expect(
+      all.indexOf('--ro-bind-try /home/u/project/.git/config /home/u/project/.git/config'),
+    ).toBeGreaterThan(git);
+  });
+
+  it('hides forge credentials on disk', () => {
+    expect(binds(args)).toContain('--tmpfs /home/u/.config/gh');
+    expect(binds(args)).toContain('--ro-bind /dev/null /home/u/.git-credentials');
+  });
+
+  it('ties the sandbox to its parent, keeps the host network and runs the command in the worktree', () => {
+    expect(args).toContain('--die-with-parent');
+    expect(args).toContain('--unshare-pid');
+    expect(args.some((a) => a.startsWith('--unshare-net') || a === '--unshare-all')).toBe(false);
+    expect(args.slice(-6)).toEqual([
+      '--chdir',
+      '/home/u/.grove/wt/s1',
+      '--',
+      '/usr/bin/claude',
+      '-p',
+      '--verbose',
+    ]);
+  });
+});
+
+describe('the Seatbelt profile', () => {
+  const profile = seatbeltProfile({
+    ...PLAN,
+    writable: [...PLAN.writable, '/tmp/a "quoted" \\ path'],
+  });
+
+  it('denies every write, then allows the writable paths and the terminal devices', () => {
+    const lines = profile.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['(version 1)', '(allow default)', '(deny file-write*)']);
+    expect(profile).toContain('(allow file-write*\n');
+    for (const path of PLAN.writable) expect(profile).toContain(`(subpath "${path}")`);
+    expect(profile).toContain('(literal "/dev/null")');
+    expect(profile).toContain('(regex #"^/dev/tty")');
+  });
+
+  it('denies the protected paths after allowing the writable ones (the last matching rule wins)', () => {
+    expect(
+      profile.indexOf('(deny file-write*\n  (subpath "/home/u/project/.git/config")'),
+    ).toBeGreaterThan(profile.indexOf('(allow file-write*'));
+    expect(profile).toContain('(subpath "/home/u/project/.git/hooks")');
+  });
+
+  it('denies reading and writing the hidden credentials', () => {
+    expect(profile).toContain(
+      '(deny file-read* file-write*\n  (subpath "/home/u/.config/gh")\n  (literal "/home/u/.git-credentials"))',
+    );
+  });
+
+  it('escapes quotes and backslashes in paths', () => {
+    expect(profile).toContain('(subpath "/tmp/a \\"quoted\\" \\\\ path")');
+  });
+
+  it('is passed to sandbox-exec with -p before the command', () => {
+    expect(seatbeltArgs(PLAN, '/usr/local/bin/codex', ['app-server'])).toEqual([
+      '-p',
+      seatbeltProfile(PLAN),
+      '/usr/local/bin/codex',
+      'app-server',
+    ]);
+  });
+});
+
+describe('the CLI state folders', () => {
+  it.each([
+    [
+      'claude',
+      {},
+      ['/h/.claude'],
+      ['/h/.claude.json', '/h/.cache', '/h/.npm'],
+      '/h/.claude/settings.json',
+    ],
+    ['codex', {}, ['/h/.codex'], ['/h/.cache', '/h/.npm'], '/h/.codex/config.toml'],
+    ['codex', { CODEX_HOME: '/c' }, ['/c'], ['/h/.cache', '/h/.npm'], '/c/config.toml'],
+    ['gemini', {}, ['/h/.gemini'], ['/h/.cache', '/h/.npm'], '/h/.gemini/settings.json'],
+  ] as const)(
+    '%s with %j writes %j and keeps its settings read-only',
+    (provider, env, dirs, files, setting) => {
+      const state = stateFolders(provider, env, '/h');
+      expect(state.dirs).toEqual(dirs);
+      expect(state.files).toEqual(files);
+      expect(state.protect).toContain(setting);
+    },
+  );
+});

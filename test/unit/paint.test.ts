@@ -1,0 +1,257 @@
+import { describe, expect, it } from 'vitest';
+import type { AppState, DiffFileView } from '../../src/app/state.js';
+import { bufferFrom } from '../../src/domain/composer.js';
+import { availableBindings, displayKey, displayKeys } from '../../src/domain/keymap.js';
+import type { Session } from '../../src/domain/session.js';
+import type { SessionStatus } from '../../src/domain/session-status.js';
+import type { TranscriptEntry } from '../../src/domain/transcript.js';
+import { appState, cellWidth, renderFrame, type Frame } from '../helpers/render.js';
+import { makeSession } from '../helpers/session-factory.js';
+
+// The screen painter: the whole screen rendered from one snapshot, as text.
+
+const STATUSES: readonly SessionStatus[] = ['Review', 'InProgress', 'Done', 'Queued', 'Question'];
+
+/** 30 sessions titled T00…T29 across the three groups; more than a 20-row screen holds. */
+const sessions: Session[] = Array.from({ length: 30 }, (_, i) =>
+  makeSession(STATUSES[i % STATUSES.length] ?? 'Review', {
+    id: `s${i}`,
+    title: `T${String(i).padStart(2, '0')} fix the login flow for people with long names`,
+    createdAt: i,
+    updatedAt: i,
+  }),
+);
+
+/** 3,000 one-line notices: far more than any screen shows. */
+const longTranscript: TranscriptEntry[] = Array.from({ length: 3000 }, (_, i) => ({
+  position: i,
+  kind: 'notice',
+  content: `entry ${i}`,
+  createdAt: 0,
+}));
+
+const SIZES = [
+  [120, 40],
+  [60, 20],
+] as const;
+
+function listState(columns: number, rows: number, fields: Partial<AppState> = {}): AppState {
+  return appState({ columns, rows, sessions, selectedSessionId: 's7', ...fields });
+}
+
+function sessionState(
+  columns: number,
+  rows: number,
+  mode: Partial<Extract<AppState['mode'], { kind: 'session' }>> = {},
+): AppState {
+  return appState({
+    columns,
+    rows,
+    sessions,
+    transcripts: { s0: longTranscript },
+    mode: {
+      kind: 'session',
+      sessionId: 's0',
+      scrollBack: 0,
+      composer: null,
+      question: null,
+      ...mode,
+    },
+  });
+}
+
+const files: DiffFileView[] = Array.from({ length: 40 }, (_, i) => ({
+  path: `src/module-${i}/a-rather-long-file-name-${i}.ts`,
+  status: 'M',
+  added: 3,
+  deleted: 1,
+  binary: false,
+  patch: [
+    '@@ -1,2 +1,4 @@',
+    ...Array.from({ length: 80 }, (_, j) => `+const value${j} = ${'x'.repeat(200)};`),
+  ].join('\n'),
+  summarized: null,
+}));
+
+/** Every page and overlay, for the full-screen rule. */
+const SCREENS: Record<string, (columns: number, rows: number) => AppState> = {
+  'the sessions list': (c, r) => listState(c, r),
+  'the projects tab': (c, r) => listState(c, r, { tab: 'projects' }),
+  'the settings tab': (c, r) => listState(c, r, { tab: 'settings' }),
+  'a session with a long transcript': (c, r) => sessionState(c, r),
+  'the composer': (c, r) =>
+    sessionState(c, r, { composer: bufferFrom('a prompt\nof several\nlines '.repeat(8)) }),
+  'a question': (c, r) => ({
+    ...sessionState(c, r, {
+      question: { index: 0, selected: 1, answers: [], buffer: bufferFrom('') },
+    }),
+    sessions: sessions.map((s) =>
+      s.id === 's0'
+        ? {
+            ...s,
+            status: 'Question' as const,
+            questions: [
+              {
+                text: 'Which database should the cache use? '.repeat(4),
+                options: ['SQLite', 'Postgres', 'None'],
+              },
+            ],
+          }
+        : s,
+    ),
+  }),
+  'a large diff': (c, r) =>
+    appState({
+      columns: c,
+      rows: r,
+      sessions,
+      mode: { kind: 'diff', sessionId: 's0', fileIndex: 3, scroll: 10 },
+      diff: { sessionId: 's0', loading: false, error: null, files, added: 120, deleted: 40 },
+    }),
+  'the help overlay': (c, r) => listState(c, r, { popup: { kind: 'help' } }),
+  'a confirmation over the list': (c, r) =>
+    listState(c, r, {
+      popup: {
+        kind: 'confirm',
+        title: 'Quit Grove?',
+        lines: ['Running agents are stopped. '.repeat(10)],
+        intent: { kind: 'quit' },
+        yes: false,
+      },
+    }),
+  'a notice on the footer': (c, r) =>
+    listState(c, r, { notice: { level: 'error', text: 'Merge failed: '.repeat(20) } }),
+};
+
+function expectFullScreen(frame: Frame, columns: number, rows: number): void {
+  expect(frame.lines).toHaveLength(rows);
+  const tooWide = frame.lines.filter((line) => cellWidth(line) > columns);
+  expect(tooWide).toEqual([]);
+  // Nothing above spilled over the footer: its last line is still where the work happens.
+  expect(frame.lines.at(-1)).toMatch(/^ (\/home\/dev\/demo|\/wt\/)/);
+}
+
+describe('the full-screen rule', () => {
+  describe.each(SIZES)('at %i×%i', (columns, rows) => {
+    it.each(Object.keys(SCREENS))(
+      'draws %s exactly as tall as the terminal and no wider',
+      (name) => {
+        const frame = renderFrame(SCREENS[name]?.(columns, rows) ?? appState());
+        expectFullScreen(frame, columns, rows);
+      },
+    );
+  });
+});
+
+describe('the sessions list', () => {
+  it.each(SIZES)('keeps the selected session on screen at %i×%i', (columns, rows) => {
+    const frame = renderFrame(listState(columns, rows));
+    const selected = frame.lines.find((line) => line.startsWith('▶'));
+    expect(selected).toContain('T07');
+  });
+
+  it('shows every session and its group when they fit', () => {
+    const frame = renderFrame(listState(120, 40, { sessions: sessions.slice(0, 10) }));
+    for (const session of sessions.slice(0, 10))
+      expect(frame.text).toContain(session.title.slice(0, 20));
+    expect(frame.text).toMatch(/MERGE QUEUE \(2\)[\s\S]*ACTIVE \(6\)[\s\S]*ARCHIVE \(2\)/);
+  });
+
+  it('shows the list keys and the project folder in the footer', () => {
+    const frame = renderFrame(listState(120, 40), { home: '/home/dev' });
+    const hints = availableBindings('sessions').filter((row) => row.hint);
+    for (const row of hints)
+      expect(frame.lines.at(-2)).toContain(`${displayKey(row.keys[0] ?? '')} ${row.hint ?? ''}`);
+    expect(frame.lines.at(-1)).toContain('~/demo');
+  });
+
+  it('invites to start a session when there is none', () => {
+    const frame = renderFrame(appState({ columns: 60, rows: 20 }));
+    expect(frame.text).toContain('No sessions yet.');
+  });
+});
+
+describe('the session view', () => {
+  it('shows the last lines of a long transcript above the footer', () => {
+    const frame = renderFrame(sessionState(100, 30));
+    const body = frame.lines.filter((line) => /entry \d+/.test(line)).map((line) => line.trim());
+    expect(body.at(-1)).toBe('entry 2999');
+    expect(body).not.toContain('entry 0');
+    // Each notice is followed by a blank line, so the shown entries are consecutive from the end.
+    expect(body).toEqual(
+      Array.from({ length: body.length }, (_, i) => `entry ${3000 - body.length + i}`),
+    );
+    expect(frame.lines.at(-1)).toContain('/wt/');
+  });
+
+  it('shows the session keys its status allows in the footer', () => {
+    const frame = renderFrame(sessionState(160, 30));
+    const session = sessions[0];
+    const footer = frame.lines.at(-2) ?? '';
+    for (const row of availableBindings('session', session).filter((r) => r.hint))
+      expect(footer).toContain(`${displayKey(row.keys[0] ?? '')} ${row.hint ?? ''}`);
+  });
+
+  it('shows earlier lines when scrolled back', () => {
+    const frame = renderFrame(sessionState(100, 30, { scrollBack: 1000 }));
+    const body = frame.lines.filter((line) => /entry \d+/.test(line)).map((line) => line.trim());
+    expect(body.at(-1)).toBe('entry 2499');
+  });
+
+  it('shows the composer with the typed prompt', () => {
+    const frame = renderFrame(sessionState(100, 30, { composer: bufferFrom('please add tests') }));
+    expect(frame.text).toContain('please add tests');
+    expect(frame.text).toContain('Reply');
+  });
+});
+
+describe('overlays', () => {
+  it('lists the keys of the page under the help overlay', () => {
+    const frame = renderFrame(listState(120, 40, { popup: { kind: 'help' } }));
+    expect(frame.text).toContain('Keys');
+    for (const row of availableBindings('sessions')) expect(frame.text).toContain(displayKeys(row));
+    expect(frame.text).toContain(availableBindings('sessions')[0]?.help);
+    expect(frame.text).toContain('Esc or ? closes');
+  });
+
+  it('draws a confirmation over the list, leaving the rest of the list visible', () => {
+    const frame = renderFrame(
+      listState(120, 40, {
+        popup: {
+          kind: 'confirm',
+          title: 'Quit Grove?',
+          lines: ['Running agents are stopped.'],
+          intent: { kind: 'quit' },
+          yes: false,
+        },
+      }),
+    );
+    const top = frame.lines.findIndex((line) => line.includes('╭'));
+    const bottom = frame.lines.findIndex((line) => line.includes('╰'));
+    expect(frame.lines[top + 1]).toContain('Quit Grove?');
+    expect(frame.text).toContain(' Yes    No ');
+    // Rows below the popup still show sessions, and the footer is untouched.
+    expect(frame.lines.slice(bottom + 1, -2).some((line) => /T\d\d fix/.test(line))).toBe(true);
+    expect(frame.lines.at(-2)).toContain('? help');
+  });
+
+  it('hides the page cells under the popup', () => {
+    const frame = renderFrame(
+      listState(120, 40, {
+        popup: {
+          kind: 'confirm',
+          title: 'Sure?',
+          lines: ['x'],
+          intent: { kind: 'quit' },
+          yes: false,
+        },
+      }),
+    );
+    const top = frame.lines.findIndex((line) => line.includes('╭'));
+    const bottom = frame.lines.findIndex((line) => line.includes('╰'));
+    const inside = frame.lines
+      .slice(top + 1, bottom)
+      .map((line) => line.slice(line.indexOf('│') + 1, line.lastIndexOf('│')));
+    expect(inside.filter((cells) => /T\d\d fix|claude\/sonnet/.test(cells))).toEqual([]);
+  });
+});
