@@ -1,5 +1,5 @@
 import type { OperationKind } from '../../domain/operation.js';
-import { isWorking } from '../../domain/session-status.js';
+import type { SessionStatus } from '../../domain/session-status.js';
 import { isOwnerAlive } from '../../infra/owner.js';
 import type { App } from '../app.js';
 import type { GitClient, Runtime, Store } from '../ports.js';
@@ -9,6 +9,12 @@ import type { SessionWorkers } from './worker.js';
 /** How often a running Grove looks at the leases of sessions other processes work on. */
 const CHECK_MS = 3_000;
 const PROMPT_KINDS: ReadonlySet<OperationKind> = new Set<OperationKind>(['start_prompt', 'reply']);
+/** Statuses an operation drives (a focused review, AgentReview, is no operation). */
+const DRIVEN: ReadonlySet<SessionStatus> = new Set<SessionStatus>([
+  'InProgress',
+  'Rebasing',
+  'Merging',
+]);
 
 export interface LeaseWatchDeps {
   readonly app: App;
@@ -57,7 +63,7 @@ export class LeaseWatch {
   private tick(): void {
     const { app, workers } = this.deps;
     if (this.checking) return;
-    if (!app.state.sessions.some((s) => isWorking(s.status) && !workers.current(s.id))) return;
+    if (!app.state.sessions.some((s) => DRIVEN.has(s.status) && !workers.current(s.id))) return;
     this.checking = true;
     app.task('Checking on other Grove processes', async () => {
       try {
@@ -126,9 +132,11 @@ export class LeaseWatch {
         !this.alive(op.owner, null),
     );
     const sessions = new Map<string, number>();
-    for (const op of orphaned) sessions.set(op.sessionId, (sessions.get(op.sessionId) ?? 0) + 1);
+    // A prompt whose session was canceled meanwhile is only cleared by the worker, not announced.
+    for (const op of orphaned)
+      sessions.set(op.sessionId, (sessions.get(op.sessionId) ?? 0) + (op.cancelRequested ? 0 : 1));
     for (const [sessionId, count] of sessions) {
-      if (!this.resumed.has(sessionId)) {
+      if (count > 0 && !this.resumed.has(sessionId)) {
         this.resumed.add(sessionId);
         await this.deps.note(
           sessionId,
