@@ -43,6 +43,24 @@ const withoutDevtools = {
   },
 };
 
+// simple-git (and its folder check) log through the `debug` package, which
+// writes to stderr whenever DEBUG names them (DEBUG=* is common): over a
+// full-screen Grove. In the bundle `debug` is a logger that is never enabled.
+const silentDebug = {
+  name: 'silent-debug',
+  setup(b) {
+    b.onResolve({ filter: /^debug$/ }, () => ({ path: 'debug', namespace: 'grove-silent-debug' }));
+    b.onLoad({ filter: /.*/, namespace: 'grove-silent-debug' }, () => ({
+      contents: `function debug(namespace) {
+  const log = () => {};
+  return Object.assign(log, { namespace, enabled: false, log, extend: (name, sep = ':') => debug(namespace + sep + name) });
+}
+module.exports = Object.assign(debug, { default: debug, formatters: {}, enable() {}, disable: () => '', enabled: () => false });`,
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -74,7 +92,7 @@ await build({
     __GROVE_VERSION__: JSON.stringify(pkg.version),
     'process.env.NODE_ENV': '"production"',
   },
-  plugins: [...dependencyPatches, withoutDevtools, markdownApart],
+  plugins: [...dependencyPatches, withoutDevtools, silentDebug, markdownApart],
 });
 await build({
   ...common,

@@ -4,7 +4,16 @@
 // needs git to be slow or to count its processes, a `git` wrapper goes first
 // on the PATH of the environment given to the client.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,7 +30,10 @@ beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'grove-git-engine-')));
   home = join(dir, 'home');
   mkdirSync(home);
-  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Grove Test\n\temail = test@grove.invalid\n[init]\n\tdefaultBranch = main\n');
+  writeFileSync(
+    join(home, '.gitconfig'),
+    '[user]\n\tname = Grove Test\n\temail = test@grove.invalid\n[init]\n\tdefaultBranch = main\n',
+  );
 });
 
 afterEach(() => {
@@ -31,13 +43,20 @@ afterEach(() => {
 /** The environment a client is given: a private HOME, and `bin` (if any) first on PATH. */
 function clientEnv(bin?: string, extra: Record<string, string> = {}): Record<string, string> {
   const path = process.env['PATH'] ?? '/usr/bin:/bin';
-  return { PATH: bin ? `${bin}:${path}` : path, HOME: home, GIT_CONFIG_NOSYSTEM: '1', LANG: 'C.UTF-8', ...extra };
+  return {
+    PATH: bin ? `${bin}:${path}` : path,
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    LANG: 'C.UTF-8',
+    ...extra,
+  };
 }
 
 function makeRepo(name: string): string {
   const repo = join(dir, name);
   mkdirSync(repo);
-  const run = (...args: string[]): string => execFileSync(REAL_GIT, args, { cwd: repo, env: clientEnv(), encoding: 'utf8' });
+  const run = (...args: string[]): string =>
+    execFileSync(REAL_GIT, args, { cwd: repo, env: clientEnv(), encoding: 'utf8' });
   run('init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), `# ${name}\n`);
   run('add', '-A');
@@ -68,11 +87,24 @@ describe('the limit on git processes', () => {
   it('never lets fifty concurrent status calls from two clients run more gits at once than the quick lane allows', async () => {
     const log = join(dir, 'processes.log');
     // Each git records its start and end under a lock, and lingers a little so the calls overlap.
-    const bin = wrapper('counting-bin', [`log='${log}'`, `( flock 9; echo start >> "$log" ) 9>"$log.lock"`, 'sleep 0.05', `'${REAL_GIT}' "$@"`, 'code=$?', `( flock 9; echo end >> "$log" ) 9>"$log.lock"`, 'exit $code'].join('\n'));
+    const bin = wrapper(
+      'counting-bin',
+      [
+        `log='${log}'`,
+        `( flock 9; echo start >> "$log" ) 9>"$log.lock"`,
+        'sleep 0.05',
+        `'${REAL_GIT}' "$@"`,
+        'code=$?',
+        `( flock 9; echo end >> "$log" ) 9>"$log.lock"`,
+        'exit $code',
+      ].join('\n'),
+    );
     const repos = [makeRepo('one'), makeRepo('two')];
     const clients = [createGitClient(clientEnv(bin)), createGitClient(clientEnv(bin))];
 
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => clients[i % 2]!.statusPorcelain(repos[i % 2]!)));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => clients[i % 2]!.statusPorcelain(repos[i % 2]!)),
+    );
 
     expect(results.every((entries) => entries.length === 0)).toBe(true);
     const events = readFileSync(log, 'utf8').trim().split('\n');
@@ -96,11 +128,21 @@ describe('stopping git', () => {
     const repo = makeRepo('repo');
     const controller = new AbortController();
 
-    const running = git(['status'], { cwd: repo, env: { PATH: clientEnv(bin)['PATH']! }, signal: controller.signal });
-    const pid = await poll(() => (existsSync(started) ? Number(readFileSync(started, 'utf8')) || undefined : undefined), 'the slow git to start');
+    const running = git(['status'], {
+      cwd: repo,
+      env: { PATH: clientEnv(bin)['PATH']! },
+      signal: controller.signal,
+    });
+    const pid = await poll(
+      () => (existsSync(started) ? Number(readFileSync(started, 'utf8')) || undefined : undefined),
+      'the slow git to start',
+    );
     controller.abort();
 
-    const error = await running.then(() => null, (e: unknown) => e);
+    const error = await running.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(GitError);
     expect((error as GitError).message).toBe('git status was stopped.');
     expect(() => process.kill(pid, 0)).toThrow(); // the process is gone
@@ -110,7 +152,14 @@ describe('stopping git', () => {
     const bin = wrapper('silent-bin', 'exec sleep 30');
     const repo = makeRepo('repo');
 
-    const error = await git(['fetch'], { cwd: repo, env: { PATH: clientEnv(bin)['PATH']! }, timeoutMs: 1000 }).then(() => null, (e: unknown) => e);
+    const error = await git(['fetch'], {
+      cwd: repo,
+      env: { PATH: clientEnv(bin)['PATH']! },
+      timeoutMs: 1000,
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    );
 
     expect((error as GitError).message).toBe('git fetch was stopped after 1 s without output.');
   });
@@ -119,23 +168,39 @@ describe('stopping git', () => {
 describe("the client's environment", () => {
   it('is the environment git runs in: the author set there signs the commit', async () => {
     const repo = makeRepo('repo');
-    const client = createGitClient(clientEnv(undefined, { GIT_AUTHOR_NAME: 'Env Author', GIT_AUTHOR_EMAIL: 'env@grove.invalid' }));
+    const client = createGitClient(
+      clientEnv(undefined, {
+        GIT_AUTHOR_NAME: 'Env Author',
+        GIT_AUTHOR_EMAIL: 'env@grove.invalid',
+      }),
+    );
     writeFileSync(join(repo, 'note.txt'), 'hello\n');
 
     const result = await client.commitAll(repo, 'Add a note', { amend: false });
 
     expect(result.committed).toBe(true);
-    expect(execFileSync(REAL_GIT, ['log', '-1', '--format=%an <%ae>'], { cwd: repo, encoding: 'utf8' }).trim()).toBe('Env Author <env@grove.invalid>');
+    expect(
+      execFileSync(REAL_GIT, ['log', '-1', '--format=%an <%ae>'], {
+        cwd: repo,
+        encoding: 'utf8',
+      }).trim(),
+    ).toBe('Env Author <env@grove.invalid>');
   });
 });
 
 describe('answers and errors', () => {
   it('returns an exit code listed as an answer instead of throwing', async () => {
     const repo = makeRepo('repo');
-    execFileSync(REAL_GIT, ['commit', '-q', '--allow-empty', '-m', 'Second'], { cwd: repo, env: clientEnv() });
+    execFileSync(REAL_GIT, ['commit', '-q', '--allow-empty', '-m', 'Second'], {
+      cwd: repo,
+      env: clientEnv(),
+    });
 
     // HEAD is not an ancestor of its parent: exit 1, an answer.
-    const result = await git(['merge-base', '--is-ancestor', 'HEAD', 'HEAD~1'], { cwd: repo, okCodes: [1] });
+    const result = await git(['merge-base', '--is-ancestor', 'HEAD', 'HEAD~1'], {
+      cwd: repo,
+      okCodes: [1],
+    });
 
     expect(result.exitCode).toBe(1);
   });
@@ -143,7 +208,10 @@ describe('answers and errors', () => {
   it("says why a command failed in git's own words", async () => {
     const repo = makeRepo('repo');
 
-    const error = await git(['rev-parse', '--verify', 'no-such-branch'], { cwd: repo }).then(() => null, (e: unknown) => e);
+    const error = await git(['rev-parse', '--verify', 'no-such-branch'], { cwd: repo }).then(
+      () => null,
+      (e: unknown) => e,
+    );
 
     expect(error).toBeInstanceOf(GitError);
     expect((error as GitError).message).toBe('git rev-parse failed: Needed a single revision');
@@ -153,7 +221,10 @@ describe('answers and errors', () => {
   it('says so when the folder is gone', async () => {
     const gone = join(dir, 'gone');
 
-    const error = await git(['status'], { cwd: gone }).then(() => null, (e: unknown) => e);
+    const error = await git(['status'], { cwd: gone }).then(
+      () => null,
+      (e: unknown) => e,
+    );
 
     expect((error as GitError).message).toBe(`The folder ${gone} no longer exists.`);
   });
@@ -162,7 +233,10 @@ describe('answers and errors', () => {
     const repo = makeRepo('repo');
     const client = createGitClient({ PATH: join(dir, 'empty-bin'), HOME: home });
 
-    const error = await client.headCommit(repo).then(() => null, (e: unknown) => e);
+    const error = await client.headCommit(repo).then(
+      () => null,
+      (e: unknown) => e,
+    );
 
     expect((error as GitError).message).toBe('git is not installed (not found on PATH).');
   });

@@ -30,16 +30,21 @@ export interface Diff extends DiffStats {
  * Runs `fn` with an index that is a copy of the worktree's real one, with
  * every file (untracked too) added to it. The real index is never touched.
  */
-async function withTempIndex<T>(dir: string, fn: (env: Record<string, string>, base: string) => Promise<T>, baseBranch: string): Promise<T> {
-  const gitDir = await gitOut(['rev-parse', '--absolute-git-dir'], { cwd: dir });
+async function withTempIndex<T>(
+  dir: string,
+  fn: (env: Record<string, string>, base: string) => Promise<T>,
+  baseBranch: string,
+  signal?: AbortSignal,
+): Promise<T> {
+  const gitDir = await gitOut(['rev-parse', '--absolute-git-dir'], { cwd: dir, signal });
   const tmp = await mkdtemp(join(tmpdir(), 'grove-index-'));
   const index = join(tmp, 'index');
   try {
     const real = join(gitDir, 'index');
     if (existsSync(real)) await copyFile(real, index);
     const env = { GIT_INDEX_FILE: index };
-    await git(['add', '-A'], { cwd: dir, env });
-    const base = await gitOut(['merge-base', 'HEAD', baseBranch], { cwd: dir });
+    await git(['add', '-A'], { cwd: dir, env, signal });
+    const base = await gitOut(['merge-base', 'HEAD', baseBranch], { cwd: dir, signal });
     return await fn(env, base);
   } finally {
     await rm(tmp, { recursive: true, force: true });
@@ -49,7 +54,7 @@ async function withTempIndex<T>(dir: string, fn: (env: Record<string, string>, b
 function parseNumstat(numstat: string, nameStatus: string): DiffFile[] {
   const statuses = new Map<string, { status: DiffFile['status']; oldPath?: string }>();
   const ns = nameStatus.split('\0').filter((p) => p !== '');
-  for (let i = 0; i < ns.length; ) {
+  for (let i = 0; i < ns.length;) {
     const code = ns[i] ?? '';
     if (code.startsWith('R') || code.startsWith('C')) {
       const oldPath = ns[i + 1] ?? '';
@@ -58,7 +63,9 @@ function parseNumstat(numstat: string, nameStatus: string): DiffFile[] {
       i += 3;
     } else {
       const path = ns[i + 1] ?? '';
-      statuses.set(path, { status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified' });
+      statuses.set(path, {
+        status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified',
+      });
       i += 2;
     }
   }
@@ -96,24 +103,79 @@ function parseNumstat(numstat: string, nameStatus: string): DiffFile[] {
  * simple-git's `diffSummary()`: it refuses `-z`, so names come C-quoted and
  * renames as `dir/{old => new}`, and its counts carry no added/deleted status.
  */
-async function stats(dir: string, env: Record<string, string>, base: string): Promise<DiffStats> {
+async function stats(
+  dir: string,
+  env: Record<string, string> | undefined,
+  range: readonly string[],
+  signal?: AbortSignal,
+): Promise<DiffStats> {
   const [numstat, nameStatus] = await Promise.all([
-    git(['diff', '--cached', '--numstat', '-z', '-M', base], { cwd: dir, env }),
-    git(['diff', '--cached', '--name-status', '-z', '-M', base], { cwd: dir, env }),
+    git(['diff', '--numstat', '-z', '-M', ...range], { cwd: dir, env, signal }),
+    git(['diff', '--name-status', '-z', '-M', ...range], { cwd: dir, env, signal }),
   ]);
   const files = parseNumstat(numstat.stdout, nameStatus.stdout);
-  return { files, added: files.reduce((s, f) => s + f.added, 0), deleted: files.reduce((s, f) => s + f.deleted, 0) };
+  return {
+    files,
+    added: files.reduce((s, f) => s + f.added, 0),
+    deleted: files.reduce((s, f) => s + f.deleted, 0),
+  };
+}
+
+export interface DiffOptions {
+  /** Stops the git processes (a diff view closed while it loads). */
+  readonly signal?: AbortSignal;
+}
+
+async function fullDiff(
+  dir: string,
+  env: Record<string, string> | undefined,
+  range: readonly string[],
+  signal?: AbortSignal,
+): Promise<Diff> {
+  const [summary, patch] = await Promise.all([
+    stats(dir, env, range, signal),
+    git(['-c', 'core.quotePath=false', 'diff', '-M', '--no-color', '--no-ext-diff', ...range], {
+      cwd: dir,
+      env,
+      signal,
+    }),
+  ]);
+  return { ...summary, patch: sanitizeText(patch.stdout) };
 }
 
 /** The session's changes: merge-base with the base branch → the working tree, untracked files included. */
-export async function diffAgainstBase(dir: string, baseBranch: string): Promise<Diff> {
-  return withTempIndex(dir, async (env, base) => {
-    const [summary, patch] = await Promise.all([stats(dir, env, base), git(['-c', 'core.quotePath=false', 'diff', '--cached', '-M', '--no-color', '--no-ext-diff', base], { cwd: dir, env })]);
-    return { ...summary, patch: sanitizeText(patch.stdout) };
-  }, baseBranch);
+export async function diffAgainstBase(
+  dir: string,
+  baseBranch: string,
+  options: DiffOptions = {},
+): Promise<Diff> {
+  return withTempIndex(
+    dir,
+    (env, base) => fullDiff(dir, env, ['--cached', base], options.signal),
+    baseBranch,
+    options.signal,
+  );
+}
+
+/**
+ * A branch's changes against its merge base with `baseBranch`, read from
+ * any checkout of the repository: the diff of a session whose worktree is
+ * gone but whose branch was kept (a canceled session).
+ */
+export async function diffOfBranch(
+  repoDir: string,
+  branch: string,
+  baseBranch: string,
+  options: DiffOptions = {},
+): Promise<Diff> {
+  const base = await gitOut(['merge-base', baseBranch, branch], {
+    cwd: repoDir,
+    signal: options.signal,
+  });
+  return fullDiff(repoDir, undefined, [base, branch, '--'], options.signal);
 }
 
 /** Counts only (fast): files and +/- lines of the session's changes. */
 export async function diffStats(dir: string, baseBranch: string): Promise<DiffStats> {
-  return withTempIndex(dir, (env, base) => stats(dir, env, base), baseBranch);
+  return withTempIndex(dir, (env, base) => stats(dir, env, ['--cached', base]), baseBranch);
 }

@@ -1,5 +1,6 @@
 import * as commit from './commit.js';
 import * as diff from './diff.js';
+import * as files from './files.js';
 import * as merge from './merge.js';
 import * as remote from './remote.js';
 import * as repo from './repo.js';
@@ -8,7 +9,7 @@ import { withGitEnv } from './simple.js';
 
 export { GitError } from './run.js';
 export type { StatusEntry } from './repo.js';
-export type { Diff, DiffFile, DiffStats } from './diff.js';
+export type { Diff, DiffFile, DiffOptions, DiffStats } from './diff.js';
 export type { InProgressKind, RebaseResult, SquashResult } from './merge.js';
 export type { CommitResult } from './commit.js';
 
@@ -38,6 +39,7 @@ export interface GitClient {
   commitAll: typeof commit.commitAll;
   diffAgainstBase: typeof diff.diffAgainstBase;
   diffStats: typeof diff.diffStats;
+  diffOfBranch: typeof diff.diffOfBranch;
   rebase: typeof merge.rebase;
   rebaseContinue: typeof merge.rebaseContinue;
   rebaseAbort: typeof merge.rebaseAbort;
@@ -55,6 +57,7 @@ export interface GitClient {
   fetch: typeof remote.fetch;
   pullRebase: typeof remote.pullRebase;
   push: typeof remote.push;
+  listFiles: typeof files.listFiles;
 }
 
 /**
@@ -63,8 +66,11 @@ export interface GitClient {
  * passes the environment Grove was started with, a test its own.
  */
 export function createGitClient(env?: NodeJS.ProcessEnv): GitClient {
-  const client: GitClient = { ...repo, ...worktree, ...commit, ...diff, ...merge, ...remote };
+  const client: GitClient = { ...repo, ...worktree, ...commit, ...diff, ...merge, ...remote, ...files };
   if (!env) return client;
-  const bound = Object.entries(client).map(([name, method]) => [name, (...args: unknown[]) => withGitEnv(env, () => (method as (...a: unknown[]) => unknown)(...args))]);
-  return Object.fromEntries(bound) as unknown as GitClient;
+  const bound: Record<string, (...args: unknown[]) => unknown> = {};
+  for (const [name, method] of Object.entries(client) as [string, (...a: unknown[]) => unknown][]) {
+    bound[name] = (...args) => withGitEnv(env, () => method(...args));
+  }
+  return bound as unknown as GitClient;
 }

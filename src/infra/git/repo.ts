@@ -10,7 +10,10 @@ export interface StatusEntry {
 }
 
 export async function currentBranch(dir: string): Promise<string | null> {
-  const result = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir, okCodes: [1] });
+  const result = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], {
+    cwd: dir,
+    okCodes: [1],
+  });
   return result.exitCode === 0 ? result.stdout.trim() || null : null;
 }
 
@@ -21,7 +24,8 @@ export async function currentBranch(dir: string): Promise<string | null> {
  * leaves a copy's source as an entry of its own.
  */
 export async function statusPorcelain(dir: string): Promise<StatusEntry[]> {
-  const out = (await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: dir })).stdout;
+  const out = (await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: dir }))
+    .stdout;
   const entries: StatusEntry[] = [];
   const parts = out.split('\0');
   for (let i = 0; i < parts.length; i++) {
@@ -43,19 +47,31 @@ export async function headCommit(dir: string): Promise<string> {
 }
 
 export async function branchExists(dir: string, name: string): Promise<boolean> {
-  const result = await git(['show-ref', '--verify', '--quiet', `refs/heads/${name}`], { cwd: dir, okCodes: [1] });
+  const result = await git(['show-ref', '--verify', '--quiet', `refs/heads/${name}`], {
+    cwd: dir,
+    okCodes: [1],
+  });
   return result.exitCode === 0;
 }
 
 /** `origin/main` style upstream of a local branch, or null. */
 export async function upstreamOf(dir: string, branch: string): Promise<string | null> {
-  const result = await git(['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${branch}@{upstream}`], { cwd: dir, okCodes: [128] });
+  const result = await git(
+    ['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${branch}@{upstream}`],
+    { cwd: dir, okCodes: [128] },
+  );
   return result.exitCode === 0 ? result.stdout.trim() || null : null;
 }
 
 /** Commits on `left` not on `right` (ahead) and the reverse (behind). */
-export async function aheadBehind(dir: string, left: string, right: string): Promise<{ ahead: number; behind: number }> {
-  const out = await gitOut(['rev-list', '--left-right', '--count', `${left}...${right}`], { cwd: dir });
+export async function aheadBehind(
+  dir: string,
+  left: string,
+  right: string,
+): Promise<{ ahead: number; behind: number }> {
+  const out = await gitOut(['rev-list', '--left-right', '--count', `${left}...${right}`], {
+    cwd: dir,
+  });
   const [ahead = '0', behind = '0'] = out.split(/\s+/);
   return { ahead: Number(ahead), behind: Number(behind) };
 }
@@ -67,11 +83,14 @@ export async function aheadBehind(dir: string, left: string, right: string): Pro
  * ahead/behind, a history walk per published branch on every poll.
  */
 export async function branchHeads(dir: string): Promise<Map<string, string>> {
-  const out = await gitOut(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/'], { cwd: dir });
+  const out = await gitOut(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/'], {
+    cwd: dir,
+  });
   const heads = new Map<string, string>();
   for (const line of out.split('\n')) {
     const space = line.indexOf(' ');
-    if (space > 0) heads.set(line.slice(space + 1).replace(/^refs\/heads\//, ''), line.slice(0, space));
+    if (space > 0)
+      heads.set(line.slice(space + 1).replace(/^refs\/heads\//, ''), line.slice(0, space));
   }
   return heads;
 }
@@ -79,7 +98,9 @@ export async function branchHeads(dir: string): Promise<Map<string, string>> {
 /** Commit subjects of `from..to`, newest first, sanitized for display (commits may come from an agent or a remote). */
 export async function commitSubjects(dir: string, range: string): Promise<string[]> {
   const [from = '', to = ''] = range.split('..');
-  const log = await gitTask(['log', range], { cwd: dir }, (sg) => sg.log({ from, to, symmetric: false, format: { subject: '%s' } }));
+  const log = await gitTask(['log', range], { cwd: dir }, (sg) =>
+    sg.log({ from, to, symmetric: false, format: { subject: '%s' } }),
+  );
   return log.all.map((commit) => sanitizeLine(commit.subject));
 }
 

@@ -38,8 +38,14 @@ export interface RunResult {
 const MAX_STDERR = 4000;
 
 function summarize(args: readonly string[], stderr: string, exitCode: number | null): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('hint:'));
-  const reason = lines.find((l) => /^(fatal|error|!|remote:)/.test(l)) ?? lines[lines.length - 1] ?? `exit code ${exitCode ?? 'unknown'}`;
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('hint:'));
+  const reason =
+    lines.find((l) => /^(fatal|error|!|remote:)/.test(l)) ??
+    lines[lines.length - 1] ??
+    `exit code ${exitCode ?? 'unknown'}`;
   return `git ${subcommand(args)} failed: ${reason.replace(/^(fatal|error): /, '')}`;
 }
 
@@ -59,24 +65,61 @@ export async function git(args: readonly string[], options: RunOptions): Promise
  * Runs one of simple-git's typed commands (`args` names what it runs, for the
  * process limit and the error's words) and returns its parsed result.
  */
-export async function gitTask<T>(args: readonly string[], options: RunOptions, task: (git: SimpleGit) => Promise<T>): Promise<T> {
+export async function gitTask<T>(
+  args: readonly string[],
+  options: RunOptions,
+  task: (git: SimpleGit) => Promise<T>,
+): Promise<T> {
   return (await run(args, options, task)).value;
 }
 
-async function run<T>(args: readonly string[], options: RunOptions, task: (git: SimpleGit) => Promise<T>): Promise<{ value: T; stderr: string; exitCode: number }> {
-  const outcome = await runGit(args, { cwd: options.cwd, env: options.env, signal: options.signal, input: options.input, timeoutMs: options.timeoutMs ?? 120_000 }, task);
+async function run<T>(
+  args: readonly string[],
+  options: RunOptions,
+  task: (git: SimpleGit) => Promise<T>,
+): Promise<{ value: T; stderr: string; exitCode: number }> {
+  const outcome = await runGit(
+    args,
+    {
+      cwd: options.cwd,
+      env: options.env,
+      signal: options.signal,
+      input: options.input,
+      timeoutMs: options.timeoutMs ?? 120_000,
+    },
+    task,
+  );
   const name = subcommand(args);
   switch (outcome.kind) {
     case 'stopped':
-      throw new GitError(args, null, '', outcome.reason === 'signal' ? `git ${name} was stopped.` : `git ${name} was stopped after ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s without output.`);
+      throw new GitError(
+        args,
+        null,
+        '',
+        outcome.reason === 'signal'
+          ? `git ${name} was stopped.`
+          : outcome.reason === 'timeout'
+            ? `git ${name} was stopped after ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s without output.`
+            : `git ${name} was killed.`,
+      );
     case 'not-started':
-      if (!existsSync(options.cwd)) throw new GitError(args, null, '', `The folder ${options.cwd} no longer exists.`);
+      if (!existsSync(options.cwd))
+        throw new GitError(args, null, '', `The folder ${options.cwd} no longer exists.`);
       throw new GitError(args, null, '', 'git is not installed (not found on PATH).');
     case 'exited': {
       const { exitCode, stderr } = outcome;
       if (exitCode !== 0 && !(options.okCodes ?? []).includes(exitCode)) {
         const tail = stderr.length > MAX_STDERR ? stderr.slice(-MAX_STDERR) : stderr;
-        throw new GitError(args, exitCode, tail, summarize(args, stderr || (typeof outcome.value === 'string' ? outcome.value : ''), exitCode));
+        throw new GitError(
+          args,
+          exitCode,
+          tail,
+          summarize(
+            args,
+            stderr || (typeof outcome.value === 'string' ? outcome.value : ''),
+            exitCode,
+          ),
+        );
       }
       return outcome;
     }

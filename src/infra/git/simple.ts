@@ -31,7 +31,21 @@ export const GIT_PROCESS_LIMITS = { quick: 4, slow: 4 } as const;
 
 export type GitLane = keyof typeof GIT_PROCESS_LIMITS;
 
-const SLOW_COMMANDS = new Set(['checkout', 'cherry-pick', 'clone', 'commit', 'fetch', 'gc', 'merge', 'pull', 'push', 'rebase', 'revert', 'submodule', 'worktree']);
+const SLOW_COMMANDS = new Set([
+  'checkout',
+  'cherry-pick',
+  'clone',
+  'commit',
+  'fetch',
+  'gc',
+  'merge',
+  'pull',
+  'push',
+  'rebase',
+  'revert',
+  'submodule',
+  'worktree',
+]);
 
 /** The sub-command of `args`, after any leading `-c key=value` pairs. */
 export function subcommand(args: readonly string[]): string {
@@ -101,7 +115,8 @@ export function withGitEnv<T>(env: Readonly<Record<string, string | undefined>>,
 
 function environment(extra: Readonly<Record<string, string>> | undefined): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(clientEnv.getStore() ?? process.env)) if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries(clientEnv.getStore() ?? process.env))
+    if (value !== undefined) env[key] = value;
   return Object.assign(env, GIT_ENV, extra);
 }
 
@@ -165,8 +180,14 @@ export interface GitRunOptions {
 
 /** How a git command ended. `value` is what the simple-git task returned (parsed even when git failed). */
 export type GitOutcome<T> =
-  | { readonly kind: 'exited'; readonly value: T; readonly exitCode: number; readonly stderr: string }
-  | { readonly kind: 'stopped'; readonly reason: 'signal' | 'timeout' }
+  | {
+      readonly kind: 'exited';
+      readonly value: T;
+      readonly exitCode: number;
+      readonly stderr: string;
+    }
+  /** By the caller's signal, the timeout, or a signal from outside Grove. */
+  | { readonly kind: 'stopped'; readonly reason: 'signal' | 'timeout' | 'killed' }
   /** git could not be started: no such folder, or no git on PATH. */
   | { readonly kind: 'not-started' };
 
@@ -175,8 +196,12 @@ export type GitOutcome<T> =
  * (from `args`, which must name the command `task` runs) has a free slot.
  * Exit codes are reported, not thrown: the caller decides which are answers.
  */
-export async function runGit<T>(args: readonly string[], options: GitRunOptions, task: (git: SimpleGit) => Promise<T>): Promise<GitOutcome<T>> {
-  const { simpleGit, GitConstructError } = await loadSimpleGit();
+export async function runGit<T>(
+  args: readonly string[],
+  options: GitRunOptions,
+  task: (git: SimpleGit) => Promise<T>,
+): Promise<GitOutcome<T>> {
+  const { simpleGit, GitConstructError, GitPluginError } = await loadSimpleGit();
   const lane = limiters[laneOf(args)];
   try {
     await lane.acquire(options.signal);
@@ -189,6 +214,7 @@ export async function runGit<T>(args: readonly string[], options: GitRunOptions,
     // Filled in by simple-git's `errors` hook, which sees every command's end.
     let exitCode: number | null = null;
     let stderr = '';
+    let stoppedBy: string | undefined;
     let instance: SimpleGit;
     try {
       instance = simpleGit({
@@ -199,9 +225,10 @@ export async function runGit<T>(args: readonly string[], options: GitRunOptions,
         timeout: { block: options.timeoutMs },
         ...(options.signal ? { abort: options.signal } : {}),
         input: () => options.input ?? NO_INPUT,
-        errors: (_error, result) => {
-          // null: killed by a signal (the abort or timeout plugin sends SIGINT).
-          exitCode = result.exitCode as number | null;
+        errors: (error, result) => {
+          // null: killed by a signal (the abort and timeout plugins send SIGINT).
+          exitCode = result.exitCode;
+          if (error instanceof GitPluginError) stoppedBy = error.plugin;
           stderr = Buffer.concat(result.stdErr).toString('utf8');
           return undefined; // every ending is an answer; the caller reads the code
         },
@@ -216,7 +243,8 @@ export async function runGit<T>(args: readonly string[], options: GitRunOptions,
     const code = exitCode as number | null;
     if (code === 0) return { kind: 'exited', value, exitCode: code, stderr };
     if (options.signal?.aborted) return { kind: 'stopped', reason: 'signal' };
-    if (code === null) return { kind: 'stopped', reason: 'timeout' };
+    if (stoppedBy === 'timeout') return { kind: 'stopped', reason: 'timeout' };
+    if (code === null) return { kind: 'stopped', reason: 'killed' };
     // A spawn that failed (no git on PATH, or the folder went away since) ends with -ENOENT.
     if (code === -2 || /spawn \S+ ENOENT/.test(stderr)) return { kind: 'not-started' };
     return { kind: 'exited', value, exitCode: code, stderr };
