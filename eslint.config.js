@@ -19,7 +19,7 @@ const layer = (from, forbidden, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**', 'src/infra/agent/codex-protocol/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

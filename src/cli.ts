@@ -4,7 +4,7 @@ import { COMMAND_NAMES, parseHeadless, type HeadlessCommand } from './commands/a
 import { UsageError } from './commands/usage-error.js';
 
 export const USAGE = `Usage: grove [-C DIR] [--help] [--version]
-       grove <command> [options]      (grove <command> --help for details)
+       grove [-C DIR] <command> [options]   (grove <command> --help for details)
 
 Run many AI coding agents at once on a git project, each in its own
 worktree, from one terminal dashboard.
@@ -24,10 +24,13 @@ Headless commands (they share the store with a running TUI):
   rebase ID          Rebase a session onto its base branch
   cancel ID          Cancel a session (its work is kept on its branch)
   publish ID         Push a session and open its pull request
+  threads ID         List the review threads of a session's pull request
+  gc                 Remove old worktrees of finished sessions (work kept)
   doctor             Check Grove's set-up and say how to fix problems
 
 Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,
-3 the agent asked questions, 4 timed out, 130 interrupted.
+3 the agent asked questions, 4 timed out, 5 held at a budget limit,
+130 interrupted.
 
 Data lives in $GROVE_HOME (default ~/.grove). Docs: docs/usage/.`;
 
@@ -45,11 +48,24 @@ const TuiArgs = z.object({
   version: z.optional(z.boolean()),
 });
 
+/** A leading `-C DIR`, `-CDIR` or `--C=DIR` as its argv words; null when argv does not start with one. */
+function leadingDir(argv: readonly string[]): readonly string[] | null {
+  const first = argv[0];
+  if (first === undefined) return null;
+  if (first === '-C' || first === '--C') return argv[1] === undefined ? null : [first, argv[1]];
+  if ((first.startsWith('-C') && !first.startsWith('--')) || first.startsWith('--C=')) return [first];
+  return null;
+}
+
 /** Parses argv (without node and script). Throws UsageError with a short message. */
 export function parseCli(argv: readonly string[]): CliCommand {
   const first = argv[0];
   const name = COMMAND_NAMES.find((c) => c === first);
   if (name) return { kind: 'headless', command: parseHeadless(name, argv.slice(1)) };
+  // `grove -C DIR ls` is `grove ls -C DIR`: a -C before a command goes to the command.
+  const dir = leadingDir(argv);
+  const after = dir ? COMMAND_NAMES.find((c) => c === argv[dir.length]) : undefined;
+  if (dir && after) return { kind: 'headless', command: parseHeadless(after, [...dir, ...argv.slice(dir.length + 1)]) };
   let parsed;
   try {
     parsed = parseArgs({

@@ -1,11 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { RepoRootPrefetch } from './infra/git/repo-root.js';
 import { USAGE, UsageError, parseCli } from './cli.js';
 import { VERSION, isOwnerAlive, openInfra, type Infra } from './compose.js';
 import { DatabaseError } from './infra/db/errors.js';
 import { shellRunner } from './infra/shell.js';
 import { createClipboard } from './infra/clipboard.js';
+import { createImageStore } from './infra/images.js';
+import { editorCommand, openTmuxWindow, runInteractive, shellCommand } from './infra/interactive.js';
+import { createNotifier } from './infra/notify.js';
+import { createHandoff } from './runtime/handoff.js';
 import { usageErrorText, type HeadlessCommand } from './commands/args.js';
 import { runHeadless } from './commands/commands.js';
 import { CommandError, shutdownContexts, type HeadlessIo } from './commands/headless.js';
@@ -106,7 +110,10 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
 
   const storedTab = await store.settings.getGlobal(ACTIVE_TAB_KEY);
   let tab: Tab = TABS.includes(storedTab as Tab) ? (storedTab as Tab) : 'sessions';
-  if (!root) tab = 'projects';
+  if (!root) {
+    tab = 'projects';
+    checkoutNotices.push(`${dir} is not inside a git repository, so no project is active: pick one below (Enter), or start grove in a repository (or with -C DIR).`);
+  }
   const [sessions, settings] = await Promise.all([
     activeProjectId === null ? Promise.resolve([]) : store.sessions.listByProject(activeProjectId),
     loadSettings(store, activeProjectId),
@@ -126,6 +133,8 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   process.on('unhandledRejection', crash);
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
     process.on(signal, () => {
+      // A shell or an editor has the terminal (o, e): its Ctrl+C is its own.
+      if (signal === 'SIGINT' && terminal.suspended) return;
       cleanup();
       logger.log('info', `exiting on ${signal}`);
       process.exit(code);
@@ -137,7 +146,16 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
     initialState({ version: VERSION, columns: terminal.columns, rows: terminal.rows, now: clock.now(), tab, projects, activeProjectId, sessions, settings }),
     logger,
   );
-  const controller = new Controller({ app, store, git, agents, forge, shell: shellRunner, runtime, clipboard: createClipboard() });
+  const handoff = createHandoff({
+    terminal,
+    commandFor: (tool) => (tool === 'shell' ? { command: shellCommand(env), args: [] } : { command: editorCommand(env), args: ['.'] }),
+    invalidate: () => renderer.invalidate(),
+    redraw: (columns, rows) => app.emit({ type: 'resize', columns, rows }),
+    runInteractive: (command, args, cwd) => runInteractive(command, args, cwd, env),
+    openTmuxWindow: env['TMUX'] ? (command, args, cwd) => openTmuxWindow(command, args, cwd, env) : null,
+  });
+  const notifier = createNotifier((data) => terminal.write(data), env);
+  const controller = new Controller({ app, store, git, agents, forge, shell: shellRunner, runtime, clipboard: createClipboard((data) => terminal.write(data), env), images: createImageStore(join(paths.home, 'images'), env), handoff, notifier });
   app.setCommands(controller);
   if (process.env['GROVE_CRASH_TEST'] === '1') setTimeout(() => { throw new Error('crash requested by GROVE_CRASH_TEST'); }, 300);
 

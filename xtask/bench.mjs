@@ -1,8 +1,10 @@
 // Grove's benchmarks (not tests): start-up to first full frame in a real
 // pseudo-terminal with 0 and 500 sessions, idle CPU (right after start and steady), resident memory,
-// and the time from a key press to its frame with 500 sessions.
+// the time from a key press to its frame with 500 sessions, and diff
+// scrolling (20 lines vs 20,000 lines).
 //   npm run bench            (builds first)
 //   node xtask/bench.mjs --runs 15
+//   node xtask/bench.mjs --only diff   (just the diff scroll scenario)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -123,6 +125,98 @@ async function firstFrames(w, label) {
   return median(times);
 }
 
+/** Waits until `marker` has been painted after `from` bytes of output. */
+function painted(child, marker, timeoutMs = 20_000) {
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      child.stdout.off('data', onData);
+      reject(new Error(`${marker} was not painted within ${timeoutMs} ms; got: ${JSON.stringify(out.slice(-400))}`));
+    }, timeoutMs);
+    const onData = (chunk) => {
+      out += chunk.toString('utf8');
+      if (out.includes(marker)) {
+        clearTimeout(timer);
+        child.stdout.off('data', onData);
+        resolvePromise();
+      }
+    };
+    child.stdout.on('data', onData);
+  });
+}
+
+/** Median time from each key to its frame, alternating `keys`. */
+async function keyToFrame(child, keys, presses) {
+  let frames = 0;
+  const count = (c) => {
+    frames += c.toString().split('\u001b[?2026l').length - 1;
+  };
+  child.stdout.on('data', count);
+  const latencies = [];
+  for (let i = 0; i < presses; i++) {
+    const before = frames;
+    const pressed = process.hrtime.bigint();
+    child.stdin.write(keys[i % keys.length]);
+    while (frames === before && Number(process.hrtime.bigint() - pressed) / 1e6 < 2000) await new Promise((r) => setImmediate(r));
+    latencies.push(Number(process.hrtime.bigint() - pressed) / 1e6);
+  }
+  child.stdout.off('data', count);
+  return latencies;
+}
+
+/**
+ * Diff scroll: one session whose diff is `lines` added lines, opened in the
+ * diff view; then G (the last line) and 100 alternating half-page scrolls
+ * (K, J), each timed from the key to its frame.
+ */
+async function diffScroll(lines) {
+  const w = world();
+  try {
+    const warm = await startInPty(w, 'Sessions');
+    await stop(warm.child);
+    const git = (cwd, ...args) => execFileSync('git', args, { cwd, env: { ...process.env, HOME: w.home, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+    const worktree = join(w.dir, 'wt');
+    git(w.repo, 'worktree', 'add', '-q', '-b', 'grove/bench', worktree, 'main');
+    writeFileSync(join(worktree, 'big.ts'), Array.from({ length: lines }, (_, i) => `export const value${i} = ${i}; // a line of the benchmark diff`).join('\n') + '\n');
+    git(worktree, 'add', '-A');
+    git(worktree, 'commit', '-q', '-m', 'bench');
+    const db = new Database(join(w.groveHome, 'db', 'grove.db'));
+    const project = db.prepare('SELECT id FROM project LIMIT 1').get();
+    const now = Date.now();
+    db.prepare(`INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at)
+      VALUES ('bench-diff-0000-0000-0000-000000000000', ?, 'Diff benchmark', 'Review', 'main', 'grove/bench', ?, 'claude', 'sonnet', 'high', 'p', 'XXL', ?, 0, ?, ?)`).run(project.id, worktree, lines, now, now);
+    db.close();
+    const { child } = await startInPty(w, 'Diff benchmark');
+    const loaded = painted(child, 'wrap off');
+    child.stdin.write('\r');
+    await new Promise((r) => setTimeout(r, 300));
+    child.stdin.write('d');
+    await loaded;
+    const bottom = painted(child, `line ${lines}`);
+    child.stdin.write('G');
+    await bottom;
+    const latencies = await keyToFrame(child, ['K', 'J'], 100);
+    child.stdin.write('q');
+    await stop(child);
+    return median(latencies);
+  } finally {
+    rmSync(w.dir, { recursive: true, force: true });
+  }
+}
+
+async function diffBench() {
+  const small = await diffScroll(20);
+  const large = await diffScroll(20_000);
+  console.log(`diff scroll, 20 lines vs 20,000 lines: key-to-frame median ${small.toFixed(1)} ms vs ${large.toFixed(1)} ms (G, then 100 alternating K/J)`);
+  const ok = large <= Math.max(small * 1.5, small + 5);
+  console.log(`target: the 20,000-line diff scrolls at the 20-line one's frame time (within 1.5x or 5 ms): ${ok ? 'ok' : 'MISSED'}`);
+}
+
+if (process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'diff') {
+  await diffBench();
+  process.exit(0);
+}
+
 const w = world();
 try {
   // First start creates the database and registers the project.
@@ -172,3 +266,4 @@ try {
 } finally {
   rmSync(w.dir, { recursive: true, force: true });
 }
+await diffBench();

@@ -1,5 +1,8 @@
 import type { PermissionMode } from '../domain/permission-mode.js';
+import type { ProviderId } from '../domain/providers.js';
 import type { Tab } from './state.js';
+import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
+import type { CommentSide } from '../domain/diff-rows.js';
 
 /**
  * What the runtime's key handlers may ask of the app. Every method returns at
@@ -13,13 +16,47 @@ export interface AppCommands {
   openSession(sessionId: string): void;
   createSession(): void;
   discardUnstarted(sessionId: string): void;
-  sendPrompt(sessionId: string, text: string): void;
+  /** Ctrl+S in a new session's composer: keeps the prompt as a draft session (its worktree goes until it starts). */
+  saveDraftSession(sessionId: string, text: string): void;
+  /** `r` in the list: starts a saved draft (makes its worktree, queues its prompt). */
+  startDraft(sessionId: string): void;
+  /** `R` in the list: starts these drafts (null: every saved draft of the project). */
+  startDrafts(sessionIds: readonly string[] | null): void;
+  /** `F`: a new session from this one's branch and worktree state, linked to it. */
+  fork(sessionId: string): void;
+  /** `u` on a Done or Canceled session: its worktree back, status Review. */
+  continueSession(sessionId: string): void;
+  /** `o` / `e`: the person's shell or editor in the session's worktree. */
+  openWorktree(sessionId: string, tool: 'shell' | 'editor'): void;
+  /** Queues a prompt typed in the composer (with attached images) and records it in the project's history. */
+  sendPrompt(sessionId: string, text: string, images?: readonly string[]): void;
+  /** Lists the session's worktree files for `@` completion (cached; refreshed in the background). */
+  loadFiles(sessionId: string): void;
+  /** Keeps the composer's unsent text as the session's draft (empty: drops it). */
+  saveDraft(sessionId: string, text: string): void;
+  /** Attaches a pasted image path to the open composer (pasted as text when it is no image file). */
+  attachImage(sessionId: string, path: string): void;
+  /** Attaches the clipboard's image to the open composer. */
+  pasteClipboardImage(sessionId: string): void;
+  /** `/model`, `/agent`, `/reasoning`: changes the session's choice from the next turn. */
+  changeSessionChoice(sessionId: string, change: SessionChoiceChange): void;
+  /** `/clear`: the next turn starts a new agent conversation on the same worktree. */
+  clearContext(sessionId: string): void;
   /** Sets the session's permission mode (its next turn runs in it). */
   setPermissionMode(sessionId: string, mode: PermissionMode): void;
   stop(sessionId: string): void;
   answerQuestions(sessionId: string, answers: readonly string[]): void;
   endQuestions(sessionId: string): void;
   openDiff(sessionId: string): void;
+  /** Stops a diff that is still loading (the view was left). */
+  cancelDiff(sessionId: string): void;
+  /** Stores a draft inline comment (a new one when `id` is null). */
+  saveDiffComment(sessionId: string, comment: CommentInput): void;
+  deleteDiffComment(sessionId: string, commentId: string): void;
+  /** Sends every draft comment to the agent as the session's next turn. */
+  submitDiffComments(sessionId: string): void;
+  /** Turns the focused review's findings into draft comments and opens the diff view on them. */
+  reviewToComments(sessionId: string): void;
   requestMerge(sessionId: string): void;
   confirmMerge(sessionId: string): void;
   rebase(sessionId: string): void;
@@ -35,4 +72,30 @@ export interface AppCommands {
   /** Copies the most useful handle of the session: PR URL, restore command or worktree path. */
   copyHandle(sessionId: string): void;
   forceReview(sessionId: string): void;
+  /** Fetches the session's pull-request review threads from GitHub again. */
+  refreshReviewThreads(sessionId: string): void;
+  /** Sends review threads to the agent as the next turn (null: every open one). */
+  sendReviewThreads(sessionId: string, threadIds: readonly string[] | null): void;
+  /** Asks before resolving the threads Grove answered. */
+  requestResolveThreads(sessionId: string): void;
+  /** Resolves the threads on GitHub (after the confirmation). */
+  resolveReviewThreads(sessionId: string, threadIds: readonly string[]): void;
+  /** Raises the budget limit that holds the session's prompts to `limit` and lets them go. */
+  raiseBudget(sessionId: string, scope: BudgetScope, measure: BudgetMeasure, limit: number): void;
+}
+
+/** One of a session's agent, model or reasoning level, changed by a slash command. */
+export type SessionChoiceChange =
+  { readonly agent: ProviderId } | { readonly model: string } | { readonly reasoning: string };
+
+/** A comment as the diff view's editor hands it over. */
+export interface CommentInput {
+  readonly id: string | null;
+  readonly path: string;
+  readonly side: CommentSide;
+  readonly startLine: number | null;
+  readonly endLine: number | null;
+  readonly body: string;
+  readonly excerpt: string;
+  readonly hunk: string;
 }

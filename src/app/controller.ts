@@ -1,6 +1,10 @@
 import type { App } from './app.js';
-import type { AppCommands } from './commands.js';
-import type { Agents, Clipboard, Forge, GitClient, Runtime, Store } from './ports.js';
+import type { AppCommands, CommentInput, SessionChoiceChange } from './commands.js';
+import type { Agents, Clipboard, Forge, GitClient, ImageStore, Notifier, Runtime, Store, TerminalHandoff } from './ports.js';
+import { SessionActions, withForkContext } from './services/session-actions.js';
+import { Notifications } from './services/notifications.js';
+import { ComposerService } from './services/composer.js';
+import { providerInfo } from '../domain/providers.js';
 import { sessionById, type Tab } from './state.js';
 import { restoreCommand } from '../domain/session.js';
 import type { PermissionMode } from '../domain/permission-mode.js';
@@ -14,6 +18,9 @@ import { SessionWorkers, type OperationHandler } from './services/worker.js';
 import { ReviewService } from './services/review.js';
 import { GitStatusPoller } from './services/git-status.js';
 import { LeaseWatch } from './services/lease-watch.js';
+import { BudgetService } from './services/budget.js';
+import { reclaimOnStart } from './services/gc.js';
+import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
 
 export interface ControllerDeps {
   readonly app: App;
@@ -25,8 +32,14 @@ export interface ControllerDeps {
   readonly forge: Forge;
   /** The system clipboard (the TUI's `y`); absent in headless commands. */
   readonly clipboard?: Clipboard;
+  /** Where images attached in the composer are stored (the TUI). */
+  readonly images?: ImageStore;
   /** The TUI runs focused reviews after turns; a one-shot command does not. */
   readonly focusedReviews?: boolean;
+  /** The TUI's terminal, lent to a shell or an editor (`o`, `e`). */
+  readonly handoff?: TerminalHandoff;
+  /** Bell, terminal and desktop notifications when a session needs the person (the TUI). */
+  readonly notifier?: Notifier;
 }
 
 /**
@@ -41,6 +54,10 @@ export class Controller implements AppCommands {
   readonly review: ReviewService;
   readonly gitStatus: GitStatusPoller;
   readonly leases: LeaseWatch;
+  readonly composer: ComposerService;
+  readonly actions: SessionActions;
+  private readonly notifications: Notifications | null;
+  readonly budget: BudgetService;
   private readonly pool: ChannelPool;
   private refreshTimer: NodeJS.Timeout | null = null;
 
@@ -48,16 +65,20 @@ export class Controller implements AppCommands {
     const { app, store, git, agents, shell, runtime, forge } = deps;
     this.pool = new ChannelPool(agents);
     this.sessions = new SessionService({ app, store, git, shell, runtime });
+    this.composer = new ComposerService({ app, store, git, runtime, whenReady: (id) => this.sessions.whenReady(id), ...(deps.images ? { images: deps.images } : {}) });
     this.turns = new TurnRunner({ app, store, git, agents, sessions: this.sessions, pool: this.pool, runtime });
     this.review = new ReviewService({ app, store, git, agents, sessions: this.sessions, turns: this.turns, pool: this.pool, runtime, forge });
-    this.turns.afterTurn = (sessionId, signal) => this.review.afterTurn(sessionId, signal, deps.focusedReviews ?? true);
+    this.turns.afterTurn = (sessionId, signal, operation) => this.review.afterTurn(sessionId, signal, deps.focusedReviews ?? true, operation);
     this.gitStatus = new GitStatusPoller({ app, store, git, runtime });
+    this.budget = new BudgetService({ app, store, runtime });
     this.projects = new ProjectService(
       app,
       store,
       () => runtime.clock.now(),
       (projectId) => {
         this.gitStatus.restart(projectId);
+        this.composer.loadProject(projectId);
+        app.task('Reading the budgets', () => this.budget.refresh(projectId));
         app.task('Resuming queued prompts', () => this.leases.resumeQueued());
       },
       runtime.owner,
@@ -77,18 +98,60 @@ export class Controller implements AppCommands {
         utility: async () => {},
       },
       onQueueChanged: (sessionId) => this.publishQueue(sessionId),
+      hold: (sessionId, next) => this.budget.hold(sessionId, next),
     });
     this.review.attachWorkers(this.workers);
-    this.leases = new LeaseWatch({ app, store, git, runtime, workers: this.workers, note: (sessionId, text) => this.sessions.note(sessionId, 'notice', text) });
+    this.actions = new SessionActions({
+      app,
+      store,
+      git,
+      shell,
+      runtime,
+      sessions: this.sessions,
+      enqueueStart: async (sessionId, prompt, display) => {
+        await store.operations.enqueue(sessionId, 'start_prompt', { prompt, display }, runtime.clock.now(), runtime.owner);
+        this.publishQueue(sessionId);
+        this.workers.notify(sessionId);
+      },
+      refreshDiff: (sessionId) => this.turns.refreshDiff(sessionId),
+      ...(deps.handoff ? { handoff: deps.handoff } : {}),
+    });
+    this.notifications = deps.notifier ? new Notifications(app, deps.notifier, runtime) : null;
+    // Spending shown in the header follows every turn; a changed budget setting lets held prompts go when it allows.
+    this.workers.onOutcome((outcome) => {
+      const projectId = app.state.activeProjectId;
+      if (projectId !== null && (outcome.operation.kind === 'start_prompt' || outcome.operation.kind === 'reply')) app.task('Reading the budgets', () => this.budget.refresh(projectId));
+    });
+    app.subscribe((event) => {
+      if (event.type !== 'settingsLoaded') return;
+      for (const sessionId of Object.keys(app.state.budget?.held ?? {})) this.workers.notify(sessionId);
+      const projectId = app.state.activeProjectId;
+      if (projectId !== null) app.task('Reading the budgets', () => this.budget.refresh(projectId));
+    });
+    this.leases = new LeaseWatch({
+      app,
+      store,
+      git,
+      runtime,
+      workers: this.workers,
+      note: (sessionId, text) => this.sessions.note(sessionId, 'notice', text),
+      sweepLeftovers: () => agents.sweepLeftovers(),
+    });
   }
 
   /** Background work that runs for the life of the TUI. */
   start(): void {
     const { app, agents } = this.deps;
+    this.notifications?.start();
     app.task('Looking for agent CLIs', async () => {
       app.emit({ type: 'agentsDetected', agents: await agents.detect() });
     });
     if (app.state.activeProjectId !== null) this.gitStatus.restart(app.state.activeProjectId);
+    if (app.state.activeProjectId !== null) this.composer.loadProject(app.state.activeProjectId);
+    const activeId = app.state.activeProjectId;
+    if (activeId !== null) app.task('Reading the budgets', () => this.budget.refresh(activeId));
+    // Disk reclaim at start-up, when the setting asks for it (off by default).
+    app.task('Reclaiming disk', () => reclaimOnStart({ app, store: this.deps.store, git: this.deps.git, runtime: this.deps.runtime }));
     // Sessions changed by another Grove process (a headless command) show up here.
     this.refreshTimer = setInterval(() => {
       this.projects
@@ -120,7 +183,8 @@ export class Controller implements AppCommands {
       const ops = await this.deps.store.operations.listUnfinished(sessionId);
       const prompts = ops
         .filter((op) => op.status === 'queued' && (op.kind === 'reply' || op.kind === 'start_prompt'))
-        .map((op) => (typeof op.payload['prompt'] === 'string' ? op.payload['prompt'] : ''));
+        // A turn of inline comments shows its short form (one line per comment), not the whole prompt.
+        .map((op) => (typeof op.payload['display'] === 'string' ? op.payload['display'] : typeof op.payload['prompt'] === 'string' ? op.payload['prompt'] : ''));
       this.deps.app.emit({ type: 'queueChanged', sessionId, prompts });
     });
   }
@@ -149,6 +213,7 @@ export class Controller implements AppCommands {
     const { app } = this.deps;
     app.apply({ type: 'mode', mode: { kind: 'session', sessionId, scrollBack: 0, composer: null, question: null } });
     app.task('Loading the transcript', () => this.sessions.loadTranscript(sessionId));
+    if (sessionById(app.state, sessionId)?.reviewRequest) this.review.loadThreads(sessionId);
     const session = sessionById(app.state, sessionId);
     if (session && !isTerminal(session.status) && !isWorking(session.status)) {
       app.task('Measuring the diff', () => this.turns.refreshDiff(sessionId));
@@ -169,11 +234,69 @@ export class Controller implements AppCommands {
       return;
     }
     app.task('Creating the session', async () => {
+      // A worktree starts from a commit: an empty repository has none, and says so before a prompt is typed.
+      const project = app.state.projects.find((p) => p.id === projectId);
+      if (project && !(await this.deps.git.headCommit(project.path).then(() => true, () => false))) {
+        this.notice('error', `${project.path} has no commits yet, and a session starts from one. Make a first commit (git commit --allow-empty -m "Initial commit"), then press a again.`);
+        return;
+      }
       const session = await this.sessions.create(projectId, choice, app.state.settings);
       app.emit({ type: 'sessionUpdated', session });
       app.emit({ type: 'selectSession', sessionId: session.id });
       app.emit({ type: 'transcriptLoaded', sessionId: session.id, entries: [] });
       app.emit({ type: 'mode', mode: { kind: 'session', sessionId: session.id, scrollBack: 0, composer: { text: '', cursor: 0, undo: [], redo: [] }, question: null } });
+    });
+  }
+
+  saveDraftSession(sessionId: string, text: string): void {
+    const { app } = this.deps;
+    app.task('Saving the draft', async () => {
+      const session = await this.actions.saveAsDraft(sessionId, text);
+      this.composer.saveDraft(sessionId, '');
+      if (session) app.emit({ type: 'sessionUpdated', session });
+      this.notice('info', 'Saved as a draft session: r in the list starts it, R starts every draft (or the marked ones).');
+    });
+  }
+
+  startDraft(sessionId: string): void {
+    const session = sessionById(this.deps.app.state, sessionId);
+    if (!session || !SessionActions.isSavedDraft(session)) {
+      this.notice('warn', "Only a draft session (saved with Ctrl+S in a new session's composer) can be started with r.");
+      return;
+    }
+    this.deps.app.task('Starting the draft', () => this.actions.startDraft(sessionId));
+  }
+
+  startDrafts(sessionIds: readonly string[] | null): void {
+    const { app } = this.deps;
+    app.task('Starting the drafts', async () => {
+      const started = await this.actions.startDrafts(sessionIds);
+      app.emit({ type: 'markSession', sessionId: null });
+      this.notice('info', started === 0 ? 'No draft session to start.' : `Started ${started} draft session${started === 1 ? '' : 's'}.`);
+    });
+  }
+
+  fork(sessionId: string): void {
+    const { app } = this.deps;
+    this.notice('info', 'Forking the session…');
+    app.task('Forking the session', async () => {
+      const child = await this.actions.fork(sessionId);
+      app.emit({ type: 'selectSession', sessionId: child.id });
+      app.emit({ type: 'transcriptLoaded', sessionId: child.id, entries: await this.deps.store.transcript.list(child.id) });
+      app.emit({ type: 'mode', mode: { kind: 'session', sessionId: child.id, scrollBack: 0, composer: { text: '', cursor: 0, undo: [], redo: [] }, question: null } });
+      app.emit({ type: 'notice', notice: { level: 'info', text: 'Forked: write the first prompt of the new session.' } });
+    });
+  }
+
+  continueSession(sessionId: string): void {
+    this.deps.app.task('Continuing the session', async () => {
+      await this.actions.continueSession(sessionId);
+    });
+  }
+
+  openWorktree(sessionId: string, tool: 'shell' | 'editor'): void {
+    this.deps.app.task(tool === 'shell' ? 'Opening a shell' : 'Opening the editor', async () => {
+      this.notice('info', await this.actions.openWorktree(sessionId, tool));
     });
   }
 
@@ -187,10 +310,77 @@ export class Controller implements AppCommands {
     });
   }
 
-  sendPrompt(sessionId: string, text: string): void {
+  sendPrompt(sessionId: string, text: string, images: readonly string[] = []): void {
     this.deps.app.task('Sending the prompt', async () => {
-      const refused = await this.submitPrompt(sessionId, text);
+      // The transcript shows which images went with the prompt.
+      const extra = images.length > 0 ? { images, display: `${text}\n[Images: ${images.map((p) => p.split('/').pop() ?? p).join(', ')}]` } : {};
+      const refused = await this.submitPrompt(sessionId, text, extra);
       if (refused) this.notice('warn', refused);
+      else await this.composer.recordSent(sessionId, text);
+    });
+  }
+
+  loadFiles(sessionId: string): void {
+    this.composer.loadFiles(sessionId);
+  }
+
+  saveDraft(sessionId: string, text: string): void {
+    this.composer.saveDraft(sessionId, text);
+  }
+
+  attachImage(sessionId: string, path: string): void {
+    this.composer.attachFile(sessionId, path);
+  }
+
+  pasteClipboardImage(sessionId: string): void {
+    this.composer.attachClipboard(sessionId);
+  }
+
+  changeSessionChoice(sessionId: string, change: SessionChoiceChange): void {
+    const { app, store, runtime } = this.deps;
+    app.task('Changing the model', async () => {
+      const session = await store.sessions.get(sessionId);
+      if (!session) return;
+      const now = runtime.clock.now();
+      if ('agent' in change) {
+        if (change.agent === session.agent) return;
+        // Another CLI cannot continue this one's conversation: the next turn starts a new one, on the same worktree.
+        if (isWorking(session.status)) {
+          this.notice('warn', 'The agent is working: change the agent after the turn ends.');
+          return;
+        }
+        const info = providerInfo(change.agent);
+        if (!info) return;
+        await store.sessions.update(sessionId, { agent: change.agent, model: info.defaultModel, reasoning: info.defaultReasoning, providerConversationId: null }, now);
+        await this.pool.release(sessionId);
+        await this.sessions.note(sessionId, 'notice', `[Agent] ${info.name} (${info.defaultModel} [${info.defaultReasoning}]) from the next turn, in a new conversation on the same worktree.`);
+      } else if ('model' in change) {
+        if (change.model === session.model) return;
+        await store.sessions.update(sessionId, { model: change.model }, now);
+        await this.sessions.note(sessionId, 'notice', `[Model] ${change.model} from the next turn.`);
+      } else {
+        if (change.reasoning === session.reasoning) return;
+        await store.sessions.update(sessionId, { reasoning: change.reasoning }, now);
+        await this.sessions.note(sessionId, 'notice', `[Reasoning] ${change.reasoning} from the next turn.`);
+      }
+      await this.sessions.publishSession(sessionId);
+    });
+  }
+
+  clearContext(sessionId: string): void {
+    const { app, store, runtime } = this.deps;
+    app.task('Clearing the agent context', async () => {
+      const session = await store.sessions.get(sessionId);
+      if (!session) return;
+      if (isWorking(session.status)) {
+        this.notice('warn', 'The agent is working: /clear after the turn ends (or stop it with Ctrl+C).');
+        return;
+      }
+      await store.sessions.update(sessionId, { providerConversationId: null }, runtime.clock.now());
+      // An app-server keeps the old thread in memory: end it too.
+      await this.pool.release(sessionId);
+      await this.sessions.note(sessionId, 'notice', '[Clear] A fresh agent context: the next prompt starts a new conversation on the same worktree and branch.');
+      await this.sessions.publishSession(sessionId);
     });
   }
 
@@ -198,7 +388,7 @@ export class Controller implements AppCommands {
    * Stores the prompt as a queued operation and wakes the session's worker.
    * Returns why it was refused, or null.
    */
-  async submitPrompt(sessionId: string, text: string): Promise<string | null> {
+  async submitPrompt(sessionId: string, text: string, extra: Readonly<Record<string, unknown>> = {}): Promise<string | null> {
     const { store, runtime } = this.deps;
     const session = await store.sessions.get(sessionId);
     if (!session) return 'The session no longer exists.';
@@ -210,7 +400,10 @@ export class Controller implements AppCommands {
       await store.sessions.update(sessionId, { prompt: text, title: provisionalTitle(text), titleProvisional: true }, runtime.clock.now());
       await this.sessions.publishSession(sessionId);
     }
-    await store.operations.enqueue(sessionId, first ? 'start_prompt' : 'reply', { prompt: text }, runtime.clock.now(), runtime.owner);
+    // A fork's first prompt carries its parent's context; the transcript shows what was typed.
+    const prompt = first ? withForkContext(session, text) : text;
+    const display = prompt !== text && extra['display'] === undefined ? { display: text } : {};
+    await store.operations.enqueue(sessionId, first ? 'start_prompt' : 'reply', { ...extra, ...display, prompt }, runtime.clock.now(), runtime.owner);
     this.publishQueue(sessionId);
     this.workers.notify(sessionId);
     return null;
@@ -245,7 +438,11 @@ export class Controller implements AppCommands {
   answerQuestions(sessionId: string, answers: readonly string[]): void {
     const session = sessionById(this.deps.app.state, sessionId);
     if (!session) return;
-    this.sendPrompt(sessionId, clarificationPrompt(session, answers));
+    // Answers are not typed prompts: they stay out of the prompt history.
+    this.deps.app.task('Sending the answers', async () => {
+      const refused = await this.submitPrompt(sessionId, clarificationPrompt(session, answers));
+      if (refused) this.notice('warn', refused);
+    });
   }
 
   endQuestions(sessionId: string): void {
@@ -259,6 +456,26 @@ export class Controller implements AppCommands {
 
   openDiff(sessionId: string): void {
     this.review.openDiff(sessionId);
+  }
+
+  cancelDiff(sessionId: string): void {
+    this.review.diffs.cancel(sessionId);
+  }
+
+  saveDiffComment(sessionId: string, comment: CommentInput): void {
+    this.review.comments.save(sessionId, comment);
+  }
+
+  deleteDiffComment(sessionId: string, commentId: string): void {
+    this.review.comments.delete(sessionId, commentId);
+  }
+
+  submitDiffComments(sessionId: string): void {
+    this.deps.app.task('Sending the comments', () => this.review.comments.submit(sessionId, (prompt, extra) => this.submitPrompt(sessionId, prompt, extra)));
+  }
+
+  reviewToComments(sessionId: string): void {
+    this.review.comments.fromReview(sessionId);
   }
 
   requestMerge(sessionId: string): void {
@@ -305,6 +522,30 @@ export class Controller implements AppCommands {
     this.review.focused.start(sessionId, true);
   }
 
+  refreshReviewThreads(sessionId: string): void {
+    this.review.refreshThreads(sessionId);
+  }
+
+  sendReviewThreads(sessionId: string, threadIds: readonly string[] | null): void {
+    this.review.sendThreads(sessionId, threadIds);
+  }
+
+  requestResolveThreads(sessionId: string): void {
+    this.review.requestResolve(sessionId);
+  }
+
+  resolveReviewThreads(sessionId: string, threadIds: readonly string[]): void {
+    this.review.resolveThreads(sessionId, threadIds);
+  }
+
+  raiseBudget(sessionId: string, scope: BudgetScope, measure: BudgetMeasure, limit: number): void {
+    this.deps.app.task('Raising the budget', async () => {
+      await this.budget.raise(sessionId, scope, measure, limit);
+      // A project limit held every session at it; each looks again.
+      for (const id of new Set([sessionId, ...Object.keys(this.deps.app.state.budget?.held ?? {})])) this.workers.notify(id);
+    });
+  }
+
   copyHandle(sessionId: string): void {
     const session = sessionById(this.deps.app.state, sessionId);
     const clipboard = this.deps.clipboard;
@@ -316,8 +557,8 @@ export class Controller implements AppCommands {
         : ['the worktree path', session.worktreePath];
     this.deps.app.task('Copying to the clipboard', async () => {
       try {
-        await clipboard.copy(text);
-        this.notice('info', `Copied ${what}: ${text}`);
+        const via = await clipboard.copy(text);
+        this.notice('info', `Copied ${what} via ${via}: ${text}`);
       } catch (error) {
         this.notice('warn', `Could not copy ${what}: ${error instanceof Error ? error.message : String(error)}`);
       }

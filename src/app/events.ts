@@ -1,8 +1,13 @@
+import type { DiffComment } from '../domain/diff-comment.js';
+import type { FileIndex } from '../domain/file-match.js';
 import type { Project } from '../domain/project.js';
+import type { ReviewThread } from '../domain/review-thread.js';
 import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
+import type { BudgetStop } from '../domain/budget.js';
 import type {
   AgentAvailability,
+  BudgetLine,
   DiffView,
   GitStatusView,
   Mode,
@@ -49,9 +54,28 @@ export type AppEvent =
     }
   | { readonly type: 'progress'; readonly sessionId: string; readonly text: string | null }
   | { readonly type: 'queueChanged'; readonly sessionId: string; readonly prompts: readonly string[] }
-  | { readonly type: 'diffLoaded'; readonly diff: DiffView }
+  /** `place`: put the open diff view on its first line ('start') or keep its place, clamped ('keep'). */
+  | { readonly type: 'diffLoaded'; readonly diff: DiffView; readonly place?: 'start' | 'keep' }
+  | { readonly type: 'diffCommentsLoaded'; readonly sessionId: string; readonly comments: readonly DiffComment[] }
+  /** A session's pull-request review threads as stored (error: the last fetch failed, in words). */
+  | { readonly type: 'reviewThreadsLoaded'; readonly sessionId: string; readonly threads: readonly ReviewThread[]; readonly error: string | null }
   | { readonly type: 'agentsDetected'; readonly agents: readonly AgentAvailability[] }
   | { readonly type: 'sandboxChecked'; readonly missing: boolean }
-  | { readonly type: 'gitStatus'; readonly projectId: number; readonly status: GitStatusView };
+  | { readonly type: 'gitStatus'; readonly projectId: number; readonly status: GitStatusView }
+  /** Spending of the project and its sessions against their limits. */
+  | { readonly type: 'budgetLoaded'; readonly projectId: number; readonly project: BudgetLine; readonly sessions: Readonly<Record<string, BudgetLine>> }
+  /** A session's queued prompts are held at a budget limit (null: no longer). */
+  | { readonly type: 'budgetHeld'; readonly sessionId: string; readonly stop: BudgetStop | null }
+  /** A worktree's tracked and untracked files, for `@` completion. */
+  | { readonly type: 'fileIndexLoaded'; readonly worktree: string; readonly files: FileIndex }
+  /** The active project's prompt history and the sessions' drafts. */
+  | { readonly type: 'composerDataLoaded'; readonly projectId: number; readonly history: readonly string[]; readonly drafts: Readonly<Record<string, string>> }
+  | { readonly type: 'promptRecorded'; readonly projectId: number; readonly text: string }
+  /** A session's draft was stored (null: cleared). */
+  | { readonly type: 'draftSaved'; readonly sessionId: string; readonly text: string | null }
+  /** An image attached to the open composer of a session (or text to insert there instead). */
+  | { readonly type: 'composerAttach'; readonly sessionId: string; readonly image?: string; readonly insert?: string }
+  /** Marks a draft session in the list for R (or unmarks it); null clears every mark. */
+  | { readonly type: 'markSession'; readonly sessionId: string | null };
 
 export type AppEventType = AppEvent['type'];

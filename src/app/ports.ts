@@ -11,6 +11,7 @@ export type { AgentChannel, TurnRequest, TurnEvent, TurnResult } from '../infra/
 export type { Agents, SessionTurnInput, SessionTurnOutput } from '../infra/agent/agents.js';
 export type { Forge, ForgeConnection } from '../infra/forge/forge.js';
 export type { Clipboard } from '../infra/clipboard.js';
+export type { ImageStore } from '../infra/images.js';
 
 export interface Runtime {
   readonly clock: Clock;
@@ -20,3 +21,15 @@ export interface Runtime {
   /** Identifies this process as the owner of operations it runs (lease). */
   readonly owner: string;
 }
+
+/** Hands the terminal to a program the person works in (a shell, an editor). */
+export interface TerminalHandoff {
+  /**
+   * Runs the person's shell ($SHELL) or editor ($VISUAL, $EDITOR) in `cwd`.
+   * `waited`: Grove gave it the terminal and it has exited (with
+   * `exitCode`); false: it opened in a new tmux window. `command` names it.
+   */
+  open(tool: 'shell' | 'editor', cwd: string): Promise<{ readonly waited: boolean; readonly exitCode: number | null; readonly command: string }>;
+}
+
+export type { Notifier } from '../infra/notify.js';

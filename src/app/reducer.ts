@@ -3,7 +3,9 @@ import { orderedSessions } from '../domain/session-order.js';
 import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import type { AppEvent } from './events.js';
-import type { AppState } from './state.js';
+import { reduceComposer, tickNotice } from './composer-state.js';
+import { placeDiffCursor, sessionById, type AppState } from './state.js';
+import { attentionReason } from '../domain/attention.js';
 
 function upsertSession(list: readonly Session[], session: Session): readonly Session[] {
   const index = list.findIndex((s) => s.id === session.id);
@@ -49,6 +51,14 @@ function fixMode(state: AppState): AppState {
   return { ...state, mode: { kind: 'list' } };
 }
 
+/** Marks a session that now needs the person, unless they are looking at it. */
+function withAttention(state: AppState, before: Session | undefined, after: Session): AppState {
+  const reason = attentionReason(before, after);
+  if (!reason) return state;
+  if (state.mode.kind !== 'list' && state.mode.sessionId === after.id) return state;
+  return { ...state, attention: { ...state.attention, [after.id]: reason } };
+}
+
 /** The single reducer: every async result and every UI change passes through here. */
 export function reduce(state: AppState, event: AppEvent): AppState {
   switch (event.type) {
@@ -56,7 +66,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       if (event.columns === state.columns && event.rows === state.rows) return state;
       return { ...state, columns: event.columns, rows: event.rows };
     case 'tick':
-      return event.now === state.now ? state : { ...state, now: event.now };
+      return tickNotice(event.now === state.now ? state : { ...state, now: event.now }, event.now);
     case 'tab':
       return event.tab === state.tab ? state : { ...state, tab: event.tab };
     case 'selectSession':
@@ -66,7 +76,11 @@ export function reduce(state: AppState, event: AppEvent): AppState {
     case 'selectSetting':
       return { ...state, selectedSetting: event.index };
     case 'mode':
-      return { ...state, mode: event.mode };
+      // Opening a session is seeing it: its "needs you" marker goes.
+      return { ...state, mode: event.mode, attention: event.mode.kind === 'list' ? state.attention : withoutKey(state.attention, event.mode.sessionId) };
+    case 'markSession':
+      if (event.sessionId === null) return { ...state, marked: [] };
+      return { ...state, marked: state.marked.includes(event.sessionId) ? state.marked.filter((id) => id !== event.sessionId) : [...state.marked, event.sessionId] };
     case 'popup':
       return { ...state, popup: event.popup };
     case 'notice':
@@ -88,14 +102,21 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         progress: {},
         queued: {},
         diff: null,
+        diffComments: {},
+        reviewThreads: {},
         git: null,
+        budget: null,
+        promptHistory: [],
+        drafts: {},
       });
     case 'sessionsLoaded':
       if (event.projectId !== state.activeProjectId) return state;
       return fixMode(fixSelection({ ...state, sessions: event.sessions }));
-    case 'sessionUpdated':
+    case 'sessionUpdated': {
       if (event.session.projectId !== state.activeProjectId) return state;
-      return fixSelection({ ...state, sessions: upsertSession(state.sessions, event.session) });
+      const next = fixSelection({ ...state, sessions: upsertSession(state.sessions, event.session) });
+      return withAttention(next, sessionById(state, event.session.id), event.session);
+    }
     case 'sessionRemoved':
       return fixMode(
         fixSelection({
@@ -104,6 +125,10 @@ export function reduce(state: AppState, event: AppEvent): AppState {
           transcripts: withoutKey(state.transcripts, event.sessionId),
           progress: withoutKey(state.progress, event.sessionId),
           queued: withoutKey(state.queued, event.sessionId),
+          diffComments: withoutKey(state.diffComments, event.sessionId),
+          reviewThreads: withoutKey(state.reviewThreads, event.sessionId),
+          attention: withoutKey(state.attention, event.sessionId),
+          marked: state.marked.filter((id) => id !== event.sessionId),
         }),
       );
     case 'settingsLoaded':
@@ -128,8 +153,17 @@ export function reduce(state: AppState, event: AppEvent): AppState {
             ? withoutKey(state.queued, event.sessionId)
             : { ...state.queued, [event.sessionId]: event.prompts },
       };
-    case 'diffLoaded':
-      return { ...state, diff: event.diff };
+    case 'diffLoaded': {
+      // A load that was canceled or superseded (a newer one started) is dropped.
+      const current = state.diff;
+      if (current && current.sessionId === event.diff.sessionId && (event.diff.generation ?? 0) < (current.generation ?? 0)) return state;
+      const mode = event.place && state.mode.kind === 'diff' && state.mode.sessionId === event.diff.sessionId ? placeDiffCursor(state.mode, event.diff, event.place) : state.mode;
+      return { ...state, diff: event.diff, mode };
+    }
+    case 'diffCommentsLoaded':
+      return { ...state, diffComments: { ...state.diffComments, [event.sessionId]: event.comments } };
+    case 'reviewThreadsLoaded':
+      return { ...state, reviewThreads: { ...state.reviewThreads, [event.sessionId]: { threads: event.threads, error: event.error } } };
     case 'agentsDetected':
       return { ...state, agents: event.agents };
     case 'sandboxChecked':
@@ -137,6 +171,20 @@ export function reduce(state: AppState, event: AppEvent): AppState {
     case 'gitStatus':
       if (event.projectId !== state.activeProjectId) return state;
       return { ...state, git: event.status };
+    case 'budgetLoaded':
+      if (event.projectId !== state.activeProjectId) return state;
+      return { ...state, budget: { project: event.project, sessions: event.sessions, held: state.budget?.held ?? {} } };
+    case 'budgetHeld': {
+      const budget = state.budget ?? { project: { spent: { tokens: 0, usd: 0, unpriced: [] }, tokens: null, usd: null }, sessions: {}, held: {} };
+      if (event.stop === null && !(event.sessionId in budget.held)) return state;
+      return { ...state, budget: { ...budget, held: event.stop === null ? withoutKey(budget.held, event.sessionId) : { ...budget.held, [event.sessionId]: event.stop } } };
+    }
+    case 'fileIndexLoaded':
+    case 'composerDataLoaded':
+    case 'promptRecorded':
+    case 'draftSaved':
+    case 'composerAttach':
+      return reduceComposer(state, event);
     default:
       return assertNever(event);
   }

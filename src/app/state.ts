@@ -1,10 +1,18 @@
 import type { TextBuffer } from '../domain/composer.js';
+import type { ComposerAssist } from '../domain/composer-assist.js';
+import type { FileIndex } from '../domain/file-match.js';
+import type { DiffComment } from '../domain/diff-comment.js';
+import { fileTree, nearestLine, parsePatchRows, treeOrder, type DiffRow, type LineAnchor } from '../domain/diff-rows.js';
 import { orderedSessions } from '../domain/session-order.js';
 import type { Project } from '../domain/project.js';
+import type { ReviewThread } from '../domain/review-thread.js';
 import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import type { ProviderId } from '../domain/providers.js';
 import type { ModeName } from '../domain/keymap.js';
+import type { AttentionReason } from '../domain/attention.js';
+import type { BudgetMeasure, BudgetScope, BudgetStop, Spent } from '../domain/budget.js';
+import type { OverlapMap } from '../domain/overlap.js';
 
 export type Tab = 'projects' | 'sessions' | 'settings';
 export const TABS: readonly Tab[] = ['projects', 'sessions', 'settings'];
@@ -26,7 +34,25 @@ export interface GitStatusView {
   readonly conflicts: readonly string[];
   /** Ahead/behind of each session branch against its base. */
   readonly sessions: Readonly<Record<string, { ahead: number; behind: number }>>;
+  /** Live sessions that changed the same files as another, or would conflict with it (absent: not probed). */
+  readonly overlaps?: OverlapMap;
   readonly error: string | null;
+}
+
+/** Spending against a limit pair (null: no limit). */
+export interface BudgetLine {
+  readonly spent: Spent;
+  readonly tokens: number | null;
+  readonly usd: number | null;
+}
+
+/** Budgets of the active project: its spending, each session's, and the sessions held at a limit. */
+export interface BudgetView {
+  readonly project: BudgetLine;
+  /** Sessions that spent something or have a limit. */
+  readonly sessions: Readonly<Record<string, BudgetLine>>;
+  /** Sessions whose queued prompts wait at a limit, and which one. */
+  readonly held: Readonly<Record<string, BudgetStop>>;
 }
 
 export type ConfirmIntent =
@@ -35,7 +61,13 @@ export type ConfirmIntent =
   | { readonly kind: 'merge'; readonly sessionId: string }
   | { readonly kind: 'regenerateReview'; readonly sessionId: string }
   /** Sync the project branch, confirmed at this tip (what the popup listed). */
-  | { readonly kind: 'syncMain'; readonly branch: string; readonly head: string };
+  | { readonly kind: 'syncMain'; readonly branch: string; readonly head: string }
+  /** Close the composer, keeping its text as the session's draft. */
+  | { readonly kind: 'closeComposer'; readonly sessionId: string; readonly text: string }
+  /** Resolve these review threads on GitHub (Grove answered them). */
+  | { readonly kind: 'resolveThreads'; readonly sessionId: string; readonly threadIds: readonly string[] }
+  /** Raise the limit that holds the session's prompts to `limit`, and go on. */
+  | { readonly kind: 'raiseBudget'; readonly sessionId: string; readonly scope: BudgetScope; readonly measure: BudgetMeasure; readonly limit: number };
 
 export type Popup =
   | {
@@ -45,7 +77,8 @@ export type Popup =
       readonly intent: ConfirmIntent;
       readonly yes: boolean;
     }
-  | { readonly kind: 'help' }
+  /** `scroll`: the first key row shown, when the keys do not fit the screen. */
+  | { readonly kind: 'help'; readonly scroll?: number }
   | { readonly kind: 'info'; readonly title: string; readonly lines: readonly string[]; readonly busy: boolean }
   | { readonly kind: 'input'; readonly title: string; readonly purpose: InputPurpose; readonly buffer: TextBuffer };
 
@@ -70,17 +103,92 @@ export type Mode =
       readonly scrollBack: number;
       readonly composer: TextBuffer | null;
       readonly question: QuestionState | null;
+      /** The composer's pickers, history, search, images and error line (absent: none). */
+      readonly assist?: ComposerAssist;
+      /** The review-thread panel, when open (`t`). */
+      readonly threads?: ThreadPanel | null;
+      /** The agent's tool calls shown unfolded (`x`); folded, each is one line. */
+      readonly toolsExpanded?: boolean;
     }
-  | {
-      readonly kind: 'diff';
-      readonly sessionId: string;
-      readonly fileIndex: number;
-      readonly scroll: number;
-    };
+  | DiffMode;
+
+export type DiffFocus = 'files' | 'patch' | 'comments';
+
+/** A comment being written in the diff view, in the prompt composer's editor. */
+export interface CommentEditor {
+  readonly buffer: TextBuffer;
+  /** The stored comment being edited, or null for a new one. */
+  readonly commentId: string | null;
+  readonly path: string;
+  readonly anchor: LineAnchor;
+  /** The lines as diff text and their hunk, taken when the editor opened. */
+  readonly excerpt: string;
+  readonly hunk: string;
+}
+
+export interface DiffSearch {
+  readonly query: string;
+  /** The query being typed; null once it is confirmed. */
+  readonly input: TextBuffer | null;
+}
+
+/** The diff view: which pane has the keys, the file, the line cursor and how the patch is laid out. */
+export interface DiffMode {
+  readonly kind: 'diff';
+  readonly sessionId: string;
+  readonly focus: DiffFocus;
+  /** Index into DiffView.files. */
+  readonly fileIndex: number;
+  /** The selected row of the file's patch. */
+  readonly cursor: number;
+  /** The first patch row on screen. */
+  readonly scroll: number;
+  /** Columns scrolled right (when not wrapping). */
+  readonly hscroll: number;
+  readonly wrap: boolean;
+  /** Where a V selection started (a row), or null. */
+  readonly anchor: number | null;
+  /** The selected comment in the comments pane. */
+  readonly commentIndex: number;
+  readonly search: DiffSearch | null;
+  readonly editor: CommentEditor | null;
+}
+
+/**
+ * The diff view's place once its diff arrives: the first line of the first
+ * file of the tree ('start'), or where it was, clamped to what exists now ('keep').
+ */
+export function placeDiffCursor(mode: DiffMode, view: DiffView, place: 'start' | 'keep'): DiffMode {
+  if (view.error || view.files.length === 0) return mode;
+  const fileIndex = place === 'start' ? (treeOrder(fileTree(view.files))[0] ?? 0) : Math.min(mode.fileIndex, view.files.length - 1);
+  const file = view.files[fileIndex];
+  const rows = file?.rows ?? (file ? parsePatchRows(file.patch) : []);
+  const cursor = place === 'start' ? nearestLine(rows, 0, 1) : Math.min(mode.cursor, Math.max(0, rows.length - 1));
+  return { ...mode, fileIndex, cursor, scroll: place === 'start' ? 0 : Math.min(mode.scroll, cursor), anchor: null };
+}
+
+/** A diff view at its start: the patch pane of the first file. */
+export function diffMode(sessionId: string, fields: Partial<Omit<DiffMode, 'kind' | 'sessionId'>> = {}): DiffMode {
+  return { kind: 'diff', sessionId, focus: 'patch', fileIndex: 0, cursor: 0, scroll: 0, hscroll: 0, wrap: false, anchor: null, commentIndex: 0, search: null, editor: null, ...fields };
+}
+
+/** The session view's review-thread panel: the highlighted thread and the ones picked with Space. */
+export interface ThreadPanel {
+  readonly cursor: number;
+  readonly selected: readonly string[];
+}
+
+/** A session's unresolved pull-request review threads, and why the last fetch failed. */
+export interface ReviewThreadsView {
+  readonly threads: readonly ReviewThread[];
+  readonly error: string | null;
+}
 
 export interface Notice {
   readonly level: 'info' | 'warn' | 'error';
   readonly text: string;
+  /** When the first tick saw it (it goes after a few seconds); set by the reducer. */
+  readonly shownAt?: number | null;
 }
 
 export interface DiffFileView {
@@ -91,10 +199,16 @@ export interface DiffFileView {
   readonly binary: boolean;
   readonly patch: string;
   readonly summarized: string | null;
+  /** The patch as rows, parsed while loading (off the key path); parsed on first use when absent. */
+  readonly rows?: readonly DiffRow[];
 }
 
 export interface DiffView {
   readonly sessionId: string;
+  /** Which load this is: a result of an older load (canceled or superseded) is dropped. */
+  readonly generation?: number;
+  /** What is compared, when not the worktree (a canceled session's kept branch). */
+  readonly source?: string;
   readonly loading: boolean;
   readonly error: string | null;
   readonly files: readonly DiffFileView[];
@@ -124,11 +238,27 @@ export interface AppState {
   /** Prompts waiting behind a running turn, per session (newest last). */
   readonly queued: Readonly<Record<string, readonly string[]>>;
   readonly diff: DiffView | null;
+  /** Inline diff comments per session (drafts and sent ones), loaded with the diff view. */
+  readonly diffComments: Readonly<Record<string, readonly DiffComment[]>>;
+  /** Pull-request review threads per published session (loaded with the session view and by the poller). */
+  readonly reviewThreads: Readonly<Record<string, ReviewThreadsView>>;
   readonly agents: readonly AgentAvailability[] | null;
   /** No sandbox engine can confine agents here (null: not checked yet); with the opt-out on they run unconfined. */
   readonly sandboxMissing: boolean | null;
   readonly git: GitStatusView | null;
+  /** Budgets and spending of the active project (null: not loaded yet). */
+  readonly budget: BudgetView | null;
   readonly notice: Notice | null;
+  /** The file list of the worktree the composer completes `@` mentions in. */
+  readonly fileIndex: { readonly worktree: string; readonly files: FileIndex } | null;
+  /** The active project's prompt history, oldest first. */
+  readonly promptHistory: readonly string[];
+  /** Unsent composer text kept per session (restored when the composer opens). */
+  readonly drafts: Readonly<Record<string, string>>;
+  /** Sessions that need the person (the list's marker), with why; cleared when the session is opened. */
+  readonly attention: Readonly<Record<string, AttentionReason>>;
+  /** Draft sessions marked in the list (Space) for R to start. */
+  readonly marked: readonly string[];
   readonly exiting: boolean;
 }
 
@@ -154,10 +284,18 @@ export function initialState(init: {
     progress: {},
     queued: {},
     diff: null,
+    diffComments: {},
+    reviewThreads: {},
     agents: null,
     sandboxMissing: null,
     git: null,
+    budget: null,
     notice: null,
+    fileIndex: null,
+    promptHistory: [],
+    drafts: {},
+    attention: {},
+    marked: [],
     exiting: false,
   };
 }
@@ -181,10 +319,13 @@ export function currentModeName(state: AppState): ModeName {
     case 'list':
       return state.tab;
     case 'session':
-      if (state.mode.composer) return 'composer';
+      if (state.mode.composer) return state.mode.assist?.search ? 'historySearch' : 'composer';
       if (state.mode.question) return 'question';
+      if (state.mode.threads) return 'threads';
       return 'session';
     case 'diff':
+      if (state.mode.editor) return 'comment';
+      if (state.mode.search?.input) return 'diffSearch';
       return 'diff';
     default:
       return 'sessions';

@@ -8,7 +8,7 @@ export type OutputFormat = (typeof OUTPUTS)[number];
 
 export type HeadlessCommand =
   | { kind: 'run'; dir: string | null; agent: string | null; model: string | null; reasoning: string | null; mode: PermissionMode | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
-  | { kind: 'reply'; dir: string | null; id: string; mode: PermissionMode | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
+  | { kind: 'reply'; dir: string | null; id: string; mode: PermissionMode | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null; threads: boolean }
   | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
   | { kind: 'diff'; dir: string | null; id: string }
@@ -16,12 +16,14 @@ export type HeadlessCommand =
   | { kind: 'rebase'; dir: string | null; id: string; progress: boolean }
   | { kind: 'cancel'; dir: string | null; id: string; yes: boolean }
   | { kind: 'publish'; dir: string | null; id: string; branch: string | null; progress: boolean }
+  | { kind: 'threads'; dir: string | null; id: string; json: boolean; resolve: boolean }
+  | { kind: 'gc'; dir: string | null; days: number | null; dryRun: boolean }
   | { kind: 'doctor'; json: boolean }
   | { kind: 'help'; command: string };
 
-export const COMMAND_NAMES = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish', 'doctor'] as const;
+export const COMMAND_NAMES = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish', 'threads', 'gc', 'doctor'] as const;
 
-const EXIT_LINE = 'Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 130 interrupted.';
+const EXIT_LINE = 'Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 5 held at a budget limit,\n130 interrupted.';
 const TURN_OPTIONS = `  --mode MODE         auto-edit, read-only or plan: what the agent may do
   --output FORMAT     text (default), json, stream-json or diff
   --timeout DURATION  Stop the turn after DURATION (90s, 10m, 1h) and exit 4
@@ -45,15 +47,18 @@ Options:
 ${TURN_OPTIONS}
 
 ${EXIT_LINE}`,
-  reply: `Usage: grove reply ID [--mode MODE] [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
+  reply: `Usage: grove reply ID [--mode MODE] [--output FORMAT] [--timeout DURATION] [--progress] [--threads] [PROMPT]
 
 Sends a follow-up prompt to session ID and runs the turn; answers its questions
 too. The prompt is PROMPT, or standard input when PROMPT is '-' or absent and
 standard input is not a terminal. --mode changes the session's permission
-mode first; the session keeps it.
+mode first; the session keeps it. With --threads the prompt is the pull
+request's open review threads (file, line, comments); after the turn Grove
+pushes and replies on each thread with what changed and the commit.
 
 Options:
 ${TURN_OPTIONS}
+  --threads           Send the pull request's open review threads as the turn
 
 ${EXIT_LINE}`,
   ls: `Usage: grove ls [-C DIR] [--json] [--all]
@@ -107,6 +112,34 @@ GitHub, as 'p' does. Prints the status and the pull request's address.
 Options:
   --branch NAME  The remote branch (default: the session branch)
   --progress     Show progress on standard error even when it is not a terminal`,
+  threads: `Usage: grove threads ID [--json] [--resolve]
+
+Lists the unresolved review threads of the session's pull request, fetched
+from GitHub now: file and line, author, the first line of the first comment,
+the number of replies, and Grove's progress (sent to the agent, answered).
+'grove reply ID --threads' sends the open ones to the agent. When GitHub
+cannot be asked, says why and lists the threads as last fetched (exit 1).
+
+Options:
+  --json     Print a JSON array of {id, path, line, startLine, outdated, state, repliedCommit, comments}
+  --resolve  Resolve on GitHub the threads Grove answered, then list the rest`,
+  gc: `Usage: grove gc [-C DIR] [--days N] [--dry-run]
+
+Reclaims disk: removes the worktrees of the project's Done and Canceled
+sessions last changed N or more days ago. Uncommitted and untracked work in
+a worktree is first kept as a commit at refs/grove/snapshots/<id>; a worktree
+whose work cannot be kept (a rebase half done, a submodule with changes, a
+locked worktree) is left alone, with the reason. Prints each worktree, the
+space reclaimed and the command that restores each snapshot. Branches are
+not touched.
+
+Options:
+  -C DIR     The repository (default: the current directory)
+  --days N   Only sessions last changed N or more days ago (default: the
+             'Reclaim after' setting, 14)
+  --dry-run  List what would be removed and kept, and change nothing
+
+Exit codes: 0 done, 1 a worktree was left in place (see why), 2 usage error.`,
   doctor: `Usage: grove doctor [--json]
 
 Checks what Grove depends on and says how to fix each problem: Node.js and
@@ -210,12 +243,14 @@ function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly strin
       };
     }
     case 'reply': {
-      const { values, positionals } = parse(args, turn);
+      const { values, positionals } = parse(args, { ...turn, threads: { type: 'boolean' } });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 2);
       const output = Output.safeParse(values.output ?? 'text');
       if (!output.success) throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
-      return { kind: 'reply', dir: str(values.C), id: needId(name, positionals), mode: parseMode(values.mode), output: output.data, timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null, progress: values.progress === true, prompt: positionals[1] ?? null };
+      const threads = values.threads === true;
+      if (threads && positionals[1] !== undefined) throw new UsageError('--threads takes no PROMPT (the review threads are the prompt)');
+      return { kind: 'reply', dir: str(values.C), id: needId(name, positionals), mode: parseMode(values.mode), output: output.data, timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null, progress: values.progress === true, prompt: positionals[1] ?? null, threads };
     }
     case 'ls': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' }, all: { type: 'boolean' } });
@@ -249,6 +284,20 @@ function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly strin
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
       return { kind: 'publish', dir: str(values.C), id: needId(name, positionals), branch: str(values.branch), progress: values.progress === true };
+    }
+    case 'threads': {
+      const { values, positionals } = parse(args, { json: { type: 'boolean' }, resolve: { type: 'boolean' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 1);
+      return { kind: 'threads', dir: str(values.C), id: needId(name, positionals), json: values.json === true, resolve: values.resolve === true };
+    }
+    case 'gc': {
+      const { values, positionals } = parse(args, { days: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 0);
+      const days = str(values.days);
+      if (days !== null && !/^\d+$/.test(days)) throw new UsageError(`--days must be a whole number of days (got '${days}')`);
+      return { kind: 'gc', dir: str(values.C), days: days === null ? null : Number(days), dryRun: values['dry-run'] === true };
     }
     case 'doctor': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' } });

@@ -4,6 +4,7 @@ import { runDoctor } from './doctor.js';
 import { groupOf, orderedSessions } from '../domain/session-order.js';
 import { activeWorkSeconds, formatDuration, restoreCommand, shortId } from '../domain/session.js';
 import { permissionModeLabel } from '../domain/permission-mode.js';
+import { INSTALLED_AGENTS_KEY } from '../domain/settings.js';
 import type { HeadlessCommand } from './args.js';
 import { COMMAND_HELP } from './args.js';
 import {
@@ -25,10 +26,23 @@ import {
 } from './headless.js';
 import { listItem, sessionResult } from './session-json.js';
 import { cancelLines, cancelSession, workAtRisk } from '../app/services/review/cancel.js';
+import { listThreads, submitThreadsTurn } from './threads.js';
+import { budgetLines, mergeOverlapLines, runGc } from './parallel.js';
 
 /** A failure before the turn started: no session is left behind, and the prompt is given back. */
 function notStarted(message: string, prompt: string): string {
   return `${message}\nNo session was started. Your prompt was:\n${prompt}`;
+}
+
+/** The agent's open questions, numbered, with their suggested answers (empty when there are none). */
+export function questionLines(questions: readonly { readonly text: string; readonly options: readonly string[] }[]): string {
+  if (questions.length === 0) return '';
+  const lines = ['', `Open questions (${questions.length}; answer with grove reply):`];
+  questions.forEach((q, i) => {
+    lines.push(`${i + 1}. ${q.text}`);
+    if (q.options.length > 0) lines.push(`   options: ${q.options.join(' / ')}`);
+  });
+  return `${lines.join('\n')}\n`;
 }
 
 function showProgress(io: HeadlessIo, flag: boolean): boolean {
@@ -41,13 +55,16 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
     case 'help':
       io.stdout.write(`${COMMAND_HELP[command.command as keyof typeof COMMAND_HELP]}\n`);
       return EXIT.ok;
+    case 'gc':
+      return runGc(infra, io, command);
     case 'doctor':
       // Needs no infra: it must work when the database does not open.
       return runDoctor({ json: command.json, env: io.env, paths: grovePaths(io.env), migrationsDir: migrationsDir(), stdout: io.stdout });
     case 'run': {
       const prompt = await readPrompt(io, command.prompt);
       const ctx = await headlessContext(infra, io, command.dir, showProgress(io, command.progress));
-      const choice = choiceFor(ctx.app.state.settings, command.agent, command.model, command.reasoning);
+      // An agent not set in the settings follows the installed ones.
+      const choice = choiceFor({ ...ctx.app.state.settings, [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(',') }, command.agent, command.model, command.reasoning);
       const detected = await infra.agents.detect();
       if (!detected.find((a) => a.id === choice.agent)?.path) {
         throw new CommandError(notStarted(`${choice.agent} is not installed (not found on PATH). Install it, or pick another agent with --agent.`, prompt), EXIT.failed);
@@ -75,14 +92,16 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
     }
     case 'reply': {
       const session = await findSession(infra, command.id);
-      const prompt = await readPrompt(io, command.prompt);
+      let prompt = command.threads ? '' : await readPrompt(io, command.prompt);
       const project = await infra.store.projects.get(session.projectId);
       const ctx = await headlessContext(infra, io, project?.path ?? command.dir, showProgress(io, command.progress));
       const startedAt = infra.clock.now();
       const since = await infra.store.transcript.count(session.id);
       ctx.app.subscribe(eventPrinter(ctx, session.id, command.output));
       if (command.mode) await ctx.controller.sessions.setPermissionMode(session.id, command.mode);
-      const operationId = await submitTurn(ctx, session.id, prompt);
+      let operationId: string;
+      if (command.threads) ({ operationId, prompt } = await submitThreadsTurn(ctx, session));
+      else operationId = await submitTurn(ctx, session.id, prompt);
       const outcome = await waitForOperation(ctx, session.id, operationId, command.timeoutMs);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
       await printResult(ctx, final, since, prompt, command.output, startedAt);
@@ -123,11 +142,18 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       io.stdout.write(`agent ${session.agent}/${session.model} [${session.reasoning}]  mode ${permissionModeLabel(session.permissionMode)}  tokens ${session.inputTokens} in / ${session.outputTokens} out\n`);
       if (session.reviewRequest) io.stdout.write(`pull request #${session.reviewRequest.number} ${session.reviewRequest.state}: ${session.reviewRequest.url}\n`);
       if (session.keptBranch) io.stdout.write(`kept branch ${session.keptBranch} (restore: ${restoreCommand(session.keptBranch)})\n`);
+      for (const line of await budgetLines(infra, session)) io.stdout.write(`${line}\n`);
       for (const entry of entries) {
-        const label = entry.kind === 'user_prompt' ? '› ' : entry.kind === 'assistant_answer' ? '' : '';
+        // A tool call is shown folded, as in the session view: its summary line.
+        if (entry.kind === 'tool') {
+          io.stdout.write(`  ${entry.content.split('\n')[0] ?? ''}\n`);
+          continue;
+        }
+        const label = entry.kind === 'user_prompt' ? '› ' : '';
         io.stdout.write(`\n${label}${entry.content}\n`);
       }
       if (session.summary) io.stdout.write(`\nSummary: ${session.summary.session}\n`);
+      io.stdout.write(questionLines(session.questions));
       return EXIT.ok;
     }
     case 'diff': {
@@ -148,6 +174,9 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       if (command.kind === 'merge') {
         if (session.reviewRequest?.state === 'open') throw new CommandError(`session has pull request #${session.reviewRequest.number}; merge it on GitHub.`, EXIT.failed);
         if (!['Review', 'AgentReview', 'Question'].includes(session.status)) throw new CommandError(`a ${session.status} session cannot be merged.`, EXIT.failed);
+        // Said before the merge (while both branches exist), on standard error: standard output stays the result.
+        const warning = await mergeOverlapLines(infra, session, ctx.project.path);
+        if (warning.length > 0) io.stderr.write(`grove: ${warning.join('\n')}\n`);
         await ctx.controller.review.ctx.setStatus(session.id, 'Queued');
       }
       const payload = command.kind === 'publish' ? { remoteBranch: session.publishedBranch ?? command.branch ?? session.branch } : {};
@@ -166,6 +195,12 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       }
       io.stdout.write(`${final.status}${final.mergedCommit && command.kind === 'merge' ? ` ${final.mergedCommit}` : ''}${final.reviewRequest && command.kind === 'publish' ? ` ${final.reviewRequest.url}` : ''}\n`);
       return EXIT.ok;
+    }
+    case 'threads': {
+      const session = await findSession(infra, command.id);
+      const project = await infra.store.projects.get(session.projectId);
+      const ctx = await headlessContext(infra, io, project?.path ?? command.dir, false);
+      return listThreads(ctx, session, command.json, command.resolve);
     }
     case 'cancel': {
       const session = await findSession(infra, command.id);

@@ -17,7 +17,7 @@ import type { HeadlessCommand, OutputFormat } from './args.js';
 import { UsageError } from './usage-error.js';
 import { sessionResult } from './session-json.js';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, questions: 3, timeout: 4, interrupted: 130 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, questions: 3, timeout: 4, budget: 5, interrupted: 130 } as const;
 
 export interface HeadlessIo {
   readonly stdout: NodeJS.WritableStream;
@@ -165,6 +165,8 @@ export interface TurnOutcome {
   readonly outcome: { readonly status: 'done' | 'failed' | 'canceled'; readonly error: string | null } | null;
   readonly timedOut: boolean;
   readonly interrupted: boolean;
+  /** Why the turn did not start: a budget limit holds the session's queue (the prompt stays queued). */
+  readonly held?: string | null;
 }
 
 const POLL_MS = 250;
@@ -205,6 +207,7 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
   let outcome: TurnOutcome['outcome'] = null;
   let timedOut = false;
   let interrupted = false;
+  let held: string | null = null;
   let wake: () => void = () => {};
   const settle = (status: 'done' | 'failed' | 'canceled', error: string | null): void => {
     if (outcome) return;
@@ -214,6 +217,13 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
   };
   workers.onOutcome((o) => {
     if (o.operation.id === operationId) settle(o.status, o.error);
+  });
+  // A budget limit holds the queue: the prompt stays queued for when the limit is raised, and this command ends.
+  workers.onHeld((h) => {
+    if (h.operation.sessionId !== sessionId || outcome || held !== null) return;
+    held = h.reason;
+    workers.release(sessionId);
+    wake();
   });
   const stop = async (): Promise<void> => {
     if (workers.current(sessionId)?.id === operationId) {
@@ -248,7 +258,7 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
   let announcedWait = false;
   try {
     workers.notify(sessionId);
-    while (!outcome) {
+    while (!outcome && held === null) {
       const op = await store.operations.get(operationId);
       if (!op) {
         settle('failed', 'the operation disappeared');
@@ -263,7 +273,7 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
         // Take it when the other process lets go (the worker also retries by itself).
         workers.notify(sessionId);
       }
-      if (!outcome) await new Promise<void>((resolve) => {
+      if (!outcome && held === null) await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, POLL_MS);
       });
@@ -275,7 +285,7 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
   }
-  return { outcome, timedOut, interrupted };
+  return { outcome, timedOut, interrupted, held };
 }
 
 /** How long another process may take to stop its operation when asked. */
@@ -347,7 +357,9 @@ export async function printResult(ctx: HeadlessContext, session: Session, since:
 export async function reportOutcome(ctx: HeadlessContext, outcome: TurnOutcome, session: Session, since: number): Promise<void> {
   const { io, infra } = ctx;
   const kept = `the session (${shortId(session.id)}) is in ${session.status} with its work kept`;
-  if (outcome.interrupted) {
+  if (outcome.held) {
+    io.stderr.write(`grove: ${outcome.held} The prompt was not sent and stays queued in session ${shortId(session.id)}; it runs once the limit is raised (Settings in the TUI, or its popup when you open the session).\n`);
+  } else if (outcome.interrupted) {
     io.stderr.write(`grove: interrupted; the turn was stopped and ${kept}.\n`);
   } else if (outcome.timedOut) {
     io.stderr.write(`grove: timed out; the turn was stopped and ${kept}.\n`);
@@ -364,6 +376,7 @@ export async function reportOutcome(ctx: HeadlessContext, outcome: TurnOutcome, 
 export function exitCodeFor(outcome: TurnOutcome, session: Session): number {
   if (outcome.interrupted) return EXIT.interrupted;
   if (outcome.timedOut) return EXIT.timeout;
+  if (outcome.held) return EXIT.budget;
   if (outcome.outcome?.status !== 'done') return EXIT.failed;
   if (session.status === 'Question' && session.questions.length > 0) return EXIT.questions;
   return EXIT.ok;

@@ -131,6 +131,11 @@ function remove(b: TextBuffer, from: number, to: number): TextBuffer {
   return edit(b, b.text.slice(0, from) + b.text.slice(to), from);
 }
 
+/** Replaces `from`..`to` with `inserted` (one undo step), the cursor after it. */
+export function replaceRange(b: TextBuffer, from: number, to: number, inserted: string): TextBuffer {
+  return edit(b, b.text.slice(0, from) + inserted + b.text.slice(to), from + inserted.length);
+}
+
 export function applyEdit(b: TextBuffer, action: EditAction): TextBuffer {
   const { text, cursor } = b;
   switch (action) {

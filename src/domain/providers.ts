@@ -1,3 +1,5 @@
+import type { MentionForm } from './mentions.js';
+
 /**
  * The agent providers Grove knows, as data. Strategy code (command lines,
  * wire formats) lives in infra/agent; this table is what the UI and the
@@ -20,6 +22,10 @@ export interface ProviderInfo {
   readonly transport: Transport;
   /** How the person signs the CLI in, shown when a turn fails on auth. */
   readonly authHint: string;
+  /** How the CLI takes a file named in a prompt: `@path`, or the plain path. */
+  readonly fileMentions: MentionForm;
+  /** Whether a turn can carry images (attached in the composer). */
+  readonly images: boolean;
 }
 
 export const PROVIDERS: readonly ProviderInfo[] = [
@@ -35,6 +41,9 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     defaultReasoning: 'high',
     transport: 'cli',
     authHint: 'set ANTHROPIC_API_KEY or run `claude` once to log in',
+    // Claude Code reads `@path` in a prompt, images included.
+    fileMentions: 'at-path',
+    images: true,
   },
   {
     id: 'codex',
@@ -47,6 +56,9 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     defaultReasoning: 'high',
     transport: 'app-server',
     authHint: 'set OPENAI_API_KEY or run `codex login`',
+    // The app-server's text input has no `@` syntax; images are `localImage` input items.
+    fileMentions: 'plain-path',
+    images: true,
   },
   {
     id: 'gemini',
@@ -59,6 +71,9 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     defaultReasoning: 'default',
     transport: 'app-server',
     authHint: 'set GEMINI_API_KEY (Google-account login does not work headless)',
+    // Gemini CLI reads `@path`; ACP prompts take image content blocks.
+    fileMentions: 'at-path',
+    images: true,
   },
 ];
 

@@ -33,8 +33,9 @@ const TRANSITIONS: Readonly<Record<SessionStatus, readonly SessionStatus[]>> = {
   Rebasing: ['Review', 'AgentReview', 'Question'],
   Merging: ['Done', 'Review', 'AgentReview', 'Question'],
   Merged: ['Done'],
-  Done: [],
-  // A pull request that is reopened on the forge brings a canceled session back.
+  // Continue (`c` on a Done session): its worktree is made again and it takes replies.
+  Done: ['Review'],
+  // A pull request reopened on the forge, or Continue, brings a canceled session back.
   Canceled: ['Review'],
 };
 

@@ -92,6 +92,10 @@ export interface Session {
   readonly focusedReviewDiffHash: string | null;
   readonly focusedReviewStatus: FocusedReviewStatus | null;
   readonly reviewRequest: ReviewRequest | null;
+  /** The session this one was forked from (null: none, or it was deleted). */
+  readonly parentSessionId?: string | null;
+  /** Context from the parent's transcript for a fork's first prompt (cleared once sent). */
+  readonly forkContext?: string | null;
 }
 
 /** Whole seconds of active work at `now` (epoch ms). */

@@ -12,6 +12,8 @@ export interface SettingRow {
   /** Choices given the current values (for choice rows). */
   choices(values: SettingValues): readonly string[];
   fallback(values: SettingValues): string;
+  /** Why a typed value (text rows) cannot be stored, or null when it can. */
+  validate?(value: string): string | null;
 }
 
 export type SettingValues = Readonly<Record<string, string>>;
@@ -24,9 +26,37 @@ const ROLES = [
 
 export type ModelRole = (typeof ROLES)[number][0];
 
+/**
+ * Not a stored setting: the agent CLIs found on PATH (comma-separated ids),
+ * merged into the values by whoever knows them, so that the agent defaults
+ * follow what is installed.
+ */
+export const INSTALLED_AGENTS_KEY = 'agents.installed';
+
+function installedAgents(values: SettingValues): ProviderId[] {
+  const listed = values[INSTALLED_AGENTS_KEY];
+  if (listed === undefined) return [];
+  return PROVIDERS.map((p) => p.id).filter((id) => listed.split(',').includes(id));
+}
+
+/**
+ * The agent of a role the person has not chosen: the main agent's (for the
+ * fast and review roles) when it is installed, else the first installed one
+ * (Claude Code, Codex, Gemini CLI in that order), else Claude Code.
+ */
+export function defaultAgent(values: SettingValues, role: ModelRole): ProviderId {
+  const installed = installedAgents(values);
+  const known = values[INSTALLED_AGENTS_KEY] !== undefined;
+  if (role !== 'main') {
+    const main = agentOf(values, 'main');
+    if (!known || installed.includes(main)) return main;
+  }
+  return installed[0] ?? 'claude';
+}
+
 function agentOf(values: SettingValues, role: ModelRole): ProviderId {
-  const stored = values[`${role}.agent`];
-  return providerInfo(stored ?? '')?.id ?? 'claude';
+  const stored = providerInfo(values[`${role}.agent`] ?? '')?.id;
+  return stored ?? defaultAgent(values, role);
 }
 
 function roleRows(role: ModelRole, label: string, purpose: string): SettingRow[] {
@@ -38,7 +68,7 @@ function roleRows(role: ModelRole, label: string, purpose: string): SettingRow[]
       kind: 'choice',
       description: `The agent CLI that ${purpose}.`,
       choices: () => PROVIDERS.map((p) => p.id),
-      fallback: () => 'claude',
+      fallback: (values) => defaultAgent(values, role),
     },
     {
       key: `${role}.model`,
@@ -68,8 +98,73 @@ function roleRows(role: ModelRole, label: string, purpose: string): SettingRow[]
   ];
 }
 
+/** The retry budget for failing model requests (see modelRetries). */
+export const MODEL_RETRIES_KEY = 'agents.modelRetries';
+
+/** The retry budget a turn gets: a number, or null for the agent CLI's own limit. */
+export function modelRetries(values: SettingValues): number | null {
+  const row = SETTING_ROWS.find((r) => r.key === MODEL_RETRIES_KEY);
+  const value = row ? settingValue(row, values) : 'default';
+  return /^\d+$/.test(value) ? Number(value) : null;
+}
+
 /** The opt-out that lets agents run without the operating system's sandbox (off by default). */
 export const ALLOW_UNCONFINED_KEY = 'agents.allowUnconfined';
+
+/** Budget settings (project rows; empty: no limit). See domain/budget.ts. */
+export const BUDGET_KEYS = {
+  sessionTokens: 'budget.sessionTokens',
+  sessionUsd: 'budget.sessionUsd',
+  projectTokens: 'budget.projectTokens',
+  projectUsd: 'budget.projectUsd',
+} as const;
+
+/** Notification channels when a session needs you (each 'on' or 'off'). */
+export const NOTIFY_KEYS = {
+  bell: 'notify.bell',
+  osc: 'notify.osc',
+  desktop: 'notify.desktop',
+} as const;
+
+/** Whether a notification channel is on (all are, unless turned off). */
+export function notifyChannelOn(values: SettingValues, key: (typeof NOTIFY_KEYS)[keyof typeof NOTIFY_KEYS]): boolean {
+  return values[key] !== 'off';
+}
+
+function notifyRows(): SettingRow[] {
+  const row = (key: string, label: string, description: string): SettingRow => ({ key, label, scope: 'global', kind: 'choice', description, choices: () => ['on', 'off'], fallback: () => 'on' });
+  return [
+    row(NOTIFY_KEYS.bell, 'Notify: terminal bell', 'Ring the terminal bell when a session needs you (questions, ready for review, a failed merge, its pull request merged or closed).'),
+    row(NOTIFY_KEYS.osc, 'Notify: terminal notification', 'Send an OSC 9 and OSC 777 notification (shown by iTerm2, kitty, WezTerm, foot, Ghostty, Windows Terminal, and tmux with allow-passthrough) when a session needs you.'),
+    row(NOTIFY_KEYS.desktop, 'Notify: desktop', 'Show a desktop notification (notify-send on Linux, osascript on macOS, where available) when a session needs you.'),
+  ];
+}
+
+/** Whether `grove gc` runs when the TUI starts, and the age (days) it reclaims from. */
+export const GC_ON_START_KEY = 'gc.onStart';
+export const GC_DAYS_KEY = 'gc.days';
+
+const TOKEN_AMOUNT = /^\s*(\d+(\.\d+)?\s*[kKmM]?)?\s*$/;
+const DOLLAR_AMOUNT = /^\s*(\$?\s*\d+(\.\d+)?)?\s*$/;
+
+function budgetRows(): SettingRow[] {
+  const row = (key: string, label: string, description: string, money: boolean): SettingRow => ({
+    key,
+    label,
+    scope: 'project',
+    kind: 'text',
+    description,
+    choices: () => [],
+    fallback: () => '',
+    validate: (value) => ((money ? DOLLAR_AMOUNT : TOKEN_AMOUNT).test(value.replace(/[_,]/g, '')) ? null : money ? `${label}: give an amount in dollars such as 5 or 12.50 (empty: no limit).` : `${label}: give a number of tokens such as 500k or 2M (empty: no limit).`),
+  });
+  return [
+    row(BUDGET_KEYS.sessionTokens, 'Token budget per session', 'Tokens (input + output) a session may spend before Grove holds its next prompt and asks (e.g. 2M; empty: no limit).', false),
+    row(BUDGET_KEYS.sessionUsd, 'Spending limit per session ($)', 'US dollars a session may spend, priced with GROVE_HOME/prices.json (example prices: edit them), before Grove holds its next prompt and asks (empty: no limit).', true),
+    row(BUDGET_KEYS.projectTokens, 'Token budget per project', "Tokens all of this project's sessions together may spend before Grove holds new prompts and asks (empty: no limit).", false),
+    row(BUDGET_KEYS.projectUsd, 'Spending limit per project ($)', "US dollars all of this project's sessions together may spend, priced with GROVE_HOME/prices.json, before Grove holds new prompts and asks (empty: no limit).", true),
+  ];
+}
 
 export const SETTING_ROWS: readonly SettingRow[] = [
   ...ROLES.flatMap(([role, label, purpose]) => roleRows(role, label, purpose)),
@@ -110,6 +205,15 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     fallback: () => 'off',
   },
   {
+    key: MODEL_RETRIES_KEY,
+    label: 'Model request retries',
+    scope: 'global',
+    kind: 'choice',
+    description: "How often Gemini CLI may retry a failing model request before Grove stops the turn (default: Gemini CLI's own limit, general.maxAttempts, at most 9 retries). Each retry shows as progress.",
+    choices: () => ['default', '0', '1', '2', '3', '5'],
+    fallback: () => 'default',
+  },
+  {
     key: 'github.pollInterval',
     label: 'Pull request refresh',
     scope: 'global',
@@ -117,6 +221,26 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     description: 'How often Grove checks the GitHub pull requests of published sessions.',
     choices: () => ['30s', '60s', '120s', '300s', 'off'],
     fallback: () => '60s',
+  },
+  ...budgetRows(),
+  ...notifyRows(),
+  {
+    key: GC_ON_START_KEY,
+    label: 'Reclaim disk at start-up',
+    scope: 'global',
+    kind: 'choice',
+    description: 'Run grove gc when Grove starts: remove the worktrees of Done and Canceled sessions older than the age below, keeping any uncommitted work in refs/grove/snapshots/<id> first.',
+    choices: () => ['off', 'on'],
+    fallback: () => 'off',
+  },
+  {
+    key: GC_DAYS_KEY,
+    label: 'Reclaim after (days)',
+    scope: 'global',
+    kind: 'choice',
+    description: 'How long a Done or Canceled session keeps its worktree before grove gc (or the start-up reclaim) removes it.',
+    choices: () => ['1', '7', '14', '30', '60', '90'],
+    fallback: () => '14',
   },
 ];
 
@@ -145,3 +269,4 @@ export function parseInterval(value: string): number | null {
   const match = /^(\d+)s$/.exec(value);
   return match ? Number(match[1]) * 1000 : null;
 }
+

@@ -2,10 +2,12 @@ import type { TerminalEvent } from '../domain/keys.js';
 import { keyId } from '../domain/keys.js';
 import { assertNever } from '../domain/session-status.js';
 import type { KeyContext } from './modes/context.js';
-import { handleDiffKey } from './modes/diff.js';
+import { handleDiffKey, handleDiffPaste } from './modes/diff.js';
 import { handleProjectsKey, handleSessionsKey, handleSettingsKey } from './modes/list.js';
 import { handlePopupKey, handlePopupPaste } from './modes/popup.js';
-import { handleComposerKey, handleComposerPaste, handleQuestionKey, handleSessionKey } from './modes/session.js';
+import { handleQuestionKey, handleSessionKey } from './modes/session.js';
+import { handleComposerKey, handleComposerPaste } from './modes/composer.js';
+import { handleThreadsKey } from './modes/threads.js';
 import { insertText } from '../domain/composer.js';
 import { sanitizeText } from '../domain/sanitize.js';
 
@@ -19,6 +21,7 @@ export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): vo
     if (state.mode.kind === 'session' && state.mode.composer) {
       return handleComposerPaste(ctx, state.mode, state.mode.composer, text);
     }
+    if (state.mode.kind === 'diff') return handleDiffPaste(ctx, state.mode, text);
     if (state.mode.kind === 'session' && state.mode.question) {
       const q = state.mode.question;
       ctx.apply({ type: 'mode', mode: { ...state.mode, question: { ...q, buffer: insertText(q.buffer, text) } } });
@@ -45,9 +48,10 @@ export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): vo
     case 'session':
       if (mode.composer) return handleComposerKey(ctx, mode, mode.composer, key, id);
       if (mode.question) return handleQuestionKey(ctx, mode, mode.question, key, id);
+      if (mode.threads) return handleThreadsKey(ctx, mode, mode.threads, id);
       return handleSessionKey(ctx, mode, id);
     case 'diff':
-      return handleDiffKey(ctx, mode, id);
+      return handleDiffKey(ctx, mode, key, id);
     default:
       return assertNever(mode);
   }

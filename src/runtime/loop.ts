@@ -16,6 +16,8 @@ const ESCAPE_WAIT_MS = 30;
 export function needsTick(state: AppState): boolean {
   if (state.popup?.kind === 'info' && state.popup.busy) return true;
   if (state.mode.kind === 'diff' && state.diff?.loading) return true;
+  // A notice goes after a few seconds: the tick's clock runs while one is shown.
+  if (state.notice) return true;
   return state.sessions.some((s) => isWorking(s.status) || s.activeSince !== null);
 }
 

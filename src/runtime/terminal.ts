@@ -23,6 +23,15 @@ export interface Terminal {
   onResize(listener: (columns: number, rows: number) => void): void;
   /** Restores the terminal. Safe to call any number of times, from anywhere. */
   restore(): void;
+  /**
+   * Hands the terminal to another program: leaves the alternate screen,
+   * cooked mode, stops reading input; writes are dropped until `resume`.
+   */
+  suspend(): void;
+  /** Takes the terminal back (raw mode, alternate screen); the caller redraws everything. */
+  resume(): void;
+  /** True between suspend and resume. */
+  readonly suspended: boolean;
 }
 
 /**
@@ -36,9 +45,8 @@ export function setupTerminal(stdin: ReadStream, stdout: WriteStream): Terminal 
   stdin.resume();
   stdout.write(ALT_SCREEN_ON + CURSOR_HIDE + BRACKETED_PASTE_ON + KITTY_PUSH + KITTY_QUERY);
 
-  const restore = (): void => {
-    if (restored) return;
-    restored = true;
+  let suspended = false;
+  const leave = (): void => {
     try {
       stdout.write(ATTRIBUTES_RESET + KITTY_POP + BRACKETED_PASTE_OFF + CURSOR_SHOW + ALT_SCREEN_OFF);
     } catch {
@@ -51,6 +59,12 @@ export function setupTerminal(stdin: ReadStream, stdout: WriteStream): Terminal 
       // Same as above.
     }
   };
+  const restore = (): void => {
+    if (restored) return;
+    restored = true;
+    // A suspended terminal is already back in its normal state.
+    if (!suspended) leave();
+  };
 
   return {
     get columns() {
@@ -60,7 +74,7 @@ export function setupTerminal(stdin: ReadStream, stdout: WriteStream): Terminal 
       return stdout.rows || 24;
     },
     write(data) {
-      if (!restored) stdout.write(data);
+      if (!restored && !suspended) stdout.write(data);
     },
     onData(listener) {
       stdin.on('data', (chunk: string | Buffer) => listener(typeof chunk === 'string' ? chunk : chunk.toString('utf8')));
@@ -69,5 +83,21 @@ export function setupTerminal(stdin: ReadStream, stdout: WriteStream): Terminal 
       stdout.on('resize', () => listener(stdout.columns || 80, stdout.rows || 24));
     },
     restore,
+    get suspended() {
+      return suspended;
+    },
+    suspend() {
+      if (restored || suspended) return;
+      leave();
+      suspended = true;
+    },
+    resume() {
+      if (restored || !suspended) return;
+      suspended = false;
+      stdin.setRawMode(true);
+      stdin.resume();
+      // The flags were popped on suspend: push them again (no query: the answer is known).
+      stdout.write(ALT_SCREEN_ON + CURSOR_HIDE + BRACKETED_PASTE_ON + KITTY_PUSH);
+    },
   };
 }

@@ -3,7 +3,7 @@ import type { AppState } from '../app/state.js';
 import { currentModeName, openSession, sessionById } from '../app/state.js';
 import { availableBindings, type ModeName } from '../domain/keymap.js';
 import { Footer } from './components/Footer.js';
-import { PopupView } from './components/Popup.js';
+import { PopupView, helpRowsFor } from './components/Popup.js';
 import { StatusBar } from './components/StatusBar.js';
 import { TabBar } from './components/TabBar.js';
 import { DiffPage } from './pages/DiffPage.js';
@@ -50,7 +50,7 @@ export function Root({ state, theme, home }: { state: AppState; theme: Theme; ho
       </Box>
       <Footer state={state} theme={theme} hints={hints} home={home} />
       {state.popup ? (
-        <PopupView state={state} theme={theme} popup={state.popup} helpRows={availableBindings(underlying === 'session' && session && state.mode.kind === 'session' && state.mode.composer ? 'composer' : underlying, session)} />
+        <PopupView state={state} theme={theme} popup={state.popup} helpRows={helpRowsFor(state)} />
       ) : null}
     </Box>
   );

@@ -12,6 +12,8 @@ export interface Theme {
   readonly diffAdded: string | undefined;
   readonly diffDeleted: string | undefined;
   readonly diffHunk: string | undefined;
+  /** Background of search matches (without colour, matches are underlined). */
+  readonly searchMatch: string | undefined;
   status(status: SessionStatus): string | undefined;
 }
 
@@ -43,6 +45,7 @@ export function createTheme(env: NodeJS.ProcessEnv | Record<string, string | und
     diffAdded: c('green'),
     diffDeleted: c('red'),
     diffHunk: c('cyan'),
+    searchMatch: c('yellow'),
     status: (status) => c(STATUS_COLORS[status]),
   };
 }

@@ -28,12 +28,21 @@ export function setAnswerRenderer(renderer: AnswerRenderer): void {
   entryCache.clear();
 }
 
+/** One line cut to `width` cells (a folded tool call never wraps). */
+function fitLine(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
+}
+
 function noticeStyle(content: string): LineStyle {
   return /^\[(\w+ )?(Error|Warning)\]|^\[[^\]]*Error\]/.test(content) ? 'error' : 'notice';
 }
 
-export function entryLines(sessionId: string, entry: TranscriptEntry, width: number): readonly StyledLine[] {
-  const key = `${sessionId}:${entry.position}:${width}`;
+/**
+ * The lines of one entry. A tool call is one line ("▸ Ran: npm test (exit 0)")
+ * unless `expandTools`, when its detail follows, indented.
+ */
+export function entryLines(sessionId: string, entry: TranscriptEntry, width: number, expandTools = false): readonly StyledLine[] {
+  const key = `${sessionId}:${entry.position}:${width}${entry.kind === 'tool' && expandTools ? ':open' : ''}`;
   const cached = entryCache.get(key);
   if (cached) return cached;
   let lines: StyledLine[];
@@ -58,10 +67,18 @@ export function entryLines(sessionId: string, entry: TranscriptEntry, width: num
     case 'output':
       lines = wrapPlain(content, width).map((text) => ({ text, style: 'output' as const }));
       break;
+    case 'tool': {
+      const [summary = '', ...detail] = content.split('\n');
+      const more = detail.some((line) => line.trim() !== '');
+      const head = { text: fitLine(`${expandTools && more ? '▾' : '▸'} ${summary}`, width), style: 'output' as const };
+      lines = expandTools && more ? [head, ...wrapPlain(detail.join('\n'), Math.max(1, width - 4)).map((text) => ({ text: `    ${text}`, style: 'muted' as const }))] : [head];
+      break;
+    }
     default:
       lines = [];
   }
-  const withGap = [...lines, { text: '', style: 'muted' as const }];
+  // Tool calls sit together, one line each: no gap after them.
+  const withGap = entry.kind === 'tool' ? lines : [...lines, { text: '', style: 'muted' as const }];
   entryCache.set(key, withGap);
   return withGap;
 }
@@ -71,9 +88,10 @@ export function transcriptLines(
   sessionId: string,
   entries: readonly TranscriptEntry[],
   width: number,
+  expandTools = false,
 ): StyledLine[] {
   const out: StyledLine[] = [];
-  for (const entry of entries) for (const line of entryLines(sessionId, entry, width)) out.push(line);
+  for (const entry of entries) for (const line of entryLines(sessionId, entry, width, expandTools)) out.push(line);
   return out;
 }
 
@@ -93,6 +111,7 @@ export interface LineWindow {
  */
 interface HeightIndex {
   width: number;
+  expandTools: boolean;
   generation: number;
   source: readonly TranscriptEntry[];
   measured: TranscriptEntry[];
@@ -107,11 +126,11 @@ function sameEntry(a: TranscriptEntry, b: TranscriptEntry): boolean {
   return a === b || (a.position === b.position && a.kind === b.kind && a.content === b.content);
 }
 
-function heightIndex(sessionId: string, entries: readonly TranscriptEntry[], width: number): HeightIndex {
+function heightIndex(sessionId: string, entries: readonly TranscriptEntry[], width: number, expandTools: boolean): HeightIndex {
   let index = heightIndexes.get(sessionId);
-  if (index && index.width === width && index.generation === rendererGeneration && index.source === entries) return index;
-  if (!index || index.width !== width || index.generation !== rendererGeneration) {
-    index = { width, generation: rendererGeneration, source: entries, measured: [], ends: [] };
+  if (index && index.width === width && index.expandTools === expandTools && index.generation === rendererGeneration && index.source === entries) return index;
+  if (!index || index.width !== width || index.expandTools !== expandTools || index.generation !== rendererGeneration) {
+    index = { width, expandTools, generation: rendererGeneration, source: entries, measured: [], ends: [] };
   }
   heightIndexes.delete(sessionId);
   heightIndexes.set(sessionId, index);
@@ -127,7 +146,7 @@ function heightIndex(sessionId: string, entries: readonly TranscriptEntry[], wid
   let offset = valid > 0 ? index.ends[valid - 1]! : 0;
   for (let i = valid; i < entries.length; i++) {
     const entry = entries[i]!;
-    offset += entryLines(sessionId, entry, width).length;
+    offset += entryLines(sessionId, entry, width, expandTools).length;
     index.measured.push(entry);
     index.ends.push(offset);
   }
@@ -159,8 +178,9 @@ export function windowLines(
   width: number,
   height: number,
   scrollBack: number,
+  expandTools = false,
 ): LineWindow {
-  const { ends } = heightIndex(sessionId, entries, width);
+  const { ends } = heightIndex(sessionId, entries, width, expandTools);
   const transcriptTotal = ends.length > 0 ? ends[ends.length - 1]! : 0;
   const total = transcriptTotal + tail.length;
   const back = Math.max(0, Math.min(scrollBack, total - height));
@@ -172,7 +192,7 @@ export function windowLines(
     const first = entryAt(ends, start);
     offset = first > 0 ? ends[first - 1]! : 0;
     for (let i = first; i < entries.length && offset < end; i++) {
-      const lines = entryLines(sessionId, entries[i]!, width);
+      const lines = entryLines(sessionId, entries[i]!, width, expandTools);
       picked.push(...lines.slice(Math.max(0, start - offset), Math.min(lines.length, end - offset)));
       offset = ends[i]!;
     }

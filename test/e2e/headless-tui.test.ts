@@ -4,6 +4,7 @@ import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import { GROVE_BIN, agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
 import { TmuxTerminal } from '../helpers/tmux.js';
+import { waitUntil } from '../helpers/wait.js';
 
 // One store, two clients: a TUI in tmux and `grove run` on the same
 // GROVE_HOME at once. The TUI shows the session the command made, and its
@@ -54,6 +55,14 @@ function groveRun(args: readonly string[]): Promise<Result> {
 }
 
 /** A TUI, and a `grove run` whose agent has written hello.txt and now waits on a slow model. */
+/** Model requests of the session's turn so far (not the title's). */
+function sessionModelRequests(): number {
+  return server.modelRequests('anthropic').filter((r) => {
+    const body = JSON.stringify(r.body);
+    return body.includes('Scripted greeting task') && !body.includes('Write a title');
+  }).length;
+}
+
 async function slowTurnFromCommand(): Promise<{ t: TmuxTerminal; run: Promise<Result> }> {
   server.script('anthropic', [
     { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
@@ -129,6 +138,8 @@ describe('a headless command and the TUI on one store', () => {
     const { t, run } = await slowTurnFromCommand();
     await t.keys('Enter');
     await t.waitFor(/InProgress[\s\S]*› Scripted greeting task/, 10_000);
+    // The agent has written hello.txt once it asks its model for the next step.
+    await waitUntil('the agent to have written hello.txt', () => sessionModelRequests() >= 2, 20_000);
 
     await t.keys('C-c');
 

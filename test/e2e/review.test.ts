@@ -93,7 +93,8 @@ describe('reviewing and landing a session', () => {
     expect(screen).toMatch(/notes\.md\s+\+4/);
     expect(screen).toMatch(/util\.js\s+\+1/);
     expect(screen).toContain('line one');
-    await t.keys('j');
+    // Tab to the file tree, then the next file.
+    await t.keys('Tab', 'j');
     await t.waitFor('export const one = 1;');
     await t.keys('q');
     await t.waitFor('Bottom of the answer.');

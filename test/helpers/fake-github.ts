@@ -10,6 +10,11 @@ import { git, makeRepo, type GroveWorld } from './grove-env.js';
  * runs), GitHub's response shapes and rate-limit headers, programmable
  * failures, and "on GitHub" actions (merge, close, reopen, edit) a test can
  * take. Point Grove at it with GROVE_GITHUB_API_URL=server.url.
+ *
+ * Review threads live behind POST /graphql as on GitHub: the
+ * `reviewThreads` connection of a pull request (paged), and the mutations
+ * `addPullRequestReviewThreadReply` and `resolveReviewThread`. GraphQL
+ * refusals come back as GitHub sends them: `errors` with a `type` in a 200.
  */
 
 export interface GitHubRequest {
@@ -25,7 +30,7 @@ export interface GitHubRequest {
   status: number;
 }
 
-export type FailureKind = 'bad_credentials' | 'rate_limited' | 'missing_scope' | 'not_found' | 'validation' | 'server';
+export type FailureKind = 'bad_credentials' | 'rate_limited' | 'missing_scope' | 'not_found' | 'validation' | 'server' | 'graphql_forbidden' | 'graphql_rate_limited';
 
 export interface FailureRule {
   readonly kind: FailureKind;
@@ -33,6 +38,8 @@ export interface FailureRule {
   readonly method?: string;
   /** Only paths matching this (any when absent). */
   readonly path?: RegExp;
+  /** Only GraphQL documents (POST /graphql) whose query text matches this. */
+  readonly graphql?: RegExp;
   /** How many requests fail (every one when absent). */
   readonly times?: number;
   /** For `server`: the status (default 502). */
@@ -58,6 +65,24 @@ export interface FakePull {
   updatedAt: string;
   closedAt: string | null;
   reviews: { login: string; state: string }[];
+}
+
+export interface FakeThreadComment {
+  readonly id: string;
+  readonly author: string;
+  readonly body: string;
+  readonly createdAt: string;
+}
+
+export interface FakeThread {
+  readonly id: string;
+  readonly pull: number;
+  readonly path: string;
+  line: number | null;
+  readonly startLine: number | null;
+  isResolved: boolean;
+  isOutdated: boolean;
+  readonly comments: FakeThreadComment[];
 }
 
 export interface FakeGitHub {
@@ -87,6 +112,14 @@ export interface FakeGitHub {
   reopen(number: number): void;
   edit(number: number, change: { title?: string; body?: string }): void;
   review(number: number, login: string, state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED'): void;
+  /** Review threads on every pull request. */
+  readonly threads: FakeThread[];
+  /** "On GitHub": a reviewer starts a thread on a line (with replies, if given). */
+  addReviewThread(pull: number, input: { path: string; line: number | null; startLine?: number; author: string; body: string; replies?: readonly { author: string; body: string }[] }): FakeThread;
+  thread(id: string): FakeThread;
+  /** "On GitHub": someone writes on a thread, or resolves it. */
+  commentOnThread(id: string, author: string, body: string): void;
+  resolveThread(id: string): void;
   /** Check runs reported for a commit sha. */
   setCheckRuns(sha: string, runs: { name: string; status: 'queued' | 'in_progress' | 'completed'; conclusion: string | null }[]): void;
   /** Shuts the server down. */
@@ -128,6 +161,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
   const requests: GitHubRequest[] = [];
   const pulls: FakePull[] = [];
   const checkRuns = new Map<string, { name: string; status: string; conclusion: string | null }[]>();
+  const threads: FakeThread[] = [];
+  let commentSeq = 0;
   let failures: (FailureRule & { left: number })[] = [];
   let remaining = options.rateLimit ?? 5000;
   const limit = options.rateLimit ?? 5000;
@@ -265,6 +300,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       case 'validation':
         send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: rule.message ?? `No commits between main and ${owner}:branch` }], documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`, status: '422' });
         return 422;
+      case 'graphql_forbidden':
+        send(res, 200, { data: null, errors: [{ type: 'FORBIDDEN', path: ['repository'], locations: [{ line: 2, column: 3 }], message: 'Resource not accessible by personal access token' }] });
+        return 200;
+      case 'graphql_rate_limited': {
+        const reset = rule.resetAt ?? Math.floor(Date.now() / 1000) + 3600;
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset), 'x-ratelimit-used': '5000', 'x-ratelimit-resource': 'graphql' });
+        res.end(JSON.stringify({ errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1001.' }] }));
+        return 200;
+      }
       case 'server': {
         const status = rule.status ?? 502;
         res.writeHead(status, { 'content-type': 'text/html' });
@@ -352,6 +396,73 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     return notFound();
   };
 
+  const commentJson = (thread: FakeThread, c: FakeThreadComment) => ({
+    id: c.id,
+    body: c.body,
+    createdAt: c.createdAt,
+    url: `https://github.com/${owner}/${repo}/pull/${thread.pull}#discussion_r${c.id.replace(/\D/g, '')}`,
+    author: { login: c.author },
+  });
+  const threadJson = (t: FakeThread) => ({
+    id: t.id,
+    isResolved: t.isResolved,
+    isOutdated: t.isOutdated,
+    path: t.path,
+    // An outdated thread has no current line, only the original one.
+    line: t.isOutdated ? null : t.line,
+    startLine: t.isOutdated ? null : t.startLine,
+    originalLine: t.line,
+    originalStartLine: t.startLine,
+    comments: { nodes: t.comments.map((c) => commentJson(t, c)) },
+  });
+  const newComment = (author: string, body: string): FakeThreadComment => ({ id: `PRRC_kwDO${++commentSeq}`, author, body, createdAt: now() });
+
+  /** POST /graphql: the review-thread query and mutations Grove sends. */
+  const graphql = (req: GitHubRequest, res: ServerResponse): number => {
+    const body = (req.body ?? {}) as { query?: unknown; variables?: Record<string, unknown> };
+    const query = typeof body.query === 'string' ? body.query : '';
+    const vars = body.variables ?? {};
+    const answer = (data: unknown, errors?: unknown[]): number => {
+      send(res, 200, errors ? { data, errors } : { data });
+      return 200;
+    };
+    const notFound = (path: string, what: string): number => answer(null, [{ type: 'NOT_FOUND', path: [path], message: `Could not resolve to ${what}.` }]);
+    if (query.includes('addPullRequestReviewThreadReply')) {
+      const thread = threads.find((t) => t.id === vars['thread']);
+      if (!thread) return notFound('addPullRequestReviewThreadReply', `a node with the global id of '${String(vars['thread'])}'`);
+      const comment = newComment(USER.login, typeof vars['body'] === 'string' ? vars['body'] : '');
+      thread.comments.push(comment);
+      return answer({ addPullRequestReviewThreadReply: { comment: { id: comment.id, url: commentJson(thread, comment).url } } });
+    }
+    if (query.includes('resolveReviewThread')) {
+      const thread = threads.find((t) => t.id === vars['thread']);
+      if (!thread) return notFound('resolveReviewThread', `a node with the global id of '${String(vars['thread'])}'`);
+      thread.isResolved = true;
+      return answer({ resolveReviewThread: { thread: { id: thread.id, isResolved: true } } });
+    }
+    if (query.includes('reviewThreads')) {
+      if (vars['owner'] !== owner || vars['name'] !== repo) return notFound('repository', `a Repository with the name '${String(vars['owner'])}/${String(vars['name'])}'`);
+      const pull = find(Number(vars['number']));
+      if (!pull) return answer({ repository: { pullRequest: null } }, [{ type: 'NOT_FOUND', path: ['repository', 'pullRequest'], message: `Could not resolve to a PullRequest with the number of ${String(vars['number'])}.` }]);
+      const all = threads.filter((t) => t.pull === pull.number);
+      const first = Number(/reviewThreads\(first:\s*(\d+)/.exec(query)?.[1] ?? 100);
+      const start = typeof vars['cursor'] === 'string' ? Number(Buffer.from(vars['cursor'], 'base64').toString('utf8')) : 0;
+      const page = all.slice(start, start + first);
+      const end = start + page.length;
+      return answer({
+        repository: {
+          pullRequest: {
+            reviewThreads: {
+              pageInfo: { hasNextPage: end < all.length, endCursor: page.length > 0 ? Buffer.from(String(end)).toString('base64') : null },
+              nodes: page.map(threadJson),
+            },
+          },
+        },
+      });
+    }
+    return answer(null, [{ message: 'fake GitHub: unsupported GraphQL document', extensions: { code: 'undefinedField' } }]);
+  };
+
   const server = createServer((req, res) => {
     void readBody(req).then((body) => {
       const parsed = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -365,7 +476,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         status: 0,
       };
       requests.push(record);
-      const rule = failures.find((f) => f.left > 0 && (!f.method || f.method === record.method) && (!f.path || f.path.test(record.path)));
+      const query = (record.body as { query?: unknown } | null)?.query;
+      const graphqlMatches = (f: FailureRule): boolean => !f.graphql || (record.path === '/graphql' && typeof query === 'string' && f.graphql.test(query));
+      const rule = failures.find((f) => f.left > 0 && (!f.method || f.method === record.method) && (!f.path || f.path.test(record.path)) && graphqlMatches(f));
       if (rule) {
         rule.left--;
         record.status = failWith(res, rule);
@@ -376,7 +489,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         record.status = failWith(res, { kind: 'bad_credentials' });
         return;
       }
-      record.status = route(record, res);
+      record.status = record.path === '/graphql' && record.method === 'POST' ? graphql(record, res) : route(record, res);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -444,6 +557,37 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     },
     review(n, login, state) {
       get(n).reviews.push({ login, state });
+    },
+    threads,
+    addReviewThread(pull, input) {
+      get(pull);
+      const thread: FakeThread = {
+        id: `PRRT_kwDO${threads.length + 1}`,
+        pull,
+        path: input.path,
+        line: input.line,
+        startLine: input.startLine ?? null,
+        isResolved: false,
+        isOutdated: false,
+        comments: [newComment(input.author, input.body), ...(input.replies ?? []).map((r) => newComment(r.author, r.body))],
+      };
+      threads.push(thread);
+      return thread;
+    },
+    thread(id) {
+      const thread = threads.find((t) => t.id === id);
+      if (!thread) throw new Error(`fake GitHub: no review thread ${id}`);
+      return thread;
+    },
+    commentOnThread(id, author, body) {
+      const thread = threads.find((t) => t.id === id);
+      if (!thread) throw new Error(`fake GitHub: no review thread ${id}`);
+      thread.comments.push(newComment(author, body));
+    },
+    resolveThread(id) {
+      const thread = threads.find((t) => t.id === id);
+      if (!thread) throw new Error(`fake GitHub: no review thread ${id}`);
+      thread.isResolved = true;
     },
     setCheckRuns(sha, runs) {
       checkRuns.set(sha, runs);

@@ -8,7 +8,7 @@ import { ListSchema, ResultSchema } from './headless-schema.js';
 // Usage errors (exit 2), `--help` texts, and docs/usage/cli.md agreeing with
 // both the binary and the JSON shapes the other headless tests check.
 
-const COMMANDS = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish', 'doctor'] as const;
+const COMMANDS = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish', 'threads', 'doctor'] as const;
 const DOC = readFileSync(join(ROOT, 'docs', 'usage', 'cli.md'), 'utf8');
 
 /** The ```text blocks of the doc. */
@@ -47,6 +47,9 @@ describe('usage errors exit 2 with the command usage on stderr', () => {
     [['rebase', '--json', 'abc'], 'rebase', "Unknown option '--json'"],
     [['cancel'], 'cancel', 'cancel needs a session ID'],
     [['publish'], 'publish', 'publish needs a session ID'],
+    [['threads'], 'threads', 'threads needs a session ID'],
+    [['threads', 'abc', '--all'], 'threads', "Unknown option '--all'"],
+    [['reply', '--threads', 'abc', 'hi'], 'reply', '--threads takes no PROMPT (the review threads are the prompt)'],
     [['ls', 'extra'], 'ls', "unexpected argument 'extra'"],
     [['ls', '--every'], 'ls', "Unknown option '--every'"],
   ] as const)('grove %j', async (args, command, message) => {

@@ -76,8 +76,8 @@ describe('the session diff', () => {
     expect(view.deleted).toBe(1 + 1);
   });
 
-  it('summarises a huge file instead of printing it', async () => {
-    const big = Array.from({ length: 6000 }, (_, i) => `line ${i}`).join('\n');
+  it('shows a large file in full, parsed into numbered rows while loading', async () => {
+    const big = Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join('\n');
     const session = await w.session({ files: { 'small.txt': 'small\n' }, message: 'Small' });
     writeFiles(session.worktreePath, { 'big.txt': `${big}\n` });
 
@@ -85,8 +85,22 @@ describe('the session diff', () => {
     const view = await waitFor('the diff to load', () => (w.app.state.diff?.sessionId === session.id && !w.app.state.diff.loading ? w.app.state.diff : undefined));
 
     const file = view.files.find((f) => f.path === 'big.txt');
-    expect(file).toMatchObject({ added: 6000, patch: '' });
-    expect(file?.summarized).toMatch(/Large change: \+6000/);
+    expect(file).toMatchObject({ added: 20_000, summarized: null });
+    expect(file?.rows).toHaveLength(20_001);
+    expect(file?.rows?.at(-1)).toEqual({ kind: 'add', text: 'line 19999', oldNo: null, newNo: 20_000, hunk: 0 });
+  });
+
+  it('summarises a file too huge to show instead of printing it', async () => {
+    const huge = Array.from({ length: 200_001 }, (_, i) => `${i}`).join('\n');
+    const session = await w.session({ files: { 'small.txt': 'small\n' }, message: 'Small' });
+    writeFiles(session.worktreePath, { 'huge.txt': `${huge}\n` });
+
+    w.controller.openDiff(session.id);
+    const view = await waitFor('the diff to load', () => (w.app.state.diff?.sessionId === session.id && !w.app.state.diff.loading ? w.app.state.diff : undefined));
+
+    const file = view.files.find((f) => f.path === 'huge.txt');
+    expect(file).toMatchObject({ added: 200_001, patch: '' });
+    expect(file?.summarized).toMatch(/Large change: \+200001/);
     expect(view.files.find((f) => f.path === 'small.txt')?.patch).toContain('+small');
   });
 });

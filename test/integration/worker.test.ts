@@ -10,6 +10,7 @@ import { INTERRUPTED_BY_RESTART } from '../../src/domain/operation.js';
 import { INTERRUPTED_NOTICE } from '../../src/app/services/recovery.js';
 import type { Session } from '../../src/domain/session.js';
 import { startGroveApp, type GroveApp } from '../helpers/grove-app.js';
+import { processesWithEnv } from '../helpers/processes.js';
 
 // The per-session worker on a real SQLite file and real git repositories,
 // with a fake `claude` first on PATH that replays a recorded real Claude
@@ -39,7 +40,9 @@ beforeAll(async () => {
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'grove-worker-')));
   repo = join(dir, 'project');
-  control = join(dir, 'fake-claude');
+  // The fake keeps its records in Claude Code's state folder: the only place outside the
+  // worktree that the sandbox Grove runs every agent in lets it write.
+  control = join(dir, 'home', '.claude', 'fake-claude');
   const bin = join(dir, 'bin');
   for (const d of [repo, control, bin, join(dir, 'home')]) mkdirSync(d, { recursive: true });
   writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`);
@@ -133,11 +136,18 @@ function sessionCalls(): Call[] {
     .filter((call) => !call.utility);
 }
 
+/**
+ * The fake agents hanging on `[[hang]]`, as pids of this machine. The fake runs in Grove's
+ * sandbox, in its own pid namespace, so the pids it records are not ours: it is found by
+ * its environment and its `sleep` child instead.
+ */
 function hangingAgents(): { pid: number; child: number }[] {
-  if (!existsSync(control)) return [];
-  return readdirSync(control)
-    .filter((f) => f.startsWith('hang-'))
-    .map((f) => JSON.parse(readFileSync(join(control, f), 'utf8')) as { pid: number; child: number });
+  if (!existsSync(control) || !readdirSync(control).some((f) => f.startsWith('hang-'))) return [];
+  const ours = processesWithEnv(`FAKE_CLAUDE_DIR=${control}`);
+  return ours.flatMap((agent) => {
+    const child = ours.find((p) => p.ppid === agent.pid && p.cmdline.startsWith('sleep 600'));
+    return agent.cmdline.includes('fake-claude.mjs') && child ? [{ pid: agent.pid, child: child.pid }] : [];
+  });
 }
 
 function release(name: string): void {
@@ -160,10 +170,12 @@ function isGone(pid: number): boolean {
 }
 
 function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // Already gone.
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // Already gone (or not a group leader).
+    }
   }
 }
 
@@ -451,10 +463,10 @@ describe('several Grove processes and a restart', () => {
     expect(sessionCalls().map((call) => call.prompt.includes('from B'))).toEqual([true]);
     expect(await status(c.infra, session.id)).toBe('InProgress');
 
-    // B dies mid-turn (its agent, in its own process group, lives on), and so does A.
+    // B dies mid-turn, and its agent with it (no agent outlives its Grove); A dies too.
     await kill(b);
     await kill(a);
-    killGroup(agent.pid);
+    await vi.waitFor(() => expect(isGone(agent.pid) && isGone(agent.child)).toBe(true), WAIT);
 
     // A restart, the way Grove starts: the dead owner's running operation fails as interrupted;
     // the prompt A queued stays queued, for whoever drives the session next.

@@ -16,11 +16,11 @@ describe('parseGitHubRemote', () => {
     'github.com:acme/widgets.git',
     'https://GitHub.com/acme/widgets.git',
   ])('%s is acme/widgets on github.com', (url) => {
-    expect(parseGitHubRemote(url)).toEqual({ host: 'github.com', owner: 'acme', repo: 'widgets', apiBaseUrl: 'https://api.github.com' });
+    expect(parseGitHubRemote(url)).toEqual({ host: 'github.com', owner: 'acme', repo: 'widgets', apiBaseUrl: 'https://api.github.com', graphqlUrl: 'https://api.github.com/graphql' });
   });
 
   it('puts an Enterprise host\'s API at https://HOST/api/v3', () => {
-    expect(parseGitHubRemote('git@ghe.example.com:team/app.git')).toEqual({ host: 'ghe.example.com', owner: 'team', repo: 'app', apiBaseUrl: 'https://ghe.example.com/api/v3' });
+    expect(parseGitHubRemote('git@ghe.example.com:team/app.git')).toEqual({ host: 'ghe.example.com', owner: 'team', repo: 'app', apiBaseUrl: 'https://ghe.example.com/api/v3', graphqlUrl: 'https://ghe.example.com/api/graphql' });
     expect(parseGitHubRemote('https://ghe.example.com/team/app')?.apiBaseUrl).toBe('https://ghe.example.com/api/v3');
     expect(parseGitHubRemote('https://ghe.example.com:8443/team/app.git')?.apiBaseUrl).toBe('https://ghe.example.com:8443/api/v3');
     // An SSH port says nothing about the web server's.

@@ -34,10 +34,30 @@ const confirm = (intent: ConfirmIntent, yes = false): Popup => ({
 });
 
 describe('the help popup', () => {
-  it.each(bindingRows('help'))('closes on %s', (key) => {
+  it.each(bindingRows('help').filter(([, action]) => action === 'close'))('closes on %s', (key) => {
     const run = pressKeys(withPopup({ kind: 'help' }), [key]);
     expect(run.state.popup).toBeNull();
     expect(run.calls).toEqual([]);
+  });
+
+  it('scrolls the keys down and back up on a short terminal', () => {
+    const short = { ...withPopup({ kind: 'help' }), rows: 14 };
+    const down = pressKeys(short, ['j', 'j', 'j']);
+    expect(down.state.popup).toEqual({ kind: 'help', scroll: 3 });
+    expect(pressKeys(down.state, ['k']).state.popup).toEqual({ kind: 'help', scroll: 2 });
+  });
+
+  it('stops scrolling at the last key row', () => {
+    const short = { ...withPopup({ kind: 'help' }), rows: 14 };
+    const run = pressKeys(short, Array.from({ length: 40 }, () => 'j'));
+    const end = run.state.popup?.kind === 'help' ? (run.state.popup.scroll ?? 0) : -1;
+    expect(end).toBeGreaterThan(0);
+    expect(pressKeys(run.state, ['j']).state).toBe(run.state);
+  });
+
+  it('does not scroll when every key fits', () => {
+    const before = withPopup({ kind: 'help' });
+    expect(pressKeys(before, ['j']).state).toBe(before);
   });
 
   it.each(unboundKeys('help', [...SPARE_KEYS, 'j', 'a', 'm']))(
@@ -65,6 +85,18 @@ const INTENT_CALLS: {
   syncMain: [
     { kind: 'syncMain', branch: 'main', head: 'abc123' },
     call('confirmSync', 'main', 'abc123'),
+  ],
+  resolveThreads: [
+    { kind: 'resolveThreads', sessionId: 'x', threadIds: ['PRRT_1', 'PRRT_2'] },
+    call('resolveReviewThreads', 'x', ['PRRT_1', 'PRRT_2']),
+  ],
+  closeComposer: [
+    { kind: 'closeComposer', sessionId: 'x', text: 'half a prompt' },
+    call('saveDraft', 'x', 'half a prompt'),
+  ],
+  raiseBudget: [
+    { kind: 'raiseBudget', sessionId: 'x', scope: 'session', measure: 'tokens', limit: 2000 },
+    call('raiseBudget', 'x', 'session', 'tokens', 2000),
   ],
 };
 

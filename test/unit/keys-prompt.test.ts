@@ -109,13 +109,33 @@ describe('the prompt composer', () => {
   });
 
   it.each(bindingRows('composer').filter(([, action]) => action === 'cancel'))(
-    'closes the composer on %s and keeps a started session',
+    'closes an empty composer on %s and keeps a started session',
     (key) => {
-      const run = pressKeys(composerState(buffer), [key]);
+      const run = pressKeys(composerState(emptyBuffer), [key]);
       expect(composerOf(run.state)).toBeNull();
       expect(run.calls).toEqual([]);
     },
   );
+
+  it('asks before closing a composer with text, offering to keep it as the draft', () => {
+    const run = pressKeys(composerState(buffer), ['escape']);
+    expect(composerOf(run.state)).toEqual(buffer);
+    expect(run.state.popup).toMatchObject({ kind: 'confirm', intent: { kind: 'closeComposer', sessionId: 'x', text: 'fix the\nbug now' } });
+    expect(run.calls).toEqual([]);
+  });
+
+  it('keeps the text as the draft when the close is confirmed', () => {
+    const run = pressKeys(composerState(buffer), ['escape', 'y']);
+    expect(composerOf(run.state)).toBeNull();
+    expect(run.calls).toEqual([call('saveDraft', 'x', 'fix the\nbug now')]);
+  });
+
+  it('restores the draft when the composer opens again', () => {
+    const state = { ...composerState(emptyBuffer), drafts: { x: 'half a prompt' } };
+    const closed = { ...state, mode: { ...state.mode, composer: null } as AppState['mode'] };
+    const run = pressKeys(closed, ['enter']);
+    expect(composerOf(run.state)?.text).toBe('half a prompt');
+  });
 
   it('deletes an unstarted draft session when its first prompt is abandoned', () => {
     const run = pressKeys(composerState(emptyBuffer, 'Draft', { prompt: null }), ['escape']);

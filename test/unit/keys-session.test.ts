@@ -1,22 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { AppState, DiffFileView } from '../../src/app/state.js';
+import type { AppState } from '../../src/app/state.js';
 import { emptyBuffer } from '../../src/domain/composer.js';
 import { KEYMAP, actionFor, type Binding } from '../../src/domain/keymap.js';
 import type { Session } from '../../src/domain/session.js';
 import type { SessionStatus } from '../../src/domain/session-status.js';
 import type { TranscriptEntry } from '../../src/domain/transcript.js';
-import {
-  SPARE_KEYS,
-  bindingRows,
-  pressKeys,
-  unboundKeys,
-  type CommandCall,
-} from '../helpers/keys.js';
+import { SPARE_KEYS, pressKeys, unboundKeys, type CommandCall } from '../helpers/keys.js';
 import { appState } from '../helpers/render.js';
 import { makeSession } from '../helpers/session-factory.js';
 
-// The session view and the diff view: every key of their binding tables, and
-// the keys a session's status makes do nothing.
+// The session view: every key of its binding table, and the keys a session's
+// status makes do nothing (the diff view's keys: keys-diff.test.ts).
 
 interface Intent {
   readonly events: readonly unknown[];
@@ -104,7 +98,8 @@ const SESSION_INTENTS: Record<string, Intent> = {
         },
       },
     ],
-    calls: [],
+    // The worktree's files are listed for `@` completion while the prompt is written.
+    calls: [call('loadFiles', 'x')],
   },
   diff: { events: [], calls: [call('openDiff', 'x')] },
   merge: { events: [], calls: [call('requestMerge', 'x')] },
@@ -114,6 +109,19 @@ const SESSION_INTENTS: Record<string, Intent> = {
   cancel: { events: [], calls: [call('requestCancel', 'x')] },
   stop: { events: [], calls: [call('stop', 'x')] },
   copy: { events: [], calls: [call('copyHandle', 'x')] },
+  // Without a pull request there are no threads: it says so (review-threads.test.ts covers the panel).
+  threads: {
+    events: [
+      {
+        type: 'notice',
+        notice: {
+          level: 'warn',
+          text: 'Review threads come from the pull request: publish the session first (p).',
+        },
+      },
+    ],
+    calls: [],
+  },
   // Sessions start in Auto Edit; the next mode is Read Only.
   mode: { events: [], calls: [call('setPermissionMode', 'x', 'read_only')] },
   scrollDown: scrolled(SCROLL_BACK - 1),
@@ -185,72 +193,5 @@ describe('the session view', () => {
     const state = { ...sessionState('Review'), sessions: [] };
     const run = pressKeys(state, ['j']);
     expect(run.state.mode).toEqual({ kind: 'list' });
-  });
-});
-
-const files: DiffFileView[] = ['a.ts', 'b.ts', 'c.ts'].map((path) => ({
-  path,
-  status: 'M',
-  added: 1,
-  deleted: 1,
-  binary: false,
-  patch: '@@ -1 +1 @@\n-a\n+b',
-  summarized: null,
-}));
-
-function diffState(fileIndex: number, scroll: number): AppState {
-  const session = makeSession('Review', { id: 'x' });
-  return appState({
-    sessions: [session],
-    mode: { kind: 'diff', sessionId: 'x', fileIndex, scroll },
-    diff: { sessionId: 'x', loading: false, error: null, files, added: 3, deleted: 3 },
-  });
-}
-
-const diffMode = (fileIndex: number, scroll: number): Intent => ({
-  events: [{ type: 'mode', mode: { kind: 'diff', sessionId: 'x', fileIndex, scroll } }],
-  calls: [],
-});
-
-const DIFF_INTENTS: Record<string, Intent> = {
-  back: {
-    events: [
-      {
-        type: 'mode',
-        mode: { kind: 'session', sessionId: 'x', scrollBack: 0, composer: null, question: null },
-      },
-    ],
-    calls: [],
-  },
-  nextFile: diffMode(2, 0),
-  prevFile: diffMode(0, 0),
-  scrollDown: diffMode(1, 30),
-  scrollUp: diffMode(1, 10),
-  help: { events: [{ type: 'popup', popup: { kind: 'help' } }], calls: [] },
-};
-
-describe('the diff view', () => {
-  it.each(bindingRows('diff'))('turns %s (%s) into its intent', (key, action) => {
-    const run = pressKeys(diffState(1, 20), [key]);
-    const expected = DIFF_INTENTS[action];
-    if (expected) expect({ events: run.events, calls: run.calls }).toEqual(expected);
-    else expect(run.events.length + run.calls.length).toBeGreaterThan(0);
-  });
-
-  it.each(unboundKeys('diff', SPARE_KEYS))('does nothing on %s', (key) => {
-    const before = diffState(1, 20);
-    const run = pressKeys(before, [key]);
-    expect({ events: run.events, calls: run.calls }).toEqual({ events: [], calls: [] });
-    expect(run.state).toBe(before);
-  });
-
-  it('stays on the last file', () => {
-    const run = pressKeys(diffState(2, 0), ['j', 'j']);
-    expect(run.state.mode).toMatchObject({ fileIndex: 2 });
-  });
-
-  it('does not scroll above the top of the patch', () => {
-    const run = pressKeys(diffState(0, 5), ['K']);
-    expect(run.state.mode).toMatchObject({ scroll: 0 });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AppState, DiffFileView } from '../../src/app/state.js';
+import { diffMode, type AppState, type DiffFileView } from '../../src/app/state.js';
 import { bufferFrom } from '../../src/domain/composer.js';
+import { slashCompletions } from '../../src/domain/slash-commands.js';
 import { availableBindings, displayKey, displayKeys } from '../../src/domain/keymap.js';
 import type { Session } from '../../src/domain/session.js';
 import type { SessionStatus } from '../../src/domain/session-status.js';
@@ -105,7 +106,7 @@ const SCREENS: Record<string, (columns: number, rows: number) => AppState> = {
       columns: c,
       rows: r,
       sessions,
-      mode: { kind: 'diff', sessionId: 's0', fileIndex: 3, scroll: 10 },
+      mode: diffMode('s0', { fileIndex: 3, scroll: 10, cursor: 12 }),
       diff: { sessionId: 's0', loading: false, error: null, files, added: 120, deleted: 40 },
     }),
   'the help overlay': (c, r) => listState(c, r, { popup: { kind: 'help' } }),
@@ -119,6 +120,12 @@ const SCREENS: Record<string, (columns: number, rows: number) => AppState> = {
         yes: false,
       },
     }),
+  'the composer with a slash picker': (c, r) => {
+    const base = sessionState(c, r, { composer: bufferFrom('/') });
+    const composer = bufferFrom('/');
+    return { ...base, mode: { ...sessionState(c, r, { composer }).mode, assist: { completion: { kind: 'slash', items: slashCompletions('/', { agent: 'claude' }) ?? [], selected: 0 }, history: null, search: null, images: [], error: null } } } as AppState;
+  },
+  'the help overlay, scrolled': (c, r) => listState(c, r, { popup: { kind: 'help', scroll: 4 } }),
   'a notice on the footer': (c, r) =>
     listState(c, r, { notice: { level: 'error', text: 'Merge failed: '.repeat(20) } }),
 };
@@ -253,5 +260,54 @@ describe('overlays', () => {
       .slice(top + 1, bottom)
       .map((line) => line.slice(line.indexOf('│') + 1, line.lastIndexOf('│')));
     expect(inside.filter((cells) => /T\d\d fix|claude\/sonnet/.test(cells))).toEqual([]);
+  });
+});
+
+describe('a session row', () => {
+  const row = makeSession('Review', {
+    id: 'r1',
+    title: 'Rework the session list so it degrades gracefully',
+    addedLines: 120,
+    deletedLines: 7,
+    inputTokens: 12_300,
+    outputTokens: 700,
+  });
+  const rowState = (columns: number): AppState => appState({ columns, rows: 20, sessions: [row], selectedSessionId: 'r1' });
+  const line = (frame: Frame): string => frame.lines.find((l) => l.includes('Rework')) ?? '';
+
+  it('shows +/-, tokens, agent/model, status and time on a wide screen', () => {
+    const frame = renderFrame(rowState(120));
+    expect(line(frame)).toContain('+120/-7');
+    expect(line(frame)).toContain('13.0k');
+    expect(line(frame)).toContain('claude/');
+    expect(line(frame)).toContain('Review');
+    expect(frame.text).toMatch(/Session +\+\/- +Tokens +Agent\/model +Status +Timer/);
+  });
+
+  it('drops columns at 60 columns and keeps the title readable', () => {
+    const frame = renderFrame(rowState(60));
+    expect(line(frame)).toContain('Rework the session list');
+    expect(line(frame)).toContain('Review');
+    expect(line(frame)).not.toContain('claude/');
+    expect(line(frame)).not.toContain('13.0k');
+    expect(cellWidth(line(frame))).toBeLessThanOrEqual(60);
+  });
+});
+
+describe('the help overlay on a short terminal', () => {
+  it('shows where it is in the keys and how to scroll', () => {
+    const frame = renderFrame(listState(60, 14, { popup: { kind: 'help', scroll: 2 } }));
+    expect(frame.text).toMatch(/3–\d+ of \d+ · j\/k scroll/);
+    expect(frame.text).not.toContain(availableBindings('sessions')[0]?.help.slice(0, 20));
+  });
+});
+
+describe('the composer', () => {
+  it('lists the slash commands with their descriptions under the prompt', () => {
+    const state = SCREENS['the composer with a slash picker']?.(100, 30) ?? appState();
+    const frame = renderFrame(state);
+    expect(frame.text).toContain('/model');
+    expect(frame.text).toContain("Change this session's model");
+    expect(frame.text).toContain('/clear');
   });
 });

@@ -13,7 +13,7 @@ const ALLOWED: Record<SessionStatus, SessionStatus[]> = {
   Rebasing: ['Review', 'AgentReview', 'Question'],
   Merging: ['Done', 'Review', 'AgentReview', 'Question'],
   Merged: ['Done'],
-  Done: [],
+  Done: ['Review'],
   Canceled: ['Review'],
 };
 

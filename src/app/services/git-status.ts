@@ -3,6 +3,7 @@ import { parseInterval } from '../../domain/settings.js';
 import type { App } from '../app.js';
 import type { GitClient, Runtime, Store } from '../ports.js';
 import type { GitStatusView } from '../state.js';
+import { OverlapDetector } from './overlap.js';
 
 export interface GitStatusDeps {
   readonly app: App;
@@ -29,7 +30,9 @@ interface Probe {
  * reported once, not every cycle. Branch tips come from one git call; a
  * session whose branch and base are where they were last cycle reuses its
  * last probe, so a quiet project costs a handful of git calls per cycle
- * however many sessions it has.
+ * however many sessions it has. The same cycle finds live sessions that
+ * changed the same files, or would conflict with each other (OverlapDetector,
+ * also cached by branch tips).
  */
 export class GitStatusPoller {
   private generation = 0;
@@ -37,8 +40,12 @@ export class GitStatusPoller {
   private failures = 0;
   private reported = false;
   private readonly probes = new Map<string, Probe>();
+  /** Live sessions that touch the same files; probed again only for branches that moved. */
+  readonly overlap: OverlapDetector;
 
-  constructor(private readonly deps: GitStatusDeps) {}
+  constructor(private readonly deps: GitStatusDeps) {
+    this.overlap = new OverlapDetector(deps.git);
+  }
 
   restart(projectId: number): void {
     this.stop();
@@ -121,7 +128,15 @@ export class GitStatusPoller {
     const active = new Set(sessions.map((s) => s.id));
     for (const id of this.probes.keys()) if (!active.has(id)) this.probes.delete(id);
     if (generation !== this.generation) return null;
-    const status: GitStatusView = { branch, upstream, ahead: track?.ahead ?? 0, behind: track?.behind ?? 0, conflicts, sessions: perSession, error };
+    const overlaps = await this.overlap.detect(project.path, sessions, heads).then(
+      (result) => result.overlaps,
+      (e: unknown) => {
+        runtime.logger.log('warn', 'overlap detection failed', e);
+        return undefined;
+      },
+    );
+    if (generation !== this.generation) return null;
+    const status: GitStatusView = { branch, upstream, ahead: track?.ahead ?? 0, behind: track?.behind ?? 0, conflicts, sessions: perSession, ...(overlaps ? { overlaps } : {}), error };
     app.emit({ type: 'gitStatus', projectId, status });
     return status;
   }

@@ -24,6 +24,8 @@ export interface LeaseWatchDeps {
   readonly workers: SessionWorkers;
   /** Appends a transcript notice and shows it. */
   readonly note: (sessionId: string, text: string) => Promise<void>;
+  /** Ends agents recorded by Grove processes that are gone (their own watchdogs normally have). */
+  readonly sweepLeftovers: () => Promise<number>;
 }
 
 /**
@@ -84,6 +86,8 @@ export class LeaseWatch {
       (op) => op.status === 'running' && op.owner !== runtime.owner,
     );
     if (running.every((op) => this.alive(op.owner, op.heartbeatAt ?? null))) return [];
+    // Nothing may still write into a worktree that recovery calls settled.
+    await this.deps.sweepLeftovers();
     const recovered = await recoverInterruptedOperations(
       store,
       runtime.clock.now(),

@@ -56,6 +56,11 @@ export class ProjectService {
   setSetting(key: string, value: string): void {
     const row = SETTING_ROWS.find((r) => r.key === key);
     if (!row) return;
+    const invalid = row.validate?.(value) ?? null;
+    if (invalid) {
+      this.app.emit({ type: 'notice', notice: { level: 'warn', text: `${invalid} Nothing was changed.` } });
+      return;
+    }
     const projectId = this.app.state.activeProjectId;
     this.app.task('Saving the setting', async () => {
       const write = async (k: string, v: string): Promise<void> => {

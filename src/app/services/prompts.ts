@@ -45,8 +45,26 @@ export function hookFixPrompt(output: string): string {
   ].join('\n');
 }
 
-/** A clean first line for a commit message (the fallback when no model is available). */
-export function fallbackCommitMessage(title: string): string {
-  const subject = title.trim().replace(/\s+/g, ' ') || 'Grove session changes';
-  return subject.length > 72 ? subject.slice(0, 72) : subject;
+const SUBJECT_MAX = 72;
+
+/**
+ * A clean summary line for a commit message, from the session title (or the
+ * prompt), when the fast model could not write one: its first non-empty
+ * line, without markdown marks, at most 72 characters cut at a word, with no
+ * trailing punctuation. Never the raw prompt.
+ */
+export function fallbackCommitMessage(source: string): string {
+  const line = source.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const clean = line
+    .replace(/^(#+|>|[-*+]|\d+[.)])\s+/, '')
+    .replace(/[`*_~]/g, '')
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.:;,!?…]+$/, '')
+    .trim();
+  if (clean === '') return 'Grove session changes';
+  const subject = clean.charAt(0).toUpperCase() + clean.slice(1);
+  if (subject.length <= SUBJECT_MAX) return subject;
+  const cut = subject.slice(0, SUBJECT_MAX + 1);
+  const space = cut.lastIndexOf(' ');
+  return (space >= SUBJECT_MAX / 2 ? cut.slice(0, space) : subject.slice(0, SUBJECT_MAX)).replace(/[\s.:;,!?…]+$/, '');
 }

@@ -2,7 +2,8 @@ import type { Operation } from '../../domain/operation.js';
 import type { SessionWorkers } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
 import { ReviewContext, type ReviewDeps } from './review/context.js';
-import { openDiff } from './review/diff-view.js';
+import { DiffLoader } from './review/diff-view.js';
+import { DiffComments } from './review/diff-comments.js';
 import { FocusedReview } from './review/focused-review.js';
 import { MergeQueue, runRebase } from './review/merge.js';
 import { cancelSession, requestCancel } from './review/cancel.js';
@@ -10,6 +11,7 @@ import { SyncMain } from './review/sync-main.js';
 import { previewSync, unchangedSince } from './review/sync-preview.js';
 import { publish, requestPublish, runPublish } from './review/publish.js';
 import { PullRequestPoller } from './review/pr-poller.js';
+import { answerThreads, loadThreads, queueThreadsTurn, refreshNow, reopenThreadsOf, resolvePopup, resolveThreads, threadsOf } from './review/review-threads.js';
 
 /**
  * Review and land: the diff view, focused review, merge queue, session
@@ -21,6 +23,8 @@ export class ReviewService {
   readonly mergeQueue: MergeQueue;
   readonly sync: SyncMain;
   readonly pullRequests: PullRequestPoller;
+  readonly diffs: DiffLoader;
+  readonly comments: DiffComments;
 
   constructor(deps: ReviewDeps) {
     this.ctx = new ReviewContext(deps);
@@ -28,14 +32,22 @@ export class ReviewService {
     this.mergeQueue = new MergeQueue(this.ctx);
     this.sync = new SyncMain(this.ctx, (projectId, branch) => this.finishMerged(projectId, branch));
     this.pullRequests = new PullRequestPoller(this.ctx);
+    this.diffs = new DiffLoader(this.ctx);
+    this.comments = new DiffComments(this.ctx, this.diffs);
   }
 
   attachWorkers(workers: SessionWorkers): void {
     this.ctx.workers = workers;
+    // A turn that carried inline comments: mark them by whether it changed their lines.
+    workers.onOutcome((outcome) => this.comments.onOutcome(outcome));
     // A merge operation canceled before it started never runs its handler:
     // the queue must still move on.
     workers.onOutcome((outcome) => {
       if (outcome.operation.kind === 'merge' && outcome.status === 'canceled') this.mergeQueue.finished(outcome.operation.sessionId);
+      // A review-threads turn that failed or was stopped leaves its threads open.
+      if (outcome.status !== 'done' && threadsOf(outcome.operation).length > 0) {
+        this.ctx.deps.app.task('Reopening review threads', () => reopenThreadsOf(this.ctx, outcome.operation));
+      }
     });
   }
 
@@ -48,22 +60,66 @@ export class ReviewService {
     this.pullRequests.stop();
   }
 
-  /** After every successful turn: auto-push a published branch, then the focused review. */
-  async afterTurn(sessionId: string, signal: AbortSignal, focused: boolean): Promise<void> {
+  /**
+   * After every successful turn: auto-push a published branch, answer the
+   * review threads the turn was about, then the focused review.
+   */
+  async afterTurn(sessionId: string, signal: AbortSignal, focused: boolean, operation?: Operation): Promise<void> {
     const session = await this.ctx.deps.store.sessions.get(sessionId);
     if (!session) return;
+    // Review threads are answered with the pushed commit, so their turn pushes even with more queued.
+    const threadsTurn = operation !== undefined && threadsOf(operation).length > 0;
+    let pushed = false;
     // A turn that ended in questions may have changed files too: push those as well.
     if (session.publishedBranch && (session.status === 'Review' || session.status === 'Question')) {
       const queued = (await this.ctx.deps.store.operations.listUnfinished(sessionId)).some((op) => op.status === 'queued');
-      if (!queued) {
-        await runPublish(this.ctx, { id: 'auto', sessionId, kind: 'publish', status: 'running', payload: {}, cancelRequested: false, owner: null, queuedAt: this.ctx.now(), startedAt: null, finishedAt: null, lastError: null }, signal, true);
+      if (!queued || threadsTurn) {
+        pushed = await runPublish(this.ctx, { id: 'auto', sessionId, kind: 'publish', status: 'running', payload: {}, cancelRequested: false, owner: null, queuedAt: this.ctx.now(), startedAt: null, finishedAt: null, lastError: null }, signal, true);
       }
     }
+    if (operation && threadsTurn) await answerThreads(this.ctx, operation, signal, pushed);
     if (focused) this.focused.start(sessionId, false);
   }
 
+  /** The stored review threads of a session, shown at once (then refreshed by the poller or `u`). */
+  loadThreads(sessionId: string): void {
+    this.ctx.deps.app.task('Loading review threads', () => loadThreads(this.ctx, sessionId));
+  }
+
+  refreshThreads(sessionId: string): void {
+    this.ctx.notice('info', 'Fetching the review threads…');
+    this.ctx.deps.app.task('Fetching review threads', async () => {
+      const threads = await refreshNow(this.ctx, sessionId, AbortSignal.timeout(60_000)).catch(() => null);
+      if (threads) this.ctx.notice('info', `${threads.length} unresolved review ${threads.length === 1 ? 'thread' : 'threads'}.`);
+    });
+  }
+
+  sendThreads(sessionId: string, threadIds: readonly string[] | null): void {
+    this.ctx.deps.app.task('Sending review threads', async () => {
+      const result = await queueThreadsTurn(this.ctx, sessionId, threadIds);
+      if ('refused' in result) this.ctx.notice('warn', result.refused);
+      else this.ctx.notice('info', `Sent ${result.count} review ${result.count === 1 ? 'thread' : 'threads'} to the agent.`);
+    });
+  }
+
+  requestResolve(sessionId: string): void {
+    const answered = (this.ctx.deps.app.state.reviewThreads[sessionId]?.threads ?? []).filter((t) => t.state === 'answered');
+    if (answered.length === 0) {
+      this.ctx.notice('warn', 'No answered review thread to resolve: send threads to the agent first (Enter).');
+      return;
+    }
+    this.ctx.deps.app.emit({ type: 'popup', popup: resolvePopup(sessionId, answered) });
+  }
+
+  resolveThreads(sessionId: string, threadIds: readonly string[]): void {
+    this.ctx.deps.app.task('Resolving review threads', async () => {
+      const count = await resolveThreads(this.ctx, sessionId, threadIds, AbortSignal.timeout(60_000));
+      this.ctx.notice('info', `Resolved ${count} review ${count === 1 ? 'thread' : 'threads'} on GitHub.`);
+    });
+  }
+
   openDiff(sessionId: string): void {
-    openDiff(this.ctx, sessionId);
+    this.diffs.open(sessionId);
   }
 
   requestMerge(sessionId: string): void {
@@ -159,8 +215,8 @@ export class ReviewService {
     publish(this.ctx, sessionId, remoteBranch);
   }
 
-  runPublish(operation: Operation, signal: AbortSignal): Promise<void> {
-    return runPublish(this.ctx, operation, signal);
+  async runPublish(operation: Operation, signal: AbortSignal): Promise<void> {
+    await runPublish(this.ctx, operation, signal);
   }
 
   /** After syncing the base branch: sessions whose pull request merged are finished. */

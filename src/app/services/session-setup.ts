@@ -39,8 +39,10 @@ export async function prepareWorktree(
   mainCheckout: string,
   setupCommand: string,
   signal: AbortSignal,
+  /** Where the new branch starts (a fork: the parent's snapshot commit); the base branch by default. */
+  startRef: string = session.baseBranch,
 ): Promise<void> {
-  await deps.git.addWorktree(mainCheckout, session.worktreePath, session.branch, session.baseBranch);
+  await deps.git.addWorktree(mainCheckout, session.worktreePath, session.branch, startRef);
   const copied = await deps.git.copyWorktreeInclude(mainCheckout, session.worktreePath);
   if (copied.length > 0) {
     await deps.note(session.id, 'notice', `[Setup] Copied from the main checkout (.worktreeinclude): ${copied.join(', ')}`);

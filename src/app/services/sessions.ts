@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { providerInfo, type ModelChoice } from '../../domain/providers.js';
+import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
-import { settingValue, SETTING_ROWS, type ModelRole } from '../../domain/settings.js';
+import { INSTALLED_AGENTS_KEY, settingValue, SETTING_ROWS, type ModelRole } from '../../domain/settings.js';
 import { shortId, type Session } from '../../domain/session.js';
 import { permissionModeDescription, permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
 import type { TranscriptKind } from '../../domain/transcript.js';
@@ -11,11 +11,16 @@ import type { GitClient, Runtime, Store } from '../ports.js';
 import type { ShellRunner } from '../../infra/shell.js';
 import { prepareWorktree, worktreePathFor, worktreeRoot } from './session-setup.js';
 
-/** Reads a model choice (agent, model, reasoning) for a role from the merged settings. */
-export function modelChoice(settings: Readonly<Record<string, string>>, role: ModelRole): ModelChoice {
+/**
+ * Reads a model choice (agent, model, reasoning) for a role from the merged
+ * settings. Given the installed agents, an agent the person has not chosen
+ * follows them (never a default agent that is not there).
+ */
+export function modelChoice(settings: Readonly<Record<string, string>>, role: ModelRole, installed?: readonly ProviderId[]): ModelChoice {
+  const values = installed ? { ...settings, [INSTALLED_AGENTS_KEY]: installed.join(',') } : settings;
   const get = (field: string): string => {
     const row = SETTING_ROWS.find((r) => r.key === `${role}.${field}`);
-    return row ? settingValue(row, settings) : '';
+    return row ? settingValue(row, values) : '';
   };
   const agent = get('agent');
   const info = providerInfo(agent);

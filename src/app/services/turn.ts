@@ -1,9 +1,12 @@
 import type { Operation } from '../../domain/operation.js';
 import type { AgentResponse } from '../../domain/protocol.js';
-import { providerInfo, type ProviderId } from '../../domain/providers.js';
+import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
+import { sanitizeLine } from '../../domain/sanitize.js';
+import { modelRetries } from '../../domain/settings.js';
+import type { TranscriptEntry } from '../../domain/transcript.js';
 import { sizeFromLines, type Session } from '../../domain/session.js';
 import type { SessionStatus } from '../../domain/session-status.js';
-import type { TurnEvent } from '../../infra/agent/channel.js';
+import type { HistoryEntry, TurnEvent } from '../../infra/agent/channel.js';
 import { storageFailure } from '../../infra/db/errors.js';
 import type { App } from '../app.js';
 import type { Agents, GitClient, Runtime, Store } from '../ports.js';
@@ -58,8 +61,8 @@ export function answerText(response: AgentResponse): string {
 }
 
 export class TurnRunner {
-  /** Runs after a successful turn (auto-push, focused review). */
-  afterTurn: ((sessionId: string, signal: AbortSignal) => Promise<void>) | null = null;
+  /** Runs after a successful turn (auto-push, review-thread replies, focused review). */
+  afterTurn: ((sessionId: string, signal: AbortSignal, operation: Operation) => Promise<void>) | null = null;
   /** Detached work (title generation) a short-lived process should wait for. */
   private readonly background = new Set<Promise<void>>();
 
@@ -78,6 +81,9 @@ export class TurnRunner {
     this.deps.app.emit({ type: 'sessionUpdated', session });
     return session;
   }
+
+  /** Time spent waiting for the commit-message agent in the turn under way (not Grove's own cost). */
+  private readonly utilityWaitMs = new Map<string, number>();
 
   /** The running operation of each session, and when its progress was last written. */
   private readonly progressRows = new Map<string, { operationId: string; writtenAt: number; pending: string | null; timer: NodeJS.Timeout | null }>();
@@ -154,11 +160,15 @@ export class TurnRunner {
   private async runTurn(operation: Operation, signal: AbortSignal): Promise<void> {
     const { store, git, agents, sessions, pool } = this.deps;
     const prompt = typeof operation.payload['prompt'] === 'string' ? operation.payload['prompt'] : '';
+    // Images attached in the composer (stored copies under GROVE_HOME).
+    const images = Array.isArray(operation.payload['images']) ? operation.payload['images'].filter((p): p is string => typeof p === 'string') : [];
     let session = await store.sessions.get(operation.sessionId);
     if (!session) throw new ReportedError('The session no longer exists.');
     try {
       await sessions.whenReady(session.id);
     } catch {
+      // The prompt is kept in the transcript, to be sent again.
+      await sessions.note(session.id, 'notice', `[Error] The worktree could not be created.\nThis prompt was not sent:\n${prompt}`).catch(() => {});
       throw new ReportedError('The worktree could not be created.');
     }
     const project = await store.projects.get(session.projectId);
@@ -173,10 +183,14 @@ export class TurnRunner {
       throw new ReportedError(message);
     }
 
+    // The conversation so far, for a provider that lost its copy (Grove replays it then).
+    const history = conversationHistory(await store.transcript.list(session.id));
     // A new turn clears pending questions and the focused review of the old diff.
     await store.sessions.update(session.id, { questions: [], focusedReviewText: null, focusedReviewStatus: null, focusedReviewDiffHash: null }, this.now());
     session = await this.setStatus(session.id, 'InProgress');
-    await sessions.note(session.id, 'user_prompt', prompt);
+    // Inline diff comments are shown in short (one line each); the agent gets the whole prompt.
+    const display = typeof operation.payload['display'] === 'string' ? operation.payload['display'] : prompt;
+    await sessions.note(session.id, 'user_prompt', display);
     if (operation.kind === 'start_prompt' && session.titleProvisional) {
       const job = this.generateTitle(session, prompt);
       this.background.add(job);
@@ -192,6 +206,7 @@ export class TurnRunner {
         {
           sessionId: session.id,
           userPrompt: prompt,
+          ...(images.length > 0 ? { images } : {}),
           kind: session.providerConversationId ? 'session_resume' : 'session_start',
           cwd: session.worktreePath,
           mainCheckout: project.path,
@@ -199,10 +214,16 @@ export class TurnRunner {
           reasoning: session.reasoning,
           permissionMode: session.permissionMode,
           providerConversationId: session.providerConversationId,
+          modelRetries: modelRetries(this.deps.app.state.settings),
+          history,
         },
         (event) => {
-          if (event.type === 'denied') {
+          if (event.type === 'denied' || event.type === 'notice') {
             this.denied(session?.id ?? operation.sessionId, event.text);
+            return;
+          }
+          if (event.type === 'tool') {
+            this.toolCall(session?.id ?? operation.sessionId, event.text);
             return;
           }
           const text = progressText(event);
@@ -229,6 +250,9 @@ export class TurnRunner {
     }
 
     const { response, result } = output;
+    // Grove's own cost per turn (transcript, commit, diff stats, status), timed for the log and the bench.
+    const agentDoneAt = performance.now();
+    this.utilityWaitMs.set(session.id, 0);
     const text = answerText(response);
     const position = await store.transaction(async (tx) => {
       const at = await tx.transcript.append(session.id, 'assistant_answer', text, this.now());
@@ -259,7 +283,11 @@ export class TurnRunner {
     }
     this.progress(session.id, null);
     await this.setStatus(session.id, response.questions.length > 0 ? 'Question' : 'Review');
-    await this.afterTurn?.(session.id, signal);
+    const utilityMs = this.utilityWaitMs.get(session.id) ?? 0;
+    this.utilityWaitMs.delete(session.id);
+    const afterAgentMs = performance.now() - agentDoneAt;
+    this.deps.runtime.logger.log('info', `turn of ${session.id}: after the agent ${afterAgentMs.toFixed(1)} ms, Grove's own ${(afterAgentMs - utilityMs).toFixed(1)} ms (commit-message agent ${utilityMs.toFixed(1)} ms)`);
+    await this.afterTurn?.(session.id, signal, operation);
   }
 
   /** Diff size and bucket, after every turn. */
@@ -295,11 +323,15 @@ export class TurnRunner {
       try {
         this.progress(session.id, 'Writing the commit message…');
         const diff = await git.diffAgainstBase(worktree, session.baseBranch);
-        const fast = modelChoice(this.deps.app.state.settings, 'fast');
-        const reply = await agents.utility(fast, commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch), worktree, signal);
+        const fast = this.utilityChoice();
+        const asked = performance.now();
+        const reply = await agents.utility(fast, commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch), worktree, signal).finally(() => {
+          if (this.utilityWaitMs.has(session.id)) this.utilityWaitMs.set(session.id, (this.utilityWaitMs.get(session.id) ?? 0) + performance.now() - asked);
+        });
         if (reply.answer.trim() !== '') message = reply.answer.trim();
       } catch (error) {
         this.deps.runtime.logger.log('warn', 'commit message generation failed; using the title', error);
+        if (!signal.aborted) await this.utilityFailed(session.id, 'The commit message', error, `Committed as "${message.split('\n')[0] ?? ''}".`);
       }
     }
     for (let attempt = 0; ; attempt++) {
@@ -341,6 +373,8 @@ export class TurnRunner {
         );
         await store.sessions.update(session.id, { providerConversationId: fix.result.providerConversationId ?? latest.providerConversationId }, this.now());
         await store.sessions.addTokens(session.id, fix.result.inputTokens, fix.result.outputTokens);
+        // Counted by model too: budgets add up what the usage table holds.
+        await store.usage.add(session.id, session.model, fix.result.inputTokens, fix.result.outputTokens);
       }
     }
   }
@@ -351,7 +385,7 @@ export class TurnRunner {
     try {
       const generation = session.titleGeneration + 1;
       await store.sessions.update(session.id, { titleGeneration: generation }, this.now());
-      const fast = modelChoice(this.deps.app.state.settings, 'fast');
+      const fast = this.utilityChoice();
       const reply = await agents.utility(fast, titlePrompt(prompt), session.worktreePath, new AbortController().signal);
       const title = reply.answer.trim().split('\n')[0]?.replace(/^["'`]|["'`.]$/g, '').trim() ?? '';
       if (title === '' || title.length > 100) return;
@@ -361,6 +395,35 @@ export class TurnRunner {
       await this.deps.sessions.publishSession(session.id);
     } catch (error) {
       runtime.logger.log('info', `title generation for ${session.id} failed; keeping the first prompt`, error);
+      await this.utilityFailed(session.id, 'The title', error, 'The first line of the prompt stays the title.');
     }
   }
+
+  /** The fast model for titles and commit messages; an unset agent follows the installed ones. */
+  private utilityChoice(): ModelChoice {
+    return modelChoice(this.deps.app.state.settings, 'fast', this.deps.agents.installed());
+  }
+
+  /** A failed title or commit-message prompt: one line in the transcript (the details are in grove.log). */
+  private async utilityFailed(sessionId: string, what: string, error: unknown, outcome: string): Promise<void> {
+    const choice = this.utilityChoice();
+    const why = sanitizeLine(describeError(error).message.split('\n')[0] ?? '').slice(0, 200);
+    await this.deps.sessions
+      .note(sessionId, 'notice', `[Utility Error] ${what} could not be written by ${choice.agent} (${choice.model}): ${why} ${outcome}`)
+      .catch((e: unknown) => this.deps.runtime.logger.log('warn', 'utility failure note failed', e));
+  }
+
+  /** A tool call or command the agent ran: kept in the transcript, folded to its first line. */
+  private toolCall(sessionId: string, text: string): void {
+    this.deps.sessions.note(sessionId, 'tool', text).catch((error: unknown) => this.deps.runtime.logger.log('warn', 'tool call note failed', error));
+  }
+}
+
+/** The person's prompts and the agent's answers, oldest first: what a provider that lost its conversation is given again. */
+export function conversationHistory(entries: readonly TranscriptEntry[]): HistoryEntry[] {
+  return entries.flatMap((entry): HistoryEntry[] => {
+    if (entry.kind === 'user_prompt') return [{ role: 'user', text: entry.content }];
+    if (entry.kind === 'assistant_answer') return [{ role: 'agent', text: entry.content }];
+    return [];
+  });
 }

@@ -12,6 +12,18 @@ export interface WorkerDeps {
   readonly handlers: Readonly<Record<OperationKind, OperationHandler>>;
   /** Called whenever a session's queue of waiting operations may have changed. */
   readonly onQueueChanged: (sessionId: string) => void;
+  /**
+   * Asked before a queued turn (start_prompt, reply) starts: why it must
+   * wait (a budget limit is reached), or null to run it. A held turn stays
+   * queued; the session's worker looks again when it is next notified.
+   */
+  readonly hold?: (sessionId: string, next: Operation) => Promise<string | null>;
+}
+
+/** A queued turn the `hold` gate kept from starting, and why. */
+export interface HeldTurn {
+  readonly operation: Operation;
+  readonly reason: string;
 }
 
 export type OperationOutcome = { readonly operation: Operation; readonly status: 'done' | 'failed' | 'canceled'; readonly error: string | null };
@@ -35,8 +47,14 @@ export class SessionWorkers {
   private readonly running = new Map<string, { controller: AbortController; operation: Operation }>();
   private readonly outcomeListeners: ((outcome: OperationOutcome) => void)[] = [];
   private readonly released = new Set<string>();
+  private readonly heldListeners: ((held: HeldTurn) => void)[] = [];
 
   constructor(private readonly deps: WorkerDeps) {}
+
+  /** Hears of every queued turn the `hold` gate keeps from starting. */
+  onHeld(listener: (held: HeldTurn) => void): void {
+    this.heldListeners.push(listener);
+  }
 
   /** Sees how every operation this process runs ends. */
   onOutcome(listener: (outcome: OperationOutcome) => void): void {
@@ -83,10 +101,29 @@ export class SessionWorkers {
     for (const entry of this.running.values()) entry.controller.abort();
   }
 
+  /** Whether the session's next queued operation is a turn the gate holds (its listeners hear why). */
+  private async isHeld(sessionId: string): Promise<boolean> {
+    const { store, logger, hold } = this.deps;
+    if (!hold) return false;
+    let next: Operation | undefined;
+    try {
+      next = (await store.operations.listUnfinished(sessionId)).find((op) => op.status === 'queued');
+    } catch (error) {
+      logger.log('error', `reading the queue of ${sessionId} failed`, error);
+      return true;
+    }
+    if (!next || (next.kind !== 'start_prompt' && next.kind !== 'reply')) return false;
+    const reason = await hold(sessionId, next).catch((error: unknown) => `the budget could not be checked: ${error instanceof Error ? error.message : String(error)}`);
+    if (reason === null) return false;
+    for (const listener of this.heldListeners) listener({ operation: next, reason });
+    return true;
+  }
+
   private async drain(sessionId: string): Promise<void> {
     const { store, owner, now, logger } = this.deps;
     for (;;) {
       if (this.released.has(sessionId)) return;
+      if (this.deps.hold && (await this.isHeld(sessionId))) return;
       let operation: Operation | undefined;
       try {
         operation = await store.operations.claimNext(sessionId, owner, now());

@@ -1,13 +1,17 @@
-import type { ModelChoice, ProviderId } from '../../domain/providers.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { mentionsForAgent } from '../../domain/mentions.js';
+import { PROVIDERS, providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
 import type { PermissionMode } from '../../domain/session.js';
 import { agentResponseJsonSchema, type AgentResponse } from '../../domain/protocol.js';
 import type { Logger } from '../log.js';
-import type { AgentChannel, ChannelOptions, RequestKind, TurnEvent, TurnResult } from './channel.js';
-import { detectAgents, type DetectedAgent } from './detect.js';
+import { AgentError, type AgentChannel, type ChannelOptions, type HistoryEntry, type RequestKind, type TurnEvent, type TurnResult } from './channel.js';
+import { detectAgents, which, type DetectedAgent } from './detect.js';
 import { defaultLauncher, type AgentLauncher, type Confinement } from './launcher.js';
 import { buildTurnPrompt } from './prompt.js';
 import { runProtocolTurn } from './protocol-turn.js';
 import { createChannel } from './registry.js';
+import { loggingWireWatch } from './wire-check.js';
 
 export interface SessionTurnInput {
   readonly sessionId: string;
@@ -19,6 +23,12 @@ export interface SessionTurnInput {
   readonly reasoning: string;
   readonly permissionMode: PermissionMode;
   readonly providerConversationId: string | null;
+  /** The retry budget for failing model requests (null or absent: the CLI's own). */
+  readonly modelRetries?: number | null;
+  /** The conversation so far, for a provider that has to be given it again. */
+  readonly history?: readonly HistoryEntry[];
+  /** Images attached to the prompt (absolute paths of stored copies). */
+  readonly images?: readonly string[];
 }
 
 export interface SessionTurnOutput {
@@ -31,6 +41,8 @@ export interface Agents {
   /** A channel for one session (kept for its follow-up turns). */
   create(provider: ProviderId): AgentChannel;
   detect(): Promise<readonly DetectedAgent[]>;
+  /** The agent CLIs on PATH (a quick look, no version check), in the registry's order. */
+  installed(): readonly ProviderId[];
   /** One session turn: protocol prompt, the turn, parsing with one repair. */
   turn(
     channel: AgentChannel,
@@ -65,11 +77,20 @@ const UTILITY_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** The agent layer as the app sees it: channels, detection, protocol turns, utility prompts. */
 export function createAgents(env: NodeJS.ProcessEnv, logger: Logger, launcher: AgentLauncher = defaultLauncher()): Agents {
-  const options = (turnTimeoutMs: number): ChannelOptions => ({ env, turnTimeoutMs, launcher });
+  // Messages the CLIs send that their protocol schemas do not describe go to the log.
+  const wire = loggingWireWatch(logger);
+  const options = (turnTimeoutMs: number): ChannelOptions => ({ env, turnTimeoutMs, launcher, wire });
+  // What the model service said verbatim (an API error's JSON body) is kept here, not shown.
+  const logRaw = (error: unknown): void => {
+    if (error instanceof AgentError && error.raw) logger.log('warn', `${error.provider} turn failed: ${error.message}`, { raw: error.raw.slice(0, 8000) });
+  };
 
   const turn = async (channel: AgentChannel, input: SessionTurnInput, onEvent: (event: TurnEvent) => void, signal: AbortSignal): Promise<SessionTurnOutput> => {
     const native = NATIVE_SCHEMA.has(channel.provider);
-    const prompt = buildTurnPrompt({ userPrompt: input.userPrompt, kind: input.kind, schemaInPrompt: !native, worktree: input.cwd, mode: input.permissionMode });
+    // `@path` mentions in the form this CLI reads (the plain path for Codex).
+    const form = providerInfo(channel.provider)?.fileMentions ?? 'at-path';
+    const userPrompt = mentionsForAgent(input.userPrompt, form, (path) => existsSync(join(input.cwd, path)));
+    const prompt = buildTurnPrompt({ userPrompt, kind: input.kind, schemaInPrompt: !native, worktree: input.cwd, mode: input.permissionMode });
     const { response, result } = await runProtocolTurn(
       channel,
       {
@@ -83,16 +104,23 @@ export function createAgents(env: NodeJS.ProcessEnv, logger: Logger, launcher: A
         permissionMode: input.permissionMode,
         providerConversationId: input.providerConversationId,
         outputSchema: native ? agentResponseJsonSchema() : null,
+        ...(input.modelRetries === undefined ? {} : { modelRetries: input.modelRetries }),
+        ...(input.history === undefined ? {} : { history: input.history }),
+        ...(input.images && input.images.length > 0 ? { images: input.images } : {}),
       },
       onEvent,
       signal,
-    );
+    ).catch((error: unknown) => {
+      logRaw(error);
+      throw error;
+    });
     return { response, result };
   };
 
   return {
     create: (provider) => createChannel(provider, options(TURN_TIMEOUT_MS)),
     detect: () => detectAgents(env),
+    installed: () => PROVIDERS.filter((p) => which(p.binary, env) !== null).map((p) => p.id),
     confinement: () => launcher.confinement(),
     stopAll: () => launcher.stopAll(),
     sweepLeftovers: () => launcher.sweep(),
@@ -122,6 +150,7 @@ export function createAgents(env: NodeJS.ProcessEnv, logger: Logger, launcher: A
         return { answer: response.answer, inputTokens: result.inputTokens, outputTokens: result.outputTokens };
       } catch (error) {
         logger.log('info', `utility prompt with ${choice.agent}/${choice.model} failed`, error);
+        logRaw(error);
         throw error;
       } finally {
         await channel.shutdown();

@@ -2,6 +2,7 @@ import type { PermissionMode } from '../../domain/session.js';
 import type { ProviderId } from '../../domain/providers.js';
 import { sanitizeText } from '../../domain/sanitize.js';
 import type { AgentLauncher } from './launcher.js';
+import type { WireWatch } from './wire-check.js';
 
 /** What a turn is for; it selects the prompt wrapper and the permissions. */
 export type RequestKind = 'session_start' | 'session_resume' | 'utility';
@@ -23,6 +24,18 @@ export interface TurnRequest {
   readonly providerConversationId: string | null;
   /** JSON Schema of the reply, for providers that enforce it natively. */
   readonly outputSchema: Record<string, unknown> | null;
+  /** How many times a failing model request may be retried before the turn fails (absent or null: the CLI's own limit). */
+  readonly modelRetries?: number | null;
+  /** The session's conversation before this prompt, for a provider that lost its own copy (Grove replays it). */
+  readonly history?: readonly HistoryEntry[];
+  /** Images attached to the prompt (absolute paths); each channel sends them its CLI's way. */
+  readonly images?: readonly string[];
+}
+
+/** One prompt or answer of a session's conversation, as the transcript keeps it. */
+export interface HistoryEntry {
+  readonly role: 'user' | 'agent';
+  readonly text: string;
 }
 
 /**
@@ -34,6 +47,10 @@ export type TurnEvent =
   | { readonly type: 'thinking'; readonly text: string }
   | { readonly type: 'progress'; readonly text: string }
   | { readonly type: 'denied'; readonly text: string }
+  /** Something the person should know about this turn (a lost conversation replayed): kept as a transcript line. */
+  | { readonly type: 'notice'; readonly text: string }
+  /** A tool call or command the agent ran, finished: its one-line summary, then any detail (output, exit code) on the next lines. */
+  | { readonly type: 'tool'; readonly text: string }
   | { readonly type: 'pid'; readonly pid: number };
 
 export interface TurnResult {
@@ -62,6 +79,8 @@ export class AgentError extends Error {
   readonly kind = 'agent' as const;
   /** Bounded extra detail (stderr tail, exit code, parser position); never the raw reply. */
   readonly diagnostics: string;
+  /** What the CLI or the model service said verbatim (an API error's JSON body): for the log, never shown. */
+  raw: string | null = null;
   constructor(
     readonly provider: ProviderId,
     readonly reason: AgentErrorReason,
@@ -97,4 +116,6 @@ export interface ChannelOptions {
   readonly turnTimeoutMs: number;
   /** Starts the agent processes (confined, tied to Grove's life); a default confined one when absent. */
   readonly launcher?: AgentLauncher;
+  /** Sees every message received from the CLI, judged against its protocol schema (unknown and invalid ones are logged). */
+  readonly wire?: WireWatch;
 }

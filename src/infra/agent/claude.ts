@@ -1,9 +1,12 @@
-import * as z from 'zod/mini';
 import { AgentError, type AgentChannel, type ChannelOptions, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
 import { launchAgent } from './launcher.js';
 import { readLines, stderrSummary } from './process.js';
 import { permissionModeLabel } from '../../domain/permission-mode.js';
 import { deniedLine } from './approval.js';
+import { knownBlock, readClaudeLine, type ClaudeResult } from './claude-stream.js';
+import { quietWireWatch } from './wire-check.js';
+import { apiAgentError } from './api-error.js';
+import { claudeToolLine } from './tool-lines.js';
 
 // Claude Code: one `claude -p` process per turn, stream-json on stdout, the
 // prompt on stdin, follow-ups resumed by the session id taken from the stream.
@@ -13,27 +16,7 @@ const AUTO_TOOLS = ['Bash', 'Read', 'Glob', 'Grep', 'WebSearch', 'WebFetch', 'To
 const EDIT_TOOLS = ['Edit', 'MultiEdit', 'Write', 'NotebookEdit'];
 const READ_TOOLS = ['Read', 'Glob', 'Grep', 'WebSearch', 'WebFetch'];
 
-const ContentBlock = z.looseObject({ type: z.string(), text: z.optional(z.string()), thinking: z.optional(z.string()), name: z.optional(z.string()), input: z.optional(z.record(z.string(), z.unknown())) });
-const StreamLine = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('system'), subtype: z.optional(z.string()), session_id: z.optional(z.string()) }),
-  z.looseObject({ type: z.literal('assistant'), message: z.looseObject({ content: z._default(z.array(ContentBlock), []) }), session_id: z.optional(z.string()) }),
-  z.looseObject({ type: z.literal('user') }),
-  z.looseObject({ type: z.literal('stream_event') }),
-  z.looseObject({
-    type: z.literal('result'),
-    subtype: z.optional(z.string()),
-    is_error: z._default(z.boolean(), false),
-    result: z.optional(z.string()),
-    structured_output: z.optional(z.unknown()),
-    session_id: z.optional(z.string()),
-    usage: z.optional(z.looseObject({ input_tokens: z._default(z.number(), 0), output_tokens: z._default(z.number(), 0), cache_read_input_tokens: z._default(z.number(), 0), cache_creation_input_tokens: z._default(z.number(), 0) })),
-    api_error_status: z.optional(z.nullable(z.number())),
-    errors: z.optional(z.array(z.string())),
-    permission_denials: z.optional(z.array(z.unknown())),
-  }),
-]);
-
-type Result = Extract<z.infer<typeof StreamLine>, { type: 'result' }>;
+type Result = ClaudeResult;
 
 /** A progress line for a tool call: "Running a command", "Editing src/app.ts". */
 export function toolProgress(name: string, input: Record<string, unknown> | undefined): string {
@@ -111,10 +94,9 @@ export function deniedToolText(name: string, input: Record<string, unknown> | un
 function classify(result: Result): AgentError {
   const text = result.result ?? result.errors?.join('; ') ?? 'unknown error';
   const status = result.api_error_status ?? null;
-  if (/not logged in|login|invalid api key|authentication|x-api-key/i.test(text) || status === 401 || status === 403) {
-    return new AgentError('claude', 'auth', `Claude Code is not signed in or its key was rejected: ${text.slice(0, 300)}`);
-  }
-  return new AgentError('claude', 'api', `Claude Code reported an error: ${text.slice(0, 300)}`, status ? `HTTP status ${status}` : '');
+  const auth = /not logged in|login|invalid api key|authentication|x-api-key/i.test(text) || status === 401 || status === 403;
+  // The API's message in words; its raw JSON body goes to the log only.
+  return apiAgentError('claude', 'Claude Code', text, { status, reason: auth ? 'auth' : 'api' });
 }
 
 export function createClaudeChannel(options: ChannelOptions, binary = 'claude'): AgentChannel {
@@ -124,7 +106,8 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       if (signal.aborted) throw new AgentError('claude', 'canceled', 'The turn was stopped.');
       const proc = await launchAgent(options.launcher, { provider: 'claude', command: binary, args: claudeArgs(request), cwd: request.cwd, env: options.env }, 'Claude Code', 'Install it with `npm install -g @anthropic-ai/claude-code`.');
       onEvent({ type: 'pid', pid: proc.pid });
-      proc.child.stdin.end(request.prompt);
+      // Attached images as `@path` mentions: Claude Code reads each file in as an image.
+      proc.child.stdin.end(request.images && request.images.length > 0 ? `${request.prompt}\n\nAttached images: ${request.images.map((path) => `@${path}`).join(' ')}` : request.prompt);
       let sessionId: string | null = request.providerConversationId;
       let result: Result | null = null;
       let lastText = '';
@@ -137,41 +120,43 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       };
       const modeWhy = request.permissionMode === 'auto_edit' ? 'Auto Edit allows edits only inside the worktree' : `${permissionModeLabel(request.permissionMode)} mode allows no writes`;
       const toolInputs = new Map<string, { name: string; input: Record<string, unknown> | undefined }>();
+      const watch = options.wire ?? quietWireWatch;
+      /** Why the turn's result event did not match its schema, if it did not. */
+      const unreadable: { result: string | null } = { result: null };
       readLines(proc.child, (line) => {
-        if (!line.trim().startsWith('{')) return;
-        let parsed;
-        try {
-          parsed = StreamLine.safeParse(JSON.parse(line));
-        } catch {
-          return;
-        }
-        if (!parsed.success) return;
-        const event = parsed.data;
-        if ('session_id' in event && typeof event.session_id === 'string') sessionId = event.session_id;
+        // Each event is checked against its schema (claude-stream.ts); unknown and invalid ones are logged and skipped.
+        const read = readClaudeLine(line);
+        if (!read) return;
+        watch.record('claude', read.name, read.verdict, read.issue);
+        if (read.name === 'result' && read.verdict === 'invalid') unreadable.result = read.issue ?? '';
+        const event = read.event;
+        if (!event) return;
+        if (typeof event.session_id === 'string') sessionId = event.session_id;
         if (event.type === 'assistant') {
-          for (const block of event.message.content) {
-            if (block.type === 'thinking') onEvent({ type: 'thinking', text: block.thinking ?? '' });
-            else if (block.type === 'tool_use' && block.name) {
-              if (typeof block['id'] === 'string') toolInputs.set(block['id'], { name: block.name, input: block.input });
+          for (const block of event.message.content.map(knownBlock)) {
+            if (block?.type === 'thinking') onEvent({ type: 'thinking', text: block.thinking });
+            else if (block?.type === 'tool_use') {
+              toolInputs.set(block.id, { name: block.name, input: block.input });
               onEvent({ type: 'progress', text: toolProgress(block.name, block.input) });
-            }
-            else if (block.type === 'text' && block.text) {
+            } else if (block?.type === 'text' && block.text) {
               lastText = block.text;
               onEvent({ type: 'progress', text: 'Writing the answer' });
             }
           }
+        } else if (event.type === 'user' && Array.isArray(event.message.content)) {
+          // A finished tool call, kept in the transcript (folded to one line).
+          for (const block of event.message.content) {
+            const use = block.type === 'tool_result' && typeof block['tool_use_id'] === 'string' ? toolInputs.get(block['tool_use_id']) : undefined;
+            const line = use ? claudeToolLine(use.name, use.input, { is_error: block['is_error'] === true, content: block['content'] }) : null;
+            if (line) onEvent({ type: 'tool', text: line });
+          }
         } else if (event.type === 'system' && event.subtype === 'permission_denied') {
-          const id = typeof event['tool_use_id'] === 'string' ? event['tool_use_id'] : null;
-          const name = typeof event['tool_name'] === 'string' ? event['tool_name'] : 'a tool';
-          denied(id, deniedToolText(name, id !== null ? toolInputs.get(id)?.input : undefined), modeWhy);
+          const id = event.tool_use_id ?? null;
+          denied(id, deniedToolText(event.tool_name ?? 'a tool', id !== null ? toolInputs.get(id)?.input : undefined), modeWhy);
         } else if (event.type === 'result') {
           result = event;
-          for (const entry of event.permission_denials ?? []) {
-            const d = entry && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
-            const id = typeof d['tool_use_id'] === 'string' ? d['tool_use_id'] : null;
-            const name = typeof d['tool_name'] === 'string' ? d['tool_name'] : 'a tool';
-            const input = d['tool_input'] && typeof d['tool_input'] === 'object' ? (d['tool_input'] as Record<string, unknown>) : undefined;
-            denied(id, deniedToolText(name, input ?? (id !== null ? toolInputs.get(id)?.input : undefined)), modeWhy);
+          for (const d of event.permission_denials ?? []) {
+            denied(d.tool_use_id, deniedToolText(d.tool_name, d.tool_input ?? toolInputs.get(d.tool_use_id)?.input), modeWhy);
           }
         }
       });
@@ -189,6 +174,9 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       if (signal.aborted) throw new AgentError('claude', 'canceled', 'The turn was stopped.');
       if (timedOut) throw new AgentError('claude', 'timeout', `Claude Code did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`);
       const final = result as Result | null;
+      if (!final && unreadable.result !== null) {
+        throw new AgentError('claude', 'protocol', 'Claude Code ended the turn with a result this version of Grove does not understand.', `result: ${unreadable.result}`);
+      }
       if (!final) {
         throw new AgentError('claude', 'crash', `Claude Code exited (${exit.signal ?? `code ${exit.code ?? '?'}`}) without a result.`, stderrSummary(proc.stderrTail()));
       }

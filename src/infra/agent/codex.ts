@@ -1,9 +1,19 @@
 import { agentResponseJsonSchema } from '../../domain/protocol.js';
 import { AgentError, type AgentChannel, type ChannelOptions, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
 import { RpcError } from './json-rpc.js';
-import { TurnAccumulator, asNumber, asRecord, asString, startRuntime, turnResult, type Runtime } from './app-server.js';
+import { TurnAccumulator, asRecord, asString, startRuntime, turnResult, type Runtime } from './app-server.js';
 import { decideApproval, deniedLine, describeAsk, type ApprovalAsk } from './approval.js';
 import type { PermissionMode } from '../../domain/permission-mode.js';
+import { CodexTurnUsage } from './usage.js';
+import type * as CodexWireModule from './codex-wire.js';
+import type { CodexClientRequests } from './codex-protocol/methods.gen.js';
+import type { SandboxPolicy, ThreadItem } from './codex-protocol/v2.gen.js';
+import type { JsonValue } from './codex-protocol/v1.gen.js';
+import { quietWireWatch } from './wire-check.js';
+
+type CodexWire = typeof CodexWireModule;
+import { apiAgentError } from './api-error.js';
+import { codexToolLine } from './tool-lines.js';
 
 // Codex: one `codex app-server` per session, JSON-RPC over stdio (no
 // "jsonrpc" field): initialize → thread/start or thread/resume → turn/start
@@ -23,7 +33,7 @@ export function codexPolicy(mode: PermissionMode): { approvalPolicy: 'on-request
 }
 
 /** The same policy as a per-turn override (turn/start), used when the mode changed since the thread opened. */
-export function codexTurnPolicy(mode: PermissionMode): { approvalPolicy: 'on-request'; sandboxPolicy: Record<string, unknown> } {
+export function codexTurnPolicy(mode: PermissionMode): { approvalPolicy: 'on-request'; sandboxPolicy: SandboxPolicy } {
   return mode === 'auto_edit'
     ? { approvalPolicy: 'on-request', sandboxPolicy: { type: 'workspaceWrite', writableRoots: [], networkAccess: false, excludeTmpdirEnvVar: false, excludeSlashTmp: true } }
     : { approvalPolicy: 'on-request', sandboxPolicy: { type: 'readOnly', networkAccess: false } };
@@ -68,15 +78,12 @@ export function codexAsk(method: string, params: unknown, changePaths: (itemId: 
   }
 }
 
-function itemProgress(item: Record<string, unknown>): string | null {
-  switch (item['type']) {
-    case 'commandExecution': {
-      const command = asString(item['command']) ?? '';
-      return `Running ${command.replace(/^\/bin\/(ba)?sh -lc /, '').slice(0, 60) || 'a command'}`;
-    }
+function itemProgress(item: ThreadItem): string | null {
+  switch (item.type) {
+    case 'commandExecution':
+      return `Running ${item.command.replace(/^\/bin\/(ba)?sh -lc /, '').slice(0, 60) || 'a command'}`;
     case 'fileChange': {
-      const changes = Array.isArray(item['changes']) ? item['changes'].map(asRecord) : [];
-      const path = asString(changes[0]?.['path']);
+      const path = item.changes[0]?.path;
       return path ? `Editing ${path.split('/').slice(-2).join('/')}` : 'Editing files';
     }
     case 'webSearch':
@@ -93,59 +100,47 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
   let threadId: string | null = null;
   /** The mode the open thread's sandbox was set for (a later turn in another mode overrides it). */
   let threadMode: PermissionMode | null = null;
-  let current: { acc: TurnAccumulator; request: TurnRequest; onEvent: (e: TurnEvent) => void; done: (error: Error | null) => void; turnId: string | null } | null = null;
+  /** The protocol validators, loaded with the first Codex process. */
+  let checks: CodexWire | null = null;
+  let current: { acc: TurnAccumulator; usage: CodexTurnUsage; request: TurnRequest; onEvent: (e: TurnEvent) => void; done: (error: Error | null) => void; turnId: string | null } | null = null;
 
-  const wire = (rt: Runtime): void => {
-    const { peer } = rt;
+  const wire = (rt: Runtime, checks: CodexWire): void => {
+    // Every message is checked against the pinned Codex's protocol (codex-protocol/); handlers get typed params.
+    const peer = checks.checkedPeer(rt.peer, options.wire ?? quietWireWatch);
     // Paths of each file-change item: its approval request names only the item.
     const changes = new Map<string, string[]>();
-    peer.onNotification('item/started', (params) => {
-      const item = asRecord(asRecord(params)['item']);
-      const id = asString(item['id']);
-      if (item['type'] === 'fileChange' && id) {
-        const list = Array.isArray(item['changes']) ? item['changes'].map(asRecord) : [];
-        changes.set(id, list.map((c) => asString(c['path'])).filter((x): x is string => x !== null));
-      }
+    peer.on('item/started', ({ item }) => {
+      if (item.type === 'fileChange') changes.set(item.id, item.changes.map((c) => c.path));
       const text = itemProgress(item);
       if (text && current) current.onEvent({ type: 'progress', text });
     });
-    peer.onNotification('item/reasoning/summaryTextDelta', (params) => current?.onEvent({ type: 'thinking', text: asString(asRecord(params)['delta']) ?? '' }));
-    peer.onNotification('item/reasoning/textDelta', (params) => current?.onEvent({ type: 'thinking', text: asString(asRecord(params)['delta']) ?? '' }));
-    peer.onNotification('item/agentMessage/delta', () => current?.onEvent({ type: 'progress', text: 'Writing the answer' }));
-    peer.onNotification('item/completed', (params) => {
-      const item = asRecord(asRecord(params)['item']);
-      if (item['type'] === 'agentMessage' && current) {
-        const text = asString(item['text']);
-        if (text) current.acc.message = text;
-      }
+    peer.on('item/reasoning/summaryTextDelta', ({ delta }) => current?.onEvent({ type: 'thinking', text: delta }));
+    peer.on('item/reasoning/textDelta', ({ delta }) => current?.onEvent({ type: 'thinking', text: delta }));
+    peer.on('item/agentMessage/delta', () => current?.onEvent({ type: 'progress', text: 'Writing the answer' }));
+    peer.on('item/completed', ({ item }) => {
+      if (item.type === 'agentMessage' && item.text && current) current.acc.message = item.text;
+      // A finished command or edit, kept in the transcript (folded to one line).
+      const line = current ? codexToolLine(item) : null;
+      if (line) current?.onEvent({ type: 'tool', text: line });
     });
-    peer.onNotification('turn/started', (params) => {
-      if (current) current.turnId = asString(asRecord(asRecord(params)['turn'])['id']);
+    peer.on('turn/started', ({ turn }) => {
+      if (current) current.turnId = turn.id;
     });
-    peer.onNotification('thread/tokenUsage/updated', (params) => {
-      if (!current) return;
-      const usage = asRecord(asRecord(params)['tokenUsage']);
-      const last = asRecord(usage['last']);
-      current.acc.inputTokens += asNumber(last['inputTokens']);
-      current.acc.outputTokens += asNumber(last['outputTokens']) + asNumber(last['reasoningOutputTokens']);
-    });
-    peer.onNotification('turn/completed', (params) => {
-      if (!current) return;
-      const turn = asRecord(asRecord(params)['turn']);
-      const status = asString(turn['status']);
-      if (status === 'failed') {
-        const error = asRecord(turn['error']);
-        current.done(new AgentError('codex', 'api', `Codex reported an error: ${asString(error['message']) ?? 'the turn failed'}`));
-      } else if (status === 'interrupted') {
-        current.done(new AgentError('codex', 'canceled', 'The turn was stopped.'));
-      } else {
-        current.done(null);
-      }
-    });
-    peer.onNotification('error', (params) => {
-      const error = asRecord(asRecord(params)['error']);
-      const message = asString(error['message']) ?? asString(asRecord(params)['message']);
-      if (message && current && asRecord(params)['willRetry'] !== true) current.onEvent({ type: 'progress', text: `Codex: ${message.slice(0, 80)}` });
+    // Tagged with its turn: a resume re-sends the previous turn's usage, which must not count.
+    peer.on('thread/tokenUsage/updated', (params) => current?.usage.record(params));
+    peer.on(
+      'turn/completed',
+      ({ turn }) => {
+        if (!current) return;
+        if (turn.status === 'failed') current.done(apiAgentError('codex', 'Codex', turn.error?.message ?? 'the turn failed'));
+        else if (turn.status === 'interrupted') current.done(new AgentError('codex', 'canceled', 'The turn was stopped.'));
+        else current.done(null);
+      },
+      // Never wait forever on a turn whose end Grove could not read.
+      (issue) => current?.done(new AgentError('codex', 'protocol', 'Codex ended the turn with a message this version of Grove does not understand.', `turn/completed: ${issue}`)),
+    );
+    peer.on('error', ({ error, willRetry }) => {
+      if (current && !willRetry) current.onEvent({ type: 'progress', text: `Codex: ${error.message.slice(0, 80)}` });
     });
     // Approvals, fail-closed: what the session's mode does not allow is declined and told in the transcript.
     const decide = (method: string, params: unknown): boolean => {
@@ -159,17 +154,25 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       }
       return decision.allow;
     };
-    peer.onRequest('item/commandExecution/requestApproval', (params) => ({ decision: decide('item/commandExecution/requestApproval', params) ? 'accept' : 'decline' }));
-    peer.onRequest('item/fileChange/requestApproval', (params) => ({ decision: decide('item/fileChange/requestApproval', params) ? 'accept' : 'decline' }));
-    peer.onRequest('execCommandApproval', (params) => ({ decision: decide('execCommandApproval', params) ? 'approved' : 'denied' }));
-    peer.onRequest('applyPatchApproval', (params) => ({ decision: decide('applyPatchApproval', params) ? 'approved' : 'denied' }));
-    peer.onRequest('item/permissions/requestApproval', (params) => {
-      decide('item/permissions/requestApproval', params);
-      // Nothing granted: the sandbox stays as the mode set it.
-      return { permissions: {}, scope: 'turn' };
-    });
-    peer.onRequest('item/tool/requestUserInput', () => ({ answers: {} }));
-    peer.onRequest('mcpServer/elicitation/request', () => ({ action: 'decline' }));
+    peer.answer('item/commandExecution/requestApproval', (params) => ({ decision: decide('item/commandExecution/requestApproval', params) ? 'accept' : 'decline' }), { decision: 'decline' });
+    peer.answer('item/fileChange/requestApproval', (params) => ({ decision: decide('item/fileChange/requestApproval', params) ? 'accept' : 'decline' }), { decision: 'decline' });
+    // The legacy requests: a denial carries its reason for the model.
+    const denied = { decision: { denied: { rejection: "Not allowed by the Grove session's permission mode." } } } as const;
+    peer.answer('execCommandApproval', (params) => (decide('execCommandApproval', params) ? { decision: 'approved' } : denied), denied);
+    peer.answer('applyPatchApproval', (params) => (decide('applyPatchApproval', params) ? { decision: 'approved' } : denied), denied);
+    // Nothing granted: the sandbox stays as the mode set it.
+    const noPermissions = { permissions: {}, scope: 'turn' } as const;
+    peer.answer(
+      'item/permissions/requestApproval',
+      (params) => {
+        decide('item/permissions/requestApproval', params);
+        return noPermissions;
+      },
+      noPermissions,
+    );
+    peer.answer('item/tool/requestUserInput', () => ({ answers: {} }), { answers: {} });
+    const decline = { action: 'decline', content: null, _meta: null } as const;
+    peer.answer('mcpServer/elicitation/request', () => decline, decline);
   };
 
   const ensure = async (request: TurnRequest): Promise<Runtime> => {
@@ -177,12 +180,20 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     // Grove's own sandbox keeps /tmp read-only (the agent's TMPDIR is its writable temp folder); Codex's
     // sandbox, nested inside, must not treat /tmp as writable, or every sandboxed command fails to start.
     const rt = await startRuntime('codex', LABEL, binary, ['app-server', '-c', 'sandbox_workspace_write.exclude_slash_tmp=true'], request.cwd, options.env, false, INSTALL, options.launcher);
-    wire(rt);
-    await rt.peer.request('initialize', { clientInfo: { name: 'grove', title: 'Grove', version: '1' }, capabilities: null });
+    checks ??= await import('./codex-wire.js');
+    wire(rt, checks);
+    await rt.peer.request('initialize', { clientInfo: { name: 'grove', title: 'Grove', version: '1' }, capabilities: null } satisfies CodexClientRequests['initialize']['params']);
     rt.peer.notify('initialized');
     runtime = rt;
     threadId = null;
     return rt;
+  };
+
+  /** The thread id of a thread/start or thread/resume response, checked against the protocol. */
+  const threadIdOf = (method: 'thread/start' | 'thread/resume', response: unknown): string | null => {
+    const checked = checks?.checkResponse(method, response);
+    if (checked) (options.wire ?? quietWireWatch).record('codex', `${method} response`, checked.ok ? 'valid' : 'invalid', checked.ok ? undefined : checked.issue);
+    return checked?.ok ? checked.value.thread.id : asString(asRecord(asRecord(response)['thread'])['id']);
   };
 
   const openThread = async (rt: Runtime, request: TurnRequest): Promise<string> => {
@@ -192,16 +203,16 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     const resumeId = request.providerConversationId;
     if (resumeId) {
       try {
-        const resumed = asRecord(await rt.peer.request('thread/resume', { threadId: resumeId, approvalPolicy, sandbox, model: request.model }));
-        threadId = asString(asRecord(resumed['thread'])['id']) ?? resumeId;
+        const resumed = await rt.peer.request('thread/resume', { threadId: resumeId, approvalPolicy, sandbox, model: request.model } satisfies Partial<CodexClientRequests['thread/resume']['params']>);
+        threadId = threadIdOf('thread/resume', resumed) ?? resumeId;
         return threadId;
       } catch (error) {
         if (!(error instanceof RpcError)) throw error;
         // The stored thread is gone: start a new one.
       }
     }
-    const started = asRecord(await rt.peer.request('thread/start', { cwd: request.cwd, model: request.model, approvalPolicy, sandbox }));
-    threadId = asString(asRecord(started['thread'])['id']);
+    const started = await rt.peer.request('thread/start', { cwd: request.cwd, model: request.model, approvalPolicy, sandbox } satisfies Partial<CodexClientRequests['thread/start']['params']>);
+    threadId = threadIdOf('thread/start', started);
     if (!threadId) throw new AgentError('codex', 'crash', 'Codex did not return a thread id.');
     return threadId;
   };
@@ -211,7 +222,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     const thread = await openThread(rt, request);
     const acc = new TurnAccumulator();
     const finished = new Promise<void>((resolve, reject) => {
-      current = { acc, request, onEvent, turnId: null, done: (error) => (error ? reject(error) : resolve()) };
+      current = { acc, usage: new CodexTurnUsage(), request, onEvent, turnId: null, done: (error) => (error ? reject(error) : resolve()) };
     });
     finished.catch(() => {}); // observed below; never an unhandled rejection
     const onAbort = (): void => {
@@ -234,18 +245,21 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     }, options.turnTimeoutMs);
     timer.unref();
     try {
-      const params: Record<string, unknown> = {
+      const params: Partial<CodexClientRequests['turn/start']['params']> = {
         threadId: thread,
-        input: [{ type: 'text', text: request.prompt, text_elements: [] }],
+        // Attached images are `localImage` input items after the text.
+        input: [{ type: 'text', text: request.prompt, text_elements: [] }, ...(request.images ?? []).map((path) => ({ type: 'localImage' as const, path }))],
         model: request.model,
-        outputSchema: request.outputSchema ? agentResponseJsonSchema(true) : null,
+        outputSchema: request.outputSchema ? (agentResponseJsonSchema(true) as JsonValue) : null,
       };
-      if (request.reasoning && request.reasoning !== 'default') params['effort'] = request.reasoning;
+      if (request.reasoning && request.reasoning !== 'default') params.effort = request.reasoning;
       if (threadMode !== request.permissionMode) {
         Object.assign(params, codexTurnPolicy(request.permissionMode));
         threadMode = request.permissionMode;
       }
-      await Promise.race([rt.peer.request('turn/start', params), finished.then(() => null)]);
+      const started = await Promise.race([rt.peer.request('turn/start', params), finished.then(() => null)]);
+      const startedId = asString(asRecord(asRecord(started)['turn'])['id']);
+      if (current && startedId) current.turnId ??= startedId;
       await Promise.race([finished, rt.proc.exited.then(() => Promise.reject(new AgentError('codex', 'crash', 'Codex exited during the turn.', rt.proc.stderrTail().slice(-800))))]);
     } catch (error) {
       if (signal.aborted) throw new AgentError('codex', 'canceled', 'The turn was stopped.');
@@ -254,6 +268,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
+      if (current) Object.assign(acc, current.usage.forTurn(current.turnId));
       current = null;
     }
     return turnResult(acc, thread);

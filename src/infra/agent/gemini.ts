@@ -1,14 +1,25 @@
 import { AgentError, type AgentChannel, type ChannelOptions, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
-import { TurnAccumulator, asNumber, asRecord, asString, startRuntime, turnResult, type Runtime } from './app-server.js';
+import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from './app-server.js';
 import { commandPaths, decideApproval, deniedLine, describeAsk, type ApprovalAsk } from './approval.js';
 import type { PermissionMode } from '../../domain/permission-mode.js';
+import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from '@agentclientprotocol/sdk';
+import type { AcpClient, AcpClientHandlers } from './acp-client.js';
+import { launchAgent } from './launcher.js';
+import { stderrSummary, type AgentProcess } from './process.js';
+import { quietWireWatch } from './wire-check.js';
+import { apiAgentError } from './api-error.js';
+import { retryProgress, watchGeminiRetries, type GeminiRetry } from './gemini-retries.js';
+import { replayNotice, replayPrompt } from './transcript-replay.js';
+import { geminiToolLine } from './tool-lines.js';
+import { acpImageBlocks } from './prompt-images.js';
 
 // Gemini CLI over the Agent Client Protocol (`gemini --acp`): one process per
 // session kept alive between turns. The provider conversation id is
 // "<sessionId>@<minute>": after a restart the session is reloaded with
 // session/load — but only when it was created in an earlier wall-clock
 // minute, because Gemini CLI 0.61 wipes a session loaded in the same minute
-// it was created. In that (rare) case a new session starts instead.
+// it was created. In that case, or when a reload fails or comes back empty,
+// a new session starts and Grove replays the conversation from its transcript.
 
 const LABEL = 'Gemini CLI';
 const INSTALL = 'Install it with `npm install -g @google/gemini-cli`.';
@@ -68,106 +79,170 @@ export function geminiModeId(mode: PermissionMode): 'plan' | 'default' {
   return mode === 'plan' ? 'plan' : 'default';
 }
 
+/** A `gemini --acp` process and its ACP connection (@agentclientprotocol/sdk). */
+interface AcpRuntime {
+  readonly proc: AgentProcess;
+  readonly acp: AcpClient;
+  readonly cwd: string;
+  dead: boolean;
+}
+
+/** The turn Grove stopped because the model service kept failing past the retry budget. */
+function retriesSpent(retry: GeminiRetry, budget: number): AgentError {
+  const tries = budget === 0 ? 'on the first try' : `after ${budget} ${budget === 1 ? 'retry' : 'retries'}`;
+  return new AgentError('gemini', 'api', `Gemini CLI's model request still failed ${tries} (${retry.status ? `HTTP ${retry.status}: ` : ''}${retry.reason}); Grove stopped the turn.`);
+}
+
 export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'): AgentChannel {
-  let runtime: Runtime | null = null;
+  let runtime: AcpRuntime | null = null;
   let conversation: string | null = null;
   /** The ACP mode of the live Gemini session (a new or loaded one starts in `default`). */
   let sessionMode: string | null = null;
-  let current: { acc: TurnAccumulator; request: TurnRequest; onEvent: (e: TurnEvent) => void } | null = null;
+  let current: { acc: TurnAccumulator; request: TurnRequest; onEvent: (e: TurnEvent) => void; sessionId: string; gaveUp: GeminiRetry | null } | null = null;
 
-  const wire = (rt: Runtime): void => {
-    rt.peer.onNotification('session/update', (params) => {
+  // Each retry Gemini CLI makes is shown; past the retry budget Grove stops the turn.
+  const onRetry = (retry: GeminiRetry): void => {
+    if (!current || current.gaveUp) return;
+    current.onEvent({ type: 'progress', text: retryProgress(retry) });
+    const budget = current.request.modelRetries;
+    if (typeof budget === 'number' && retry.attempt > budget) {
+      current.gaveUp = retry;
+      runtime?.acp.cancel(current.sessionId);
+    }
+  };
+
+  /** What Grove does with what the agent sends (checked against the ACP schema by the SDK connection). */
+  const handlers = (cwd: string): AcpClientHandlers => ({
+    update({ update }: SessionNotification): void {
+      // session/load replays the stored conversation as message chunks: none means it came back empty.
+      if (update.sessionUpdate === 'user_message_chunk' || update.sessionUpdate === 'agent_message_chunk') reloaded++;
       if (!current) return;
-      const update = asRecord(asRecord(params)['update']);
-      switch (update['sessionUpdate']) {
-        case 'agent_message_chunk': {
-          const text = asString(asRecord(update['content'])['text']);
-          if (text) {
-            current.acc.message += text;
+      switch (update.sessionUpdate) {
+        case 'agent_message_chunk':
+          if (update.content.type === 'text' && update.content.text) {
+            current.acc.message += update.content.text;
             current.onEvent({ type: 'progress', text: 'Writing the answer' });
           }
           break;
-        }
         case 'agent_thought_chunk':
-          current.onEvent({ type: 'thinking', text: asString(asRecord(update['content'])['text']) ?? '' });
+          current.onEvent({ type: 'thinking', text: update.content.type === 'text' ? update.content.text : '' });
           break;
-        case 'tool_call':
+        case 'tool_call': {
           // Text before a tool call was narration; the reply is what comes after the last one.
           current.acc.message = '';
-          current.onEvent({ type: 'progress', text: (asString(update['title']) ?? 'Using a tool').slice(0, 80) });
+          current.onEvent({ type: 'progress', text: (update.title || 'Using a tool').slice(0, 80) });
+          toolCalls.set(update.toolCallId, { title: update.title, kind: update.kind ?? null });
+          const line = geminiToolLine(update);
+          if (line) current.onEvent({ type: 'tool', text: line });
           break;
+        }
         case 'tool_call_update': {
-          const title = asString(update['title']);
-          if (title) current.onEvent({ type: 'progress', text: title.slice(0, 80) });
+          if (update.title) current.onEvent({ type: 'progress', text: update.title.slice(0, 80) });
+          // A finished tool call, kept in the transcript (folded to one line).
+          const line = geminiToolLine(update, toolCalls.get(update.toolCallId));
+          if (line) current.onEvent({ type: 'tool', text: line });
           break;
         }
         default:
           break;
       }
-    });
+    },
     // Permission requests, fail-closed: what the session's mode does not allow is rejected and told in the transcript.
-    rt.peer.onRequest('session/request_permission', (params) => {
-      const p = asRecord(params);
-      const choices = Array.isArray(p['options']) ? p['options'].map(asRecord) : [];
-      const ask = geminiAsk(asRecord(p['toolCall']));
-      const decision = current ? decideApproval(current.request.permissionMode, rt.cwd, ask) : ({ allow: false, reason: 'no turn is running' } as const);
+    permission({ options: choices, toolCall }: RequestPermissionRequest): RequestPermissionResponse {
+      const ask = geminiAsk(toolCall);
+      const decision = current ? decideApproval(current.request.permissionMode, cwd, ask) : ({ allow: false, reason: 'no turn is running' } as const);
       if (!decision.allow) current?.onEvent({ type: 'denied', text: deniedLine(LABEL, describeAsk(ask), decision.reason) });
       const allowed = decision.allow;
-      const pick = (kind: string): string | null => asString(choices.find((o) => o['kind'] === kind)?.['optionId']);
+      const pick = (kind: string): string | null => choices.find((o) => o.kind === kind)?.optionId ?? null;
       const optionId = allowed ? (pick('allow_once') ?? pick('allow_always')) : (pick('reject_once') ?? pick('reject_always'));
       return optionId ? { outcome: { outcome: 'selected', optionId } } : { outcome: { outcome: 'cancelled' } };
+    },
+  });
+
+  const start = async (args: string[], cwd: string): Promise<AcpRuntime> => {
+    const { connectAcp } = await import('./acp-client.js');
+    const retries = watchGeminiRetries({ ...options.env, GEMINI_CLI_NO_RELAUNCH: 'true' }, onRetry);
+    const proc = await launchAgent(options.launcher, { provider: 'gemini', command: binary, args, cwd, env: retries.env }, LABEL, INSTALL).catch((error: unknown) => {
+      retries.stop();
+      throw error;
     });
+    void proc.exited.then(() => retries.stop());
+    const acp = connectAcp(proc, handlers(cwd), options.wire ?? quietWireWatch);
+    const rt: AcpRuntime = { proc, acp, cwd, dead: false };
+    void proc.exited.then((exit) => {
+      rt.dead = true;
+      acp.close(new AgentError('gemini', 'crash', `${LABEL} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`, stderrSummary(proc.stderrTail())));
+    });
+    return rt;
   };
 
-  const ensure = async (request: TurnRequest): Promise<{ rt: Runtime; sessionId: string }> => {
+  /** Title and kind of each tool call (its updates may leave them out). */
+  const toolCalls = new Map<string, { title: string; kind: string | null }>();
+  /** Message chunks seen since the last session/load began. */
+  let reloaded = 0;
+
+  /** The live session; `lost` when a stored conversation could not be reloaded (the caller replays it). */
+  const ensure = async (request: TurnRequest): Promise<{ rt: AcpRuntime; sessionId: string; lost: boolean }> => {
     if (!runtime || runtime.dead) {
       const args = ['--acp', ...(request.model && request.model !== 'auto' ? ['-m', request.model] : [])];
-      const rt = await startRuntime('gemini', LABEL, binary, args, request.cwd, { ...options.env, GEMINI_CLI_NO_RELAUNCH: 'true' }, true, INSTALL, options.launcher);
-      wire(rt);
-      await rt.peer.request('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'grove', version: '1' } });
+      const rt = await start(args, request.cwd);
+      await rt.acp.request('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'grove', version: '1' } });
       runtime = rt;
       conversation = null;
     }
     const rt = runtime;
     const live = decodeConversation(conversation);
-    if (live) return { rt, sessionId: live.sessionId };
+    if (live) return { rt, sessionId: live.sessionId, lost: false };
     const stored = decodeConversation(request.providerConversationId);
+    // Loading in the minute the session was created would wipe it (Gemini CLI 0.61): not even tried.
     if (stored && stored.minute < minuteNow()) {
       try {
-        await rt.peer.request('session/load', { sessionId: stored.sessionId, cwd: request.cwd, mcpServers: [] });
-        conversation = encodeConversation(stored.sessionId, stored.minute);
-        sessionMode = 'default';
-        return { rt, sessionId: stored.sessionId };
+        reloaded = 0;
+        await rt.acp.request('session/load', { sessionId: stored.sessionId, cwd: request.cwd, mcpServers: [] });
+        if (reloaded > 0 || (request.history ?? []).length === 0) {
+          conversation = encodeConversation(stored.sessionId, stored.minute);
+          sessionMode = 'default';
+          return { rt, sessionId: stored.sessionId, lost: false };
+        }
+        // It came back empty: a new session below, given the conversation by Grove.
       } catch {
-        // Could not reload it: start a new session below.
+        // Could not reload it: a new session below, given the conversation by Grove.
       }
     }
-    const created = asRecord(await rt.peer.request('session/new', { cwd: request.cwd, mcpServers: [] }));
-    const sessionId = asString(created['sessionId']);
+    const created = await rt.acp.request('session/new', { cwd: request.cwd, mcpServers: [] });
+    const sessionId = asString(created.sessionId);
     if (!sessionId) throw new AgentError('gemini', 'crash', 'Gemini CLI did not return a session id.');
     conversation = encodeConversation(sessionId, minuteNow());
     sessionMode = 'default';
-    return { rt, sessionId };
+    return { rt, sessionId, lost: stored !== null };
   };
 
   return {
     provider: 'gemini',
     async runTurn(request, onEvent, signal): Promise<TurnResult> {
       if (signal.aborted) throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
-      const { rt, sessionId } = await ensure(request);
+      const { rt, sessionId, lost } = await ensure(request);
+      // Never a silent fresh start: the conversation Gemini lost is replayed from Grove's transcript, and said so.
+      let prompt = request.prompt;
+      if (lost) {
+        const replay = replayPrompt(request.history ?? [], request.prompt);
+        prompt = replay.prompt;
+        onEvent({ type: 'notice', text: replayNotice('Gemini', replay.turns) });
+      }
       const wantMode = geminiModeId(request.permissionMode);
       if (sessionMode !== wantMode) {
         try {
-          await rt.peer.request('session/set_mode', { sessionId, modeId: wantMode });
+          await rt.acp.request('session/set_mode', { sessionId, modeId: wantMode });
           sessionMode = wantMode;
         } catch {
           // Gemini's own mode is not essential: Grove's answers deny every write outside Auto Edit anyway.
         }
       }
       const acc = new TurnAccumulator();
-      current = { acc, request, onEvent };
+      current = { acc, request, onEvent, sessionId, gaveUp: null };
+      const turn = current;
       const onAbort = (): void => {
-        rt.peer.notify('session/cancel', { sessionId });
+        rt.acp.cancel(sessionId);
         setTimeout(() => rt.proc.kill(), 2000).unref();
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -180,13 +255,15 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       }, options.turnTimeoutMs);
       timer.unref();
       try {
-        const result = asRecord(await rt.peer.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: request.prompt }] }));
-        const stop = asString(result['stopReason']);
+        const result = await rt.acp.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: prompt }, ...(await acpImageBlocks(request.images ?? []))] });
+        const stop = result.stopReason;
+        if (turn.gaveUp) throw retriesSpent(turn.gaveUp, request.modelRetries ?? 0);
         if (signal.aborted || stop === 'cancelled') throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
         if (stop && stop !== 'end_turn') throw new AgentError('gemini', 'api', `Gemini CLI stopped the turn early (${stop}).`);
-        const meta = asRecord(asRecord(result['_meta'])['quota']);
+        // Gemini CLI's own extension (_meta.quota), or ACP's draft `usage` field.
+        const meta = asRecord(asRecord(result._meta)['quota']);
         const count = asRecord(meta['token_count']);
-        const usage = asRecord(result['usage']);
+        const usage = asRecord(asRecord(result)['usage']);
         acc.inputTokens = asNumber(count['input_tokens']) || asNumber(usage['inputTokens']);
         acc.outputTokens = asNumber(count['output_tokens']) || asNumber(usage['outputTokens']);
         return turnResult(acc, conversation);
@@ -195,8 +272,9 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         if (timedOut) throw new AgentError('gemini', 'timeout', `Gemini CLI did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`);
         if (error instanceof AgentError) throw error;
         const message = error instanceof Error ? error.message : String(error);
-        const reason = /auth|api key|401|403|credential/i.test(message) ? 'auth' : 'api';
-        throw new AgentError('gemini', reason, `Gemini CLI reported an error: ${message.slice(0, 300)}`, rt.proc.stderrTail().slice(-800));
+        // The API's message in words (its raw JSON body goes to the log); ACP's error data carries the HTTP status.
+        const status = error instanceof Error && 'data' in error ? asNumber(asRecord(error.data)['code']) || null : null;
+        throw apiAgentError('gemini', 'Gemini CLI', message, { status, ...(/\bauth|api key|credential/i.test(message) ? { reason: 'auth' as const } : {}), diagnostics: rt.proc.stderrTail().slice(-800) });
       } finally {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);

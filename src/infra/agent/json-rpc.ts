@@ -28,6 +28,7 @@ export class JsonRpcPeer {
   private readonly notificationHandlers = new Map<string, (params: unknown) => void>();
   private readonly requestHandlers = new Map<string, Handler>();
   private closedError: Error | null = null;
+  private unhandled: (kind: 'notification' | 'request', method: string) => void = () => {};
 
   constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -50,6 +51,11 @@ export class JsonRpcPeer {
 
   onRequest(method: string, handler: Handler): void {
     this.requestHandlers.set(method, handler);
+  }
+
+  /** Told of each notification or request no handler is registered for. */
+  onUnhandled(handler: (kind: 'notification' | 'request', method: string) => void): void {
+    this.unhandled = handler;
   }
 
   request(method: string, params: unknown): Promise<unknown> {
@@ -86,7 +92,9 @@ export class JsonRpcPeer {
       return;
     }
     if (method) {
-      this.notificationHandlers.get(method)?.(message['params']);
+      const handler = this.notificationHandlers.get(method);
+      if (handler) handler(message['params']);
+      else this.unhandled('notification', method);
       return;
     }
     if (id === undefined || id === null) return;
@@ -101,6 +109,7 @@ export class JsonRpcPeer {
   private async answer(id: number | string, method: string, params: unknown): Promise<void> {
     const handler = this.requestHandlers.get(method);
     if (!handler) {
+      this.unhandled('request', method);
       this.send({ id, error: { code: -32601, message: `Method not found: ${method}` } });
       return;
     }

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { constants as osConstants, homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ProviderId } from '../../domain/providers.js';
 import { probeSandbox, type SandboxProbe } from '../sandbox-probe.js';
@@ -124,6 +124,28 @@ async function planFor(spec: LaunchSpec, tmp: string): Promise<ConfinementPlan> 
 
 const PROBE_TIMEOUT_MS = 10_000;
 
+/**
+ * bubblewrap exits with 128 + N when the agent inside was killed by signal N;
+ * report it as that signal, as for an agent started directly.
+ */
+function signalsFromExitCodes(proc: AgentProcess): AgentProcess {
+  const names = Object.entries(osConstants.signals);
+  const exited = proc.exited.then((exit) => {
+    const name =
+      exit.code !== null && exit.code > 128
+        ? names.find(([, n]) => n === (exit.code ?? 0) - 128)?.[0]
+        : undefined;
+    return name ? { code: null, signal: name as NodeJS.Signals } : exit;
+  });
+  return {
+    child: proc.child,
+    pid: proc.pid,
+    exited,
+    stderrTail: () => proc.stderrTail(),
+    kill: (graceMs) => proc.kill(graceMs),
+  };
+}
+
 export function createLauncher(options: LauncherOptions): AgentLauncher {
   const live = new Set<AgentProcess>();
   let probed: Promise<SandboxProbe> | null = null;
@@ -161,10 +183,12 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
         const confinedEnv = { ...env, TMPDIR: tmp };
         proc =
           how.engine === 'bubblewrap'
-            ? await spawnAgent(
-                resolveCommand('bwrap', process.env) ?? 'bwrap',
-                bubblewrapArgs(plan, command, spec.args),
-                { cwd: spec.cwd, env: confinedEnv },
+            ? signalsFromExitCodes(
+                await spawnAgent(
+                  resolveCommand('bwrap', process.env) ?? 'bwrap',
+                  bubblewrapArgs(plan, command, spec.args),
+                  { cwd: spec.cwd, env: confinedEnv },
+                ),
               )
             : await spawnAgent('/usr/bin/sandbox-exec', seatbeltArgs(plan, command, spec.args), {
                 cwd: spec.cwd,

@@ -53,6 +53,8 @@ export async function runProtocolTurn(channel: AgentChannel, request: TurnReques
   const second = await channel.runTurn(
     {
       ...request,
+      // The images went with the first prompt; the repair asks only for the reply again.
+      images: [],
       prompt: buildRepairPrompt(parsed.diagnostic, schemaInPrompt),
       providerConversationId: first.providerConversationId ?? request.providerConversationId,
       kind: request.kind === 'utility' ? 'utility' : 'session_resume',

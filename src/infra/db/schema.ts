@@ -70,6 +70,10 @@ export interface SessionTable {
   focused_review_text: string | null;
   focused_review_diff_hash: string | null;
   focused_review_status: string | null;
+  /** The session this one was forked from (migration 009). */
+  parent_session_id: string | null;
+  /** Context from the parent's transcript, put before the fork's first prompt. */
+  fork_context: string | null;
 }
 
 export interface SessionMessageTable {
@@ -115,12 +119,71 @@ export interface GitStepTable {
   started_at: number;
 }
 
+/** An inline comment on a session's diff (migration 004): see diff-comment-repo.ts. */
+export interface DiffCommentTable {
+  id: string;
+  session_id: string;
+  path: string;
+  side: string;
+  start_line: number | null;
+  end_line: number | null;
+  body: string;
+  excerpt: Generated<string>;
+  hunk: Generated<string>;
+  severity: string | null;
+  origin: Generated<string>;
+  status: Generated<string>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An unresolved pull-request review thread of a session (migration 005): see review-thread-repo.ts. */
+export interface ReviewThreadTable {
+  session_id: string;
+  thread_id: string;
+  pull_number: number;
+  position: number;
+  path: string;
+  line: number | null;
+  start_line: number | null;
+  is_outdated: Generated<number>;
+  /** JSON array of comments. */
+  comments: Generated<string>;
+  state: Generated<string>;
+  operation_id: string | null;
+  replied_commit: string | null;
+  reply_comment_id: string | null;
+  fetched_at: number;
+}
+
+/** A prompt sent in a project (migration 006): see composer-repo.ts. */
+export interface PromptHistoryTable {
+  id: Generated<number>;
+  project_id: number;
+  text: string;
+  created_at: number;
+}
+
+/** A session's unsent composer text (migration 006): see composer-repo.ts. */
+export interface SessionDraftTable {
+  session_id: string;
+  text: string;
+  updated_at: number;
+}
+
 export interface SessionUsageTable {
   session_id: string;
   model: string;
   input_tokens: Generated<number>;
   output_tokens: Generated<number>;
   invocation_count: Generated<number>;
+}
+
+/** A session's own budget, once raised (migration 008): see usage-repo.ts. */
+export interface SessionBudgetTable {
+  session_id: string;
+  token_limit: number | null;
+  usd_limit: number | null;
 }
 
 export interface SessionReviewRequestTable {
@@ -148,6 +211,11 @@ export interface DB {
   session_message: SessionMessageTable;
   session_operation: SessionOperationTable;
   session_usage: SessionUsageTable;
+  session_budget: SessionBudgetTable;
   session_review_request: SessionReviewRequestTable;
   git_step: GitStepTable;
+  review_thread: ReviewThreadTable;
+  diff_comment: DiffCommentTable;
+  prompt_history: PromptHistoryTable;
+  session_draft: SessionDraftTable;
 }

@@ -133,6 +133,8 @@ export function decodeSession(row: SessionRow): Session {
     focusedReviewDiffHash: row.focused_review_diff_hash,
     focusedReviewStatus: decodeFocusedStatus(row.focused_review_status),
     reviewRequest: decodeReviewRequest(row),
+    parentSessionId: row.parent_session_id,
+    forkContext: row.fork_context,
   };
 }
 
@@ -160,6 +162,8 @@ const PLAIN_COLUMNS = {
   focusedReviewText: 'focused_review_text',
   focusedReviewDiffHash: 'focused_review_diff_hash',
   focusedReviewStatus: 'focused_review_status',
+  parentSessionId: 'parent_session_id',
+  forkContext: 'fork_context',
 } as const satisfies Partial<Record<keyof Session, keyof SessionTable>>;
 
 /** Boolean session fields stored as 0/1. */

@@ -1,9 +1,12 @@
 import { sql } from 'kysely';
 import type { Executor } from './executor.js';
+import { createComposerRepo, type ComposerRepo } from './composer-repo.js';
+import { createDiffCommentRepo, type DiffCommentRepo } from './diff-comment-repo.js';
 import { createGitStepRepo, type GitStepRepo } from './git-step-repo.js';
 import { createOperationRepo, type OperationRepo } from './operation-repo.js';
 import { createProjectRepo, type ProjectRepo } from './project-repo.js';
 import { createReviewRequestRepo, type ReviewRequestRepo } from './review-request-repo.js';
+import { createReviewThreadRepo, type ReviewThreadRepo } from './review-thread-repo.js';
 import { createSessionRepo, type SessionRepo } from './session-repo.js';
 import { createSettingsRepo, type SettingsRepo } from './settings-repo.js';
 import { createTranscriptRepo, type TranscriptRepo } from './transcript-repo.js';
@@ -11,13 +14,16 @@ import { createUsageRepo, type UsageRepo } from './usage-repo.js';
 
 export type { NewSession, SessionPatch, SessionRepo } from './session-repo.js';
 export type { OperationRepo } from './operation-repo.js';
+export type { ComposerRepo } from './composer-repo.js';
 export type { GitStepRepo } from './git-step-repo.js';
+export type { DiffCommentPatch, DiffCommentRepo, NewDiffComment } from './diff-comment-repo.js';
 export type { ProjectRepo } from './project-repo.js';
 export type {
   ReviewRequestInput,
   ReviewRequestRecord,
   ReviewRequestRepo,
 } from './review-request-repo.js';
+export type { ReviewThreadRepo } from './review-thread-repo.js';
 export type { SettingsRepo } from './settings-repo.js';
 export type { TranscriptRepo } from './transcript-repo.js';
 export type { UsageRepo, UsageTotal } from './usage-repo.js';
@@ -31,8 +37,14 @@ export interface Store {
   readonly operations: OperationRepo;
   readonly usage: UsageRepo;
   readonly reviewRequests: ReviewRequestRepo;
+  /** Unresolved pull-request review threads of published sessions. */
+  readonly reviewThreads: ReviewThreadRepo;
   /** Multi-step git operations under way (what recovery finishes or undoes). */
   readonly gitSteps: GitStepRepo;
+  /** Inline comments on session diffs (drafts and sent ones). */
+  readonly diffComments: DiffCommentRepo;
+  /** Prompt history per project and unsent drafts per session. */
+  readonly composer: ComposerRepo;
   /**
    * Runs `fn` with repositories bound to one transaction: committed when it
    * resolves, rolled back when it throws. Inside a transaction it joins it.
@@ -56,7 +68,10 @@ export function createStore(db: Executor): Store {
     operations: createOperationRepo(db),
     usage: createUsageRepo(db),
     reviewRequests: createReviewRequestRepo(db),
+    reviewThreads: createReviewThreadRepo(db),
     gitSteps: createGitStepRepo(db),
+    diffComments: createDiffCommentRepo(db),
+    composer: createComposerRepo(db),
     transaction: (fn) =>
       db.isTransaction ? fn(store) : db.transaction().execute((trx) => fn(createStore(trx))),
     externalChanges: async () => {

@@ -10,7 +10,7 @@ export interface TranscriptRepo {
   count(sessionId: string): Promise<number>;
 }
 
-const KINDS: readonly TranscriptKind[] = ['user_prompt', 'assistant_answer', 'notice', 'output'];
+const KINDS: readonly TranscriptKind[] = ['user_prompt', 'assistant_answer', 'notice', 'output', 'tool'];
 
 function decodeKind(value: string): TranscriptKind {
   const kind = KINDS.find((k) => k === value);

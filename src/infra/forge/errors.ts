@@ -10,7 +10,9 @@ export type ForgeErrorReason =
   | 'validation'
   | 'server'
   | 'network'
-  | 'not_github';
+  | 'not_github'
+  /** The server has no GraphQL API (GitHub Enterprise without it): 404 on the GraphQL endpoint. */
+  | 'no_graphql';
 
 /** A GitHub failure in words (sanitized: it may quote GitHub's message). Never carries the token. */
 export class ForgeError extends Error {
@@ -77,4 +79,39 @@ export function toForgeError(error: unknown, repoLabel: string, now: () => numbe
   if (status === 422) return new ForgeError('validation', `GitHub did not accept the request: ${text || 'validation failed'}.`, status);
   if (status >= 500) return new ForgeError('server', `GitHub had a server error (${status}); try again later.`, status);
   return new ForgeError('server', `GitHub answered ${status}${text ? `: ${text}` : ''}.`, status);
+}
+
+interface GraphqlFailure {
+  readonly name?: string;
+  readonly errors?: readonly { readonly type?: string; readonly message?: string }[];
+  readonly headers?: Record<string, string | number | undefined>;
+}
+
+/**
+ * Maps a failure of a GitHub GraphQL call (review threads) to a ForgeError.
+ * GraphQL reports most refusals as errors in a 200 answer (`type` FORBIDDEN,
+ * RATE_LIMITED, NOT_FOUND…); an Enterprise server without GraphQL answers 404.
+ */
+export function toGraphqlForgeError(error: unknown, repoLabel: string, graphqlUrl: string, now: () => number = Date.now): ForgeError {
+  if (error instanceof ForgeError) return error;
+  const failure = (error ?? {}) as GraphqlFailure & HttpFailure;
+  const errors: GraphqlFailure['errors'] | null = Array.isArray(failure.errors) ? (failure.errors as GraphqlFailure['errors']) : null;
+  if (errors) {
+    const types = errors.map((e) => e.type ?? '');
+    const text = errors.map((e) => e.message ?? '').filter(Boolean).join('; ');
+    if (types.includes('RATE_LIMITED')) {
+      const reset = Number(failure.headers?.['x-ratelimit-reset']);
+      const resetAt = Number.isFinite(reset) && reset > 0 ? reset * 1000 : null;
+      return new ForgeError('rate_limited', `GitHub's rate limit is used up${resetAt ? `; it resets at ${clock(resetAt)}` : ''}. Try again then.`, null, resetAt);
+    }
+    if (types.includes('FORBIDDEN') || types.includes('INSUFFICIENT_SCOPES')) {
+      return new ForgeError('missing_scope', `GitHub refused${text ? `: ${text}` : ''}. The token needs the \`repo\` scope (or pull-request write access) on ${repoLabel}.`);
+    }
+    if (types.includes('NOT_FOUND')) return new ForgeError('not_found', `GitHub could not find it on ${repoLabel}${text ? `: ${text}` : ''}.`);
+    return new ForgeError('validation', `GitHub's GraphQL API did not accept the request${text ? `: ${text}` : ''}.`);
+  }
+  if (failure.status === 404) {
+    return new ForgeError('no_graphql', `GitHub answered 404 at ${graphqlUrl}: this server has no GraphQL API (GitHub Enterprise Server without it), which review threads need. Publishing and following the pull request still work.`, 404);
+  }
+  return toForgeError(error, repoLabel, now);
 }

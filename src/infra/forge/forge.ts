@@ -1,4 +1,5 @@
 import type { PullRequestInfo } from '../../domain/review-request.js';
+import type { ReviewThreadInfo } from '../../domain/review-thread.js';
 import type { Logger } from '../log.js';
 import { ForgeError } from './errors.js';
 import { parseGitHubRemote } from './remote.js';
@@ -13,6 +14,11 @@ export interface ForgeConnection {
   createDraft(input: { head: string; base: string; title: string; body: string }, signal: AbortSignal): Promise<PullRequestInfo>;
   get(number: number, signal: AbortSignal): Promise<PullRequestInfo>;
   update(number: number, input: { title?: string; body?: string }, signal: AbortSignal): Promise<PullRequestInfo>;
+  /** The pull request's unresolved review threads (GraphQL; sanitized). */
+  reviewThreads(number: number, signal: AbortSignal): Promise<ReviewThreadInfo[]>;
+  /** Replies on a review thread; resolves with the new comment. */
+  replyToThread(threadId: string, body: string, signal: AbortSignal): Promise<{ id: string; url: string }>;
+  resolveThread(threadId: string, signal: AbortSignal): Promise<void>;
   /** Epoch ms until which the API asked us to wait (rate limit), or null. */
   readonly waitUntil: number | null;
 }
@@ -42,6 +48,9 @@ export function createForge(env: NodeJS.ProcessEnv, logger: Logger, gh: GhRunner
         createDraft: (input, signal) => client.createDraftPullRequest(input, signal),
         get: (number, signal) => client.getPullRequest(number, signal),
         update: (number, input, signal) => client.updatePullRequest(number, input, signal),
+        reviewThreads: (number, signal) => client.listReviewThreads(number, signal),
+        replyToThread: (threadId, body, signal) => client.replyToReviewThread(threadId, body, signal),
+        resolveThread: (threadId, signal) => client.resolveReviewThread(threadId, signal),
         get waitUntil() {
           return client.rateLimit.remaining === 0 ? client.rateLimit.resetAt : null;
         },

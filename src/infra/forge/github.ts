@@ -2,6 +2,7 @@ import { Octokit } from '@octokit/rest';
 import type { PullRequestInfo } from '../../domain/review-request.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { toForgeError } from './errors.js';
+import { createReviewThreadClient, type ReviewThreadClient } from './github-threads.js';
 import type { GitHubRepo } from './remote.js';
 
 const REQUEST_TIMEOUT_MS = 20_000;
@@ -20,8 +21,8 @@ interface RawPull {
   base: { ref: string };
 }
 
-/** The GitHub REST calls Grove makes, normalised. */
-export interface ReviewRequestClient {
+/** The GitHub calls Grove makes, normalised: REST for pull requests, GraphQL for review threads. */
+export interface ReviewRequestClient extends ReviewThreadClient {
   findOpenPullRequest(headBranch: string, signal: AbortSignal): Promise<PullRequestInfo | null>;
   createDraftPullRequest(input: { head: string; base: string; title: string; body: string }, signal: AbortSignal): Promise<PullRequestInfo>;
   getPullRequest(number: number, signal: AbortSignal): Promise<PullRequestInfo>;
@@ -100,8 +101,13 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
     };
   };
 
+  const threads = createReviewThreadClient(octokit, repo, (error) => {
+    if (error.resetAt) rateLimit.resetAt = error.resetAt;
+  });
+
   return {
     rateLimit,
+    ...threads,
     async findOpenPullRequest(headBranch, signal) {
       const { data } = await call(() => octokit.pulls.list({ ...base, head: `${repo.owner}:${headBranch}`, state: 'open', sort: 'created', direction: 'desc', per_page: 1, ...req(signal) }));
       const first = data[0] as RawPull | undefined;

@@ -4,13 +4,17 @@ export interface GitHubRepo {
   readonly owner: string;
   readonly repo: string;
   readonly apiBaseUrl: string;
+  /** The GraphQL endpoint: api.github.com/graphql, or `https://HOST/api/graphql` on Enterprise. */
+  readonly graphqlUrl: string;
 }
 
 /**
  * Parses a git remote URL (https, ssh://, scp-like `git@host:o/r.git`, with
  * or without `.git`). github.com uses api.github.com; any other host is
- * treated as GitHub Enterprise (`https://HOST/api/v3`). GROVE_GITHUB_API_URL
- * overrides the API base. Credentials in the URL are never kept.
+ * treated as GitHub Enterprise (`https://HOST/api/v3`, GraphQL at
+ * `https://HOST/api/graphql`). GROVE_GITHUB_API_URL overrides the API base
+ * (GraphQL then at its `/graphql`, or `/api/graphql` for an `/api/v3` base).
+ * Credentials in the URL are never kept.
  */
 export function parseGitHubRemote(url: string, env: NodeJS.ProcessEnv = {}): GitHubRepo | null {
   const text = url.trim();
@@ -41,5 +45,7 @@ export function parseGitHubRemote(url: string, env: NodeJS.ProcessEnv = {}): Git
   // www.github.com and ssh.github.com (SSH over port 443) are github.com.
   const name = ['www.github.com', 'ssh.github.com'].includes(host.toLowerCase()) ? 'github.com' : host.toLowerCase();
   const apiBaseUrl = override ? override.replace(/\/+$/, '') : name === 'github.com' ? 'https://api.github.com' : `https://${(webHost ?? host).toLowerCase()}/api/v3`;
-  return { host: name, owner, repo, apiBaseUrl };
+  // Enterprise serves GraphQL beside the REST API, not under it.
+  const graphqlUrl = /\/api\/v3$/.test(apiBaseUrl) ? apiBaseUrl.replace(/\/api\/v3$/, '/api/graphql') : `${apiBaseUrl}/graphql`;
+  return { host: name, owner, repo, apiBaseUrl, graphqlUrl };
 }

@@ -5,6 +5,8 @@ import * as merge from './merge.js';
 import * as remote from './remote.js';
 import * as repo from './repo.js';
 import * as worktree from './worktree.js';
+import * as compare from './branch-compare.js';
+import * as snapshot from './snapshot.js';
 import { withGitEnv } from './simple.js';
 
 export { GitError } from './run.js';
@@ -12,6 +14,7 @@ export type { StatusEntry } from './repo.js';
 export type { Diff, DiffFile, DiffOptions, DiffStats } from './diff.js';
 export type { InProgressKind, RebaseResult, SquashResult } from './merge.js';
 export type { CommitResult } from './commit.js';
+export type { SnapshotResult } from './snapshot.js';
 
 /** Grove's one git adapter: argument arrays, explicit cwd, parsed porcelain output. */
 export interface GitClient {
@@ -54,6 +57,10 @@ export interface GitClient {
   stageFiles: typeof merge.stageFiles;
   squashMerge: typeof merge.squashMerge;
   mergeTreeConflicts: typeof merge.mergeTreeConflicts;
+  changedPaths: typeof compare.changedPaths;
+  snapshotWorktree: typeof snapshot.snapshotWorktree;
+  snapshotBlocker: typeof snapshot.snapshotBlocker;
+  snapshotPreview: typeof snapshot.snapshotPreview;
   fetch: typeof remote.fetch;
   pullRebase: typeof remote.pullRebase;
   push: typeof remote.push;
@@ -66,7 +73,7 @@ export interface GitClient {
  * passes the environment Grove was started with, a test its own.
  */
 export function createGitClient(env?: NodeJS.ProcessEnv): GitClient {
-  const client: GitClient = { ...repo, ...worktree, ...commit, ...diff, ...merge, ...remote, ...files };
+  const client: GitClient = { ...repo, ...worktree, ...commit, ...diff, ...merge, ...remote, ...files, ...compare, ...snapshot };
   if (!env) return client;
   const bound: Record<string, (...args: unknown[]) => unknown> = {};
   for (const [name, method] of Object.entries(client) as [string, (...a: unknown[]) => unknown][]) {

@@ -73,6 +73,21 @@ export function handleSessionsKey(ctx: KeyContext, id: string): void {
     case 'cancel':
       if (selected) ctx.commands.requestCancel(selected);
       return;
+    case 'startDraft':
+      if (selected) ctx.commands.startDraft(selected);
+      return;
+    case 'startDrafts':
+      ctx.commands.startDrafts(ctx.state.marked.length > 0 ? ctx.state.marked : null);
+      return;
+    case 'mark': {
+      const session = ctx.state.sessions.find((s) => s.id === selected);
+      if (session?.status === 'Draft' && session.prompt !== null) ctx.apply({ type: 'markSession', sessionId: session.id });
+      return;
+    }
+    case 'shell':
+    case 'editor':
+      if (selected) ctx.commands.openWorktree(selected, action);
+      return;
     case 'nextTab':
     case 'prevTab':
     case 'syncMain':

@@ -5,6 +5,7 @@ import { actionFor } from '../../domain/keymap.js';
 import { assertNever } from '../../domain/session-status.js';
 import type { KeyContext } from './context.js';
 import { editBuffer } from './session.js';
+import { helpRowsFor, helpWindow } from '../../ui/components/Popup.js';
 
 function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {
   switch (intent.kind) {
@@ -23,6 +24,22 @@ function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {
     case 'syncMain':
       ctx.commands.confirmSync(intent.branch, intent.head);
       return;
+    case 'closeComposer': {
+      // The composer closes; its text stays as the session's draft.
+      const mode = ctx.state.mode;
+      if (mode.kind === 'session' && mode.sessionId === intent.sessionId) {
+        const { assist: _assist, ...rest } = mode;
+        ctx.apply({ type: 'mode', mode: { ...rest, composer: null } });
+      }
+      ctx.commands.saveDraft(intent.sessionId, intent.text);
+      return;
+    }
+    case 'resolveThreads':
+      ctx.commands.resolveReviewThreads(intent.sessionId, intent.threadIds);
+      return;
+    case 'raiseBudget':
+      ctx.commands.raiseBudget(intent.sessionId, intent.scope, intent.measure, intent.limit);
+      return;
     default:
       assertNever(intent);
   }
@@ -31,9 +48,17 @@ function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {
 export function handlePopupKey(ctx: KeyContext, popup: Popup, key: Key, id: string): void {
   const close = (): void => ctx.apply({ type: 'popup', popup: null });
   switch (popup.kind) {
-    case 'help':
-      if (actionFor('help', id)) close();
+    case 'help': {
+      const action = actionFor('help', id);
+      if (action === 'close') return close();
+      if (!action) return;
+      // The scroll is kept within the rows, so moving back up starts at once.
+      const { start, visible, total } = helpWindow(ctx.state, helpRowsFor(ctx.state).length);
+      const step = action === 'down' ? 1 : action === 'up' ? -1 : action === 'pageDown' ? visible : -visible;
+      const scroll = Math.max(0, Math.min(start + step, total - visible));
+      if (scroll !== start) ctx.apply({ type: 'popup', popup: { kind: 'help', scroll } });
       return;
+    }
     case 'info':
       if (id === 'enter' || id === 'escape' || id === 'q') close();
       return;

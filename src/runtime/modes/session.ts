@@ -1,7 +1,7 @@
 import type { Mode, QuestionState } from '../../app/state.js';
 import { sessionById } from '../../app/state.js';
 import type { TextBuffer } from '../../domain/composer.js';
-import { applyEdit, editActionForKey, emptyBuffer, insertText } from '../../domain/composer.js';
+import { applyEdit, bufferFrom, editActionForKey, emptyBuffer, insertText } from '../../domain/composer.js';
 import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/keymap.js';
 import { nextPermissionMode } from '../../domain/permission-mode.js';
@@ -41,7 +41,9 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
         setMode(ctx, { ...mode, question: { index: 0, selected: 0, answers: [], buffer: emptyBuffer } });
         return;
       }
-      setMode(ctx, { ...mode, composer: emptyBuffer, scrollBack: 0 });
+      // The session's draft (text left in the composer earlier) comes back.
+      setMode(ctx, { ...mode, composer: bufferFrom(ctx.state.drafts[session.id] ?? ''), scrollBack: 0 });
+      ctx.commands.loadFiles(session.id);
       return;
     case 'diff':
       ctx.commands.openDiff(session.id);
@@ -61,14 +63,38 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
     case 'cancel':
       ctx.commands.requestCancel(session.id);
       return;
+    case 'reviewComments':
+      ctx.commands.reviewToComments(session.id);
+      return;
     case 'stop':
       ctx.commands.stop(session.id);
       return;
     case 'copy':
       ctx.commands.copyHandle(session.id);
       return;
+    case 'fork':
+      ctx.commands.fork(session.id);
+      return;
+    case 'continue':
+      ctx.commands.continueSession(session.id);
+      return;
+    case 'shell':
+    case 'editor':
+      ctx.commands.openWorktree(session.id, action);
+      return;
+    case 'threads':
+      if (!session.reviewRequest) {
+        ctx.apply({ type: 'notice', notice: { level: 'warn', text: 'Review threads come from the pull request: publish the session first (p).' } });
+        return;
+      }
+      setMode(ctx, { ...mode, threads: { cursor: 0, selected: [] } });
+      ctx.commands.refreshReviewThreads(session.id);
+      return;
     case 'mode':
       ctx.commands.setPermissionMode(session.id, nextPermissionMode(session.permissionMode));
+      return;
+    case 'toolCalls':
+      setMode(ctx, { ...mode, toolsExpanded: !(mode.toolsExpanded ?? false) });
       return;
     case 'scrollDown':
       scroll(-1);
@@ -102,38 +128,6 @@ export function editBuffer(buffer: TextBuffer, key: Key): TextBuffer | null {
   if (edit) return applyEdit(buffer, edit);
   if (key.text !== undefined && !key.ctrl && !key.alt) return insertText(buffer, key.text);
   return null;
-}
-
-export function handleComposerKey(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer, key: Key, id: string): void {
-  const action = actionFor('composer', id);
-  if (action === 'send') {
-    const text = buffer.text.trim();
-    if (text === '') return;
-    setMode(ctx, { ...mode, composer: null, scrollBack: 0 });
-    ctx.commands.sendPrompt(mode.sessionId, text);
-    return;
-  }
-  if (action === 'cancel') {
-    setMode(ctx, { ...mode, composer: null });
-    const session = sessionById(ctx.state, mode.sessionId);
-    if (session && session.prompt === null && session.status === 'Draft') ctx.commands.discardUnstarted(session.id);
-    return;
-  }
-  if (action === 'newline') {
-    setMode(ctx, { ...mode, composer: applyEdit(buffer, 'newline') });
-    return;
-  }
-  if (action === 'mode') {
-    const session = sessionById(ctx.state, mode.sessionId);
-    if (session) ctx.commands.setPermissionMode(session.id, nextPermissionMode(session.permissionMode));
-    return;
-  }
-  const next = editBuffer(buffer, key);
-  if (next) setMode(ctx, { ...mode, composer: next });
-}
-
-export function handleComposerPaste(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer, text: string): void {
-  setMode(ctx, { ...mode, composer: insertText(buffer, text) });
 }
 
 export function handleQuestionKey(ctx: KeyContext, mode: SessionMode, question: QuestionState, key: Key, id: string): void {

@@ -2,7 +2,8 @@ import type { ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import type { AppState, Popup as PopupState } from '../../app/state.js';
 import type { Binding } from '../../domain/keymap.js';
-import { displayKeys } from '../../domain/keymap.js';
+import { availableBindings, displayKeys, type ModeName } from '../../domain/keymap.js';
+import { openSession } from '../../app/state.js';
 import type { Theme } from '../theme.js';
 import { fit, spinner, wrapPlain } from '../text.js';
 
@@ -40,6 +41,21 @@ function Frame({ state, theme, title, width, lines }: { state: AppState; theme: 
 
 function wrapAll(lines: readonly string[], width: number): string[] {
   return lines.flatMap((line) => wrapPlain(line, width));
+}
+
+/** How many key rows the help overlay shows at once, and from which one (its scroll, clamped). */
+export function helpWindow(state: AppState, total: number): { start: number; visible: number; total: number } {
+  const visible = Math.max(3, state.rows - 9) - 1;
+  const wanted = state.popup?.kind === 'help' ? (state.popup.scroll ?? 0) : 0;
+  return { start: Math.max(0, Math.min(wanted, total - visible)), visible, total };
+}
+
+/** The key rows the help overlay lists: those of the page under it (the composer's while it is open). */
+export function helpRowsFor(state: AppState): readonly Binding[] {
+  const session = openSession(state);
+  const underlying: ModeName = state.mode.kind === 'list' ? state.tab : state.mode.kind === 'diff' ? 'diff' : 'session';
+  const panel = underlying === 'session' && session && state.mode.kind === 'session' ? (state.mode.composer ? 'composer' : state.mode.threads ? 'threads' : null) : null;
+  return availableBindings(panel ?? underlying, session);
 }
 
 export function PopupView({ state, theme, popup, helpRows }: { state: AppState; theme: Theme; popup: PopupState; helpRows: readonly Binding[] }) {
@@ -85,12 +101,14 @@ export function PopupView({ state, theme, popup, helpRows }: { state: AppState; 
       return <Frame state={state} theme={theme} title={popup.title} width={width} lines={[field, help]} />;
     }
     case 'help': {
-      const rows: Line[] = helpRows.slice(0, maxLines - 1).map((row) => {
+      const { start, visible, total } = helpWindow(state, helpRows.length);
+      const rows: Line[] = helpRows.slice(start, start + visible).map((row) => {
         const keys = fit(displayKeys(row), 24);
         const help = fit(row.help, Math.max(1, inner - 24));
         return { node: (<><Text color={theme.accent}>{keys}</Text>{help}</>), length: keys.length + help.length };
       });
-      const footer: Line = { node: 'Esc or ? closes', length: 15, color: theme.muted };
+      const more = total > visible ? `${start + 1}–${start + rows.length} of ${total} · j/k scroll · ` : '';
+      const footer: Line = { node: `${more}Esc or ? closes`, length: more.length + 15, color: theme.muted };
       return <Frame state={state} theme={theme} title="Keys" width={width} lines={[...rows, footer]} />;
     }
     default:

@@ -2,14 +2,20 @@ import { Box, Text } from 'ink';
 import type { AppState, QuestionState } from '../../app/state.js';
 import type { Session } from '../../domain/session.js';
 import { nextPermissionMode, permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
-import { activeWorkSeconds, formatDuration, formatTokens, restoreCommand } from '../../domain/session.js';
+import { activeWorkSeconds, formatDuration, formatTokens, restoreCommand, shortId } from '../../domain/session.js';
 import { isWorking } from '../../domain/session-status.js';
 import { ALLOW_UNCONFINED_KEY } from '../../domain/settings.js';
 import type { TextBuffer } from '../../domain/composer.js';
 import type { Theme } from '../theme.js';
+import { ComposerBox } from '../components/Composer.js';
+import { ComposerAssistLines, composerAssistHeight } from '../components/ComposerAssist.js';
+import { ThreadsPanel, threadsPanelHeight } from '../components/ThreadsPanel.js';
+import { threadSummary } from '../../domain/review-thread.js';
 import { spinner, truncate, wrapPlain } from '../text.js';
 import type { LineStyle, StyledLine } from '../transcript-lines.js';
 import { windowLines } from '../transcript-lines.js';
+import { overlapLines, sessionLabel } from '../../domain/overlap.js';
+import { stopText, usageSummary } from '../../domain/budget.js';
 
 function styleColor(style: LineStyle, theme: Theme): string | undefined {
   switch (style) {
@@ -32,11 +38,28 @@ function styleColor(style: LineStyle, theme: Theme): string | undefined {
   }
 }
 
+/** The fork links of a session: "forked from X" and "forks: Y, Z" (names: titles, else short ids). */
+export function forkLinks(session: Session, sessions: readonly Session[]): string {
+  const name = (s: Session): string => `"${s.title || shortId(s.id)}"`;
+  const parts: string[] = [];
+  if (session.parentSessionId) {
+    const parent = sessions.find((s) => s.id === session.parentSessionId);
+    parts.push(`forked from ${parent ? name(parent) : shortId(session.parentSessionId)}`);
+  }
+  const forks = sessions.filter((s) => s.parentSessionId === session.id);
+  if (forks.length > 0) parts.push(`forks: ${forks.map(name).join(', ')}`);
+  return parts.join('  ');
+}
+
 function Header({ session, state, theme }: { session: Session; state: AppState; theme: Theme }) {
   const timer = formatDuration(activeWorkSeconds(session, state.now));
   const tokens = `${formatTokens(session.inputTokens)} in / ${formatTokens(session.outputTokens)} out`;
   const conflict = state.git?.conflicts.includes(session.id);
+  const overlaps = state.git?.overlaps?.[session.id] ?? [];
+  const conflicting = overlaps.filter((o) => o.conflicts.length > 0).length;
+  const budget = state.budget?.sessions[session.id];
   const pr = session.reviewRequest;
+  const links = forkLinks(session, state.sessions);
   return (
     <Box flexDirection="column" width={state.columns}>
       <Text wrap="truncate-end">
@@ -44,7 +67,11 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
         <Text bold color={theme.status(session.status)}>
           {session.title || '(untitled)'}
         </Text>
+        {links ? <Text color={theme.muted}>{`  ${links}`}</Text> : null}
         {conflict ? <Text color={theme.error}>{`  Merge conflict with ${session.baseBranch}`}</Text> : null}
+        {overlaps.length > 0 ? (
+          <Text color={conflicting > 0 ? theme.error : theme.warn}>{conflicting > 0 ? `  Conflicts with ${conflicting} other session${conflicting === 1 ? '' : 's'}` : `  Overlaps ${overlaps.length} other session${overlaps.length === 1 ? '' : 's'}`}</Text>
+        ) : null}
       </Text>
       <Text wrap="truncate-end" color={theme.muted}>
         {' '}
@@ -56,6 +83,7 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
         <Text color={session.permissionMode === 'auto_edit' ? theme.muted : theme.accent}>{permissionModeLabel(session.permissionMode)}</Text>
         {state.sandboxMissing === true && state.settings[ALLOW_UNCONFINED_KEY] === 'on' ? <Text color={theme.error}>{'  unconfined'}</Text> : null}
         {`  ${tokens}`}
+        {budget && (budget.tokens !== null || budget.usd !== null || budget.spent.usd > 0) ? `  budget ${usageSummary(budget.spent, budget.tokens, budget.usd)}` : ''}
         {pr ? `  PR #${pr.number} ${pr.state}${pr.isDraft ? ' draft' : ''} ${pr.url}` : ''}
       </Text>
     </Box>
@@ -87,32 +115,8 @@ function summaryLines(session: Session, width: number): StyledLine[] {
   return out;
 }
 
-function ComposerBox({ buffer, width, theme, title, mode }: { buffer: TextBuffer; width: number; theme: Theme; title: string; mode: PermissionMode }) {
-  const before = buffer.text.slice(0, buffer.cursor);
-  const at = buffer.text.slice(buffer.cursor, buffer.cursor + 1);
-  const after = buffer.text.slice(buffer.cursor + 1);
-  const lines = (before + '\u0000' + (at === '\n' ? ' \n' : at || ' ') + after).split('\n');
-  const shown = lines.slice(-6);
-  return (
-    <Box borderStyle="round" borderColor={theme.accent} flexDirection="column" width={width} paddingX={1}>
-      <Text wrap="truncate-end">
-        <Text color={theme.accent}>{title}</Text>
-        <Text color={theme.muted}>{`  ·  ${permissionModeLabel(mode)} (Shift+Tab: ${permissionModeLabel(nextPermissionMode(mode))})`}</Text>
-      </Text>
-      {shown.map((line, i) => {
-        const mark = line.indexOf('\u0000');
-        if (mark === -1) return <Text key={i}>{line || ' '}</Text>;
-        const cursorChar = line.slice(mark + 1, mark + 2) || ' ';
-        return (
-          <Text key={i}>
-            {line.slice(0, mark)}
-            <Text inverse>{cursorChar}</Text>
-            {line.slice(mark + 2)}
-          </Text>
-        );
-      })}
-    </Box>
-  );
+function SessionComposer({ buffer, width, theme, title, mode }: { buffer: TextBuffer; width: number; theme: Theme; title: string; mode: PermissionMode }) {
+  return <ComposerBox buffer={buffer} width={width} theme={theme} title={title} subtitle={`${permissionModeLabel(mode)} (Shift+Tab: ${permissionModeLabel(nextPermissionMode(mode))})`} />;
 }
 
 function QuestionPanel({ session, question, width, theme }: { session: Session; question: QuestionState; width: number; theme: Theme }) {
@@ -147,6 +151,37 @@ export function sessionPageHeight(state: AppState): number {
   return Math.max(1, state.rows - 4);
 }
 
+const FOLDED_THREADS = 5;
+
+/** The pull request's unresolved review threads, folded to one line each (the panel, `t`, shows them all). */
+function threadLines(state: AppState, session: Session, width: number): StyledLine[] {
+  const view = state.reviewThreads[session.id];
+  if (!session.reviewRequest || !view || (view.threads.length === 0 && !view.error)) return [];
+  const out: StyledLine[] = [{ text: `── Review threads on PR #${session.reviewRequest.number}: ${view.threads.length} unresolved (t: pick and send) ──`, style: 'heading' }];
+  if (view.error) out.push({ text: truncate(view.error, width), style: 'error' });
+  for (const thread of view.threads.slice(0, FOLDED_THREADS)) out.push({ text: truncate(`  ${threadSummary(thread)}`, width), style: thread.state === 'open' ? 'answer' : 'muted' });
+  if (view.threads.length > FOLDED_THREADS) out.push({ text: `  … ${view.threads.length - FOLDED_THREADS} more (t)`, style: 'muted' });
+  out.push({ text: '', style: 'muted' });
+  return out;
+}
+
+/** The other live sessions that changed the same files (and would conflict), and a budget that holds the queue. */
+function overlapTail(state: AppState, session: Session, width: number): StyledLine[] {
+  const out: StyledLine[] = [];
+  const overlaps = state.git?.overlaps?.[session.id] ?? [];
+  if (overlaps.length > 0) {
+    out.push({ text: '── Other sessions changing the same files ──', style: 'heading' });
+    const lines = overlapLines(overlaps, (id) => sessionLabel(state.sessions.find((s) => s.id === id), id));
+    overlaps.forEach((o, i) => {
+      for (const t of wrapPlain(`  ${lines[i] ?? ''}`, width)) out.push({ text: t, style: o.conflicts.length > 0 ? 'error' : 'notice' });
+    });
+    out.push({ text: '', style: 'muted' });
+  }
+  const held = state.budget?.held[session.id];
+  if (held) for (const t of wrapPlain(`${stopText(held)} Queued prompts are held until the limit is raised (Settings, or the popup when you send one).`, width)) out.push({ text: t, style: 'error' });
+  return out;
+}
+
 /**
  * The transcript window of the session view, laid out exactly as it is
  * drawn. Key handlers use it to clamp scrolling to what exists.
@@ -157,13 +192,16 @@ export function sessionLayout(state: AppState, session: Session, height: number)
   const composer = mode?.composer ?? null;
   const question = mode?.question ?? null;
   const queued = state.queued[session.id] ?? [];
+  const threads = !composer && !question ? (mode?.threads ?? null) : null;
   const panelHeight = composer
-    ? Math.min(6, composer.text.split('\n').length) + 3
+    ? Math.min(6, composer.text.split('\n').length) + 3 + composerAssistHeight(mode?.assist, state.promptHistory, width)
     : question
       ? (session.questions[question.index]?.options.length ?? 0) + 5 + Math.ceil((session.questions[question.index]?.text.length ?? 0) / Math.max(1, width - 4))
-      : 0;
+      : threads
+        ? threadsPanelHeight(state, session.id)
+        : 0;
   const progress = state.progress[session.id];
-  const tail: StyledLine[] = [...summaryLines(session, width - 2)];
+  const tail: StyledLine[] = [...summaryLines(session, width - 2), ...overlapTail(state, session, width - 2), ...(threads ? [] : threadLines(state, session, width - 2))];
   for (const prompt of queued) tail.push({ text: `≡ queued › ${truncate(prompt, width - 14)}`, style: 'muted' });
   if (isWorking(session.status)) {
     tail.push({
@@ -173,12 +211,12 @@ export function sessionLayout(state: AppState, session: Session, height: number)
   }
   const bodyHeight = Math.max(1, height - 3 - panelHeight);
   const entries = state.transcripts[session.id];
-  const view = windowLines(session.id, entries ?? [], tail, width - 2, bodyHeight, mode?.scrollBack ?? 0);
-  return { width, composer, question, entries, bodyHeight, view };
+  const view = windowLines(session.id, entries ?? [], tail, width - 2, bodyHeight, mode?.scrollBack ?? 0, mode?.toolsExpanded ?? false);
+  return { width, composer, question, threads, entries, bodyHeight, view };
 }
 
 export function SessionView({ state, theme, height, session }: { state: AppState; theme: Theme; height: number; session: Session }) {
-  const { width, composer, question, entries, bodyHeight, view } = sessionLayout(state, session, height);
+  const { width, composer, question, threads, entries, bodyHeight, view } = sessionLayout(state, session, height);
   return (
     <Box flexDirection="column" height={height} width={width}>
       <Header session={session} state={state} theme={theme} />
@@ -191,7 +229,7 @@ export function SessionView({ state, theme, height, session }: { state: AppState
         ))}
       </Box>
       {composer ? (
-        <ComposerBox
+        <SessionComposer
           buffer={composer}
           width={width}
           theme={theme}
@@ -199,7 +237,9 @@ export function SessionView({ state, theme, height, session }: { state: AppState
           title={isWorking(session.status) ? 'Prompt (queued until the turn ends)' : session.prompt === null ? 'Task for the agent' : 'Reply'}
         />
       ) : null}
+      {composer && state.mode.kind === 'session' ? <ComposerAssistLines assist={state.mode.assist} history={state.promptHistory} width={width} theme={theme} /> : null}
       {question && !composer ? <QuestionPanel session={session} question={question} width={width} theme={theme} /> : null}
+      {threads ? <ThreadsPanel state={state} sessionId={session.id} panel={threads} width={width} theme={theme} /> : null}
     </Box>
   );
 }

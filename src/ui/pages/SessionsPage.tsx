@@ -2,7 +2,8 @@ import { Box, Text } from 'ink';
 import type { AppState } from '../../app/state.js';
 import { GROUP_TITLES, groupSessions } from '../../domain/session-order.js';
 import type { Session } from '../../domain/session.js';
-import { activeWorkSeconds, formatDuration } from '../../domain/session.js';
+import { activeWorkSeconds, formatDuration, formatTokens } from '../../domain/session.js';
+import type { SessionOverlap } from '../../domain/overlap.js';
 import type { Theme } from '../theme.js';
 import { fit, visibleWindow } from '../text.js';
 
@@ -17,10 +18,61 @@ function prBadge(session: Session): string {
   return ` ${mark} #${pr.number}`;
 }
 
+/** The badge of a session whose agent asked questions that are still open ("" when none). */
+export function questionBadge(session: Pick<Session, 'questions'>): string {
+  const open = session.questions.length;
+  return open === 0 ? '' : ` [${open} ${open === 1 ? 'question' : 'questions'}]`;
+}
+
+/**
+ * The badge of a live session that changed the same files as other live
+ * sessions ("" when none): `[conflicts with N]` when merging both would
+ * conflict, else `[overlaps N]`. The session view names them and the files.
+ */
+export function overlapBadge(overlaps: readonly SessionOverlap[] | undefined): string {
+  if (!overlaps || overlaps.length === 0) return '';
+  const conflicting = overlaps.filter((o) => o.conflicts.length > 0).length;
+  return conflicting > 0 ? ` [conflicts with ${conflicting}]` : ` [overlaps ${overlaps.length}]`;
+}
+
+/** The optional columns of a list row, most important first: a narrow screen drops from the end. */
+const COLUMNS = [
+  { id: 'status', label: 'Status', width: 12 },
+  { id: 'timer', label: 'Timer', width: 9 },
+  { id: 'size', label: 'Size', width: 6 },
+  { id: 'lines', label: '+/-', width: 13 },
+  { id: 'tokens', label: 'Tokens', width: 8 },
+  { id: 'model', label: 'Agent/model', width: 26 },
+] as const;
+
+type ColumnId = (typeof COLUMNS)[number]['id'];
+
+/** The title never gets narrower than this: columns go first. */
+const MIN_TITLE = 20;
+
+/**
+ * The columns a row of `width` cells shows, and the title's width. Columns
+ * are taken in order of importance while the title keeps MIN_TITLE cells.
+ */
+export function listColumns(width: number): { readonly shown: ReadonlySet<ColumnId>; readonly titleWidth: number } {
+  const shown = new Set<ColumnId>();
+  let used = 2;
+  for (const column of COLUMNS) {
+    if (width - used - column.width < MIN_TITLE) break;
+    shown.add(column.id);
+    used += column.width;
+  }
+  return { shown, titleWidth: Math.max(1, width - used) };
+}
+
 function SessionRow({
   session,
   selected,
   conflict,
+  overlaps,
+  held,
+  needsYou = false,
+  marked = false,
   width,
   now,
   theme,
@@ -28,28 +80,62 @@ function SessionRow({
   session: Session;
   selected: boolean;
   conflict: boolean;
+  overlaps: readonly SessionOverlap[] | undefined;
+  /** Its prompts wait at a budget limit. */
+  held: boolean;
+  /** Needs the person (questions, ready for review, a failed merge, its PR merged or closed); cleared on open. */
+  needsYou?: boolean;
+  /** Marked (Space) for R to start. */
+  marked?: boolean;
   width: number;
   now: number;
   theme: Theme;
 }) {
-  const model = `${session.agent}/${session.model} [${session.reasoning}]`;
-  const timer = formatDuration(activeWorkSeconds(session, now));
-  const fixed = 2 + 6 + 26 + 12 + 9;
-  const titleWidth = Math.max(8, width - fixed);
+  const { shown, titleWidth } = listColumns(width);
   const conflictLabel = conflict ? ' [merge conflict]' : '';
-  const textWidth = Math.max(1, titleWidth - conflictLabel.length);
+  const questionLabel = questionBadge(session);
+  const overlapLabel = overlapBadge(overlaps);
+  const heldLabel = held ? ' [budget reached]' : '';
+  const needsLabel = needsYou ? ' ● needs you' : '';
+  const draftLabel = session.status === 'Draft' && session.prompt !== null ? (marked ? ' [draft ✓]' : ' [draft]') : '';
+  const textWidth = Math.max(1, titleWidth - conflictLabel.length - questionLabel.length - overlapLabel.length - heldLabel.length - needsLabel.length - draftLabel.length);
   const title = `${session.title || '(untitled)'}${prBadge(session)}`;
+  const lines = `+${session.addedLines}/-${session.deletedLines}`;
   return (
     <Text wrap="truncate-end" inverse={selected}>
       <Text color={theme.accent}>{selected ? '▶ ' : '  '}</Text>
-      <Text color={theme.muted}>{fit(`[${session.size}]`, 6)}</Text>
+      {shown.has('size') ? <Text color={theme.muted}>{fit(`[${session.size}]`, 6)}</Text> : null}
       <Text>{fit(title, textWidth)}</Text>
+      {draftLabel ? <Text color={theme.muted}>{draftLabel}</Text> : null}
+      {needsLabel ? <Text color={theme.accent} bold>{needsLabel}</Text> : null}
+      {questionLabel ? <Text color={theme.warn}>{questionLabel}</Text> : null}
       {conflict ? <Text color={theme.error}>{conflictLabel}</Text> : null}
-      <Text color={theme.muted}>{fit(model, 26)}</Text>
-      <Text color={theme.status(session.status)}>{fit(session.status, 12)}</Text>
-      <Text color={theme.muted}>{fit(timer, 9)}</Text>
+      {overlapLabel ? <Text color={overlapLabel.includes('conflicts') ? theme.error : theme.warn}>{overlapLabel}</Text> : null}
+      {heldLabel ? <Text color={theme.warn}>{heldLabel}</Text> : null}
+      {shown.has('lines') ? (
+        <Text>
+          <Text color={theme.diffAdded}>{`+${session.addedLines}`}</Text>
+          <Text color={theme.muted}>/</Text>
+          <Text color={theme.diffDeleted}>{`-${session.deletedLines}`}</Text>
+          {' '.repeat(Math.max(1, 13 - lines.length))}
+        </Text>
+      ) : null}
+      {shown.has('tokens') ? <Text color={theme.muted}>{fit(formatTokens(session.inputTokens + session.outputTokens), 8)}</Text> : null}
+      {shown.has('model') ? <Text color={theme.muted}>{fit(`${session.agent}/${session.model} [${session.reasoning}]`, 26)}</Text> : null}
+      {shown.has('status') ? <Text color={theme.status(session.status)}>{fit(session.status, 12)}</Text> : null}
+      {shown.has('timer') ? <Text color={theme.muted}>{fit(formatDuration(activeWorkSeconds(session, now)), 9)}</Text> : null}
     </Text>
   );
+}
+
+/** The column titles, laid out as the rows are. */
+function headerLine(width: number): string {
+  const { shown, titleWidth } = listColumns(width);
+  const cell = (id: ColumnId): string => {
+    const column = COLUMNS.find((c) => c.id === id);
+    return column && shown.has(id) ? fit(column.label, column.width) : '';
+  };
+  return `  ${cell('size')}${fit('Session', titleWidth)}${cell('lines')}${cell('tokens')}${cell('model')}${cell('status')}${cell('timer')}`;
 }
 
 export function SessionsPage({ state, theme, height }: { state: AppState; theme: Theme; height: number }) {
@@ -57,7 +143,13 @@ export function SessionsPage({ state, theme, height }: { state: AppState; theme:
   if (state.activeProjectId === null) {
     return (
       <Box flexDirection="column" height={height} paddingX={1}>
-        <Text>No project is active. Pick one on the Projects tab.</Text>
+        <Text bold>No project is active.</Text>
+        <Text>Grove was not started inside a git repository, so there is no project here to run sessions in.</Text>
+        <Text>
+          To add one, start Grove in a repository (<Text color={theme.accent}>cd ~/code/app && grove</Text>) or name it with -C (
+          <Text color={theme.accent}>grove -C ~/code/app</Text>). Projects used before are on the Projects tab: <Text color={theme.accent}>Tab</Text>, then{' '}
+          <Text color={theme.accent}>Enter</Text> to switch.
+        </Text>
       </Box>
     );
   }
@@ -88,12 +180,7 @@ export function SessionsPage({ state, theme, height }: { state: AppState; theme:
   return (
     <Box flexDirection="column" height={height} width={width}>
       <Text color={theme.muted} wrap="truncate-end">
-        {'  '}
-        {fit('Size', 6)}
-        {fit('Session', Math.max(8, width - 55))}
-        {fit('Agent/model', 26)}
-        {fit('Status', 12)}
-        {fit('Timer', 9)}
+        {headerLine(width)}
       </Text>
       {rows.slice(start, end).map((row) =>
         row.kind === 'header' ? (
@@ -107,6 +194,10 @@ export function SessionsPage({ state, theme, height }: { state: AppState; theme:
             session={row.session}
             selected={row.session.id === state.selectedSessionId}
             conflict={conflicts.has(row.session.id)}
+            overlaps={state.git?.overlaps?.[row.session.id]}
+            held={state.budget?.held[row.session.id] !== undefined}
+            needsYou={state.attention[row.session.id] !== undefined}
+            marked={state.marked.includes(row.session.id)}
             width={width}
             now={state.now}
             theme={theme}

@@ -1,17 +1,33 @@
+import { existsSync } from 'node:fs';
+import { parsePatchRows, type DiffRow } from '../../../domain/diff-rows.js';
 import { sanitizeLine } from '../../../domain/sanitize.js';
-import type { DiffFileView, DiffView } from '../../state.js';
+import type { Session } from '../../../domain/session.js';
+import type { SessionStatus } from '../../../domain/session-status.js';
+import type { Diff } from '../../../infra/git/git-client.js';
+import { diffMode, type DiffFileView, type DiffMode, type DiffView } from '../../state.js';
+import type { AppEvent } from '../../events.js';
 import type { ReviewContext } from './context.js';
 import { ensureWorktree } from '../session-setup.js';
 
 /** Files bigger than this are summarised instead of printed. */
-const HUGE_PATCH_CHARS = 400_000;
-const HUGE_PATCH_LINES = 5_000;
+const HUGE_PATCH_CHARS = 16_000_000;
+const HUGE_PATCH_LINES = 200_000;
 
 /** Decodes a C-quoted path as git prints it ("a/caf\303\251.txt"). */
 function unquote(text: string): string {
   if (!text.startsWith('"') || !text.endsWith('"')) return text;
   const bytes: number[] = [];
-  const simple: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+  const simple: Record<string, number> = {
+    a: 7,
+    b: 8,
+    t: 9,
+    n: 10,
+    v: 11,
+    f: 12,
+    r: 13,
+    '"': 34,
+    '\\': 92,
+  };
   const body = text.slice(1, -1);
   for (let i = 0; i < body.length; i++) {
     const ch = body[i] ?? '';
@@ -33,11 +49,19 @@ function unquote(text: string): string {
 
 /** The new-side path of a `diff --git` header line (paths may hold spaces or be quoted). */
 function headerPath(rest: string): string | null {
-  const quoted = /^("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*")$/.exec(rest) ?? /^("(?:[^"\\]|\\.)*") (\S+)$/.exec(rest);
+  const quoted =
+    /^("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*")$/.exec(rest) ??
+    /^("(?:[^"\\]|\\.)*") (\S+)$/.exec(rest);
   if (quoted?.[2]) return unquote(quoted[2]).replace(/^b\//, '');
   // Unquoted: the same path twice ("a/P b/P") unless renamed.
   const half = (rest.length - 1) / 2;
-  if (Number.isInteger(half) && rest.startsWith('a/') && rest.slice(half + 1).startsWith('b/') && rest.slice(2, half) === rest.slice(half + 3)) return rest.slice(half + 3);
+  if (
+    Number.isInteger(half) &&
+    rest.startsWith('a/') &&
+    rest.slice(half + 1).startsWith('b/') &&
+    rest.slice(2, half) === rest.slice(half + 3)
+  )
+    return rest.slice(half + 3);
   return /^a\/(.+?) b\/(.+)$/.exec(rest)?.[2] ?? null;
 }
 
@@ -56,7 +80,19 @@ export function splitPatch(patch: string): Map<string, string> {
 
 export function buildDiffView(
   sessionId: string,
-  diff: { files: readonly { path: string; status: string; added: number; deleted: number; binary: boolean }[]; patch: string; added: number; deleted: number },
+  diff: {
+    files: readonly {
+      path: string;
+      status: string;
+      added: number;
+      deleted: number;
+      binary: boolean;
+    }[];
+    patch: string;
+    added: number;
+    deleted: number;
+  },
+  extra: { generation?: number; source?: string } = {},
 ): DiffView {
   const patches = splitPatch(diff.patch);
   const files: DiffFileView[] = diff.files.map((file) => {
@@ -66,30 +102,163 @@ export function buildDiffView(
     else if (patch.length > HUGE_PATCH_CHARS || file.added + file.deleted > HUGE_PATCH_LINES) {
       summarized = `Large change: +${file.added} -${file.deleted} lines. Open the file in your editor to read it.`;
     }
-    return { path: file.path, status: file.status, added: file.added, deleted: file.deleted, binary: file.binary, patch: summarized ? '' : patch, summarized };
+    // Parsed here, in the background load, so no key press or frame pays for it.
+    const rows: DiffRow[] = summarized
+      ? [{ kind: 'note', text: summarized, oldNo: null, newNo: null, hunk: -1 }]
+      : parsePatchRows(patch);
+    return {
+      path: file.path,
+      status: file.status,
+      added: file.added,
+      deleted: file.deleted,
+      binary: file.binary,
+      patch: summarized ? '' : patch,
+      summarized,
+      rows,
+    };
   });
-  return { sessionId, loading: false, error: null, files, added: diff.added, deleted: diff.deleted };
+  return {
+    sessionId,
+    loading: false,
+    error: null,
+    files,
+    added: diff.added,
+    deleted: diff.deleted,
+    ...extra,
+  };
 }
 
-/** Opens the diff view at once and loads the diff in the background. */
-export function openDiff(ctx: ReviewContext, sessionId: string): void {
-  const { app, store, git } = ctx.deps;
-  app.apply({ type: 'mode', mode: { kind: 'diff', sessionId, fileIndex: 0, scroll: 0 } });
-  app.apply({ type: 'diffLoaded', diff: { sessionId, loading: true, error: null, files: [], added: 0, deleted: 0 } });
-  app.task('Loading the diff', async () => {
-    const session = await store.sessions.get(sessionId);
-    if (!session) return;
-    let view: DiffView;
-    try {
-      const project = await store.projects.get(session.projectId);
-      if (project) await ensureWorktree({ git, note: (id, text) => ctx.note(id, text) }, session, project.path);
-      const diff = await git.diffAgainstBase(session.worktreePath, session.baseBranch);
-      view = buildDiffView(sessionId, diff);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      view = { sessionId, loading: false, error: `Could not compute the diff: ${message}`, files: [], added: 0, deleted: 0 };
+/** Statuses whose worktree Grove removed: their diff is read from the kept branch. */
+const BRANCH_ONLY: ReadonlySet<SessionStatus> = new Set<SessionStatus>(['Canceled', 'Done']);
+
+/**
+ * The session's diff: its worktree against the merge base, or, once the
+ * worktree is gone (a canceled session), its kept branch against its base.
+ */
+export async function sessionDiff(
+  ctx: ReviewContext,
+  session: Session,
+  signal?: AbortSignal,
+): Promise<{ diff: Diff; source?: string }> {
+  const { store, git } = ctx.deps;
+  const project = await store.projects.get(session.projectId);
+  if (project && (BRANCH_ONLY.has(session.status) || !existsSync(session.worktreePath))) {
+    const branch = session.keptBranch ?? session.branch;
+    if (BRANCH_ONLY.has(session.status)) {
+      if (!(await git.branchExists(project.path, branch))) {
+        throw new Error(
+          session.status === 'Done'
+            ? `The session is done and its branch ${branch} was removed${session.mergedCommit ? ` (merged as ${session.mergedCommit.slice(0, 12)} on ${session.baseBranch})` : ''}: there is no diff left to show.`
+            : `The session's branch ${branch} was deleted when it was canceled (it held no work): there is nothing to show.`,
+        );
+      }
+      return {
+        diff: await git.diffOfBranch(project.path, branch, session.baseBranch, { signal }),
+        source: `${branch} (kept branch)`,
+      };
     }
-    // A stale load (the user opened another diff meanwhile) is dropped.
-    if (app.state.diff?.sessionId === sessionId) app.emit({ type: 'diffLoaded', diff: view });
-  });
+    await ensureWorktree({ git, note: (id, text) => ctx.note(id, text) }, session, project.path);
+  }
+  return { diff: await git.diffAgainstBase(session.worktreePath, session.baseBranch, { signal }) };
+}
+
+/**
+ * The diff view's loads: in the background, one at a time per session,
+ * stoppable (q or Esc while loading), and a result from a stopped or
+ * superseded load is dropped by its generation number.
+ */
+export class DiffLoader {
+  private readonly loads = new Map<string, AbortController>();
+  private generation = 0;
+
+  constructor(private readonly ctx: ReviewContext) {}
+
+  /** Opens the diff view at once and loads the diff in the background. */
+  open(
+    sessionId: string,
+    fields: Partial<Omit<DiffMode, 'kind' | 'sessionId'>> = {},
+    fromTask = false,
+  ): void {
+    this.put({ type: 'mode', mode: diffMode(sessionId, fields) }, fromTask);
+    this.load(sessionId, true, fromTask);
+  }
+
+  /** A key handler's change is reduced at once (the next key sees it); a task's is queued for the loop. */
+  private put(event: AppEvent, fromTask: boolean): void {
+    if (fromTask) this.ctx.deps.app.emit(event);
+    else this.ctx.deps.app.apply(event);
+  }
+
+  /** Loads the diff again for a view that is open (after a turn), keeping its place. */
+  refresh(sessionId: string): void {
+    const { app } = this.ctx.deps;
+    if (
+      app.state.mode.kind === 'diff' &&
+      app.state.mode.sessionId === sessionId &&
+      app.state.diff?.sessionId === sessionId &&
+      !app.state.diff.loading
+    )
+      this.load(sessionId, false);
+  }
+
+  cancel(sessionId: string): void {
+    this.loads.get(sessionId)?.abort();
+    this.loads.delete(sessionId);
+    // Anything still on its way is older than this.
+    this.generation++;
+  }
+
+  private load(sessionId: string, fresh: boolean, fromTask = true): void {
+    const { app, store } = this.ctx.deps;
+    this.loads.get(sessionId)?.abort();
+    const controller = new AbortController();
+    this.loads.set(sessionId, controller);
+    const generation = ++this.generation;
+    if (fresh)
+      this.put(
+        {
+          type: 'diffLoaded',
+          diff: {
+            sessionId,
+            generation,
+            loading: true,
+            error: null,
+            files: [],
+            added: 0,
+            deleted: 0,
+          },
+        },
+        fromTask,
+      );
+    app.task('Loading the diff', async () => {
+      app.emit({
+        type: 'diffCommentsLoaded',
+        sessionId,
+        comments: await store.diffComments.listBySession(sessionId),
+      });
+      const session = await store.sessions.get(sessionId);
+      if (!session) return;
+      let view: DiffView;
+      try {
+        const { diff, source } = await sessionDiff(this.ctx, session, controller.signal);
+        view = buildDiffView(sessionId, diff, { generation, ...(source ? { source } : {}) });
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        const message = error instanceof Error ? error.message : String(error);
+        view = {
+          sessionId,
+          generation,
+          loading: false,
+          error: `Could not compute the diff: ${message}`,
+          files: [],
+          added: 0,
+          deleted: 0,
+        };
+      } finally {
+        if (this.loads.get(sessionId) === controller) this.loads.delete(sessionId);
+      }
+      if (controller.signal.aborted || app.state.diff?.sessionId !== sessionId) return;
+      app.emit({ type: 'diffLoaded', diff: view, place: fresh ? 'start' : 'keep' });
+    });
+  }
 }

@@ -16,7 +16,8 @@ export function reviewPrompt(title: string, summary: string, diff: string): stri
     '### Project Impact',
     '(one short paragraph: what this change does to the project and how risky it is)',
     '### Suggestions',
-    '(a list; each item starts with a severity tag [High], [Medium] or [Low], names the file, and says what to change. Suggest verification commands rather than running them. Write "None." if there is nothing to suggest.)',
+    // Grove turns each item into a draft diff comment at that location (parseReviewFindings), so the form is fixed.
+    '(a list; each item is one line of the form `- [High] path/to/file.ts:12-14 — what to change`: a severity tag [High], [Medium] or [Low], then the location as a repository-relative path with the line or line range in the new version of the file (`path:12`, `path:12-14`, or just `path` for the whole file), then what to change. Suggest verification commands rather than running them. Write "None." if there is nothing to suggest.)',
     '',
     `Session title: ${title}`,
     summary ? `Session summary: ${summary}` : '',
@@ -59,7 +60,7 @@ export class FocusedReview {
       let text: string | null = null;
       let failure: string | null = null;
       try {
-        const choice = modelChoice(app.state.settings, 'review');
+        const choice = modelChoice(app.state.settings, 'review', agents.installed());
         const reply = await agents.utility(choice, reviewPrompt(session.title, session.summary?.session ?? '', diff.patch), session.worktreePath, controller.signal);
         text = reply.answer.trim() || 'The reviewer had nothing to add.';
         await store.sessions.addTokens(sessionId, reply.inputTokens, reply.outputTokens);

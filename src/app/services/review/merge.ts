@@ -1,5 +1,6 @@
 import type { Operation } from '../../../domain/operation.js';
 import type { Session } from '../../../domain/session.js';
+import { rebaseWarning, sessionLabel } from '../../../domain/overlap.js';
 import { withGitStep } from '../git-steps.js';
 import { ReportedError } from '../worker.js';
 import { assistedRebase } from './assisted-rebase.js';
@@ -139,6 +140,9 @@ export class MergeQueue {
         title: `Merge "${session.title || session.branch}"?`,
         lines: [
           `It is rebased onto ${session.baseBranch}, squashed into one commit there, and its worktree and branch are removed.`,
+          ...rebaseWarning(this.ctx.deps.app.state.git?.overlaps?.[sessionId] ?? [], (id) =>
+            sessionLabel(this.ctx.deps.app.state.sessions.find((s) => s.id === id), id),
+          ),
         ],
         intent: { kind: 'merge', sessionId },
         yes: false,

@@ -3,6 +3,7 @@ import type { Session } from '../../../domain/session.js';
 import type { ForgeConnection } from '../../ports.js';
 import { storePullRequest } from './publish.js';
 import type { ReviewContext } from './context.js';
+import { refreshThreads } from './review-threads.js';
 
 export const PULL_REQUEST_INTERVAL_SETTING = 'github.pollInterval';
 const DEFAULT_INTERVAL = '60s';
@@ -22,7 +23,8 @@ function followed(session: Session): boolean {
 /**
  * Keeps published sessions in step with their pull requests: merged →
  * Merged (read-only until the base branch is synced), closed → Canceled
- * (branch and worktree kept), reopened → Review. Runs every
+ * (branch and worktree kept), reopened → Review; an open one's unresolved
+ * review threads are fetched and stored. Runs every
  * `github.pollInterval` (60 s by default, `off` stops it), waits out rate
  * limits and backs off on errors.
  */
@@ -73,6 +75,22 @@ export class PullRequestPoller {
     this.timer.unref();
   }
 
+  /**
+   * The review threads of an open pull request. A failure (no GraphQL on an
+   * Enterprise server, missing permission) is shown with the threads and
+   * does not stop the pull request refresh; a rate limit makes the poller wait.
+   */
+  private async refreshThreads(session: Session, connection: ForgeConnection, signal: AbortSignal): Promise<void> {
+    try {
+      await refreshThreads(this.ctx, session, connection, signal);
+    } catch (error) {
+      const threads = await this.ctx.deps.store.reviewThreads.list(session.id);
+      this.ctx.deps.app.emit({ type: 'reviewThreadsLoaded', sessionId: session.id, threads, error: error instanceof Error ? error.message : String(error) });
+      if (typeof (error as { resetAt?: unknown } | null)?.resetAt === 'number') throw error;
+      this.ctx.deps.runtime.logger.log('warn', 'review threads refresh failed', error);
+    }
+  }
+
   /** One refresh of every followed pull request of the active project. Returns a rate-limit wait, if any. */
   async poll(): Promise<number | null> {
     const { store, app, forge, git } = this.ctx.deps;
@@ -110,6 +128,7 @@ export class PullRequestPoller {
         await this.ctx.note(session.id, `[Review Request] Pull request #${pr.number} was reopened; the session is back in Review.`);
       } else {
         await this.ctx.deps.sessions.publishSession(session.id);
+        await this.refreshThreads(current, connection, signal);
       }
     }
     return connection.waitUntil && connection.waitUntil > this.ctx.now() ? connection.waitUntil : null;

@@ -85,21 +85,22 @@ async function connect(ctx: ReviewContext, projectPath: string, signal: AbortSig
 
 /**
  * Pushes the session branch and opens (or finds) its draft pull request.
- * `auto` is the quiet re-push after a later turn.
+ * `auto` is the quiet re-push after a later turn. Resolves with whether the
+ * branch was pushed.
  */
-export async function runPublish(ctx: ReviewContext, operation: Operation, signal: AbortSignal, auto = false): Promise<void> {
+export async function runPublish(ctx: ReviewContext, operation: Operation, signal: AbortSignal, auto = false): Promise<boolean> {
   const { store, git } = ctx.deps;
   const session = await store.sessions.get(operation.sessionId);
-  if (!session) return;
+  if (!session) return false;
   if (!['Review', 'AgentReview', 'Question'].includes(session.status)) {
-    if (auto) return;
+    if (auto) return false;
     const text = `[Publish Error] A ${session.status} session cannot be published.`;
     await ctx.note(session.id, text);
     await ctx.deps.sessions.publishSession(session.id);
     throw new ReportedError(text);
   }
   const project = await store.projects.get(session.projectId);
-  if (!project) return;
+  if (!project) return false;
   const remoteBranch = session.publishedBranch ?? (typeof operation.payload['remoteBranch'] === 'string' ? operation.payload['remoteBranch'] : session.branch);
   const label = auto ? 'Branch Push' : 'Review Request';
   try {
@@ -108,7 +109,7 @@ export async function runPublish(ctx: ReviewContext, operation: Operation, signa
     await commitPending(ctx, session);
     if ((await git.commitsSince(session.worktreePath, session.baseBranch)) === 0) {
       await ctx.note(session.id, `[${label}] Nothing to publish yet: the session has no changes on ${session.baseBranch}.`);
-      return;
+      return false;
     }
     // Ask GitHub first: bad credentials, a missing repository or a rate
     // limit stop the publish before anything is pushed.
@@ -135,10 +136,12 @@ export async function runPublish(ctx: ReviewContext, operation: Operation, signa
       await store.sessions.update(session.id, { publishedBranch: remoteBranch }, ctx.now());
       await ctx.note(session.id, `[${label}] Pushed ${remoteBranch}; pull request #${pr.number}${Object.keys(patch).length > 0 ? ' updated' : ''}: ${pr.url}`);
     }
+    return true;
   } catch (error) {
     const text = `[${auto ? 'Branch Push Error' : 'Publish Error'}] ${errorText(error)}`;
     await ctx.note(session.id, text);
     if (!auto) throw new ReportedError(text);
+    return false;
   } finally {
     await ctx.deps.sessions.publishSession(session.id);
   }

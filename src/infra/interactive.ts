@@ -1,0 +1,42 @@
+// Programs the person works in, started in a session's worktree: a shell or
+// an editor that takes the terminal over (Grove waits), or, inside tmux, a
+// new tmux window (Grove goes on).
+import { execFile, spawn } from 'node:child_process';
+
+/** The shell and the editor a person asked for, from their environment. */
+export function shellCommand(env: NodeJS.ProcessEnv): string {
+  return env['SHELL'] && env['SHELL'].trim() !== '' ? env['SHELL'] : '/bin/sh';
+}
+
+export function editorCommand(env: NodeJS.ProcessEnv): string {
+  for (const name of ['VISUAL', 'EDITOR'] as const) {
+    const value = env[name];
+    if (value && value.trim() !== '') return value;
+  }
+  return 'vi';
+}
+
+/**
+ * Runs `command` (a program path, or an editor setting such as `code -w`,
+ * split on spaces) with the terminal (stdio inherited) in `cwd`; resolves
+ * with its exit code (or 1 when it could not start, with the reason).
+ */
+export function runInteractive(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ exitCode: number; error: string | null }> {
+  const [file = command, ...rest] = command.trim().split(/\s+/);
+  return new Promise((resolve) => {
+    const child = spawn(file, [...rest, ...args], { cwd, env, stdio: 'inherit' });
+    child.once('error', (error) => resolve({ exitCode: 1, error: error.message }));
+    child.once('exit', (code, signal) => resolve({ exitCode: code ?? (signal ? 128 : 1), error: null }));
+  });
+}
+
+/** Opens `command args` in a new tmux window whose folder is `cwd` (`tmux new-window -c`). */
+export function openTmuxWindow(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const [file = command, ...rest] = command.trim().split(/\s+/);
+  return new Promise((resolve, reject) => {
+    execFile('tmux', ['new-window', '-c', cwd, '--', file, ...rest, ...args], { env, timeout: 10_000 }, (error, _stdout, stderr) => {
+      if (error) reject(new Error(`tmux new-window failed: ${String(stderr).trim() || error.message}`));
+      else resolve();
+    });
+  });
+}

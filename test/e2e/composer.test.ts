@@ -1,0 +1,126 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentEnv } from '../helpers/agent-env.js';
+import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import { agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import type { TmuxTerminal } from '../helpers/tmux.js';
+
+// The prompt composer in a real terminal: `@` file completion, a slash
+// command, the prompt history (kept across restarts) and `y` over OSC 52.
+
+const reply = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` } });
+
+let world: GroveWorld;
+let server: FakeModelServer;
+let term: TmuxTerminal | null = null;
+let repo: string;
+
+beforeEach(async () => {
+  world = makeWorld();
+  server = await startFakeModelServer();
+  repo = makeRepo(world);
+  mkdirSync(join(repo, 'src', 'app'), { recursive: true });
+  writeFileSync(join(repo, 'src', 'app', 'controller.ts'), 'export const controller = 1;\n');
+  writeFileSync(join(repo, 'src', 'app', 'reducer.ts'), 'export const reducer = 2;\n');
+  git(repo, 'add', '-A');
+  git(repo, '-c', 'user.name=T', '-c', 'user.email=t@t.invalid', 'commit', '-q', '-m', 'Add the app');
+  server.script('anthropic', [
+    { when: 'Write a title for a coding task', text: reply('Explain the controller') },
+    { when: 'Write the git commit message for the changes', text: reply('No changes') },
+    { when: 'You are reviewing the work of a coding agent', text: reply('## Review\nNothing to review.') },
+  ]);
+});
+
+afterEach(async () => {
+  await term?.kill();
+  term = null;
+  await server.close();
+  world.cleanup();
+});
+
+async function start(): Promise<TmuxTerminal> {
+  term = await startGrove(world, repo, { env: agentWorldEnv(world, agentEnv(server, world.home)), columns: 120, rows: 34 });
+  return term;
+}
+
+/** Sends a first prompt picked with `@` completion and waits for the answer. */
+async function explainController(t: TmuxTerminal): Promise<void> {
+  server.script('anthropic', [{ when: 'controller.ts', text: reply('It holds the controller.') }]);
+  await t.waitFor('No sessions yet.');
+  await t.keys('a');
+  await t.waitFor('Task for the agent');
+  await t.type('Explain @contr');
+  await t.waitFor('▶ @src/app/controller.ts');
+  await t.keys('Tab');
+  await t.waitFor('Explain @src/app/controller.ts');
+  await t.type('briefly');
+  await t.keys('Enter');
+  await t.waitFor('It holds the controller.', 20_000);
+  await t.waitFor(/ Review /, 15_000);
+}
+
+describe('the prompt composer', () => {
+  it('completes an @ file mention from the worktree and passes the path to the agent', async () => {
+    const t = await start();
+
+    await explainController(t);
+
+    const bodies = server.modelRequests('anthropic').map((r) => JSON.stringify(r.body));
+    expect(bodies.some((body) => body.includes('Explain @src/app/controller.ts briefly'))).toBe(true);
+  });
+
+  it('lists the slash commands, runs /mode plan, and says so for an unknown command', async () => {
+    const t = await start();
+    await explainController(t);
+
+    await t.keys('Enter');
+    await t.waitFor('Reply');
+    await t.type('/');
+    await t.waitFor("/model      Change this session's model");
+    await t.type('frob');
+    await t.keys('Enter');
+    await t.waitFor('Unknown command /frob');
+    await t.keys('C-u');
+    await t.type('/mode pl');
+    await t.waitFor('▶ plan');
+    await t.keys('Enter');
+
+    await t.waitFor('[Mode] Plan');
+    expect(await t.screen()).toMatch(/claude\/\S+ \[\w+\]\s+Plan/);
+  });
+
+  it('brings back the last prompt with Up, also after a restart, and finds it with Ctrl+R', async () => {
+    const first = await start();
+    await explainController(first);
+    await first.keys('q');
+    await first.waitFor('Quit Grove?');
+    await first.keys('y');
+    await first.waitForExit();
+
+    const t = await start();
+    await t.waitFor('Explain the controller');
+    await t.keys('Enter');
+    await t.waitFor('Explain @src/app/controller.ts briefly');
+    await t.keys('Enter');
+    await t.waitFor('Reply');
+    await t.keys('Up');
+    await t.waitFor(/│ Explain @src\/app\/controller\.ts briefly/);
+    await t.keys('C-u', 'C-r');
+    await t.type('contr');
+
+    await t.waitFor("(reverse-i-search) 'contr': Explain @src/app/controller.ts briefly");
+  });
+
+  it('copies the worktree path over OSC 52 when no clipboard tool is reachable', async () => {
+    const t = await start();
+    await t.tmux(['set-option', '-s', 'set-clipboard', 'on']);
+    await explainController(t);
+
+    await t.keys('y');
+
+    await t.waitFor('Copied the worktree path via OSC 52');
+    const buffers = await t.tmux(['list-buffers', '-F', '#{buffer_sample}']);
+    expect(buffers).toContain(world.groveHome);
+  });
+});
