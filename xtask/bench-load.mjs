@@ -14,7 +14,17 @@
 //   turn       Grove's own cost per turn on a 10,000-file repository (an agent
 //              that answers at once) and the agent processes one turn starts.
 import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -27,14 +37,15 @@ const ROWS = 40;
 const HZ = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 const FRAME_END = '\u001b[?2026l';
 
-const debug = (text) => process.env.GROVE_BENCH_VERBOSE && appendFileSync('/dev/stderr', `  [${new Date().toISOString().slice(11, 23)}] ${text}\n`);
+const debug = (text) =>
+  process.env.GROVE_BENCH_VERBOSE &&
+  appendFileSync('/dev/stderr', `  [${new Date().toISOString().slice(11, 23)}] ${text}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const verdict = (ok) => (ok ? 'ok' : 'MISSED');
 const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 };
-const reply = (answer) => JSON.stringify({ answer, questions: [], summary: null });
 
 // ---------------------------------------------------------------- the world
 
@@ -44,13 +55,29 @@ function world() {
   const repo = join(dir, 'repo');
   const fakeBin = join(dir, 'fake-bin');
   for (const d of [home, repo, fakeBin, join(home, '.claude')]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Bench\n\temail = bench@grove.invalid\n[init]\n\tdefaultBranch = main\n');
-  const git = (...args) => execFileSync('git', args, { cwd: repo, env: { ...process.env, HOME: home }, maxBuffer: 64 << 20 });
+  writeFileSync(
+    join(home, '.gitconfig'),
+    '[user]\n\tname = Bench\n\temail = bench@grove.invalid\n[init]\n\tdefaultBranch = main\n',
+  );
+  const git = (...args) =>
+    execFileSync('git', args, {
+      cwd: repo,
+      env: { ...process.env, HOME: home },
+      maxBuffer: 64 << 20,
+    });
   git('init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), '# bench\n');
   git('add', '-A');
   git('commit', '-q', '-m', 'init');
-  return { dir, home, repo, fakeBin, groveHome: join(dir, 'grove-home'), git, dbFile: join(dir, 'grove-home', 'db', 'grove.db') };
+  return {
+    dir,
+    home,
+    repo,
+    fakeBin,
+    groveHome: join(dir, 'grove-home'),
+    git,
+    dbFile: join(dir, 'grove-home', 'db', 'grove.db'),
+  };
 }
 
 function groveEnv(w, extra = {}) {
@@ -88,13 +115,23 @@ function killAll() {
 /** Grove in a real pty; resolves at its first full frame. `frames` counts painted frames, `out` keeps the output. */
 function startGrove(w, env, marker = 'Sessions') {
   return new Promise((resolvePromise, reject) => {
-    const command = `stty cols ${COLUMNS} rows ${ROWS}; exec ${process.execPath} ${BIN}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: w.repo, env, stdio: ['pipe', 'pipe', 'inherit'] });
+    // GROVE_BENCH_NODE_ARGS: extra Node flags for Grove (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+    const command = `stty cols ${COLUMNS} rows ${ROWS}; exec ${process.execPath} ${process.env.GROVE_BENCH_NODE_ARGS ?? ''} ${BIN}`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: w.repo,
+      env,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const g = { child, out: '', received: 0, frames: 0, pid: 0 };
     running.add(g);
     child.on('exit', () => running.delete(g));
     let done = false;
-    const timer = setTimeout(() => !done && reject(new Error(`no frame within 20 s; got: ${JSON.stringify(g.out.slice(-400))}`)), 20_000);
+    const timer = setTimeout(
+      () =>
+        !done &&
+        reject(new Error(`no frame within 20 s; got: ${JSON.stringify(g.out.slice(-400))}`)),
+      20_000,
+    );
     child.stdout.on('data', (chunk) => {
       const text = chunk.toString('utf8');
       g.out = (g.out + text).slice(-200_000);
@@ -103,7 +140,11 @@ function startGrove(w, env, marker = 'Sessions') {
       if (!done && g.out.includes(marker) && g.out.includes(FRAME_END)) {
         done = true;
         clearTimeout(timer);
-        g.pid = Number(execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).trim().split('\n')[0]);
+        g.pid = Number(
+          execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
+            .trim()
+            .split('\n')[0],
+        );
         resolvePromise(g);
       }
     });
@@ -147,14 +188,19 @@ function cpuTicks(pid) {
 }
 
 function rssMb(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 
 /** Context switches of the main thread: each wake-up of the event loop is one. */
 function wakeups(pid) {
   const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
-  return Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]) + Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]);
+  return (
+    Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]) +
+    Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1])
+  );
 }
 
 /** CPU of one process over a window, in % of one core. */
@@ -177,7 +223,8 @@ async function keyToFrame(g, key, marker) {
     const tail = g.out.slice(Math.max(0, g.out.length - (g.received - from)));
     const at = tail.indexOf(marker);
     if (at >= 0 && tail.indexOf(FRAME_END, at) >= 0) break;
-    if (Number(process.hrtime.bigint() - pressed) > 5e9) throw new Error(`no frame with ${JSON.stringify(marker)} after ${JSON.stringify(key)}`);
+    if (Number(process.hrtime.bigint() - pressed) > 5e9)
+      throw new Error(`no frame with ${JSON.stringify(marker)} after ${JSON.stringify(key)}`);
     await new Promise((r) => setImmediate(r));
   }
   return Number(process.hrtime.bigint() - pressed) / 1e6;
@@ -194,17 +241,31 @@ async function helpLatencies(g, count, gapMs) {
   return times;
 }
 
-function seedSessions(w, count, { prefix = 'seed', statuses = ['Review', 'Question', 'Review', 'Done'], branches = false } = {}) {
+function seedSessions(
+  w,
+  count,
+  { prefix = 'seed', statuses = ['Review', 'Question', 'Review', 'Done'], branches = false } = {},
+) {
   const db = new Database(w.dbFile);
   const project = db.prepare('SELECT id FROM project LIMIT 1').get();
-  const insert = db.prepare(`INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at, active_seconds)
+  const insert =
+    db.prepare(`INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at, active_seconds)
     VALUES (?, ?, ?, ?, 'main', ?, ?, 'claude', 'sonnet', 'high', 'p', 'S', 3, 1, ?, ?, 0)`);
   const now = Date.now();
   const ids = [];
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const id = `${prefix}-${String(i).padStart(6, '0')}-0000-0000-000000000000`;
-      insert.run(id, project.id, `Seeded session ${prefix} ${i}`, statuses[i % statuses.length], `grove/${prefix}${i}`, join(w.dir, 'wt', `${prefix}${i}`), now - i * 1000, now - i * 1000);
+      insert.run(
+        id,
+        project.id,
+        `Seeded session ${prefix} ${i}`,
+        statuses[i % statuses.length],
+        `grove/${prefix}${i}`,
+        join(w.dir, 'wt', `${prefix}${i}`),
+        now - i * 1000,
+        now - i * 1000,
+      );
       ids.push(id);
     }
   })();
@@ -215,11 +276,16 @@ function seedSessions(w, count, { prefix = 'seed', statuses = ['Review', 'Questi
 
 function seedTranscript(w, sessionId, entries, linesPerEntry) {
   const db = new Database(w.dbFile);
-  const insert = db.prepare('INSERT INTO session_message (session_id, position, kind, content, created_at) VALUES (?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO session_message (session_id, position, kind, content, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
   db.transaction(() => {
     for (let e = 0; e < entries; e++) {
       const kind = e % 2 === 0 ? 'user_prompt' : 'assistant_answer';
-      const content = Array.from({ length: linesPerEntry - 1 }, (_, l) => `- entry ${e} line ${l}: some words of an answer`).join('\n');
+      const content = Array.from(
+        { length: linesPerEntry - 1 },
+        (_, l) => `- entry ${e} line ${l}: some words of an answer`,
+      ).join('\n');
       insert.run(sessionId, e, kind, content, Date.now());
     }
   })();
@@ -252,6 +318,10 @@ function installFakeClaude(w) {
   const script = `#!${process.execPath}
 const { appendFileSync, mkdirSync, writeFileSync } = require('node:fs');
 const start = Date.now();
+if (process.argv.includes('--version')) {
+  process.stdout.write('2.1.330 (Claude Code)\\n');
+  process.exit(0);
+}
 let input = '';
 process.stdin.on('data', (d) => (input += d));
 process.stdin.on('end', () => {
@@ -266,9 +336,10 @@ process.stdin.on('end', () => {
   if (kind === 'turn') writeFileSync('bench-change.txt', 'change ' + start + '\\n');
   if (kind !== 'stream') return finish();
   let n = 0;
-  mkdirSync('stream', { recursive: true });
+  const dir = 'stream-' + process.pid;
+  mkdirSync(dir, { recursive: true });
   const timer = setInterval(() => {
-    const path = process.cwd() + '/stream/f' + n + '.txt';
+    const path = process.cwd() + '/' + dir + '/f' + n + '.txt';
     writeFileSync(path, 'file ' + n + '\\n');
     out({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'toolu_' + n, name: 'Write', input: { file_path: path, content: 'x' } }] }, session_id: id });
     if (++n >= ${STREAM_EVENTS}) {
@@ -299,7 +370,9 @@ async function idleScenario() {
     const framesBefore = g.frames;
     const cpu = await cpuOver(g.pid, 10_000);
     const woke = (wakeups(g.pid) - wokeBefore) / 10;
-    console.log(`idle with 20 sessions: ${cpu.toFixed(2)} % CPU over 12-22 s after start (goal ≤ 0.3 %: ${verdict(cpu <= 0.3)}); main thread woke ${woke.toFixed(1)} times a second, ${g.frames - framesBefore} frames painted`);
+    console.log(
+      `idle with 20 sessions: ${cpu.toFixed(2)} % CPU over 12-22 s after start (goal ≤ 0.3 %: ${verdict(cpu <= 0.3)}); main thread woke ${woke.toFixed(1)} times a second, ${g.frames - framesBefore} frames painted`,
+    );
     await stopGrove(g);
   } finally {
     rmSync(w.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
@@ -319,7 +392,12 @@ async function streamingScenario() {
     for (let i = 0; i < SESSIONS; i++) {
       const from = g.received;
       g.child.stdin.write('a');
-      await waitFor(g, (out) => out.slice(out.length - (g.received - from)).includes('Task for the agent'), 30_000, 'the composer');
+      await waitFor(
+        g,
+        (out) => out.slice(out.length - (g.received - from)).includes('Task for the agent'),
+        30_000,
+        'the composer',
+      );
       debug(`composer ${i} open`);
       g.child.stdin.write(`Stream task ${i}: write the files`);
       await sleep(30);
@@ -330,7 +408,12 @@ async function streamingScenario() {
         const at = g.received;
         g.child.stdin.write('\u001b');
         try {
-          await waitFor(g, (out) => out.slice(out.length - (g.received - at)).includes('claude/sonnet'), 1500, 'the list');
+          await waitFor(
+            g,
+            (out) => out.slice(out.length - (g.received - at)).includes('Seeded session'),
+            1500,
+            'the list',
+          );
           break;
         } catch (error) {
           if (attempt >= 4) throw error;
@@ -338,7 +421,8 @@ async function streamingScenario() {
       }
     }
     const db = new Database(w.dbFile, { readonly: true });
-    const working = () => db.prepare("SELECT count(*) AS n FROM session WHERE status = 'InProgress'").get().n;
+    const working = () =>
+      db.prepare("SELECT count(*) AS n FROM session WHERE status = 'InProgress'").get().n;
     const until = Date.now() + 30_000;
     while (working() < SESSIONS * 0.75 && Date.now() < until) await sleep(100);
     const atStart = working();
@@ -357,10 +441,18 @@ async function streamingScenario() {
     db.close();
     const p50 = quantile(latencies, 0.5);
     const p99 = quantile(latencies, 0.99);
-    console.log(`streaming, ${SESSIONS} sessions at once (${atStart} working at the start of the ${seconds.toFixed(1)} s window, ${atEnd} at its end; sessions created in ${((windowStart - createdAt) / 1000).toFixed(1)} s):`);
-    console.log(`  key to frame (help overlay, ${latencies.length} presses): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (goal p99 ≤ 20 ms: ${verdict(p99 <= 20)})`);
-    console.log(`  Grove's CPU: ${cpu.toFixed(1)} % of one core over the window (the agents' processes not counted)`);
-    console.log(`  resident memory with ${total} sessions (${SESSIONS} live): ${rss.toFixed(1)} MB peak (goal ≤ 120 MB: ${verdict(rss <= 120)})`);
+    console.log(
+      `streaming, ${SESSIONS} sessions at once (${atStart} working at the start of the ${seconds.toFixed(1)} s window, ${atEnd} at its end; sessions created in ${((windowStart - createdAt) / 1000).toFixed(1)} s):`,
+    );
+    console.log(
+      `  key to frame (help overlay, ${latencies.length} presses): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (goal p99 ≤ 20 ms: ${verdict(p99 <= 20)})`,
+    );
+    console.log(
+      `  Grove's CPU: ${cpu.toFixed(1)} % of one core over the window (the agents' processes not counted)`,
+    );
+    console.log(
+      `  resident memory with ${total} sessions (${SESSIONS} live): ${rss.toFixed(1)} MB peak (goal ≤ 120 MB: ${verdict(rss <= 120)})`,
+    );
     await stopGrove(g);
   } finally {
     rmSync(w.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
@@ -384,7 +476,14 @@ async function scrollScenario() {
       seedTranscript(w, id, entries, perEntry);
       const g = await startGrove(w, env);
       g.child.stdin.write('\r');
-      await waitFor(g, (out) => out.includes(`entry ${entries - 1} line 8`) && out.includes(FRAME_END, out.lastIndexOf(`entry ${entries - 1} line 8`)), 20_000, 'the transcript');
+      await waitFor(
+        g,
+        (out) =>
+          out.includes(`entry ${entries - 1} line 8`) &&
+          out.includes(FRAME_END, out.lastIndexOf(`entry ${entries - 1} line 8`)),
+        20_000,
+        'the transcript',
+      );
       await sleep(300);
       const times = [];
       // Up and down one line: a 50-line transcript scrolls only within what exists.
@@ -395,9 +494,14 @@ async function scrollScenario() {
       results.push([label, quantile(times, 0.5), quantile(times, 0.99)]);
       await stopGrove(g);
     }
-    for (const [label, p50, p99] of results) console.log(`transcript scroll, ${label} transcript (one line, 80 presses): key to frame p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`);
+    for (const [label, p50, p99] of results)
+      console.log(
+        `transcript scroll, ${label} transcript (one line, 80 presses): key to frame p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+      );
     const ratio = results[1][1] / results[0][1];
-    console.log(`  50,000-line vs 50-line median: ×${ratio.toFixed(2)} (goal: the same frame time, ≤ ×1.5: ${verdict(ratio <= 1.5)})`);
+    console.log(
+      `  50,000-line vs 50-line median: ×${ratio.toFixed(2)} (goal: the same frame time, ≤ ×1.5: ${verdict(ratio <= 1.5)})`,
+    );
   } finally {
     rmSync(w.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
@@ -410,40 +514,78 @@ async function turnScenario() {
     for (let d = 0; d < 100; d++) {
       const folder = join(w.repo, 'src', `m${d}`);
       mkdirSync(folder, { recursive: true });
-      for (let f = 0; f < 100; f++) writeFileSync(join(folder, `f${f}.ts`), `export const v${f} = ${d * 100 + f};\n`);
+      for (let f = 0; f < 100; f++)
+        writeFileSync(join(folder, `f${f}.ts`), `export const v${f} = ${d * 100 + f};\n`);
     }
     w.git('add', '-A');
     w.git('commit', '-q', '-m', '10,000 files');
     const calls = installFakeClaude(w);
     const env = groveEnv(w, { PATH_PREFIX: w.fakeBin });
-    const run = (...args) => execFileSync(process.execPath, [BIN, ...args], { cwd: w.repo, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    // GROVE_BENCH_GIT_TRACE=FILE: git's own timings of each command (trace2 perf format).
+    if (process.env.GROVE_BENCH_GIT_TRACE) env.GIT_TRACE2_PERF = process.env.GROVE_BENCH_GIT_TRACE;
+    const run = (...args) =>
+      execFileSync(process.execPath, [BIN, ...args], {
+        cwd: w.repo,
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 120_000,
+      });
     const costs = [];
     const kinds = [];
     let sessionId = null;
     for (let turn = 0; turn < 3; turn++) {
       if (existsSync(calls)) rmSync(calls);
-      const out = turn === 0 ? run('run', '--output', 'json', 'Bench turn: change a file') : run('reply', sessionId, '--output', 'json', `Bench turn ${turn}: change it again`);
-      sessionId ??= JSON.parse(out).id ?? JSON.parse(out).session?.id;
+      const out =
+        turn === 0
+          ? run('run', '--output', 'json', 'Bench turn: change a file')
+          : run('reply', sessionId, '--output', 'json', `Bench turn ${turn}: change it again`);
+      sessionId ??= JSON.parse(out).sessionId;
       const log = readFileSync(join(w.groveHome, 'logs', 'grove.log'), 'utf8');
       const lines = [...log.matchAll(/Grove's own ([\d.]+) ms/g)];
       costs.push(Number(lines.at(-1)?.[1] ?? NaN));
       // Title generation runs beside the turn; a short-lived `grove run` waits for it.
-      kinds.push(existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n').map((l) => l.split(' ')[0]) : []);
+      kinds.push(
+        existsSync(calls)
+          ? readFileSync(calls, 'utf8')
+              .trim()
+              .split('\n')
+              .map((l) => l.split(' ')[0])
+          : [],
+      );
     }
-    console.log(`Grove's own cost per turn, 10,000-file repository (transcript, commit, diff stats, database; agent excluded): first ${costs[0].toFixed(0)} ms, follow-ups ${costs.slice(1).map((c) => c.toFixed(0)).join(' and ')} ms (goal ≤ 300 ms: ${verdict(Math.max(...costs) <= 300)})`);
-    const describe = (list) => `${list.length} (${Object.entries(list.reduce((m, k) => ({ ...m, [k]: (m[k] ?? 0) + 1 }), {})).map(([k, n]) => `${k} ${n}`).join(', ')})`;
-    console.log(`agent processes per turn, Claude Code (a process per prompt): first turn ${describe(kinds[0])}, follow-up ${describe(kinds[1])}`);
+    console.log(
+      `Grove's own cost per turn, 10,000-file repository (transcript, commit, diff stats, database; agent excluded): first ${costs[0].toFixed(0)} ms, follow-ups ${costs
+        .slice(1)
+        .map((c) => c.toFixed(0))
+        .join(' and ')} ms (goal ≤ 300 ms: ${verdict(Math.max(...costs) <= 300)})`,
+    );
+    const describe = (list) =>
+      `${list.length} (${Object.entries(list.reduce((m, k) => ({ ...m, [k]: (m[k] ?? 0) + 1 }), {}))
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')})`;
+    console.log(
+      `agent processes per turn, Claude Code (a process per prompt): first turn ${describe(kinds[0])}, follow-up ${describe(kinds[1])}`,
+    );
   } finally {
     rmSync(w.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
-const SCENARIOS = { idle: idleScenario, streaming: streamingScenario, scroll: scrollScenario, turn: turnScenario };
+const SCENARIOS = {
+  idle: idleScenario,
+  streaming: streamingScenario,
+  scroll: scrollScenario,
+  turn: turnScenario,
+};
+export const LOAD_SCENARIOS = Object.keys(SCENARIOS);
 
 /** Runs the load scenarios (all, or the named ones) one after the other. */
 export async function runLoadBench(only = Object.keys(SCENARIOS)) {
   if (!existsSync(join(REAL_CLI_BIN, 'claude'))) {
-    console.log('load bench: the pinned agent CLIs are missing (node xtask/real-clis.mjs installs them); the streaming scenario is skipped');
+    console.log(
+      'load bench: the pinned agent CLIs are missing (node xtask/real-clis.mjs installs them); the streaming scenario is skipped',
+    );
     only = only.filter((name) => name !== 'streaming');
   }
   for (const name of only) {
@@ -451,12 +593,15 @@ export async function runLoadBench(only = Object.keys(SCENARIOS)) {
     try {
       await SCENARIOS[name]();
     } catch (error) {
-      console.log(`load bench: ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      console.log(
+        `load bench: ${name} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
       process.exitCode = 1;
     } finally {
       killAll();
     }
-    if (process.env.GROVE_BENCH_VERBOSE) appendFileSync('/dev/stderr', `(${name}: ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    if (process.env.GROVE_BENCH_VERBOSE)
+      appendFileSync('/dev/stderr', `(${name}: ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   }
 }
 

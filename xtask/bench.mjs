@@ -5,11 +5,17 @@
 //   npm run bench            (builds first)
 //   node xtask/bench.mjs --runs 15
 //   node xtask/bench.mjs --only diff   (just the diff scroll scenario)
+//   node xtask/bench.mjs --only overlap   (overlap detection with 50 sessions, xtask/bench-overlap.mjs)
+// Then Grove under load (xtask/bench-load.mjs): idle with 20 sessions, 20
+// sessions streaming, transcript scroll, cost and processes per turn.
+//   node xtask/bench.mjs --only streaming,turn   (just those load scenarios)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { LOAD_SCENARIOS, runLoadBench } from './bench-load.mjs';
+import { overlapBench } from './bench-overlap.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'dist', 'grove.js');
@@ -32,16 +38,16 @@ function world() {
   return { dir, home, repo, groveHome: join(dir, 'grove-home') };
 }
 
-function env(w) {
-  return { PATH: process.env.PATH, HOME: w.home, GROVE_HOME: w.groveHome, TERM: 'xterm-256color', LANG: 'C.UTF-8', COLUMNS: String(COLUMNS), LINES: String(ROWS) };
+function env(w, rows = ROWS) {
+  return { PATH: process.env.PATH, HOME: w.home, GROVE_HOME: w.groveHome, TERM: 'xterm-256color', LANG: 'C.UTF-8', COLUMNS: String(COLUMNS), LINES: String(rows) };
 }
 
 /** Spawns grove under `script` (a real pty) and resolves when the first full frame is out. */
-function startInPty(w, marker) {
+function startInPty(w, marker, rows = ROWS) {
   return new Promise((resolvePromise, reject) => {
     const started = process.hrtime.bigint();
-    const command = `stty cols ${COLUMNS} rows ${ROWS}; exec ${process.execPath} ${BIN}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: w.repo, env: env(w), stdio: ['pipe', 'pipe', 'inherit'] });
+    const command = `stty cols ${COLUMNS} rows ${rows}; exec ${process.execPath} ${BIN}`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: w.repo, env: env(w, rows), stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     let done = false;
     const timer = setTimeout(() => {
@@ -167,8 +173,13 @@ async function keyToFrame(child, keys, presses) {
 /**
  * Diff scroll: one session whose diff is `lines` added lines, opened in the
  * diff view; then G (the last line) and 100 alternating half-page scrolls
- * (K, J), each timed from the key to its frame.
+ * (K, J), each timed from the key to its frame. The terminal is DIFF_ROWS
+ * tall, so the 20-line diff fills the patch pane as the 20,000-line one does
+ * and the two frames draw the same number of lines: what differs is only the
+ * size of the diff.
  */
+const DIFF_ROWS = 24;
+
 async function diffScroll(lines) {
   const w = world();
   try {
@@ -186,7 +197,7 @@ async function diffScroll(lines) {
     db.prepare(`INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at)
       VALUES ('bench-diff-0000-0000-0000-000000000000', ?, 'Diff benchmark', 'Review', 'main', 'grove/bench', ?, 'claude', 'sonnet', 'high', 'p', 'XXL', ?, 0, ?, ?)`).run(project.id, worktree, lines, now, now);
     db.close();
-    const { child } = await startInPty(w, 'Diff benchmark');
+    const { child } = await startInPty(w, 'Diff benchmark', DIFF_ROWS);
     const loaded = painted(child, 'wrap off');
     child.stdin.write('\r');
     await new Promise((r) => setTimeout(r, 300));
@@ -198,22 +209,39 @@ async function diffScroll(lines) {
     const latencies = await keyToFrame(child, ['K', 'J'], 100);
     child.stdin.write('q');
     await stop(child);
-    return median(latencies);
+    return latencies;
   } finally {
     rmSync(w.dir, { recursive: true, force: true });
   }
 }
 
 async function diffBench() {
-  const small = await diffScroll(20);
-  const large = await diffScroll(20_000);
-  console.log(`diff scroll, 20 lines vs 20,000 lines: key-to-frame median ${small.toFixed(1)} ms vs ${large.toFixed(1)} ms (G, then 100 alternating K/J)`);
-  const ok = large <= Math.max(small * 1.5, small + 5);
-  console.log(`target: the 20,000-line diff scrolls at the 20-line one's frame time (within 1.5x or 5 ms): ${ok ? 'ok' : 'MISSED'}`);
+  // Interleaved rounds, so a busy moment of the machine does not land on one size only.
+  const small = [];
+  const large = [];
+  for (let round = 0; round < 2; round++) {
+    small.push(...(await diffScroll(20)));
+    large.push(...(await diffScroll(20_000)));
+  }
+  const [s, l] = [median(small), median(large)];
+  console.log(`diff scroll, 20 lines vs 20,000 lines: key-to-frame median ${s.toFixed(1)} ms vs ${l.toFixed(1)} ms (min ${Math.min(...small).toFixed(1)} vs ${Math.min(...large).toFixed(1)} ms; G, then 2 x 100 alternating K/J, ${COLUMNS}x${DIFF_ROWS} terminal)`);
+  const ok = l <= Math.max(s * 1.5, s + 5);
+  console.log(`target: the 20,000-line diff scrolls at the 20-line one's frame time (median within 1.5x or 5 ms): ${ok ? 'ok' : 'MISSED'}`);
+}
+
+// Grove under load (xtask/bench-load.mjs): --only idle,streaming,scroll,turn runs those alone.
+const onlyLoad = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',').filter((name) => LOAD_SCENARIOS.includes(name)) : [];
+if (onlyLoad.length > 0) {
+  await runLoadBench(onlyLoad);
+  process.exit(process.exitCode ?? 0);
 }
 
 if (process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'diff') {
   await diffBench();
+  process.exit(0);
+}
+if (process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'overlap') {
+  await overlapBench();
   process.exit(0);
 }
 
@@ -267,3 +295,5 @@ try {
   rmSync(w.dir, { recursive: true, force: true });
 }
 await diffBench();
+await overlapBench();
+await runLoadBench();

@@ -14,11 +14,18 @@ export const NOTICE_MS = { info: 4000, warn: 6000, error: 8000 } as const;
 export function tickNotice(state: AppState, now: number): AppState {
   const notice = state.notice;
   if (!notice) return state;
-  if (notice.shownAt === undefined || notice.shownAt === null) return { ...state, notice: { ...notice, shownAt: now } };
+  if (notice.shownAt === undefined || notice.shownAt === null)
+    return { ...state, notice: { ...notice, shownAt: now } };
   return now - notice.shownAt >= NOTICE_MS[notice.level] ? { ...state, notice: null } : state;
 }
 
-type ComposerEvent = Extract<AppEvent, { type: 'fileIndexLoaded' | 'composerDataLoaded' | 'promptRecorded' | 'draftSaved' | 'composerAttach' }>;
+type ComposerEvent = Extract<
+  AppEvent,
+  {
+    type:
+      'fileIndexLoaded' | 'composerDataLoaded' | 'promptRecorded' | 'draftSaved' | 'composerAttach';
+  }
+>;
 
 /** The reducer's part for the composer's data: file lists, history, drafts, attachments. */
 export function reduceComposer(state: AppState, event: ComposerEvent): AppState {
@@ -27,7 +34,8 @@ export function reduceComposer(state: AppState, event: ComposerEvent): AppState 
       const next = { ...state, fileIndex: { worktree: event.worktree, files: event.files } };
       // An `@` picker waiting for (or showing an older) list is filled in now.
       const mode = next.mode;
-      if (mode.kind !== 'session' || !mode.composer || mode.assist?.completion?.kind !== 'file') return next;
+      if (mode.kind !== 'session' || !mode.composer || mode.assist?.completion?.kind !== 'file')
+        return next;
       const session = next.sessions.find((s) => s.id === mode.sessionId);
       if (!session || session.worktreePath !== event.worktree) return next;
       const completion = completionFor(mode.composer, null, event.files, { agent: session.agent });
@@ -50,10 +58,15 @@ export function reduceComposer(state: AppState, event: ComposerEvent): AppState 
     }
     case 'composerAttach': {
       const mode = state.mode;
-      if (mode.kind !== 'session' || mode.sessionId !== event.sessionId || !mode.composer) return state;
+      if (mode.kind !== 'session' || mode.sessionId !== event.sessionId || !mode.composer)
+        return state;
       const assist = mode.assist ?? noAssist;
-      const composer = event.insert === undefined ? mode.composer : insertText(mode.composer, event.insert);
-      const images = event.image === undefined || assist.images.includes(event.image) ? assist.images : [...assist.images, event.image];
+      const composer =
+        event.insert === undefined ? mode.composer : insertText(mode.composer, event.insert);
+      const images =
+        event.image === undefined || assist.images.includes(event.image)
+          ? assist.images
+          : [...assist.images, event.image];
       return { ...state, mode: { ...mode, composer, assist: { ...assist, images } } };
     }
     default: {

@@ -59,30 +59,20 @@ export class Controller implements AppCommands {
   private readonly notifications: Notifications | null;
   readonly budget: BudgetService;
   private readonly pool: ChannelPool;
+  /** Aborted by shutdown(): long work not run by a worker (worktree setup, titles, sync's agent) stops with Grove. */
+  private readonly stopping = new AbortController();
   private refreshTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: ControllerDeps) {
     const { app, store, git, agents, shell, runtime, forge } = deps;
+    const shutdown = this.stopping.signal;
     this.pool = new ChannelPool(agents);
-    this.sessions = new SessionService({ app, store, git, shell, runtime });
+    this.sessions = new SessionService({ app, store, git, shell, runtime, shutdown });
     this.composer = new ComposerService({ app, store, git, runtime, whenReady: (id) => this.sessions.whenReady(id), ...(deps.images ? { images: deps.images } : {}) });
-    this.turns = new TurnRunner({ app, store, git, agents, sessions: this.sessions, pool: this.pool, runtime });
-    this.review = new ReviewService({ app, store, git, agents, sessions: this.sessions, turns: this.turns, pool: this.pool, runtime, forge });
-    this.turns.afterTurn = (sessionId, signal, operation) => this.review.afterTurn(sessionId, signal, deps.focusedReviews ?? true, operation);
-    this.gitStatus = new GitStatusPoller({ app, store, git, runtime });
-    this.budget = new BudgetService({ app, store, runtime });
-    this.projects = new ProjectService(
-      app,
-      store,
-      () => runtime.clock.now(),
-      (projectId) => {
-        this.gitStatus.restart(projectId);
-        this.composer.loadProject(projectId);
-        app.task('Reading the budgets', () => this.budget.refresh(projectId));
-        app.task('Resuming queued prompts', () => this.leases.resumeQueued());
-      },
-      runtime.owner,
-    );
+    // The service graph has one direction (docs/architecture/runtime-flow.md):
+    // workers run operations; review queues its operations on them; turns end
+    // by calling review's afterTurn. Each service gets what it uses at
+    // construction; the workers' handler table is the one late-bound edge.
     const runTurn: OperationHandler = (operation, signal) => this.turns.run(operation, signal);
     this.workers = new SessionWorkers({
       store,
@@ -100,7 +90,34 @@ export class Controller implements AppCommands {
       onQueueChanged: (sessionId) => this.publishQueue(sessionId),
       hold: (sessionId, next) => this.budget.hold(sessionId, next),
     });
-    this.review.attachWorkers(this.workers);
+    this.review = new ReviewService({ app, store, git, agents, sessions: this.sessions, pool: this.pool, runtime, forge, queue: this.workers, shutdown });
+    const review = this.review;
+    const focusedReviews = deps.focusedReviews ?? true;
+    this.turns = new TurnRunner({
+      app,
+      store,
+      git,
+      agents,
+      sessions: this.sessions,
+      pool: this.pool,
+      runtime,
+      shutdown,
+      afterTurn: (sessionId, signal, operation) => review.afterTurn(sessionId, signal, focusedReviews, operation),
+    });
+    this.gitStatus = new GitStatusPoller({ app, store, git, runtime });
+    this.budget = new BudgetService({ app, store, runtime });
+    this.projects = new ProjectService(
+      app,
+      store,
+      () => runtime.clock.now(),
+      (projectId) => {
+        this.gitStatus.restart(projectId);
+        this.composer.loadProject(projectId);
+        app.task('Reading the budgets', () => this.budget.refresh(projectId));
+        app.task('Resuming queued prompts', () => this.leases.resumeQueued());
+      },
+      runtime.owner,
+    );
     this.actions = new SessionActions({
       app,
       store,
@@ -113,7 +130,8 @@ export class Controller implements AppCommands {
         this.publishQueue(sessionId);
         this.workers.notify(sessionId);
       },
-      refreshDiff: (sessionId) => this.turns.refreshDiff(sessionId),
+      refreshDiff: (sessionId) => this.sessions.refreshDiff(sessionId),
+      shutdown,
       ...(deps.handoff ? { handoff: deps.handoff } : {}),
     });
     this.notifications = deps.notifier ? new Notifications(app, deps.notifier, runtime) : null;
@@ -168,6 +186,7 @@ export class Controller implements AppCommands {
   }
 
   async shutdown(): Promise<void> {
+    this.stopping.abort();
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.leases.stop();
     this.gitStatus.stop();
@@ -216,7 +235,7 @@ export class Controller implements AppCommands {
     if (sessionById(app.state, sessionId)?.reviewRequest) this.review.loadThreads(sessionId);
     const session = sessionById(app.state, sessionId);
     if (session && !isTerminal(session.status) && !isWorking(session.status)) {
-      app.task('Measuring the diff', () => this.turns.refreshDiff(sessionId));
+      app.task('Measuring the diff', () => this.sessions.refreshDiff(sessionId));
     }
   }
 

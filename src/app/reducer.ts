@@ -157,7 +157,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       // A load that was canceled or superseded (a newer one started) is dropped.
       const current = state.diff;
       if (current && current.sessionId === event.diff.sessionId && (event.diff.generation ?? 0) < (current.generation ?? 0)) return state;
-      const mode = event.place && state.mode.kind === 'diff' && state.mode.sessionId === event.diff.sessionId ? placeDiffCursor(state.mode, event.diff, event.place) : state.mode;
+      const mode = event.place && state.mode.kind === 'diff' && state.mode.sessionId === event.diff.sessionId ? placeDiffCursor(state.mode, event.diff, event.place, current?.sessionId === event.diff.sessionId ? current : null) : state.mode;
       return { ...state, diff: event.diff, mode };
     }
     case 'diffCommentsLoaded':

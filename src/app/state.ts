@@ -158,9 +158,12 @@ export interface DiffMode {
  * The diff view's place once its diff arrives: the first line of the first
  * file of the tree ('start'), or where it was, clamped to what exists now ('keep').
  */
-export function placeDiffCursor(mode: DiffMode, view: DiffView, place: 'start' | 'keep'): DiffMode {
+export function placeDiffCursor(mode: DiffMode, view: DiffView, place: 'start' | 'keep', previous: DiffView | null = null): DiffMode {
   if (view.error || view.files.length === 0) return mode;
-  const fileIndex = place === 'start' ? (treeOrder(fileTree(view.files))[0] ?? 0) : Math.min(mode.fileIndex, view.files.length - 1);
+  // Kept: the same file by path (the list may have changed), else the same index.
+  const path = previous?.files[mode.fileIndex]?.path;
+  const samePath = path === undefined ? -1 : view.files.findIndex((f) => f.path === path);
+  const fileIndex = place === 'start' ? (treeOrder(fileTree(view.files))[0] ?? 0) : samePath >= 0 ? samePath : Math.min(mode.fileIndex, view.files.length - 1);
   const file = view.files[fileIndex];
   const rows = file?.rows ?? (file ? parsePatchRows(file.patch) : []);
   const cursor = place === 'start' ? nearestLine(rows, 0, 1) : Math.min(mode.cursor, Math.max(0, rows.length - 1));

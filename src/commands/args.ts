@@ -72,7 +72,8 @@ Options:
   --all   Include merged, done and canceled sessions`,
   show: `Usage: grove show ID [--json]
 
-Shows a session: status, branch, worktree, pull request, transcript, summary.
+Shows a session: status, branch, worktree, pull request, transcript (tool calls folded
+to one line), summary, and the agent's open questions with their options.
 
 Options:
   --json  Print the JSON object of 'grove run --output json' plus the transcript`,

@@ -143,7 +143,11 @@ export function eventPrinter(ctx: HeadlessContext, sessionId: string, output: Ou
       lastProgress = event.text;
       ctx.progress(`… ${event.text}`);
     } else if (event.type === 'transcriptAppended' && event.sessionId === sessionId) {
-      for (const entry of event.entries) if (entry.kind === 'notice' || entry.kind === 'output') ctx.progress(entry.content);
+      for (const entry of event.entries) {
+        if (entry.kind === 'notice' || entry.kind === 'output') ctx.progress(entry.content);
+        // A tool call, folded to its summary line.
+        else if (entry.kind === 'tool') ctx.progress(`  ${entry.content.split('\n')[0] ?? ''}`);
+      }
     }
   };
 }

@@ -18,16 +18,32 @@ export async function budgetLines(infra: Infra, session: Session): Promise<strin
   const status = await budgetStatus(infra, session.id, { alwaysPrice: true });
   if (!status) return [];
   const { limits } = status;
-  const part = (spent: typeof status.session, tokens: number | null, usd: number | null): string => {
+  const part = (
+    spent: typeof status.session,
+    tokens: number | null,
+    usd: number | null,
+  ): string => {
     const parts = [budgetText('tokens', spent.tokens, tokens)];
     if (usd !== null || spent.usd > 0) parts.push(budgetText('usd', spent.usd, usd));
     return parts.join(', ');
   };
-  const lines = [`budget session ${part(status.session, limits.sessionTokens, limits.sessionUsd)}; project ${part(status.project, limits.projectTokens, limits.projectUsd)}`];
-  if (status.session.unpriced.length > 0 && (limits.sessionUsd !== null || limits.projectUsd !== null)) lines.push(`no price known for ${status.session.unpriced.join(', ')} (only its tokens count; see prices.json in GROVE_HOME)`);
+  const lines = [
+    `budget session ${part(status.session, limits.sessionTokens, limits.sessionUsd)}; project ${part(status.project, limits.projectTokens, limits.projectUsd)}`,
+  ];
+  if (
+    status.session.unpriced.length > 0 &&
+    (limits.sessionUsd !== null || limits.projectUsd !== null)
+  )
+    lines.push(
+      `no price known for ${status.session.unpriced.join(', ')} (only its tokens count; see prices.json in GROVE_HOME)`,
+    );
   if (status.stop) {
-    const queued = (await infra.store.operations.listUnfinished(session.id)).filter((op) => op.status === 'queued' && (op.kind === 'start_prompt' || op.kind === 'reply')).length;
-    lines.push(`held: ${stopText(status.stop)}${queued > 0 ? ` ${queued} queued prompt${queued === 1 ? '' : 's'} wait for the limit to be raised.` : ' New prompts wait until the limit is raised.'}`);
+    const queued = (await infra.store.operations.listUnfinished(session.id)).filter(
+      (op) => op.status === 'queued' && (op.kind === 'start_prompt' || op.kind === 'reply'),
+    ).length;
+    lines.push(
+      `held: ${stopText(status.stop)}${queued > 0 ? ` ${queued === 1 ? '1 queued prompt waits' : `${queued} queued prompts wait`} for the limit to be raised.` : ' New prompts wait until the limit is raised.'}`,
+    );
   }
   return lines;
 }
@@ -36,22 +52,42 @@ export async function budgetLines(infra: Infra, session: Session): Promise<strin
  * Before `grove merge`: the other live sessions of the project that changed
  * the same files and will need a rebase once this one lands.
  */
-export async function mergeOverlapLines(infra: Infra, session: Session, projectPath: string): Promise<string[]> {
-  const live = (await infra.store.sessions.listByProject(session.projectId)).filter((s) => !isTerminal(s.status) && s.status !== 'Merged' && s.status !== 'Draft');
+export async function mergeOverlapLines(
+  infra: Infra,
+  session: Session,
+  projectPath: string,
+): Promise<string[]> {
+  const live = (await infra.store.sessions.listByProject(session.projectId)).filter(
+    (s) => !isTerminal(s.status) && s.status !== 'Merged' && s.status !== 'Draft',
+  );
   if (!live.some((s) => s.id === session.id)) live.push(session);
-  const overlaps = await detectOverlaps(infra.git, projectPath, live).catch(() => ({}) as Record<string, never>);
-  return rebaseWarning(overlaps[session.id] ?? [], (id) => sessionLabel(live.find((s) => s.id === id), id));
+  const overlaps = await detectOverlaps(infra.git, projectPath, live).catch(
+    () => ({}) as Record<string, never>,
+  );
+  return rebaseWarning(overlaps[session.id] ?? [], (id) =>
+    sessionLabel(
+      live.find((s) => s.id === id),
+      id,
+    ),
+  );
 }
 
 /** `grove gc`. */
-export async function runGc(infra: Infra, io: HeadlessIo, command: { dir: string | null; days: number | null; dryRun: boolean }): Promise<number> {
+export async function runGc(
+  infra: Infra,
+  io: HeadlessIo,
+  command: { dir: string | null; days: number | null; dryRun: boolean },
+): Promise<number> {
   const project = await openProject(infra, io, command.dir);
   const days = command.days ?? gcDays(await loadSettings(infra.store, project.id));
   const report = await collectGarbage(infra, project, { days, dryRun: command.dryRun });
   const out = (line: string): boolean => io.stdout.write(`${line}\n`);
-  const name = (s: Session): string => `${shortId(s.id)}  ${s.status.padEnd(8)} ${s.title || s.branch}`;
+  const name = (s: Session): string =>
+    `${shortId(s.id)}  ${s.status.padEnd(8)} ${s.title || s.branch}`;
   if (report.items.length === 0) {
-    out(`Nothing to reclaim: no Done or Canceled session of ${project.displayName} last changed ${days} or more days ago still has a worktree.`);
+    out(
+      `Nothing to reclaim: no Done or Canceled session of ${project.displayName} last changed ${days} or more days ago still has a worktree.`,
+    );
     return EXIT.ok;
   }
   let skipped = 0;
@@ -61,14 +97,20 @@ export async function runGc(infra: Infra, io: HeadlessIo, command: { dir: string
         out(`removed  ${name(item.session)}`);
         out(`         ${item.session.worktreePath} (${formatBytes(item.bytes)})`);
         if (item.snapshot) {
-          out(`         uncommitted work kept at ${item.snapshot.ref} (${item.snapshot.commit.slice(0, 12)})`);
+          out(
+            `         uncommitted work kept at ${item.snapshot.ref} (${item.snapshot.commit.slice(0, 12)})`,
+          );
           out(`         restore: ${item.snapshot.restore}`);
         } else out('         nothing uncommitted to keep');
         break;
       case 'wouldRemove':
         out(`would remove  ${name(item.session)}`);
         out(`              ${item.session.worktreePath} (${formatBytes(item.bytes)})`);
-        out(item.snapshot ? `              would keep ${item.changes > 0 ? `${item.changes} uncommitted or untracked path${item.changes === 1 ? '' : 's'}` : 'its commit (on no branch)'} at refs/grove/snapshots/${item.session.id}` : '              nothing uncommitted to keep');
+        out(
+          item.snapshot
+            ? `              would keep ${item.changes > 0 ? `${item.changes} uncommitted or untracked path${item.changes === 1 ? '' : 's'}` : 'its commit (on no branch)'} at refs/grove/snapshots/${item.session.id}`
+            : '              nothing uncommitted to keep',
+        );
         break;
       case 'skipped':
         skipped++;
@@ -79,6 +121,10 @@ export async function runGc(infra: Infra, io: HeadlessIo, command: { dir: string
         break;
     }
   }
-  out(command.dryRun ? `Would reclaim ${formatBytes(report.bytes)} (dry run: nothing was changed).` : `Reclaimed ${formatBytes(report.bytes)}.`);
+  out(
+    command.dryRun
+      ? `Would reclaim ${formatBytes(report.bytes)} (dry run: nothing was changed).`
+      : `Reclaimed ${formatBytes(report.bytes)}.`,
+  );
   return skipped > 0 ? EXIT.failed : EXIT.ok;
 }

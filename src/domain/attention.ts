@@ -4,7 +4,11 @@ import type { SessionStatus } from './session-status.js';
 /** Why a session waits for the person. */
 export type AttentionReason = 'question' | 'review' | 'mergeFailed' | 'prMerged' | 'prClosed';
 
-const WORKING_BEFORE: ReadonlySet<SessionStatus> = new Set<SessionStatus>(['InProgress', 'AgentReview', 'Rebasing']);
+const WORKING_BEFORE: ReadonlySet<SessionStatus> = new Set<SessionStatus>([
+  'InProgress',
+  'AgentReview',
+  'Rebasing',
+]);
 
 /**
  * Whether the change from `before` to `after` means the session now needs
@@ -18,10 +22,12 @@ export function attentionReason(
 ): AttentionReason | null {
   if (!before) return null;
   const pr = after.reviewRequest?.state;
-  if (pr && pr !== 'open' && before.reviewRequest?.state === 'open') return pr === 'merged' ? 'prMerged' : 'prClosed';
+  if (pr && pr !== 'open' && before.reviewRequest?.state === 'open')
+    return pr === 'merged' ? 'prMerged' : 'prClosed';
   if (before.status === after.status) return null;
   if (after.status === 'Question') return 'question';
-  if (before.status === 'Merging' && (after.status === 'Review' || after.status === 'AgentReview')) return 'mergeFailed';
+  if (before.status === 'Merging' && (after.status === 'Review' || after.status === 'AgentReview'))
+    return 'mergeFailed';
   if (after.status === 'Review' && WORKING_BEFORE.has(before.status)) return 'review';
   return null;
 }
@@ -53,7 +59,11 @@ export const NOTIFY_GLOBAL_MS = 2_000;
  * Whether a notification for `sessionId` may go out at `now`, given when the
  * last ones went (per session, and overall). Pure: the caller records sends.
  */
-export function notifyAllowed(now: number, sessionId: string, last: { readonly any: number | null; readonly bySession: ReadonlyMap<string, number> }): boolean {
+export function notifyAllowed(
+  now: number,
+  sessionId: string,
+  last: { readonly any: number | null; readonly bySession: ReadonlyMap<string, number> },
+): boolean {
   if (last.any !== null && now - last.any < NOTIFY_GLOBAL_MS) return false;
   const mine = last.bySession.get(sessionId);
   return mine === undefined || now - mine >= NOTIFY_PER_SESSION_MS;

@@ -33,7 +33,10 @@ export const DEFAULT_PRICES: PriceTable = {
   'gemini-3.5-flash-lite': { input: 0.1, output: 0.4 },
 };
 
-const Price = z.object({ input: z.number().check(z.nonnegative()), output: z.number().check(z.nonnegative()) });
+const Price = z.object({
+  input: z.number().check(z.nonnegative()),
+  output: z.number().check(z.nonnegative()),
+});
 /** The prices file: `{ "models": { "<model>": { "input": 3, "output": 15 } } }` (other keys are notes). */
 export const PriceFile = z.looseObject({ models: z.record(z.string(), Price) });
 
@@ -91,7 +94,12 @@ export interface BudgetLimits {
   readonly projectUsd: number | null;
 }
 
-export const NO_LIMITS: BudgetLimits = { sessionTokens: null, sessionUsd: null, projectTokens: null, projectUsd: null };
+export const NO_LIMITS: BudgetLimits = {
+  sessionTokens: null,
+  sessionUsd: null,
+  projectTokens: null,
+  projectUsd: null,
+};
 
 /** A session's own limits, set when the person raised them (null: the project's setting applies). */
 export interface SessionLimits {
@@ -120,7 +128,11 @@ export interface BudgetStop {
 }
 
 /** The first limit reached (session before project, tokens before dollars), or null. */
-export function budgetStop(session: Spent, project: Spent, limits: BudgetLimits): BudgetStop | null {
+export function budgetStop(
+  session: Spent,
+  project: Spent,
+  limits: BudgetLimits,
+): BudgetStop | null {
   const checks: [BudgetScope, BudgetMeasure, number, number | null][] = [
     ['session', 'tokens', session.tokens, limits.sessionTokens],
     ['session', 'usd', session.usd, limits.sessionUsd],

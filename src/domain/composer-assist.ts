@@ -38,13 +38,24 @@ export interface ComposerAssist {
   readonly error: string | null;
 }
 
-export const noAssist: ComposerAssist = { completion: null, history: null, search: null, images: [], error: null };
+export const noAssist: ComposerAssist = {
+  completion: null,
+  history: null,
+  search: null,
+  images: [],
+  error: null,
+};
 
 /** How many `@` matches the picker shows. */
 export const FILE_PICKS = 8;
 
 /** The picker for the text as it is now: an `@` mention at the cursor, or a `/command` being typed. */
-export function completionFor(buffer: TextBuffer, previous: Completion | null, files: FileIndex | null, slash: SlashContext): Completion | null {
+export function completionFor(
+  buffer: TextBuffer,
+  previous: Completion | null,
+  files: FileIndex | null,
+  slash: SlashContext,
+): Completion | null {
   const token = mentionAt(buffer.text, buffer.cursor);
   if (token) {
     const prior = previous?.kind === 'file' ? previous.match : null;
@@ -59,7 +70,9 @@ export function completionFor(buffer: TextBuffer, previous: Completion | null, f
 }
 
 export function completionCount(completion: Completion): number {
-  return completion.kind === 'file' ? (completion.match?.items.length ?? 0) : completion.items.length;
+  return completion.kind === 'file'
+    ? (completion.match?.items.length ?? 0)
+    : completion.items.length;
 }
 
 /** The picker with the highlight moved by `step`, wrapping. */
@@ -74,7 +87,10 @@ export function moveSelection(completion: Completion, step: 1 | -1): Completion 
  * `@path ` (a space after it), a command becomes its full text. Null when
  * nothing is highlighted.
  */
-export function acceptCompletion(buffer: TextBuffer, completion: Completion): { buffer: TextBuffer; runs: boolean } | null {
+export function acceptCompletion(
+  buffer: TextBuffer,
+  completion: Completion,
+): { buffer: TextBuffer; runs: boolean } | null {
   if (completion.kind === 'file') {
     const path = completion.match?.items[completion.selected];
     if (path === undefined) return null;

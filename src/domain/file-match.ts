@@ -35,7 +35,12 @@ function isBoundary(code: number): boolean {
 
 /** What a matched letter at `i` is worth: more after the previous one, at a word start, in the file name. */
 function pointsAt(path: string, i: number, previous: number, base: number): number {
-  return 1 + (i === previous + 1 ? 4 : 0) + (i === 0 || isBoundary(path.charCodeAt(i - 1)) ? 3 : 0) + (i >= base ? 1 : 0);
+  return (
+    1 +
+    (i === previous + 1 ? 4 : 0) +
+    (i === 0 || isBoundary(path.charCodeAt(i - 1)) ? 3 : 0) +
+    (i >= base ? 1 : 0)
+  );
 }
 
 /**
@@ -62,7 +67,8 @@ export function scorePath(path: string, query: string): number {
   const at = path.lastIndexOf(query);
   if (at >= 0) {
     let whole = 0;
-    for (let i = at; i < at + query.length; i++) whole += pointsAt(path, i, i === at ? -2 : i - 1, base);
+    for (let i = at; i < at + query.length; i++)
+      whole += pointsAt(path, i, i === at ? -2 : i - 1, base);
     whole += at === base ? 40 : at > base ? 20 : 10;
     score = Math.max(score, whole);
   }
@@ -73,10 +79,18 @@ export function scorePath(path: string, query: string): number {
  * The best `limit` paths for `query`. When `previous` was computed on the
  * same index for a prefix of `query`, only its candidates are scanned.
  */
-export function matchFiles(index: FileIndex, query: string, limit: number, previous?: FileMatch | null): FileMatch {
+export function matchFiles(
+  index: FileIndex,
+  query: string,
+  limit: number,
+  previous?: FileMatch | null,
+): FileMatch {
   const q = query.toLowerCase();
   if (q === '') return { index, query, candidates: null, items: index.paths.slice(0, limit) };
-  const reuse = previous && previous.index === index && q.startsWith(previous.query.toLowerCase()) ? previous.candidates : null;
+  const reuse =
+    previous && previous.index === index && q.startsWith(previous.query.toLowerCase())
+      ? previous.candidates
+      : null;
   const candidates: number[] = [];
   // The best `limit` so far, best first (insertion into a short sorted array).
   const top: { at: number; score: number }[] = [];

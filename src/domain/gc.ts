@@ -19,7 +19,9 @@ export function snapshotRef(sessionId: string): string {
 /** Done and Canceled sessions last changed at least `days` days before `now`, oldest first. */
 export function gcCandidates(sessions: readonly Session[], now: number, days: number): Session[] {
   const cutoff = now - days * DAY_MS;
-  return sessions.filter((s) => (s.status === 'Done' || s.status === 'Canceled') && s.updatedAt <= cutoff).sort((a, b) => a.updatedAt - b.updatedAt);
+  return sessions
+    .filter((s) => (s.status === 'Done' || s.status === 'Canceled') && s.updatedAt <= cutoff)
+    .sort((a, b) => a.updatedAt - b.updatedAt);
 }
 
 /** A word for the shell: quoted when it holds anything but plain path characters. */
@@ -28,7 +30,11 @@ export function shellWord(text: string): string {
 }
 
 /** The command that checks a snapshot out again, as a new worktree and branch where the old worktree was. */
-export function restoreSnapshotCommand(projectPath: string, worktreePath: string, sessionId: string): string {
+export function restoreSnapshotCommand(
+  projectPath: string,
+  worktreePath: string,
+  sessionId: string,
+): string {
   return `git -C ${shellWord(projectPath)} worktree add -b grove/restored-${shortId(sessionId)} ${shellWord(worktreePath)} ${snapshotRef(sessionId)}`;
 }
 

@@ -39,9 +39,15 @@ export type MentionForm = 'at-path' | 'plain-path';
  * The prompt as the agent gets it: for CLIs that do not read `@path`, every
  * mention of an existing file becomes the plain relative path.
  */
-export function mentionsForAgent(text: string, form: MentionForm, exists: (path: string) => boolean): string {
+export function mentionsForAgent(
+  text: string,
+  form: MentionForm,
+  exists: (path: string) => boolean,
+): string {
   if (form === 'at-path') return text;
-  return text.replace(/(^|\s)@([^\s@]+)/g, (whole, lead: string, path: string) => (exists(path) ? `${lead}${path}` : whole));
+  return text.replace(/(^|\s)@([^\s@]+)/g, (whole, lead: string, path: string) =>
+    exists(path) ? `${lead}${path}` : whole,
+  );
 }
 
 export const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'webp'] as const;
@@ -72,7 +78,8 @@ export function imageMimeType(path: string): string | null {
 export function pastedImagePath(text: string): string | null {
   let path = text.trim();
   if (path === '' || path.includes('\n')) return null;
-  if ((path.startsWith("'") && path.endsWith("'")) || (path.startsWith('"') && path.endsWith('"'))) path = path.slice(1, -1);
+  if ((path.startsWith("'") && path.endsWith("'")) || (path.startsWith('"') && path.endsWith('"')))
+    path = path.slice(1, -1);
   if (path.startsWith('file://')) {
     try {
       path = decodeURIComponent(path.slice('file://'.length));

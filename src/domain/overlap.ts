@@ -64,7 +64,9 @@ export function sharedPaths(changed: ReadonlyMap<string, readonly string[]>): Sh
 }
 
 /** The overlaps of each session, from the probed pairs: conflicts first, then the most shared files. */
-export function overlapMap(pairs: readonly (SharedPaths & { readonly conflicts: readonly string[] })[]): OverlapMap {
+export function overlapMap(
+  pairs: readonly (SharedPaths & { readonly conflicts: readonly string[] })[],
+): OverlapMap {
   const map: Record<string, SessionOverlap[]> = {};
   const add = (id: string, overlap: SessionOverlap): void => {
     (map[id] ??= []).push(overlap);
@@ -74,7 +76,12 @@ export function overlapMap(pairs: readonly (SharedPaths & { readonly conflicts: 
     add(pair.b, { sessionId: pair.a, files: pair.files, conflicts: pair.conflicts });
   }
   for (const list of Object.values(map)) {
-    list.sort((x, y) => Number(y.conflicts.length > 0) - Number(x.conflicts.length > 0) || y.files.length - x.files.length || (x.sessionId < y.sessionId ? -1 : 1));
+    list.sort(
+      (x, y) =>
+        Number(y.conflicts.length > 0) - Number(x.conflicts.length > 0) ||
+        y.files.length - x.files.length ||
+        (x.sessionId < y.sessionId ? -1 : 1),
+    );
   }
   return map;
 }
@@ -89,7 +96,10 @@ export function fileList(files: readonly string[], shown = 3): string {
  * One line per overlapping session, in words: who, which files, and whether
  * the two would conflict. `name` gives a session's label (title and short id).
  */
-export function overlapLines(overlaps: readonly SessionOverlap[], name: (sessionId: string) => string): string[] {
+export function overlapLines(
+  overlaps: readonly SessionOverlap[],
+  name: (sessionId: string) => string,
+): string[] {
   return overlaps.map((o) =>
     o.conflicts.length > 0
       ? `${name(o.sessionId)}: conflicts in ${fileList(o.conflicts)}${o.files.length > o.conflicts.length ? ` (also changes ${fileList(o.files.filter((f) => !o.conflicts.includes(f)))})` : ''}`
@@ -102,13 +112,23 @@ export function overlapLines(overlaps: readonly SessionOverlap[], name: (session
  * files and so need a rebase once it lands (those that will conflict first).
  * Empty when none do.
  */
-export function rebaseWarning(overlaps: readonly SessionOverlap[], name: (sessionId: string) => string): string[] {
+export function rebaseWarning(
+  overlaps: readonly SessionOverlap[],
+  name: (sessionId: string) => string,
+): string[] {
   if (overlaps.length === 0) return [];
-  const count = overlaps.length === 1 ? '1 other session changed' : `${overlaps.length} other sessions changed`;
-  return [`${count} the same files and will need a rebase after this merge:`, ...overlapLines(overlaps, name).map((l) => `  ${l}`)];
+  const count =
+    overlaps.length === 1 ? '1 other session changed' : `${overlaps.length} other sessions changed`;
+  return [
+    `${count} the same files and will need a rebase after this merge:`,
+    ...overlapLines(overlaps, name).map((l) => `  ${l}`),
+  ];
 }
 
 /** How another session is named in these lines: its title and short id. */
-export function sessionLabel(session: Pick<Session, 'id' | 'title'> | undefined, id: string): string {
+export function sessionLabel(
+  session: Pick<Session, 'id' | 'title'> | undefined,
+  id: string,
+): string {
   return session ? `"${session.title || '(untitled)'}" (${shortId(session.id)})` : shortId(id);
 }

@@ -23,7 +23,11 @@ export function newerEntry(history: readonly string[], at: number): number | nul
  * length to start from the newest) that contains `query`, case-insensitively.
  * An empty query matches nothing.
  */
-export function searchHistory(history: readonly string[], query: string, before: number = history.length): number | null {
+export function searchHistory(
+  history: readonly string[],
+  query: string,
+  before: number = history.length,
+): number | null {
   const q = query.toLowerCase();
   if (q === '') return null;
   for (let i = Math.min(before, history.length) - 1; i >= 0; i--) {
@@ -33,7 +37,11 @@ export function searchHistory(history: readonly string[], query: string, before:
 }
 
 /** The history after sending `text`: appended, unless it repeats the newest entry; bounded. */
-export function recordPrompt(history: readonly string[], text: string, limit = HISTORY_LIMIT): readonly string[] {
+export function recordPrompt(
+  history: readonly string[],
+  text: string,
+  limit = HISTORY_LIMIT,
+): readonly string[] {
   if (text.trim() === '' || history[history.length - 1] === text) return history;
   return [...history, text].slice(-limit);
 }

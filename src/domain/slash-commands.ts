@@ -1,4 +1,10 @@
-import { PERMISSION_MODES, parsePermissionModeFlag, permissionModeFlag, permissionModeLabel, type PermissionMode } from './permission-mode.js';
+import {
+  PERMISSION_MODES,
+  parsePermissionModeFlag,
+  permissionModeFlag,
+  permissionModeLabel,
+  type PermissionMode,
+} from './permission-mode.js';
 import { PROVIDERS, providerInfo, type ProviderId } from './providers.js';
 
 /**
@@ -6,7 +12,8 @@ import { PROVIDERS, providerInfo, type ProviderId } from './providers.js';
  * A prompt that starts with `/word` (a word of letters, then a space or the
  * end) is a command; `/usr/bin/env …` is not, it is sent as a prompt.
  */
-export type SlashName = 'model' | 'agent' | 'reasoning' | 'mode' | 'review' | 'diff' | 'merge' | 'publish' | 'clear';
+export type SlashName =
+  'model' | 'agent' | 'reasoning' | 'mode' | 'review' | 'diff' | 'merge' | 'publish' | 'clear';
 
 /** What a command's argument is chosen from. */
 type ArgKind = 'model' | 'agent' | 'reasoning' | 'mode';
@@ -19,7 +26,11 @@ export interface SlashCommand {
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'model', description: "Change this session's model (from the next turn)", arg: 'model' },
-  { name: 'agent', description: "Change this session's agent CLI (a new conversation)", arg: 'agent' },
+  {
+    name: 'agent',
+    description: "Change this session's agent CLI (a new conversation)",
+    arg: 'agent',
+  },
   { name: 'reasoning', description: "Change this session's reasoning level", arg: 'reasoning' },
   { name: 'mode', description: 'Permission mode: auto-edit, read-only or plan', arg: 'mode' },
   { name: 'review', description: 'Regenerate the focused review' },
@@ -60,16 +71,28 @@ export function slashParts(text: string): { readonly name: string; readonly arg:
 }
 
 /** The values an argument may take, with a short description each. */
-export function argChoices(kind: ArgKind, context: SlashContext): readonly { readonly value: string; readonly description: string }[] {
+export function argChoices(
+  kind: ArgKind,
+  context: SlashContext,
+): readonly { readonly value: string; readonly description: string }[] {
   switch (kind) {
     case 'model':
-      return (providerInfo(context.agent)?.models ?? []).map((value) => ({ value, description: `${context.agent} model` }));
+      return (providerInfo(context.agent)?.models ?? []).map((value) => ({
+        value,
+        description: `${context.agent} model`,
+      }));
     case 'agent':
       return PROVIDERS.map((p) => ({ value: p.id, description: p.name }));
     case 'reasoning':
-      return (providerInfo(context.agent)?.reasoningLevels ?? []).map((value) => ({ value, description: 'reasoning level' }));
+      return (providerInfo(context.agent)?.reasoningLevels ?? []).map((value) => ({
+        value,
+        description: 'reasoning level',
+      }));
     case 'mode':
-      return PERMISSION_MODES.map((mode) => ({ value: permissionModeFlag(mode), description: permissionModeLabel(mode) }));
+      return PERMISSION_MODES.map((mode) => ({
+        value: permissionModeFlag(mode),
+        description: permissionModeLabel(mode),
+      }));
     default: {
       const never: never = kind;
       return never;
@@ -82,14 +105,23 @@ export function parseSlash(text: string, context: SlashContext): SlashParse {
   const parts = slashParts(text);
   if (!parts) return { kind: 'prompt' };
   const command = SLASH_COMMANDS.find((c) => c.name === parts.name);
-  if (!command) return { kind: 'error', message: `Unknown command /${parts.name}. Commands: ${SLASH_COMMANDS.map((c) => `/${c.name}`).join(' ')}` };
+  if (!command)
+    return {
+      kind: 'error',
+      message: `Unknown command /${parts.name}. Commands: ${SLASH_COMMANDS.map((c) => `/${c.name}`).join(' ')}`,
+    };
   if (!command.arg) {
     if (parts.arg !== '') return { kind: 'error', message: `/${command.name} takes no argument.` };
     return { kind: 'run', action: { name: command.name as 'review' } };
   }
   const choices = argChoices(command.arg, context).map((c) => c.value);
-  if (parts.arg === '') return { kind: 'error', message: `/${command.name} needs one of: ${choices.join(', ')}` };
-  if (!choices.includes(parts.arg)) return { kind: 'error', message: `/${command.name}: '${parts.arg}' is not one of ${choices.join(', ')}` };
+  if (parts.arg === '')
+    return { kind: 'error', message: `/${command.name} needs one of: ${choices.join(', ')}` };
+  if (!choices.includes(parts.arg))
+    return {
+      kind: 'error',
+      message: `/${command.name}: '${parts.arg}' is not one of ${choices.join(', ')}`,
+    };
   switch (command.arg) {
     case 'model':
       return { kind: 'run', action: { name: 'model', model: parts.arg } };
@@ -99,7 +131,9 @@ export function parseSlash(text: string, context: SlashContext): SlashParse {
       return { kind: 'run', action: { name: 'reasoning', reasoning: parts.arg } };
     case 'mode': {
       const mode = parsePermissionModeFlag(parts.arg);
-      return mode ? { kind: 'run', action: { name: 'mode', mode } } : { kind: 'error', message: `/mode: unknown mode '${parts.arg}'` };
+      return mode
+        ? { kind: 'run', action: { name: 'mode', mode } }
+        : { kind: 'error', message: `/mode: unknown mode '${parts.arg}'` };
     }
     default: {
       const never: never = command.arg;
@@ -141,5 +175,10 @@ export function slashCompletions(text: string, context: SlashContext): readonly 
   const typed = withArg[2] ?? '';
   return argChoices(command.arg, context)
     .filter((choice) => choice.value.startsWith(typed))
-    .map((choice) => ({ text: `/${command.name} ${choice.value}`, label: choice.value, description: choice.description, complete: true }));
+    .map((choice) => ({
+      text: `/${command.name} ${choice.value}`,
+      label: choice.value,
+      description: choice.description,
+      complete: true,
+    }));
 }

@@ -16,7 +16,7 @@ export function osc52(text: string): string {
 
 /** The same, wrapped in tmux's DCS passthrough (ESC doubled) for a tmux that passes it on. */
 export function tmuxPassthrough(sequence: string): string {
-  return `\x1bPtmux;${sequence.replace(/\x1b/g, '\x1b\x1b')}\x1b\\`;
+  return `\x1bPtmux;${sequence.split('\x1b').join('\x1b\x1b')}\x1b\\`;
 }
 
 /** True when no desktop clipboard can be reached from here (Linux without a display). */
@@ -28,7 +28,10 @@ function noDisplay(env: NodeJS.ProcessEnv): boolean {
  * `terminal` writes to the terminal Grove draws on (the OSC 52 fallback);
  * without it a failing clipboard tool is an error.
  */
-export function createClipboard(terminal?: (data: string) => void, env: NodeJS.ProcessEnv = process.env): Clipboard {
+export function createClipboard(
+  terminal?: (data: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Clipboard {
   const viaTerminal = (text: string): string => {
     if (!terminal) throw new Error('no clipboard is reachable from this terminal');
     const sequence = osc52(text);

@@ -26,7 +26,11 @@ function clipboardCommand(env: NodeJS.ProcessEnv): [string, string[]] | null {
   return null;
 }
 
-export function createImageStore(root: string, env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now): ImageStore {
+export function createImageStore(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+  now: () => number = Date.now,
+): ImageStore {
   const folder = async (sessionId: string): Promise<string> => {
     const dir = join(root, sessionId.replace(/[^\w-]/g, '_'));
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -35,7 +39,8 @@ export function createImageStore(root: string, env: NodeJS.ProcessEnv = process.
   return {
     async attachFile(sessionId, source) {
       const path = source.startsWith('~/') ? join(homedir(), source.slice(2)) : source;
-      if (!imageMimeType(path)) throw new Error(`${basename(path)} is not a PNG, JPEG, GIF or WebP image`);
+      if (!imageMimeType(path))
+        throw new Error(`${basename(path)} is not a PNG, JPEG, GIF or WebP image`);
       const info = await stat(path).catch(() => null);
       if (!info?.isFile()) throw new Error(`there is no file ${path}`);
       if (info.size > MAX_BYTES) throw new Error(`${basename(path)} is larger than 20 MB`);
@@ -45,13 +50,26 @@ export function createImageStore(root: string, env: NodeJS.ProcessEnv = process.
     },
     async fromClipboard(sessionId, signal) {
       const command = clipboardCommand(env);
-      if (!command) throw new Error('no clipboard can be read here (no display); paste the image file path instead');
+      if (!command)
+        throw new Error(
+          'no clipboard can be read here (no display); paste the image file path instead',
+        );
       const { execa } = await loadExeca();
-      const result = await execa(command[0], command[1], { env, extendEnv: false, encoding: 'buffer', reject: false, stdin: 'ignore', timeout: 5000, cancelSignal: signal });
-      if (result.failed && result.exitCode === undefined) throw new Error(`${command[0]} is not installed`);
-      const bytes = result.stdout as Uint8Array;
+      const result = await execa(command[0], command[1], {
+        env,
+        extendEnv: false,
+        encoding: 'buffer',
+        reject: false,
+        stdin: 'ignore',
+        timeout: 5000,
+        cancelSignal: signal,
+      });
+      if (result.failed && result.exitCode === undefined)
+        throw new Error(`${command[0]} is not installed`);
+      const bytes = result.stdout;
       // A PNG starts with \x89PNG.
-      if (result.exitCode !== 0 || bytes.length < 8 || bytes[0] !== 0x89 || bytes[1] !== 0x50) throw new Error('the clipboard holds no image');
+      if (result.exitCode !== 0 || bytes.length < 8 || bytes[0] !== 0x89 || bytes[1] !== 0x50)
+        throw new Error('the clipboard holds no image');
       if (bytes.length > MAX_BYTES) throw new Error('the clipboard image is larger than 20 MB');
       const target = join(await folder(sessionId), `${now()}-clipboard.png`);
       await writeFile(target, bytes, { mode: 0o600 });

@@ -21,22 +21,40 @@ export function editorCommand(env: NodeJS.ProcessEnv): string {
  * split on spaces) with the terminal (stdio inherited) in `cwd`; resolves
  * with its exit code (or 1 when it could not start, with the reason).
  */
-export function runInteractive(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ exitCode: number; error: string | null }> {
+export function runInteractive(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ exitCode: number; error: string | null }> {
   const [file = command, ...rest] = command.trim().split(/\s+/);
   return new Promise((resolve) => {
     const child = spawn(file, [...rest, ...args], { cwd, env, stdio: 'inherit' });
     child.once('error', (error) => resolve({ exitCode: 1, error: error.message }));
-    child.once('exit', (code, signal) => resolve({ exitCode: code ?? (signal ? 128 : 1), error: null }));
+    child.once('exit', (code, signal) =>
+      resolve({ exitCode: code ?? (signal ? 128 : 1), error: null }),
+    );
   });
 }
 
 /** Opens `command args` in a new tmux window whose folder is `cwd` (`tmux new-window -c`). */
-export function openTmuxWindow(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+export function openTmuxWindow(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   const [file = command, ...rest] = command.trim().split(/\s+/);
   return new Promise((resolve, reject) => {
-    execFile('tmux', ['new-window', '-c', cwd, '--', file, ...rest, ...args], { env, timeout: 10_000 }, (error, _stdout, stderr) => {
-      if (error) reject(new Error(`tmux new-window failed: ${String(stderr).trim() || error.message}`));
-      else resolve();
-    });
+    execFile(
+      'tmux',
+      ['new-window', '-c', cwd, '--', file, ...rest, ...args],
+      { env, timeout: 10_000 },
+      (error, _stdout, stderr) => {
+        if (error)
+          reject(new Error(`tmux new-window failed: ${String(stderr).trim() || error.message}`));
+        else resolve();
+      },
+    );
   });
 }

@@ -22,7 +22,11 @@ export interface Notifier {
  * `;` (OSC 777 separates its fields with it), at most 200 characters.
  */
 export function oscText(text: string): string {
-  const line = sanitizeLine(text).replace(/[\x00-\x1f\x7f-\x9f]/g, ' ').replace(/;/g, ',');
+  // sanitizeLine already shows control characters as placeholders; C0/C1 bytes left become spaces.
+  const line = sanitizeLine(text)
+    // eslint-disable-next-line no-control-regex -- the point is to find control characters
+    .replace(/[\x00-\x1f\x7f-\x9f]/g, ' ')
+    .replace(/;/g, ',');
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
@@ -41,7 +45,10 @@ function appleScriptString(text: string): string {
   return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-export function createNotifier(write: (data: string) => void, env: NodeJS.ProcessEnv = process.env): Notifier {
+export function createNotifier(
+  write: (data: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Notifier {
   const run = (file: string, args: readonly string[]): Promise<boolean> =>
     new Promise((resolve) => {
       execFile(file, args, { env, timeout: 5000 }, (error) => resolve(!error));
@@ -62,11 +69,20 @@ export function createNotifier(write: (data: string) => void, env: NodeJS.Proces
       if (process.platform === 'darwin') {
         const osascript = which('osascript', env) ?? which('osascript', { PATH: '/usr/bin' });
         if (!osascript) return false;
-        return run(osascript, ['-e', `display notification ${appleScriptString(cleanBody)} with title ${appleScriptString(cleanTitle)}`]);
+        return run(osascript, [
+          '-e',
+          `display notification ${appleScriptString(cleanBody)} with title ${appleScriptString(cleanTitle)}`,
+        ]);
       }
       const notifySend = which('notify-send', env);
       if (!notifySend) return false;
-      if (process.platform === 'linux' && !env['DISPLAY'] && !env['WAYLAND_DISPLAY'] && !env['DBUS_SESSION_BUS_ADDRESS']) return false;
+      if (
+        process.platform === 'linux' &&
+        !env['DISPLAY'] &&
+        !env['WAYLAND_DISPLAY'] &&
+        !env['DBUS_SESSION_BUS_ADDRESS']
+      )
+        return false;
       return run(notifySend, ['--app-name=Grove', '--', cleanTitle, cleanBody]);
     },
   };

@@ -27,9 +27,16 @@ export async function loadPrices(path: string): Promise<LoadedPrices> {
   }
   try {
     const parsed = PriceFile.safeParse(JSON.parse(await readFile(path, 'utf8')));
-    if (!parsed.success) return { prices: DEFAULT_PRICES, error: `${path}: ${parsed.error.issues[0]?.message ?? 'not a price table'} (the example prices apply)` };
+    if (!parsed.success)
+      return {
+        prices: DEFAULT_PRICES,
+        error: `${path}: ${parsed.error.issues[0]?.message ?? 'not a price table'} (the example prices apply)`,
+      };
     return { prices: parsed.data.models, error: null };
   } catch (error) {
-    return { prices: DEFAULT_PRICES, error: `${path}: ${error instanceof Error ? error.message : String(error)} (the example prices apply)` };
+    return {
+      prices: DEFAULT_PRICES,
+      error: `${path}: ${error instanceof Error ? error.message : String(error)} (the example prices apply)`,
+    };
   }
 }

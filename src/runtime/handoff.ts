@@ -4,15 +4,23 @@ import type { Terminal } from './terminal.js';
 export interface HandoffDeps {
   readonly terminal: Terminal;
   /** The program for a tool: the shell, or the editor (opened on `.`). */
-  readonly commandFor: (tool: 'shell' | 'editor') => { readonly command: string; readonly args: readonly string[] };
+  readonly commandFor: (tool: 'shell' | 'editor') => {
+    readonly command: string;
+    readonly args: readonly string[];
+  };
   /** Repaints every line on the next frame (the other program drew over the screen). */
   readonly invalidate: () => void;
   /** Makes the loop draw again (a new snapshot), at the terminal's current size. */
   readonly redraw: (columns: number, rows: number) => void;
   /** Runs a program with the terminal; resolves with its exit code. */
-  readonly runInteractive: (command: string, args: readonly string[], cwd: string) => Promise<{ exitCode: number; error: string | null }>;
+  readonly runInteractive: (
+    command: string,
+    args: readonly string[],
+    cwd: string,
+  ) => Promise<{ exitCode: number; error: string | null }>;
   /** Opens a program in a new tmux window (Grove runs inside tmux); null outside tmux. */
-  readonly openTmuxWindow: ((command: string, args: readonly string[], cwd: string) => Promise<void>) | null;
+  readonly openTmuxWindow:
+    ((command: string, args: readonly string[], cwd: string) => Promise<void>) | null;
 }
 
 /**

@@ -15,8 +15,22 @@ import {
 } from '../domain/diff-rows.js';
 import { sanitizeLine } from '../domain/sanitize.js';
 
-/** `1234 1234 ●+`: old and new line numbers, the comment mark and the sign. */
-export const GUTTER = 12;
+/** The smallest gutter: `1234 1234 ●+` (old and new line numbers, the comment mark, the sign). */
+const MIN_DIGITS = 4;
+
+const digitsCache = new WeakMap<readonly DiffRow[], number>();
+
+/** Digits of the largest line number in a file's rows (at least 4), so no number is cut. */
+export function lineDigits(rows: readonly DiffRow[]): number {
+  let digits = digitsCache.get(rows);
+  if (digits === undefined) {
+    let most = 0;
+    for (const row of rows) most = Math.max(most, row.oldNo ?? 0, row.newNo ?? 0);
+    digits = Math.max(MIN_DIGITS, String(most).length);
+    digitsCache.set(rows, digits);
+  }
+  return digits;
+}
 
 const rowsCache = new WeakMap<DiffFileView, readonly DiffRow[]>();
 
@@ -76,6 +90,8 @@ export interface DiffPanes {
   readonly patchWidth: number;
   /** Columns left for line text after the gutter. */
   readonly textWidth: number;
+  /** Width of each line-number column of the current file. */
+  readonly digits: number;
   readonly filesHeight: number;
   readonly commentsHeight: number;
   readonly editorHeight: number;
@@ -91,7 +107,10 @@ export function diffPanes(state: AppState, mode: DiffMode, height: number): Diff
       : 0;
   const bodyHeight = Math.max(1, height - 2 - editorHeight);
   const listWidth = Math.min(40, Math.max(18, Math.floor(width / 4)));
-  const patchWidth = Math.max(GUTTER + 4, width - listWidth - 1);
+  const file = loadedDiff(state, mode)?.files[mode.fileIndex];
+  const digits = file ? lineDigits(fileRows(file)) : MIN_DIGITS;
+  const gutter = 2 * digits + 4;
+  const patchWidth = Math.max(gutter + 4, width - listWidth - 1);
   const comments = sessionComments(state, mode.sessionId).length;
   const wanted = comments > 0 ? comments + 1 : mode.focus === 'comments' ? 2 : 0;
   const commentsHeight = Math.min(wanted, Math.floor(bodyHeight / 2));
@@ -100,7 +119,8 @@ export function diffPanes(state: AppState, mode: DiffMode, height: number): Diff
     bodyHeight,
     listWidth,
     patchWidth,
-    textWidth: patchWidth - GUTTER,
+    textWidth: patchWidth - gutter,
+    digits,
     filesHeight: bodyHeight - commentsHeight,
     commentsHeight,
     editorHeight,

@@ -3,7 +3,8 @@ import type { TranscriptEntry } from '../domain/transcript.js';
 import { LruCache } from './render-cache.js';
 import { wrapPlain } from './text.js';
 
-export type LineStyle = 'prompt' | 'answer' | 'notice' | 'error' | 'output' | 'summary' | 'muted' | 'heading';
+export type LineStyle =
+  'prompt' | 'answer' | 'notice' | 'error' | 'output' | 'summary' | 'muted' | 'heading';
 
 export interface StyledLine {
   readonly text: string;
@@ -41,7 +42,12 @@ function noticeStyle(content: string): LineStyle {
  * The lines of one entry. A tool call is one line ("▸ Ran: npm test (exit 0)")
  * unless `expandTools`, when its detail follows, indented.
  */
-export function entryLines(sessionId: string, entry: TranscriptEntry, width: number, expandTools = false): readonly StyledLine[] {
+export function entryLines(
+  sessionId: string,
+  entry: TranscriptEntry,
+  width: number,
+  expandTools = false,
+): readonly StyledLine[] {
   const key = `${sessionId}:${entry.position}:${width}${entry.kind === 'tool' && expandTools ? ':open' : ''}`;
   const cached = entryCache.get(key);
   if (cached) return cached;
@@ -70,8 +76,20 @@ export function entryLines(sessionId: string, entry: TranscriptEntry, width: num
     case 'tool': {
       const [summary = '', ...detail] = content.split('\n');
       const more = detail.some((line) => line.trim() !== '');
-      const head = { text: fitLine(`${expandTools && more ? '▾' : '▸'} ${summary}`, width), style: 'output' as const };
-      lines = expandTools && more ? [head, ...wrapPlain(detail.join('\n'), Math.max(1, width - 4)).map((text) => ({ text: `    ${text}`, style: 'muted' as const }))] : [head];
+      const head = {
+        text: fitLine(`${expandTools && more ? '▾' : '▸'} ${summary}`, width),
+        style: 'output' as const,
+      };
+      lines =
+        expandTools && more
+          ? [
+              head,
+              ...wrapPlain(detail.join('\n'), Math.max(1, width - 4)).map((text) => ({
+                text: `    ${text}`,
+                style: 'muted' as const,
+              })),
+            ]
+          : [head];
       break;
     }
     default:
@@ -91,7 +109,8 @@ export function transcriptLines(
   expandTools = false,
 ): StyledLine[] {
   const out: StyledLine[] = [];
-  for (const entry of entries) for (const line of entryLines(sessionId, entry, width, expandTools)) out.push(line);
+  for (const entry of entries)
+    for (const line of entryLines(sessionId, entry, width, expandTools)) out.push(line);
   return out;
 }
 
@@ -126,11 +145,35 @@ function sameEntry(a: TranscriptEntry, b: TranscriptEntry): boolean {
   return a === b || (a.position === b.position && a.kind === b.kind && a.content === b.content);
 }
 
-function heightIndex(sessionId: string, entries: readonly TranscriptEntry[], width: number, expandTools: boolean): HeightIndex {
+function heightIndex(
+  sessionId: string,
+  entries: readonly TranscriptEntry[],
+  width: number,
+  expandTools: boolean,
+): HeightIndex {
   let index = heightIndexes.get(sessionId);
-  if (index && index.width === width && index.expandTools === expandTools && index.generation === rendererGeneration && index.source === entries) return index;
-  if (!index || index.width !== width || index.expandTools !== expandTools || index.generation !== rendererGeneration) {
-    index = { width, expandTools, generation: rendererGeneration, source: entries, measured: [], ends: [] };
+  if (
+    index &&
+    index.width === width &&
+    index.expandTools === expandTools &&
+    index.generation === rendererGeneration &&
+    index.source === entries
+  )
+    return index;
+  if (
+    !index ||
+    index.width !== width ||
+    index.expandTools !== expandTools ||
+    index.generation !== rendererGeneration
+  ) {
+    index = {
+      width,
+      expandTools,
+      generation: rendererGeneration,
+      source: entries,
+      measured: [],
+      ends: [],
+    };
   }
   heightIndexes.delete(sessionId);
   heightIndexes.set(sessionId, index);
@@ -193,7 +236,9 @@ export function windowLines(
     offset = first > 0 ? ends[first - 1]! : 0;
     for (let i = first; i < entries.length && offset < end; i++) {
       const lines = entryLines(sessionId, entries[i]!, width, expandTools);
-      picked.push(...lines.slice(Math.max(0, start - offset), Math.min(lines.length, end - offset)));
+      picked.push(
+        ...lines.slice(Math.max(0, start - offset), Math.min(lines.length, end - offset)),
+      );
       offset = ends[i]!;
     }
   }

@@ -3,13 +3,25 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  agentWorldEnv,
+  git,
+  makeRepo,
+  makeWorld,
+  startGrove,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 
 // The prompt composer in a real terminal: `@` file completion, a slash
 // command, the prompt history (kept across restarts) and `y` over OSC 52.
 
-const reply = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` } });
+const reply = (answer: string) =>
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
+  });
 
 let world: GroveWorld;
 let server: FakeModelServer;
@@ -24,11 +36,24 @@ beforeEach(async () => {
   writeFileSync(join(repo, 'src', 'app', 'controller.ts'), 'export const controller = 1;\n');
   writeFileSync(join(repo, 'src', 'app', 'reducer.ts'), 'export const reducer = 2;\n');
   git(repo, 'add', '-A');
-  git(repo, '-c', 'user.name=T', '-c', 'user.email=t@t.invalid', 'commit', '-q', '-m', 'Add the app');
+  git(
+    repo,
+    '-c',
+    'user.name=T',
+    '-c',
+    'user.email=t@t.invalid',
+    'commit',
+    '-q',
+    '-m',
+    'Add the app',
+  );
   server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Explain the controller') },
     { when: 'Write the git commit message for the changes', text: reply('No changes') },
-    { when: 'You are reviewing the work of a coding agent', text: reply('## Review\nNothing to review.') },
+    {
+      when: 'You are reviewing the work of a coding agent',
+      text: reply('## Review\nNothing to review.'),
+    },
   ]);
 });
 
@@ -40,7 +65,11 @@ afterEach(async () => {
 });
 
 async function start(): Promise<TmuxTerminal> {
-  term = await startGrove(world, repo, { env: agentWorldEnv(world, agentEnv(server, world.home)), columns: 120, rows: 34 });
+  term = await startGrove(world, repo, {
+    env: agentWorldEnv(world, agentEnv(server, world.home)),
+    columns: 120,
+    rows: 34,
+  });
   return term;
 }
 
@@ -67,7 +96,9 @@ describe('the prompt composer', () => {
     await explainController(t);
 
     const bodies = server.modelRequests('anthropic').map((r) => JSON.stringify(r.body));
-    expect(bodies.some((body) => body.includes('Explain @src/app/controller.ts briefly'))).toBe(true);
+    expect(bodies.some((body) => body.includes('Explain @src/app/controller.ts briefly'))).toBe(
+      true,
+    );
   });
 
   it('lists the slash commands, runs /mode plan, and says so for an unknown command', async () => {
@@ -93,6 +124,8 @@ describe('the prompt composer', () => {
   it('brings back the last prompt with Up, also after a restart, and finds it with Ctrl+R', async () => {
     const first = await start();
     await explainController(first);
+    await first.keys('q');
+    await first.waitFor('a new');
     await first.keys('q');
     await first.waitFor('Quit Grove?');
     await first.keys('y');
@@ -122,5 +155,50 @@ describe('the prompt composer', () => {
     await t.waitFor('Copied the worktree path via OSC 52');
     const buffers = await t.tmux(['list-buffers', '-F', '#{buffer_sample}']);
     expect(buffers).toContain(world.groveHome);
+  });
+});
+
+describe('small things', () => {
+  it('keeps unsent text as the draft after asking, and brings it back', async () => {
+    const t = await start();
+    await explainController(t);
+
+    await t.keys('Enter');
+    await t.waitFor('Reply');
+    await t.type('half a thought');
+    await t.keys('Escape');
+    await t.waitFor('Close the composer?');
+    await t.keys('y');
+    await t.waitForGone('Reply');
+    await t.keys('Enter');
+
+    await t.waitFor(/│ half a thought/);
+  });
+
+  it('explains that an empty repository needs a first commit when a is pressed', async () => {
+    const empty = join(world.dir, 'empty');
+    mkdirSync(empty);
+    git(empty, 'init', '-q', '-b', 'main');
+    term = await startGrove(world, empty, { columns: 120, rows: 30 });
+    await term.waitFor('No sessions yet.');
+
+    await term.keys('a');
+
+    await term.waitFor('has no commits yet, and a session starts from one');
+    expect(await term.screen()).not.toContain('Task for the agent');
+  });
+
+  it('explains why there is no project outside a git repository', async () => {
+    const plain = join(world.dir, 'plain');
+    mkdirSync(plain);
+    // A project used before, so Grove starts instead of refusing.
+    const first = await startGrove(world, repo, { columns: 120, rows: 30 });
+    await first.waitFor('No sessions yet.');
+    await first.kill();
+    term = await startGrove(world, plain, { columns: 120, rows: 30 });
+
+    await term.waitFor('is not inside a git repository, so no project is active');
+    await term.keys('Tab');
+    await term.waitFor('Grove was not started inside a git repository');
   });
 });

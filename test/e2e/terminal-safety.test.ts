@@ -103,8 +103,9 @@ describe('hostile agent output in the TUI', () => {
 
     await t.keys('d');
 
-    const screen = await t.waitFor('evil␛]0;pwned␇.txt');
-    expect(screen).toContain('+line ␛]52;c;cm0gLXJmIH4=␇');
+    // The transcript names the file too: wait for the diff's own line.
+    const screen = await t.waitFor('+line ␛]52;c;cm0gLXJmIH4=␇');
+    expect(screen).toContain('evil␛]0;pwned␇.txt');
     expect(await t.format('pane_title')).toBe(title);
     expect(await clipboardBuffers(t)).not.toContain('rm -rf');
   });

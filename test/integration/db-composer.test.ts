@@ -29,12 +29,25 @@ afterEach(async () => {
 });
 
 async function addSession(id: string, project: number): Promise<void> {
-  await store.sessions.insert({ id, projectId: project, title: id, status: 'Draft', baseBranch: 'main', branch: `grove/${id}`, worktreePath: `/wt/${id}`, agent: 'claude', model: 'sonnet', reasoning: 'high', createdAt: T0 });
+  await store.sessions.insert({
+    id,
+    projectId: project,
+    title: id,
+    status: 'Draft',
+    baseBranch: 'main',
+    branch: `grove/${id}`,
+    worktreePath: `/wt/${id}`,
+    agent: 'claude',
+    model: 'sonnet',
+    reasoning: 'high',
+    createdAt: T0,
+  });
 }
 
 describe('the prompt history', () => {
-  it('lists a project\'s prompts oldest first, without a repeat of the newest', async () => {
-    for (const text of ['one', 'two', 'two', 'three']) await store.composer.addPrompt(projectId, text, T0, 100);
+  it("lists a project's prompts oldest first, without a repeat of the newest", async () => {
+    for (const text of ['one', 'two', 'two', 'three'])
+      await store.composer.addPrompt(projectId, text, T0, 100);
     expect(await store.composer.listPrompts(projectId, 10)).toEqual(['one', 'two', 'three']);
   });
 
@@ -52,7 +65,7 @@ describe('the prompt history', () => {
 });
 
 describe('drafts', () => {
-  it('stores, replaces and lists the drafts of a project\'s sessions', async () => {
+  it("stores, replaces and lists the drafts of a project's sessions", async () => {
     await addSession('s1', projectId);
     await store.composer.saveDraft('s1', 'first', T0);
     await store.composer.saveDraft('s1', 'second', T0 + 1);

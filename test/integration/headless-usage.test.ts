@@ -8,7 +8,7 @@ import { ListSchema, ResultSchema } from './headless-schema.js';
 // Usage errors (exit 2), `--help` texts, and docs/usage/cli.md agreeing with
 // both the binary and the JSON shapes the other headless tests check.
 
-const COMMANDS = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish', 'threads', 'doctor'] as const;
+const COMMANDS = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish', 'threads', 'gc', 'doctor'] as const;
 const DOC = readFileSync(join(ROOT, 'docs', 'usage', 'cli.md'), 'utf8');
 
 /** The ```text blocks of the doc. */
@@ -52,6 +52,8 @@ describe('usage errors exit 2 with the command usage on stderr', () => {
     [['reply', '--threads', 'abc', 'hi'], 'reply', '--threads takes no PROMPT (the review threads are the prompt)'],
     [['ls', 'extra'], 'ls', "unexpected argument 'extra'"],
     [['ls', '--every'], 'ls', "Unknown option '--every'"],
+    [['gc', '--days', 'two'], 'gc', "--days must be a whole number of days (got 'two')"],
+    [['gc', 'extra'], 'gc', "unexpected argument 'extra'"],
   ] as const)('grove %j', async (args, command, message) => {
     const run = await h.grove(args, { input: '' });
 
@@ -81,7 +83,7 @@ describe('--help', () => {
     expectExit(run, 0);
     expect(run.stderr).toBe('');
     for (const command of COMMANDS) expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
-    expect(run.stdout).toContain('Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 130 interrupted.');
+    expect(run.stdout).toContain('Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 5 held at a budget limit,\n130 interrupted.');
     expect(textBlocks()).toContain(run.stdout.trimEnd());
   });
 
@@ -108,7 +110,7 @@ describe('--help', () => {
 
 describe('cli.md', () => {
   it('documents every exit code the commands use', () => {
-    for (const [code, meaning] of [['0', 'Done'], ['1', 'failed'], ['2', 'Usage error'], ['3', 'asked questions'], ['4', 'Timed out'], ['130', 'Interrupted']] as const) {
+    for (const [code, meaning] of [['0', 'Done'], ['1', 'failed'], ['2', 'Usage error'], ['3', 'asked questions'], ['4', 'Timed out'], ['5', 'budget limit'], ['130', 'Interrupted']] as const) {
       expect(DOC).toMatch(new RegExp(`^\\| ${code} \\| .*${meaning}`, 'm'));
     }
   });

@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -35,7 +43,12 @@ beforeEach(async () => {
   writeFileSync(join(repo, 'README.md'), '# project\n');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'Initial commit');
-  infra = openInfra({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(dir, 'home'), GROVE_HOME: join(dir, 'grove-home'), LANG: 'C.UTF-8' });
+  infra = openInfra({
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: join(dir, 'home'),
+    GROVE_HOME: join(dir, 'grove-home'),
+    LANG: 'C.UTF-8',
+  });
   grove = await startGroveApp(infra, repo);
   started = [];
   actions = new SessionActions({
@@ -45,8 +58,9 @@ beforeEach(async () => {
     shell: shellRunner,
     runtime: infra.runtime,
     sessions: grove.controller.sessions,
-    enqueueStart: async (sessionId, prompt, display) => {
+    enqueueStart: (sessionId, prompt, display) => {
       started.push({ sessionId, prompt, display });
+      return Promise.resolve();
     },
     refreshDiff: (sessionId) => grove.controller.turns.refreshDiff(sessionId),
   });
@@ -59,7 +73,11 @@ afterEach(async () => {
 });
 
 async function newSession(): Promise<Session> {
-  const session = await grove.controller.sessions.create(grove.project.id, { agent: 'claude', model: 'sonnet', reasoning: 'medium' }, {});
+  const session = await grove.controller.sessions.create(
+    grove.project.id,
+    { agent: 'claude', model: 'sonnet', reasoning: 'medium' },
+    {},
+  );
   await grove.controller.sessions.whenReady(session.id);
   return session;
 }
@@ -94,7 +112,9 @@ describe('draft sessions', () => {
 
     expect(existsSync(join(session.worktreePath, 'LATER.md'))).toBe(true);
     expect(git(session.worktreePath, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe(session.branch);
-    expect(started).toEqual([{ sessionId: session.id, prompt: 'Write the changelog', display: 'Write the changelog' }]);
+    expect(started).toEqual([
+      { sessionId: session.id, prompt: 'Write the changelog', display: 'Write the changelog' },
+    ]);
   });
 
   it('starts every saved draft of the project and leaves sessions that are not drafts alone', async () => {
@@ -103,7 +123,8 @@ describe('draft sessions', () => {
     const plain = await newSession();
     await actions.saveAsDraft(first.id, 'First task');
     await actions.saveAsDraft(second.id, 'Second task');
-    for (const id of [first.id, second.id, plain.id]) await grove.controller.sessions.publishSession(id);
+    for (const id of [first.id, second.id, plain.id])
+      await grove.controller.sessions.publishSession(id);
     await new Promise((resolve) => setImmediate(resolve));
 
     const count = await actions.startDrafts(null);
@@ -125,7 +146,9 @@ describe('fork', () => {
     const child = await actions.fork(parent.id);
 
     expect(readFileSync(join(child.worktreePath, 'committed.txt'), 'utf8')).toBe('on the branch\n');
-    expect(readFileSync(join(child.worktreePath, 'uncommitted.txt'), 'utf8')).toBe('not committed yet\n');
+    expect(readFileSync(join(child.worktreePath, 'uncommitted.txt'), 'utf8')).toBe(
+      'not committed yet\n',
+    );
     expect(git(parent.worktreePath, 'rev-parse', 'HEAD')).toBe(parentHead);
     expect(git(parent.worktreePath, 'status', '--porcelain')).toBe('?? uncommitted.txt');
     expect(child.baseBranch).toBe(parent.baseBranch);
@@ -134,7 +157,14 @@ describe('fork', () => {
 
   it('stores the parent link and puts the parent summary before the first prompt', async () => {
     const parent = await newSession();
-    await infra.store.sessions.update(parent.id, { title: 'Add the parser', summary: { turn: 'Added tests', session: 'Parser added with tests for every rule' } }, infra.clock.now());
+    await infra.store.sessions.update(
+      parent.id,
+      {
+        title: 'Add the parser',
+        summary: { turn: 'Added tests', session: 'Parser added with tests for every rule' },
+      },
+      infra.clock.now(),
+    );
 
     const child = await actions.fork(parent.id);
 
@@ -147,7 +177,12 @@ describe('fork', () => {
 
   it("uses the parent's last answer as context when it has no summary, bounded", async () => {
     const parent = await newSession();
-    await infra.store.transcript.append(parent.id, 'assistant_answer', `The answer. ${'x'.repeat(5000)}`, infra.clock.now());
+    await infra.store.transcript.append(
+      parent.id,
+      'assistant_answer',
+      `The answer. ${'x'.repeat(5000)}`,
+      infra.clock.now(),
+    );
 
     const child = await actions.fork(parent.id);
 
@@ -164,7 +199,11 @@ describe('continue', () => {
     git(session.worktreePath, 'add', '-A');
     git(session.worktreePath, 'commit', '-q', '-m', 'Kept work');
     git(repo, 'worktree', 'remove', '--force', session.worktreePath);
-    await infra.store.sessions.update(session.id, { keptBranch: session.branch, prompt: 'task' }, infra.clock.now());
+    await infra.store.sessions.update(
+      session.id,
+      { keptBranch: session.branch, prompt: 'task' },
+      infra.clock.now(),
+    );
     await infra.store.sessions.setStatus(session.id, 'Canceled', infra.clock.now());
 
     await actions.continueSession(session.id);

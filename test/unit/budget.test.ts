@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { NO_LIMITS, budgetLimits, budgetStop, budgetText, parseTokenLimit, parseUsdLimit, raisedLimit, spentOn, stopText } from '../../src/domain/budget.js';
+import {
+  NO_LIMITS,
+  budgetLimits,
+  budgetStop,
+  budgetText,
+  parseTokenLimit,
+  parseUsdLimit,
+  raisedLimit,
+  spentOn,
+  stopText,
+} from '../../src/domain/budget.js';
 import { BUDGET_KEYS, SETTING_ROWS } from '../../src/domain/settings.js';
 
 const PRICES = { sonnet: { input: 3, output: 15 } };
@@ -24,9 +34,27 @@ describe('budgetStop', () => {
   it.each([
     ['no limits', spent(5), spent(5), NO_LIMITS, null],
     ['under the session limit', spent(99), spent(99), { ...NO_LIMITS, sessionTokens: 100 }, null],
-    ['at the session limit', spent(100), spent(100), { ...NO_LIMITS, sessionTokens: 100 }, { scope: 'session', measure: 'tokens', used: 100, limit: 100 }],
-    ['over the project dollar limit', spent(1, 0.5), spent(1, 2.5), { ...NO_LIMITS, projectUsd: 2 }, { scope: 'project', measure: 'usd', used: 2.5, limit: 2 }],
-    ['the session limit before the project one', spent(10), spent(50), { ...NO_LIMITS, sessionTokens: 5, projectTokens: 5 }, { scope: 'session', measure: 'tokens', used: 10, limit: 5 }],
+    [
+      'at the session limit',
+      spent(100),
+      spent(100),
+      { ...NO_LIMITS, sessionTokens: 100 },
+      { scope: 'session', measure: 'tokens', used: 100, limit: 100 },
+    ],
+    [
+      'over the project dollar limit',
+      spent(1, 0.5),
+      spent(1, 2.5),
+      { ...NO_LIMITS, projectUsd: 2 },
+      { scope: 'project', measure: 'usd', used: 2.5, limit: 2 },
+    ],
+    [
+      'the session limit before the project one',
+      spent(10),
+      spent(50),
+      { ...NO_LIMITS, sessionTokens: 5, projectTokens: 5 },
+      { scope: 'session', measure: 'tokens', used: 10, limit: 5 },
+    ],
   ] as const)('%s', (_name, session, project, limits, expected) => {
     expect(budgetStop(session, project, limits)).toEqual(expected);
   });
@@ -56,7 +84,12 @@ describe('limits from settings', () => {
   it("takes a session's own raised limit over the project's setting", () => {
     const values = { [BUDGET_KEYS.sessionTokens]: '1k', [BUDGET_KEYS.projectUsd]: '20' };
 
-    expect(budgetLimits(values, null)).toEqual({ sessionTokens: 1000, sessionUsd: null, projectTokens: null, projectUsd: 20 });
+    expect(budgetLimits(values, null)).toEqual({
+      sessionTokens: 1000,
+      sessionUsd: null,
+      projectTokens: null,
+      projectUsd: 20,
+    });
     expect(budgetLimits(values, { tokens: 5000, usd: null }).sessionTokens).toBe(5000);
   });
 
@@ -74,7 +107,9 @@ describe('limits from settings', () => {
 
 describe('budget words', () => {
   it('raises a limit by another full budget on top of what is spent', () => {
-    expect(raisedLimit({ scope: 'session', measure: 'tokens', used: 1200, limit: 1000 })).toBe(2200);
+    expect(raisedLimit({ scope: 'session', measure: 'tokens', used: 1200, limit: 1000 })).toBe(
+      2200,
+    );
     expect(raisedLimit({ scope: 'project', measure: 'usd', used: 5.123, limit: 5 })).toBe(10.13);
   });
 
@@ -88,6 +123,8 @@ describe('budget words', () => {
   });
 
   it('says which limit holds the prompts', () => {
-    expect(stopText({ scope: 'project', measure: 'usd', used: 21, limit: 20 })).toBe("The project's spending limit is reached: $21.00 used of $20.00.");
+    expect(stopText({ scope: 'project', measure: 'usd', used: 21, limit: 20 })).toBe(
+      "The project's spending limit is reached: $21.00 used of $20.00.",
+    );
   });
 });

@@ -5,9 +5,18 @@ import { parseCli } from '../../src/cli.js';
 
 describe('-C anywhere', () => {
   it.each([
-    [['-C', '/repo', 'ls'], ['ls', '-C', '/repo']],
-    [['-C/repo', 'ls', '--json'], ['ls', '--json', '-C', '/repo']],
-    [['--C=/repo', 'run', '--mode', 'plan', 'fix it'], ['run', '-C', '/repo', '--mode', 'plan', 'fix it']],
+    [
+      ['-C', '/repo', 'ls'],
+      ['ls', '-C', '/repo'],
+    ],
+    [
+      ['-C/repo', 'ls', '--json'],
+      ['ls', '--json', '-C', '/repo'],
+    ],
+    [
+      ['--C=/repo', 'run', '--mode', 'plan', 'fix it'],
+      ['run', '-C', '/repo', '--mode', 'plan', 'fix it'],
+    ],
   ])('parses grove %j as grove %j', (before, after) => {
     expect(parseCli(before)).toEqual(parseCli(after));
   });

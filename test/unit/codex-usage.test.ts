@@ -10,13 +10,35 @@ const THREAD = '01a2080d-e1fc-74e2-b5c1-c42cbcb02843';
 const PREVIOUS = '01a2080d-e218-78a3-86fc-3e8e10aad63b';
 const CURRENT = '01a2080d-e488-7251-9083-726b0374f505';
 
-function usageUpdate(turnId: string, total: number, last: { input: number; output: number; reasoning?: number }): unknown {
-  const breakdown = (input: number, output: number, reasoning: number) => ({ totalTokens: input + output, inputTokens: input, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: output, reasoningOutputTokens: reasoning });
-  return { threadId: THREAD, turnId, tokenUsage: { total: breakdown(total, 0, 0), last: breakdown(last.input, last.output, last.reasoning ?? 0), modelContextWindow: null } };
+function usageUpdate(
+  turnId: string,
+  total: number,
+  last: { input: number; output: number; reasoning?: number },
+): unknown {
+  const breakdown = (input: number, output: number, reasoning: number) => ({
+    totalTokens: input + output,
+    inputTokens: input,
+    cachedInputTokens: 0,
+    cacheWriteInputTokens: 0,
+    outputTokens: output,
+    reasoningOutputTokens: reasoning,
+  });
+  return {
+    threadId: THREAD,
+    turnId,
+    tokenUsage: {
+      total: breakdown(total, 0, 0),
+      last: breakdown(last.input, last.output, last.reasoning ?? 0),
+      modelContextWindow: null,
+    },
+  };
 }
 
 const replayed = usageUpdate(PREVIOUS, 63_608, { input: 15_679, output: 400 });
-const billed = [usageUpdate(CURRENT, 79_287, { input: 30_000, output: 500, reasoning: 100 }), usageUpdate(CURRENT, 112_000, { input: 33_608, output: 250 })];
+const billed = [
+  usageUpdate(CURRENT, 79_287, { input: 30_000, output: 500, reasoning: 100 }),
+  usageUpdate(CURRENT, 112_000, { input: 33_608, output: 250 }),
+];
 
 describe('Codex token usage of one turn', () => {
   it('ignores the previous turn usage that resume re-sends before the turn starts', () => {

@@ -3,7 +3,12 @@ import { bufferFrom } from '../../src/domain/composer.js';
 import { acceptCompletion, completionFor } from '../../src/domain/composer-assist.js';
 import { fileIndex } from '../../src/domain/file-match.js';
 import { mentionAt, mentionsForAgent, pastedImagePath } from '../../src/domain/mentions.js';
-import { newerEntry, olderEntry, recordPrompt, searchHistory } from '../../src/domain/prompt-history.js';
+import {
+  newerEntry,
+  olderEntry,
+  recordPrompt,
+  searchHistory,
+} from '../../src/domain/prompt-history.js';
 import { SLASH_COMMANDS, parseSlash, slashCompletions } from '../../src/domain/slash-commands.js';
 
 // The composer's helpers: slash commands, prompt history, `@` mentions and pasted images.
@@ -26,14 +31,18 @@ describe('parseSlash', () => {
     expect(parseSlash(text, claude)).toEqual({ kind: 'run', action });
   });
 
-  it.each(['fix the bug', '/usr/bin/env is missing', '//comment', 'see /review'])('sends %j as a prompt', (text) => {
-    expect(parseSlash(text, claude)).toEqual({ kind: 'prompt' });
-  });
+  it.each(['fix the bug', '/usr/bin/env is missing', '//comment', 'see /review'])(
+    'sends %j as a prompt',
+    (text) => {
+      expect(parseSlash(text, claude)).toEqual({ kind: 'prompt' });
+    },
+  );
 
   it('names the commands when one is unknown', () => {
     const parsed = parseSlash('/frobnicate', claude);
     expect(parsed.kind).toBe('error');
-    if (parsed.kind === 'error') for (const command of SLASH_COMMANDS) expect(parsed.message).toContain(`/${command.name}`);
+    if (parsed.kind === 'error')
+      for (const command of SLASH_COMMANDS) expect(parsed.message).toContain(`/${command.name}`);
   });
 
   it.each([
@@ -42,11 +51,17 @@ describe('parseSlash', () => {
     ['/reasoning default', "'default' is not one of low, medium, high, xhigh, max"],
     ['/clear now', 'takes no argument'],
   ])('refuses %j in words', (text, message) => {
-    expect(parseSlash(text, claude)).toMatchObject({ kind: 'error', message: expect.stringContaining(message) as unknown });
+    expect(parseSlash(text, claude)).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining(message) as unknown,
+    });
   });
 
   it("offers the session's agent's models", () => {
-    expect(parseSlash('/model gpt-5.5', { agent: 'codex' })).toEqual({ kind: 'run', action: { name: 'model', model: 'gpt-5.5' } });
+    expect(parseSlash('/model gpt-5.5', { agent: 'codex' })).toEqual({
+      kind: 'run',
+      action: { name: 'model', model: 'gpt-5.5' },
+    });
   });
 });
 
@@ -62,8 +77,15 @@ describe('slashCompletions', () => {
   });
 
   it('lists the values of an argument after the command', () => {
-    expect(slashCompletions('/mode ', claude)?.map((i) => i.text)).toEqual(['/mode auto-edit', '/mode read-only', '/mode plan']);
-    expect(slashCompletions('/agent c', claude)?.map((i) => i.text)).toEqual(['/agent claude', '/agent codex']);
+    expect(slashCompletions('/mode ', claude)?.map((i) => i.text)).toEqual([
+      '/mode auto-edit',
+      '/mode read-only',
+      '/mode plan',
+    ]);
+    expect(slashCompletions('/agent c', claude)?.map((i) => i.text)).toEqual([
+      '/agent claude',
+      '/agent codex',
+    ]);
   });
 
   it('is no picker for text that is not a command being typed', () => {
@@ -118,7 +140,9 @@ describe('@ mentions', () => {
 
   it('gives Codex the plain path of each existing file and leaves other @ words', () => {
     const exists = (path: string): boolean => path === 'src/app.ts';
-    expect(mentionsForAgent('read @src/app.ts and ask @alice', 'plain-path', exists)).toBe('read src/app.ts and ask @alice');
+    expect(mentionsForAgent('read @src/app.ts and ask @alice', 'plain-path', exists)).toBe(
+      'read src/app.ts and ask @alice',
+    );
     expect(mentionsForAgent('read @src/app.ts', 'at-path', exists)).toBe('read @src/app.ts');
   });
 
@@ -144,7 +168,10 @@ describe('pastedImagePath', () => {
     expect(pastedImagePath(text)).toBe(path);
   });
 
-  it.each(['/home/me/notes.txt', 'shot.png', '/a.png\n/b.png', 'look at /a.png'])('does not read %j as an image', (text) => {
-    expect(pastedImagePath(text)).toBeNull();
-  });
+  it.each(['/home/me/notes.txt', 'shot.png', '/a.png\n/b.png', 'look at /a.png'])(
+    'does not read %j as an image',
+    (text) => {
+      expect(pastedImagePath(text)).toBeNull();
+    },
+  );
 });

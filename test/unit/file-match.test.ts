@@ -20,11 +20,15 @@ describe('scorePath', () => {
   });
 
   it('prefers a match in the file name to one spread over the folders', () => {
-    expect(scorePath('src/reducer.ts', 'red')).toBeGreaterThan(scorePath('src/render/edit.ts', 'red'));
+    expect(scorePath('src/reducer.ts', 'red')).toBeGreaterThan(
+      scorePath('src/render/edit.ts', 'red'),
+    );
   });
 
   it('prefers the shorter path when the match is the same', () => {
-    expect(scorePath('a/composer.ts', 'composer')).toBeGreaterThan(scorePath('a/b/c/composer.ts', 'composer'));
+    expect(scorePath('a/composer.ts', 'composer')).toBeGreaterThan(
+      scorePath('a/b/c/composer.ts', 'composer'),
+    );
   });
 });
 
@@ -38,7 +42,13 @@ describe('matchFiles', () => {
   it('matches case-insensitively, best first', () => {
     const match = matchFiles(index, 'COMPOSER', 10);
     expect(match.items[0]).toBe('src/domain/composer.ts');
-    expect(new Set(match.items)).toEqual(new Set(['src/domain/composer.ts', 'src/ui/components/Composer.tsx', 'test/unit/composer.test.ts']));
+    expect(new Set(match.items)).toEqual(
+      new Set([
+        'src/domain/composer.ts',
+        'src/ui/components/Composer.tsx',
+        'test/unit/composer.test.ts',
+      ]),
+    );
   });
 
   it('matches a fuzzy subsequence across folders', () => {
@@ -69,7 +79,8 @@ describe('a 100,000-file repository', () => {
   const paths: string[] = [];
   for (let a = 0; a < 100; a++)
     for (let b = 0; b < 100; b++)
-      for (let c = 0; c < 10; c++) paths.push(`pkg${a}/module${b}/file${c}_${(a * 7 + b * 13 + c) % 97}.ts`);
+      for (let c = 0; c < 10; c++)
+        paths.push(`pkg${a}/module${b}/file${c}_${(a * 7 + b * 13 + c) % 97}.ts`);
   paths.push('services/payments/invoice-renderer.tsx');
 
   it('finds the one file typed a key at a time, each key narrowing the last result', () => {
@@ -84,7 +95,9 @@ describe('a 100,000-file repository', () => {
       perKey.push(performance.now() - before);
     }
     // Reported for the record (no assertion on time): the index once, then each key.
-    console.info(`100k paths: index ${(indexed - started).toFixed(1)} ms; keys ${perKey.map((ms) => ms.toFixed(1)).join(', ')} ms`);
+    console.info(
+      `100k paths: index ${(indexed - started).toFixed(1)} ms; keys ${perKey.map((ms) => ms.toFixed(1)).join(', ')} ms`,
+    );
     expect(paths).toHaveLength(100_001);
     expect(match.items).toEqual(['services/payments/invoice-renderer.tsx']);
     expect(match.candidates).toHaveLength(1);

@@ -15,10 +15,18 @@ import type { KeyContext } from '../../src/runtime/modes/context.js';
 const call = (method: CommandCall['method'], ...args: unknown[]): CommandCall => ({ method, args });
 
 const WORKTREE = '/wt/x';
-const FILES = fileIndex(['README.md', 'src/app/controller.ts', 'src/app/reducer.ts', 'docs/usage/workflow.md']);
+const FILES = fileIndex([
+  'README.md',
+  'src/app/controller.ts',
+  'src/app/reducer.ts',
+  'docs/usage/workflow.md',
+]);
 const HISTORY = ['add tests', 'fix the login bug', 'explain the cache'];
 
-function composerState(composer: TextBuffer = emptyBuffer, fields: Partial<AppState> = {}): AppState {
+function composerState(
+  composer: TextBuffer = emptyBuffer,
+  fields: Partial<AppState> = {},
+): AppState {
   return appState({
     sessions: [makeSession('Review', { id: 'x', worktreePath: WORKTREE })],
     mode: { kind: 'session', sessionId: 'x', scrollBack: 0, composer, question: null },
@@ -28,23 +36,31 @@ function composerState(composer: TextBuffer = emptyBuffer, fields: Partial<AppSt
   });
 }
 
-const textOf = (state: AppState): string | null => (state.mode.kind === 'session' ? (state.mode.composer?.text ?? null) : null);
-const assistOf = (state: AppState): ComposerAssist | undefined => (state.mode.kind === 'session' ? state.mode.assist : undefined);
-const typeText = (text: string): string[] => Array.from(text).map((char) => (char === ' ' ? 'space' : char));
+const textOf = (state: AppState): string | null =>
+  state.mode.kind === 'session' ? (state.mode.composer?.text ?? null) : null;
+const assistOf = (state: AppState): ComposerAssist | undefined =>
+  state.mode.kind === 'session' ? state.mode.assist : undefined;
+const typeText = (text: string): string[] =>
+  Array.from(text).map((char) => (char === ' ' ? 'space' : char));
 
 describe('@ file completion', () => {
   it('opens a picker of matching files when @ is typed', () => {
     const run = pressKeys(composerState(), typeText('see @reduc'));
     const completion = assistOf(run.state)?.completion;
-    expect(completion?.kind === 'file' ? completion.match?.items : null).toEqual(['src/app/reducer.ts']);
+    expect(completion?.kind === 'file' ? completion.match?.items : null).toEqual([
+      'src/app/reducer.ts',
+    ]);
   });
 
-  it.each(['tab', 'enter'])('puts the highlighted path in the prompt on %s, without sending', (key) => {
-    const run = pressKeys(composerState(), [...typeText('see @contr'), key]);
-    expect(textOf(run.state)).toBe('see @src/app/controller.ts ');
-    expect(assistOf(run.state)?.completion).toBeNull();
-    expect(run.calls.filter((c) => c.method === 'sendPrompt')).toEqual([]);
-  });
+  it.each(['tab', 'enter'])(
+    'puts the highlighted path in the prompt on %s, without sending',
+    (key) => {
+      const run = pressKeys(composerState(), [...typeText('see @contr'), key]);
+      expect(textOf(run.state)).toBe('see @src/app/controller.ts ');
+      expect(assistOf(run.state)?.completion).toBeNull();
+      expect(run.calls.filter((c) => c.method === 'sendPrompt')).toEqual([]);
+    },
+  );
 
   it('moves the highlight with the arrows', () => {
     // The shorter path comes first; Down highlights the next one.
@@ -60,10 +76,15 @@ describe('@ file completion', () => {
   });
 
   it('fills the waiting picker when the file list arrives', () => {
-    const waiting = pressKeys(composerState(emptyBuffer, { fileIndex: null }), typeText('@wor')).state;
+    const waiting = pressKeys(
+      composerState(emptyBuffer, { fileIndex: null }),
+      typeText('@wor'),
+    ).state;
     const loaded = reduce(waiting, { type: 'fileIndexLoaded', worktree: WORKTREE, files: FILES });
     const completion = assistOf(loaded)?.completion;
-    expect(completion?.kind === 'file' ? completion.match?.items : null).toEqual(['docs/usage/workflow.md']);
+    expect(completion?.kind === 'file' ? completion.match?.items : null).toEqual([
+      'docs/usage/workflow.md',
+    ]);
   });
 
   it('closes the picker on Esc and keeps the composer open', () => {
@@ -78,7 +99,9 @@ describe('slash commands', () => {
   it('lists the commands while the name is typed', () => {
     const run = pressKeys(composerState(), typeText('/me'));
     const completion = assistOf(run.state)?.completion;
-    expect(completion?.kind === 'slash' ? completion.items.map((i) => i.label) : null).toEqual(['/merge']);
+    expect(completion?.kind === 'slash' ? completion.items.map((i) => i.label) : null).toEqual([
+      '/merge',
+    ]);
   });
 
   it('runs a picked command on Enter and closes the composer', () => {
@@ -88,7 +111,14 @@ describe('slash commands', () => {
   });
 
   it('picks a command, then its value, then runs it', () => {
-    const run = pressKeys(composerState(), [...typeText('/mo'), 'down', 'enter', 'down', 'down', 'enter']);
+    const run = pressKeys(composerState(), [
+      ...typeText('/mo'),
+      'down',
+      'enter',
+      'down',
+      'down',
+      'enter',
+    ]);
     expect(run.calls.at(-1)).toEqual(call('setPermissionMode', 'x', 'plan'));
   });
 
@@ -149,7 +179,11 @@ describe('the prompt history', () => {
   });
 
   it('puts the text back when the search is canceled', () => {
-    const run = pressKeys(composerState(bufferFrom('draft')), ['ctrl+r', ...typeText('add'), 'escape']);
+    const run = pressKeys(composerState(bufferFrom('draft')), [
+      'ctrl+r',
+      ...typeText('add'),
+      'escape',
+    ]);
     expect(textOf(run.state)).toBe('draft');
     expect(run.state.popup).toBeNull();
   });
@@ -166,7 +200,12 @@ describe('images', () => {
       apply: (event) => {
         current = reduce(current, event);
       },
-      commands: new Proxy({} as KeyContext['commands'], { get: (_t, method) => (...args: unknown[]) => calls.push({ method: method as CommandCall['method'], args }) }),
+      commands: new Proxy({} as KeyContext['commands'], {
+        get:
+          (_t, method) =>
+          (...args: unknown[]) =>
+            calls.push({ method: method as CommandCall['method'], args }),
+      }),
     };
     dispatchTerminalEvent(ctx, { type: 'paste', text });
     return { calls, state: current };
@@ -179,12 +218,20 @@ describe('images', () => {
   });
 
   it('sends the attached images with the prompt', () => {
-    const attached = reduce(composerState(bufferFrom('what is wrong here?')), { type: 'composerAttach', sessionId: 'x', image: '/grove/images/x/1-shot.png' });
+    const attached = reduce(composerState(bufferFrom('what is wrong here?')), {
+      type: 'composerAttach',
+      sessionId: 'x',
+      image: '/grove/images/x/1-shot.png',
+    });
     const run = pressKeys(attached, ['enter']);
-    expect(run.calls).toEqual([call('sendPrompt', 'x', 'what is wrong here?', ['/grove/images/x/1-shot.png'])]);
+    expect(run.calls).toEqual([
+      call('sendPrompt', 'x', 'what is wrong here?', ['/grove/images/x/1-shot.png']),
+    ]);
   });
 
   it('asks for the clipboard image on Ctrl+V', () => {
-    expect(pressKeys(composerState(), ['ctrl+v']).calls).toEqual([call('pasteClipboardImage', 'x')]);
+    expect(pressKeys(composerState(), ['ctrl+v']).calls).toEqual([
+      call('pasteClipboardImage', 'x'),
+    ]);
   });
 });

@@ -80,6 +80,12 @@ const INTENTS: Record<'sessions' | 'projects' | 'settings', Record<string, Inten
     open: { events: [], calls: [call('openSession', 'b')] },
     new: { events: [], calls: [call('createSession')] },
     cancel: { events: [], calls: [call('requestCancel', 'b')] },
+    startDraft: { events: [], calls: [call('startDraft', 'b')] },
+    startDrafts: { events: [], calls: [call('startDrafts', null)] },
+    // Only a saved draft can be marked; the selected session is working.
+    mark: none,
+    shell: { events: [], calls: [call('openWorktree', 'b', 'shell')] },
+    editor: { events: [], calls: [call('openWorktree', 'b', 'editor')] },
     ...commonIntents('sessions'),
   },
   projects: {

@@ -124,6 +124,11 @@ const SESSION_INTENTS: Record<string, Intent> = {
   },
   // Sessions start in Auto Edit; the next mode is Read Only.
   mode: { events: [], calls: [call('setPermissionMode', 'x', 'read_only')] },
+  // The agent's tool calls unfold (and fold again on the next press).
+  toolCalls: {
+    events: [{ type: 'mode', mode: { kind: 'session', sessionId: 'x', scrollBack: SCROLL_BACK, composer: null, question: null, toolsExpanded: true } }],
+    calls: [],
+  },
   scrollDown: scrolled(SCROLL_BACK - 1),
   scrollUp: scrolled(SCROLL_BACK + 1),
   pageDown: scrolled(SCROLL_BACK - 10),

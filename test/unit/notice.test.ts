@@ -7,7 +7,10 @@ import { appState } from '../helpers/render.js';
 
 // Notices go by themselves after a few seconds, or on the next key.
 
-const shown = reduce(appState({ now: 1000 }), { type: 'notice', notice: { level: 'info', text: 'Publishing…' } });
+const shown = reduce(appState({ now: 1000 }), {
+  type: 'notice',
+  notice: { level: 'info', text: 'Publishing…' },
+});
 
 describe('a notice', () => {
   it('keeps the clock ticking while it is on screen', () => {
@@ -27,7 +30,10 @@ describe('a notice', () => {
   });
 
   it('stays longer when it is an error', () => {
-    const error = reduce(appState(), { type: 'notice', notice: { level: 'error', text: 'Merge failed' } });
+    const error = reduce(appState(), {
+      type: 'notice',
+      notice: { level: 'error', text: 'Merge failed' },
+    });
     const seen = reduce(error, { type: 'tick', now: 0 });
     expect(reduce(seen, { type: 'tick', now: NOTICE_MS.info }).notice?.text).toBe('Merge failed');
   });

@@ -18,11 +18,25 @@ describe('sharedPaths', () => {
   });
 
   it('finds nothing when no two sessions share a path', () => {
-    expect(sharedPaths(new Map([['a', ['1']], ['b', ['2']]]))).toEqual([]);
+    expect(
+      sharedPaths(
+        new Map([
+          ['a', ['1']],
+          ['b', ['2']],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('counts a path listed twice for one session once', () => {
-    expect(sharedPaths(new Map([['a', ['f', 'f']], ['b', ['f']]]))).toEqual([{ a: 'a', b: 'b', files: ['f'] }]);
+    expect(
+      sharedPaths(
+        new Map([
+          ['a', ['f', 'f']],
+          ['b', ['f']],
+        ]),
+      ),
+    ).toEqual([{ a: 'a', b: 'b', files: ['f'] }]);
   });
 });
 
@@ -45,8 +59,14 @@ describe('overlap words', () => {
   it.each([
     [{ sessionId: 'b', files: ['f'], conflicts: [] }, '"B": also changes f'],
     [{ sessionId: 'b', files: ['f'], conflicts: ['f'] }, '"B": conflicts in f'],
-    [{ sessionId: 'b', files: ['f', 'g'], conflicts: ['f'] }, '"B": conflicts in f (also changes g)'],
-    [{ sessionId: 'b', files: ['1', '2', '3', '4', '5'], conflicts: [] }, '"B": also changes 1, 2, 3 and 2 more'],
+    [
+      { sessionId: 'b', files: ['f', 'g'], conflicts: ['f'] },
+      '"B": conflicts in f (also changes g)',
+    ],
+    [
+      { sessionId: 'b', files: ['1', '2', '3', '4', '5'], conflicts: [] },
+      '"B": also changes 1, 2, 3 and 2 more',
+    ],
   ])('names the other session and the files: %o', (overlap, line) => {
     expect(overlapLines([overlap], name)).toEqual([line]);
   });
@@ -56,7 +76,10 @@ describe('overlap words', () => {
   });
 
   it('lists the sessions that will need a rebase after a merge', () => {
-    expect(rebaseWarning([{ sessionId: 'b', files: ['f'], conflicts: ['f'] }], name)).toEqual(['1 other session changed the same files and will need a rebase after this merge:', '  "B": conflicts in f']);
+    expect(rebaseWarning([{ sessionId: 'b', files: ['f'], conflicts: ['f'] }], name)).toEqual([
+      '1 other session changed the same files and will need a rebase after this merge:',
+      '  "B": conflicts in f',
+    ]);
   });
 
   it.each([

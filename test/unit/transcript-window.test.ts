@@ -117,13 +117,20 @@ describe('transcript windowing', () => {
     rendered = 0;
     const view = windowLines('window-d', answers, [], WIDTH, HEIGHT, 20_001);
     expect(view.total).toBe(50_000);
-    expect(view.lines[0]?.text).toBe(`a${Math.floor((50_000 - 20_001 - HEIGHT) / 10)} l${(50_000 - 20_001 - HEIGHT) % 10}`);
+    expect(view.lines[0]?.text).toBe(
+      `a${Math.floor((50_000 - 20_001 - HEIGHT) / 10)} l${(50_000 - 20_001 - HEIGHT) % 10}`,
+    );
     expect(rendered).toBeLessThanOrEqual(Math.ceil(HEIGHT / 10) + 1);
   });
 
   it('measures only the new entries when the transcript grows', () => {
     const grow = (count: number): TranscriptEntry[] =>
-      Array.from({ length: count }, (_, i) => ({ position: i, kind: 'assistant_answer', content: `answer ${i}`, createdAt: 0 }));
+      Array.from({ length: count }, (_, i) => ({
+        position: i,
+        kind: 'assistant_answer',
+        content: `answer ${i}`,
+        createdAt: 0,
+      }));
     let rendered = 0;
     setAnswerRenderer((text, width) => {
       rendered++;

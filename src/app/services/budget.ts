@@ -53,14 +53,32 @@ export async function budgetStatus(
   const { store, runtime } = deps;
   const session = await store.sessions.get(sessionId);
   if (!session) return undefined;
-  const [settings, own] = await Promise.all([loadSettings(store, session.projectId), store.usage.sessionLimits(sessionId)]);
+  const [settings, own] = await Promise.all([
+    loadSettings(store, session.projectId),
+    store.usage.sessionLimits(sessionId),
+  ]);
   const limits = budgetLimits(settings, own);
-  const noLimit = limits.sessionTokens === null && limits.sessionUsd === null && limits.projectTokens === null && limits.projectUsd === null;
+  const noLimit =
+    limits.sessionTokens === null &&
+    limits.sessionUsd === null &&
+    limits.projectTokens === null &&
+    limits.projectUsd === null;
   const rows = await store.usage.byProject(session.projectId);
-  const table = noLimit && !options.alwaysPrice ? {} : await (options.prices ?? (async () => (await loadPrices(pricesPath(runtime))).prices))();
-  const spent = spentOn(rows.filter((r) => r.sessionId === sessionId), table);
+  const table =
+    noLimit && !options.alwaysPrice
+      ? {}
+      : await (options.prices ?? (async () => (await loadPrices(pricesPath(runtime))).prices))();
+  const spent = spentOn(
+    rows.filter((r) => r.sessionId === sessionId),
+    table,
+  );
   const project = spentOn(rows, table);
-  return { session: spent, project, limits, stop: noLimit ? null : budgetStop(spent, project, limits) };
+  return {
+    session: spent,
+    project,
+    limits,
+    stop: noLimit ? null : budgetStop(spent, project, limits),
+  };
 }
 
 /**
@@ -76,7 +94,8 @@ export class BudgetService {
 
   async prices(): Promise<PriceTable> {
     const loaded = await loadPrices(pricesPath(this.deps.runtime));
-    if (loaded.error && loaded.error !== this.pricesError) this.deps.runtime.logger.log('warn', loaded.error);
+    if (loaded.error && loaded.error !== this.pricesError)
+      this.deps.runtime.logger.log('warn', loaded.error);
     this.pricesError = loaded.error;
     return loaded.prices;
   }
@@ -101,18 +120,37 @@ export class BudgetService {
     }
     const { app } = this.deps;
     if (!stop) {
-      if (app.state.budget?.held[sessionId]) app.emit({ type: 'budgetHeld', sessionId, stop: null });
+      if (app.state.budget?.held[sessionId])
+        app.emit({ type: 'budgetHeld', sessionId, stop: null });
       return null;
     }
     const already = app.state.budget?.held[sessionId];
     app.emit({ type: 'budgetHeld', sessionId, stop });
-    if (!already || already.limit !== stop.limit || already.measure !== stop.measure || already.scope !== stop.scope) {
-      const prompt = typeof next.payload['display'] === 'string' ? next.payload['display'] : typeof next.payload['prompt'] === 'string' ? next.payload['prompt'] : '';
-      await this.note(sessionId, `[Budget] ${stopText(stop)} The queued prompt is held, not sent${prompt ? `: ${prompt.split('\n')[0]?.slice(0, 120) ?? ''}` : ''}. Raise the limit to go on.`);
+    if (
+      !already ||
+      already.limit !== stop.limit ||
+      already.measure !== stop.measure ||
+      already.scope !== stop.scope
+    ) {
+      const prompt =
+        typeof next.payload['display'] === 'string'
+          ? next.payload['display']
+          : typeof next.payload['prompt'] === 'string'
+            ? next.payload['prompt']
+            : '';
+      await this.note(
+        sessionId,
+        `[Budget] ${stopText(stop)} The queued prompt is held, not sent${prompt ? `: ${prompt.split('\n')[0]?.slice(0, 120) ?? ''}` : ''}. Raise the limit to go on.`,
+      );
     }
     // Asked again whenever the held queue is looked at (a new prompt, a changed setting), unless the question is on screen.
     const shown = app.state.popup;
-    if (!(shown?.kind === 'confirm' && shown.intent.kind === 'raiseBudget' && shown.intent.sessionId === sessionId)) this.ask(sessionId, stop);
+    if (!(
+      shown?.kind === 'confirm' &&
+      shown.intent.kind === 'raiseBudget' &&
+      shown.intent.sessionId === sessionId
+    ))
+      this.ask(sessionId, stop);
     return stopText(stop);
   }
 
@@ -131,31 +169,60 @@ export class BudgetService {
           `Yes: raise the ${stop.scope === 'session' ? "session's" : "project's"} limit to ${formatMeasure(stop.measure, raised)} and send it.`,
           'No: stop here (the prompt stays held; raise the budget in Settings to go on, or Ctrl+C in the session drops it).',
         ],
-        intent: { kind: 'raiseBudget', sessionId, scope: stop.scope, measure: stop.measure, limit: raised },
+        intent: {
+          kind: 'raiseBudget',
+          sessionId,
+          scope: stop.scope,
+          measure: stop.measure,
+          limit: raised,
+        },
         yes: false,
       },
     });
   }
 
   /** Raises a limit (the session's own, or the project's setting) to `limit`. */
-  async raise(sessionId: string, scope: BudgetStop['scope'], measure: BudgetStop['measure'], limit: number): Promise<void> {
+  async raise(
+    sessionId: string,
+    scope: BudgetStop['scope'],
+    measure: BudgetStop['measure'],
+    limit: number,
+  ): Promise<void> {
     const { store } = this.deps;
     const session = await store.sessions.get(sessionId);
     if (!session) return;
     if (scope === 'session') {
-      await store.usage.setSessionLimits(sessionId, measure === 'tokens' ? { tokens: limit } : { usd: limit });
+      await store.usage.setSessionLimits(
+        sessionId,
+        measure === 'tokens' ? { tokens: limit } : { usd: limit },
+      );
     } else {
-      await store.settings.setProject(session.projectId, measure === 'tokens' ? BUDGET_KEYS.projectTokens : BUDGET_KEYS.projectUsd, String(limit));
-      if (this.deps.app.state.activeProjectId === session.projectId) this.deps.app.emit({ type: 'settingsLoaded', settings: await loadSettings(store, session.projectId) });
+      await store.settings.setProject(
+        session.projectId,
+        measure === 'tokens' ? BUDGET_KEYS.projectTokens : BUDGET_KEYS.projectUsd,
+        String(limit),
+      );
+      if (this.deps.app.state.activeProjectId === session.projectId)
+        this.deps.app.emit({
+          type: 'settingsLoaded',
+          settings: await loadSettings(store, session.projectId),
+        });
     }
-    await this.note(sessionId, `[Budget] The ${scope === 'session' ? "session's" : "project's"} limit is now ${formatMeasure(measure, limit)}.`);
+    await this.note(
+      sessionId,
+      `[Budget] The ${scope === 'session' ? "session's" : "project's"} limit is now ${formatMeasure(measure, limit)}.`,
+    );
     this.deps.app.emit({ type: 'budgetHeld', sessionId, stop: null });
   }
 
   /** Spending of the project and each of its sessions, for the header and the session view. */
   async refresh(projectId: number): Promise<void> {
     const { store, app } = this.deps;
-    const [settings, rows, sessions] = await Promise.all([loadSettings(store, projectId), store.usage.byProject(projectId), store.sessions.listByProject(projectId)]);
+    const [settings, rows, sessions] = await Promise.all([
+      loadSettings(store, projectId),
+      store.usage.byProject(projectId),
+      store.sessions.listByProject(projectId),
+    ]);
     const prices = await this.prices();
     const project = spentOn(rows, prices);
     const projectLimits = budgetLimits(settings, null);
@@ -163,14 +230,22 @@ export class BudgetService {
     for (const session of sessions) {
       const own = await store.usage.sessionLimits(session.id);
       const limits = own ? budgetLimits(settings, own) : projectLimits;
-      const spent = spentOn(rows.filter((r) => r.sessionId === session.id), prices);
-      if (spent.tokens === 0 && limits.sessionTokens === null && limits.sessionUsd === null) continue;
+      const spent = spentOn(
+        rows.filter((r) => r.sessionId === session.id),
+        prices,
+      );
+      if (spent.tokens === 0 && limits.sessionTokens === null && limits.sessionUsd === null)
+        continue;
       perSession[session.id] = { spent, tokens: limits.sessionTokens, usd: limits.sessionUsd };
     }
     app.emit({
       type: 'budgetLoaded',
       projectId,
-      project: { spent: project ?? NOTHING_SPENT, tokens: projectLimits.projectTokens, usd: projectLimits.projectUsd },
+      project: {
+        spent: project ?? NOTHING_SPENT,
+        tokens: projectLimits.projectTokens,
+        usd: projectLimits.projectUsd,
+      },
       sessions: perSession,
     });
   }
@@ -179,6 +254,10 @@ export class BudgetService {
     const { store, app, runtime } = this.deps;
     const now = runtime.clock.now();
     const position = await store.transcript.append(sessionId, 'notice', text, now);
-    app.emit({ type: 'transcriptAppended', sessionId, entries: [{ position, kind: 'notice', content: text, createdAt: now }] });
+    app.emit({
+      type: 'transcriptAppended',
+      sessionId,
+      entries: [{ position, kind: 'notice', content: text, createdAt: now }],
+    });
   }
 }

@@ -45,7 +45,13 @@ export class ComposerService {
     if (!session) return;
     const worktree = session.worktreePath;
     const cached = this.files.get(worktree);
-    if (this.listing.has(worktree) || (cached && this.now - cached.at < FILES_FRESH_MS && app.state.fileIndex?.worktree === worktree)) return;
+    if (
+      this.listing.has(worktree) ||
+      (cached &&
+        this.now - cached.at < FILES_FRESH_MS &&
+        app.state.fileIndex?.worktree === worktree)
+    )
+      return;
     this.listing.add(worktree);
     app.task('Listing the worktree files', async () => {
       try {
@@ -68,7 +74,10 @@ export class ComposerService {
   loadProject(projectId: number): void {
     const { app, store } = this.deps;
     app.task('Loading the prompt history', async () => {
-      const [history, drafts] = await Promise.all([store.composer.listPrompts(projectId, HISTORY_LIMIT), store.composer.listDrafts(projectId)]);
+      const [history, drafts] = await Promise.all([
+        store.composer.listPrompts(projectId, HISTORY_LIMIT),
+        store.composer.listDrafts(projectId),
+      ]);
       app.emit({ type: 'composerDataLoaded', projectId, history, drafts });
     });
   }
@@ -97,7 +106,9 @@ export class ComposerService {
     const session = sessionById(this.deps.app.state, sessionId);
     if (!session) return 'The session no longer exists.';
     const info = providerInfo(session.agent);
-    return info?.images ? null : `${info?.name ?? session.agent} takes no images: nothing was attached.`;
+    return info?.images
+      ? null
+      : `${info?.name ?? session.agent} takes no images: nothing was attached.`;
   }
 
   /** Attaches a pasted image path; when it is no image file, the text is pasted as it is. */
@@ -115,7 +126,10 @@ export class ComposerService {
         app.emit({ type: 'composerAttach', sessionId, image: stored });
       } catch (error) {
         app.emit({ type: 'composerAttach', sessionId, insert: path });
-        this.notice('warn', `Pasted as text, not attached: ${error instanceof Error ? error.message : String(error)}`);
+        this.notice(
+          'warn',
+          `Pasted as text, not attached: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     });
   }
@@ -133,7 +147,10 @@ export class ComposerService {
         const stored = await images.fromClipboard(sessionId, AbortSignal.timeout(10_000));
         app.emit({ type: 'composerAttach', sessionId, image: stored });
       } catch (error) {
-        this.notice('warn', `No image attached: ${error instanceof Error ? error.message : String(error)}`);
+        this.notice(
+          'warn',
+          `No image attached: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     });
   }

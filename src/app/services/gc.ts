@@ -1,5 +1,11 @@
 import { existsSync } from 'node:fs';
-import { DEFAULT_GC_DAYS, formatBytes, gcCandidates, restoreSnapshotCommand, snapshotRef } from '../../domain/gc.js';
+import {
+  DEFAULT_GC_DAYS,
+  formatBytes,
+  gcCandidates,
+  restoreSnapshotCommand,
+  snapshotRef,
+} from '../../domain/gc.js';
 import type { Project } from '../../domain/project.js';
 import type { Session } from '../../domain/session.js';
 import { GC_DAYS_KEY, GC_ON_START_KEY } from '../../domain/settings.js';
@@ -28,7 +34,11 @@ export type GcItem =
       readonly session: Session;
       readonly bytes: number;
       /** The ref that keeps its uncommitted work, and the command that restores it (null: nothing needed keeping). */
-      readonly snapshot: { readonly ref: string; readonly commit: string; readonly restore: string } | null;
+      readonly snapshot: {
+        readonly ref: string;
+        readonly commit: string;
+        readonly restore: string;
+      } | null;
     }
   | {
       readonly kind: 'wouldRemove';
@@ -55,33 +65,62 @@ export interface GcReport {
  * worktree whose state cannot be kept is left alone, with the reason. A
  * dry run writes nothing: no ref, no object, no index refresh.
  */
-export async function collectGarbage(deps: GcDeps, project: Project, options: GcOptions): Promise<GcReport> {
+export async function collectGarbage(
+  deps: GcDeps,
+  project: Project,
+  options: GcOptions,
+): Promise<GcReport> {
   const { store, git, runtime } = deps;
   const now = runtime.clock.now();
-  const sessions = gcCandidates(await store.sessions.listByProject(project.id), now, options.days).filter((s) => existsSync(s.worktreePath));
+  const sessions = gcCandidates(
+    await store.sessions.listByProject(project.id),
+    now,
+    options.days,
+  ).filter((s) => existsSync(s.worktreePath));
   const items: GcItem[] = [];
   let bytes = 0;
   for (const session of sessions) {
     if (options.signal?.aborted) break;
     const busy = (await store.operations.listUnfinished(session.id)).length > 0;
     if (busy) {
-      items.push({ kind: 'skipped', session, reason: 'an operation of the session is still queued or running' });
+      items.push({
+        kind: 'skipped',
+        session,
+        reason: 'an operation of the session is still queued or running',
+      });
       continue;
     }
     try {
       if (options.dryRun) {
         const preview = await git.snapshotPreview(project.path, session.worktreePath);
         if (!preview) {
-          items.push({ kind: 'skipped', session, reason: (await git.snapshotBlocker(project.path, session.worktreePath)) ?? 'its state cannot be read' });
+          items.push({
+            kind: 'skipped',
+            session,
+            reason:
+              (await git.snapshotBlocker(project.path, session.worktreePath)) ??
+              'its state cannot be read',
+          });
           continue;
         }
         const size = await diskUsage(session.worktreePath, options.signal);
         bytes += size;
-        items.push({ kind: 'wouldRemove', session, bytes: size, changes: preview.changes, snapshot: preview.changes > 0 || !preview.onBranch });
+        items.push({
+          kind: 'wouldRemove',
+          session,
+          bytes: size,
+          changes: preview.changes,
+          snapshot: preview.changes > 0 || !preview.onBranch,
+        });
         continue;
       }
       const ref = snapshotRef(session.id);
-      const result = await git.snapshotWorktree(project.path, session.worktreePath, ref, `grove gc: snapshot of session ${session.id}\n\n${session.title || session.branch}\nThe worktree ${session.worktreePath} (branch ${session.branch}) as it was, uncommitted and untracked files included.\n`);
+      const result = await git.snapshotWorktree(
+        project.path,
+        session.worktreePath,
+        ref,
+        `grove gc: snapshot of session ${session.id}\n\n${session.title || session.branch}\nThe worktree ${session.worktreePath} (branch ${session.branch}) as it was, uncommitted and untracked files included.\n`,
+      );
       if (result.kind === 'refused') {
         items.push({ kind: 'skipped', session, reason: result.reason });
         continue;
@@ -89,18 +128,35 @@ export async function collectGarbage(deps: GcDeps, project: Project, options: Gc
       const size = await diskUsage(session.worktreePath, options.signal);
       await git.removeWorktree(project.path, session.worktreePath, { force: true });
       if (existsSync(session.worktreePath)) {
-        items.push({ kind: 'skipped', session, reason: `git worktree remove left the folder in place${result.kind === 'saved' ? ` (its work is kept at ${ref})` : ''}` });
+        items.push({
+          kind: 'skipped',
+          session,
+          reason: `git worktree remove left the folder in place${result.kind === 'saved' ? ` (its work is kept at ${ref})` : ''}`,
+        });
         continue;
       }
       bytes += size;
-      const snapshot = result.kind === 'saved' ? { ref, commit: result.commit, restore: restoreSnapshotCommand(project.path, session.worktreePath, session.id) } : null;
+      const snapshot =
+        result.kind === 'saved'
+          ? {
+              ref,
+              commit: result.commit,
+              restore: restoreSnapshotCommand(project.path, session.worktreePath, session.id),
+            }
+          : null;
       items.push({ kind: 'removed', session, bytes: size, snapshot });
       const text = snapshot
         ? `[Disk] grove gc removed the worktree ${session.worktreePath} (${formatBytes(size)}). Its uncommitted work is kept at ${ref}; restore it with: ${snapshot.restore}`
         : `[Disk] grove gc removed the worktree ${session.worktreePath} (${formatBytes(size)}); it held nothing uncommitted.`;
-      await store.transcript.append(session.id, 'notice', text, runtime.clock.now()).catch((e: unknown) => runtime.logger.log('warn', 'gc note failed', e));
+      await store.transcript
+        .append(session.id, 'notice', text, runtime.clock.now())
+        .catch((e: unknown) => runtime.logger.log('warn', 'gc note failed', e));
     } catch (error) {
-      items.push({ kind: 'skipped', session, reason: error instanceof Error ? error.message : String(error) });
+      items.push({
+        kind: 'skipped',
+        session,
+        reason: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   return { project, items, bytes };
@@ -137,6 +193,9 @@ export async function reclaimOnStart(deps: GcDeps & { readonly app: App }): Prom
   if (removed === 0) return;
   app.emit({
     type: 'notice',
-    notice: { level: 'info', text: `Reclaimed ${formatBytes(bytes)}: removed ${removed} worktree${removed === 1 ? '' : 's'} of sessions done over ${days} days ago${kept > 0 ? ` (${kept} with uncommitted work kept in refs/grove/snapshots; each session's transcript says how to restore it)` : ''}.` },
+    notice: {
+      level: 'info',
+      text: `Reclaimed ${formatBytes(bytes)}: removed ${removed} worktree${removed === 1 ? '' : 's'} of sessions done over ${days} days ago${kept > 0 ? ` (${kept} with uncommitted work kept in refs/grove/snapshots; each session's transcript says how to restore it)` : ''}.`,
+    },
   });
 }

@@ -43,7 +43,11 @@ export class Notifications {
     if (notifyChannelOn(settings, NOTIFY_KEYS.bell)) this.notifier.bell();
     if (notifyChannelOn(settings, NOTIFY_KEYS.osc)) this.notifier.terminal('Grove', text);
     if (notifyChannelOn(settings, NOTIFY_KEYS.desktop)) {
-      this.notifier.desktop('Grove', text).catch((error: unknown) => this.runtime.logger.log('warn', 'desktop notification failed', error));
+      this.notifier
+        .desktop('Grove', text)
+        .catch((error: unknown) =>
+          this.runtime.logger.log('warn', 'desktop notification failed', error),
+        );
     }
   }
 }

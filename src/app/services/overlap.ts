@@ -18,7 +18,8 @@ export interface OverlapResult {
 /**
  * Finds live sessions that changed the same files (`git diff base...branch`
  * per session) and, for those pairs only, whether their branches conflict
- * with each other (`git merge-tree --write-tree` of the two tips). Both are
+ * with each other (`git merge-tree` of the two tips, every pair in one
+ * `merge-tree --stdin`). Both are
  * cached by the commits involved, so a detection where no branch moved runs
  * no git command at all, and one where a branch moved re-probes only that
  * session and its pairs.
@@ -36,7 +37,12 @@ export class OverlapDetector {
    * the caller already has). A base that is not a local branch (a tag, a
    * remote branch) has no tip there: such a session's paths are read every time.
    */
-  async detect(repo: string, sessions: readonly OverlapSession[], heads: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<OverlapResult> {
+  async detect(
+    repo: string,
+    sessions: readonly OverlapSession[],
+    heads: ReadonlyMap<string, string>,
+    signal?: AbortSignal,
+  ): Promise<OverlapResult> {
     if (sessions.length < 2) return { overlaps: {}, gitCalls: 0 };
     let gitCalls = 0;
     const tips = new Map<string, string>();
@@ -52,7 +58,9 @@ export class OverlapDetector {
           nextPaths.set(session.id, known);
         } else {
           gitCalls++;
-          const paths = await this.git.changedPaths(repo, baseTip ?? session.baseBranch, tip, signal).catch(() => null);
+          const paths = await this.git
+            .changedPaths(repo, baseTip ?? session.baseBranch, tip, signal)
+            .catch(() => null);
           if (paths === null) return;
           nextPaths.set(session.id, { key, paths });
         }
@@ -62,28 +70,48 @@ export class OverlapDetector {
     this.paths = nextPaths;
     const changed = new Map([...nextPaths].map(([id, entry]) => [id, entry.paths]));
     const pairs = sharedPaths(changed);
+    const keyOf = (pair: { a: string; b: string }): [string, string, string] => {
+      const a = tips.get(pair.a) ?? '';
+      const b = tips.get(pair.b) ?? '';
+      return [`${a} ${b}`, a, b];
+    };
+    // Pairs whose tips were not probed before: all in one git command.
+    const fresh = new Map<string, readonly [string, string]>();
+    for (const pair of pairs) {
+      const [key, a, b] = keyOf(pair);
+      if (!this.probes.has(key)) fresh.set(key, [a, b]);
+    }
     const nextProbes = new Map<string, readonly string[]>();
-    const probed = await Promise.all(
-      pairs.map(async (pair) => {
-        const a = tips.get(pair.a) ?? '';
-        const b = tips.get(pair.b) ?? '';
-        const key = `${a} ${b}`;
-        let conflicts = this.probes.get(key) ?? nextProbes.get(key);
-        if (!conflicts) {
-          gitCalls++;
-          conflicts = [...new Set((await this.git.mergeTreeConflicts(repo, a, b).catch(() => [] as string[])).map((p) => sanitizeLine(p)))].sort();
-        }
-        nextProbes.set(key, conflicts);
-        return { ...pair, conflicts };
-      }),
-    );
+    if (fresh.size > 0) {
+      gitCalls++;
+      const results = await this.git
+        .mergeTreeConflictsBatch(repo, [...fresh.values()], signal)
+        .catch(() => null);
+      [...fresh.keys()].forEach((key, i) => {
+        const conflicts = results?.[i];
+        // A failed probe is not cached: the next cycle asks again.
+        if (conflicts)
+          nextProbes.set(key, [...new Set(conflicts.map((p) => sanitizeLine(p)))].sort());
+      });
+    }
+    const probed = pairs.map((pair) => {
+      const [key] = keyOf(pair);
+      const conflicts = this.probes.get(key) ?? nextProbes.get(key) ?? [];
+      if (this.probes.has(key)) nextProbes.set(key, conflicts);
+      return { ...pair, conflicts };
+    });
     this.probes = nextProbes;
     return { overlaps: overlapMap(probed), gitCalls };
   }
 }
 
 /** One detection from scratch (a headless command: no poller has a cache). */
-export async function detectOverlaps(git: GitClient, repo: string, sessions: readonly OverlapSession[], signal?: AbortSignal): Promise<OverlapMap> {
+export async function detectOverlaps(
+  git: GitClient,
+  repo: string,
+  sessions: readonly OverlapSession[],
+  signal?: AbortSignal,
+): Promise<OverlapMap> {
   if (sessions.length < 2) return {};
   const heads = await git.branchHeads(repo);
   return (await new OverlapDetector(git).detect(repo, sessions, heads, signal)).overlaps;

@@ -1,5 +1,4 @@
 import type { Operation } from '../../domain/operation.js';
-import type { SessionWorkers } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
 import { ReviewContext, type ReviewDeps } from './review/context.js';
 import { DiffLoader } from './review/diff-view.js';
@@ -9,7 +8,7 @@ import { MergeQueue, runRebase } from './review/merge.js';
 import { cancelSession, requestCancel } from './review/cancel.js';
 import { SyncMain } from './review/sync-main.js';
 import { previewSync, unchangedSince } from './review/sync-preview.js';
-import { publish, requestPublish, runPublish } from './review/publish.js';
+import { publish, publishBranch, requestPublish, runPublish } from './review/publish.js';
 import { PullRequestPoller } from './review/pr-poller.js';
 import { answerThreads, loadThreads, queueThreadsTurn, refreshNow, reopenThreadsOf, resolvePopup, resolveThreads, threadsOf } from './review/review-threads.js';
 
@@ -34,10 +33,7 @@ export class ReviewService {
     this.pullRequests = new PullRequestPoller(this.ctx);
     this.diffs = new DiffLoader(this.ctx);
     this.comments = new DiffComments(this.ctx, this.diffs);
-  }
-
-  attachWorkers(workers: SessionWorkers): void {
-    this.ctx.workers = workers;
+    const workers = deps.queue;
     // A turn that carried inline comments: mark them by whether it changed their lines.
     workers.onOutcome((outcome) => this.comments.onOutcome(outcome));
     // A merge operation canceled before it started never runs its handler:
@@ -74,7 +70,7 @@ export class ReviewService {
     if (session.publishedBranch && (session.status === 'Review' || session.status === 'Question')) {
       const queued = (await this.ctx.deps.store.operations.listUnfinished(sessionId)).some((op) => op.status === 'queued');
       if (!queued || threadsTurn) {
-        pushed = await runPublish(this.ctx, { id: 'auto', sessionId, kind: 'publish', status: 'running', payload: {}, cancelRequested: false, owner: null, queuedAt: this.ctx.now(), startedAt: null, finishedAt: null, lastError: null }, signal, true);
+        pushed = await publishBranch(this.ctx, sessionId, null, signal, true);
       }
     }
     if (operation && threadsTurn) await answerThreads(this.ctx, operation, signal, pushed);
@@ -171,7 +167,7 @@ export class ReviewService {
 
   confirmCancel(sessionId: string): void {
     this.focused.cancel(sessionId);
-    this.ctx.deps.app.task('Canceling the session', () => cancelSession(this.ctx, sessionId, (id) => this.ctx.workers?.abort(id)));
+    this.ctx.deps.app.task('Canceling the session', () => cancelSession(this.ctx, sessionId, (id) => this.ctx.deps.queue.abort(id)));
   }
 
   /** `s`: works out what a sync would push and pull, then asks first (nothing pushes without a yes). */

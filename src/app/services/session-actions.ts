@@ -21,6 +21,8 @@ export interface SessionActionDeps {
   readonly refreshDiff: (sessionId: string) => Promise<void>;
   /** The TUI's terminal (absent in headless commands). */
   readonly handoff?: TerminalHandoff;
+  /** Aborted when Grove shuts down: a worktree setup command started here stops with it. */
+  readonly shutdown?: AbortSignal;
 }
 
 /** How much of the parent's transcript a fork carries into its first prompt. */
@@ -35,10 +37,16 @@ function bounded(text: string, max: number): string {
  * The context a fork's first prompt starts with: the parent's session
  * summary when it has one, else its last answer, bounded.
  */
-export function forkContext(parent: Pick<Session, 'title' | 'summary'>, lastAnswer: string | null): string {
+export function forkContext(
+  parent: Pick<Session, 'title' | 'summary'>,
+  lastAnswer: string | null,
+): string {
   const body = parent.summary?.session?.trim() ? parent.summary.session : (lastAnswer ?? '');
-  const lines = [`Context: this session is a fork of the session "${parent.title || 'untitled'}". Its worktree starts from that session's branch and uncommitted work.`];
-  if (body.trim() !== '') lines.push('What that session did so far:', bounded(body, FORK_CONTEXT_MAX));
+  const lines = [
+    `Context: this session is a fork of the session "${parent.title || 'untitled'}". Its worktree starts from that session's branch and uncommitted work.`,
+  ];
+  if (body.trim() !== '')
+    lines.push('What that session did so far:', bounded(body, FORK_CONTEXT_MAX));
   return lines.join('\n');
 }
 
@@ -68,13 +76,21 @@ export class SessionActions {
     const { store, git } = this.deps;
     const session = await store.sessions.get(sessionId);
     if (!session || session.status !== 'Draft' || session.prompt !== null) return session;
-    await store.sessions.update(sessionId, { prompt: text, title: provisionalTitle(text), titleProvisional: true }, this.now);
+    await store.sessions.update(
+      sessionId,
+      { prompt: text, title: provisionalTitle(text), titleProvisional: true },
+      this.now,
+    );
     await this.deps.sessions.whenReady(sessionId).catch(() => {});
     const project = await this.project(session);
     // Nothing was asked of an agent yet: the worktree holds only setup output.
     await git.removeWorktree(project.path, session.worktreePath, { force: true }).catch(() => {});
     await git.deleteBranch(project.path, session.branch, { force: true }).catch(() => {});
-    await this.deps.sessions.note(sessionId, 'notice', '[Draft] Saved as a draft. Start it from the list with r (R starts every draft); its worktree is made then, from the base branch as it is at that time.');
+    await this.deps.sessions.note(
+      sessionId,
+      'notice',
+      '[Draft] Saved as a draft. Start it from the list with r (R starts every draft); its worktree is made then, from the base branch as it is at that time.',
+    );
     return this.deps.sessions.publishSession(sessionId);
   }
 
@@ -91,24 +107,38 @@ export class SessionActions {
     if ((await store.operations.listUnfinished(sessionId)).length > 0) return;
     const project = await this.project(session);
     if (!existsSync(session.worktreePath)) {
-      if (await git.branchExists(project.path, session.branch)) await git.restoreWorktree(project.path, session.worktreePath, session.branch);
+      if (await git.branchExists(project.path, session.branch))
+        await git.restoreWorktree(project.path, session.worktreePath, session.branch);
       else {
         const settings = this.deps.app.state.settings;
         await prepareWorktree(
-          { store, git, shell: this.deps.shell, env: runtime.env, now: () => this.now, note: (sid, kind, text) => this.deps.sessions.note(sid, kind, text) },
+          {
+            store,
+            git,
+            shell: this.deps.shell,
+            env: runtime.env,
+            now: () => this.now,
+            note: (sid, kind, text) => this.deps.sessions.note(sid, kind, text),
+          },
           session,
           project.path,
           settings['setup.command'] ?? '',
-          new AbortController().signal,
+          this.deps.shutdown ?? new AbortController().signal,
         );
       }
     }
-    await this.deps.enqueueStart(sessionId, withForkContext(session, session.prompt), session.prompt);
+    await this.deps.enqueueStart(
+      sessionId,
+      withForkContext(session, session.prompt),
+      session.prompt,
+    );
   }
 
   /** Starts the given drafts (null: every saved draft of the active project), one after another. */
   async startDrafts(sessionIds: readonly string[] | null): Promise<number> {
-    const ids = sessionIds ?? this.deps.app.state.sessions.filter((s) => SessionActions.isSavedDraft(s)).map((s) => s.id);
+    const ids =
+      sessionIds ??
+      this.deps.app.state.sessions.filter((s) => SessionActions.isSavedDraft(s)).map((s) => s.id);
     let started = 0;
     for (const id of ids) {
       const session = await this.deps.store.sessions.get(id);
@@ -130,15 +160,23 @@ export class SessionActions {
     const { store, git, runtime } = this.deps;
     const parent = await store.sessions.get(parentId);
     if (!parent) throw new Error('The session no longer exists.');
-    if (!existsSync(parent.worktreePath)) throw new Error(`The session has no worktree to fork from (${parent.worktreePath}).`);
+    if (!existsSync(parent.worktreePath))
+      throw new Error(`The session has no worktree to fork from (${parent.worktreePath}).`);
     const project = await this.project(parent);
     const id = randomUUID();
     const short = shortId(id);
-    const snapshot = await git.snapshotWorktree(project.path, parent.worktreePath, `refs/grove/forks/${id}`, `Grove fork of ${shortId(parent.id)}: work in progress of "${parent.title}"`);
-    if (snapshot.kind === 'refused') throw new Error(`The worktree cannot be forked now: ${snapshot.reason}.`);
+    const snapshot = await git.snapshotWorktree(
+      project.path,
+      parent.worktreePath,
+      `refs/grove/forks/${id}`,
+      `Grove fork of ${shortId(parent.id)}: work in progress of "${parent.title}"`,
+    );
+    if (snapshot.kind === 'refused')
+      throw new Error(`The worktree cannot be forked now: ${snapshot.reason}.`);
     const start = snapshot.kind === 'saved' ? snapshot.commit : snapshot.head;
     const transcript = await store.transcript.list(parentId);
-    const lastAnswer = [...transcript].reverse().find((entry) => entry.kind === 'assistant_answer')?.content ?? null;
+    const lastAnswer =
+      [...transcript].reverse().find((entry) => entry.kind === 'assistant_answer')?.content ?? null;
     const settings = this.deps.app.state.settings;
     const root = worktreeRoot(settings['worktree.dir'], runtime.paths.worktrees);
     await store.sessions.insert({
@@ -155,20 +193,39 @@ export class SessionActions {
       permissionMode: parent.permissionMode,
       createdAt: this.now,
     });
-    await store.sessions.update(id, { parentSessionId: parentId, forkContext: sanitizeText(forkContext(parent, lastAnswer)) }, this.now);
+    await store.sessions.update(
+      id,
+      { parentSessionId: parentId, forkContext: sanitizeText(forkContext(parent, lastAnswer)) },
+      this.now,
+    );
     const child = await store.sessions.get(id);
     if (!child) throw new Error('The new session could not be read back.');
     await prepareWorktree(
-      { store, git, shell: this.deps.shell, env: runtime.env, now: () => this.now, note: (sid, kind, text) => this.deps.sessions.note(sid, kind, text) },
+      {
+        store,
+        git,
+        shell: this.deps.shell,
+        env: runtime.env,
+        now: () => this.now,
+        note: (sid, kind, text) => this.deps.sessions.note(sid, kind, text),
+      },
       child,
       project.path,
       settings['setup.command'] ?? '',
-      new AbortController().signal,
+      this.deps.shutdown ?? new AbortController().signal,
       start,
     );
     const kept = snapshot.kind === 'saved' ? ' with its uncommitted work' : '';
-    await this.deps.sessions.note(id, 'notice', `[Fork] Forked from "${parent.title || shortId(parent.id)}" (${shortId(parent.id)}) at ${start.slice(0, 12)}${kept}. Its summary goes before your first prompt.`);
-    await this.deps.sessions.note(parentId, 'notice', `[Fork] Forked as ${shortId(id)} (branch grove/${short}); this session's branch is unchanged.`);
+    await this.deps.sessions.note(
+      id,
+      'notice',
+      `[Fork] Forked from "${parent.title || shortId(parent.id)}" (${shortId(parent.id)}) at ${start.slice(0, 12)}${kept}. Its summary goes before your first prompt.`,
+    );
+    await this.deps.sessions.note(
+      parentId,
+      'notice',
+      `[Fork] Forked as ${shortId(id)} (branch grove/${short}); this session's branch is unchanged.`,
+    );
     await this.deps.sessions.publishSession(parentId);
     return (await this.deps.sessions.publishSession(id)) ?? child;
   }
@@ -188,7 +245,11 @@ export class SessionActions {
       how = `its worktree ${session.worktreePath} was still there`;
     } else if (session.keptBranch && (await git.branchExists(project.path, session.keptBranch))) {
       await git.restoreWorktree(project.path, session.worktreePath, session.keptBranch);
-      await store.sessions.update(sessionId, { branch: session.keptBranch, keptBranch: null }, this.now);
+      await store.sessions.update(
+        sessionId,
+        { branch: session.keptBranch, keptBranch: null },
+        this.now,
+      );
       how = `its worktree was made again from the kept branch ${session.keptBranch}`;
     } else if (await git.branchExists(project.path, session.branch)) {
       await git.restoreWorktree(project.path, session.worktreePath, session.branch);
@@ -198,7 +259,11 @@ export class SessionActions {
       how = `its branch ${session.branch} starts again from ${session.baseBranch}${session.mergedCommit ? `, which holds the merged work (${session.mergedCommit.slice(0, 12)})` : ''}`;
     }
     await store.sessions.setStatus(sessionId, 'Review', this.now);
-    await this.deps.sessions.note(sessionId, 'notice', `[Continue] Continued: ${how}. Reply to go on with the agent.`);
+    await this.deps.sessions.note(
+      sessionId,
+      'notice',
+      `[Continue] Continued: ${how}. Reply to go on with the agent.`,
+    );
     await this.deps.refreshDiff(sessionId);
     return this.deps.sessions.publishSession(sessionId);
   }
@@ -214,11 +279,17 @@ export class SessionActions {
     if (!session) throw new Error('The session no longer exists.');
     if (!handoff) throw new Error('No terminal to open it in.');
     if (!existsSync(session.worktreePath)) {
-      throw new Error(SessionActions.isSavedDraft(session) ? 'A draft has no worktree yet: start it first (r in the list).' : `The session has no worktree (${session.worktreePath}).`);
+      throw new Error(
+        SessionActions.isSavedDraft(session)
+          ? 'A draft has no worktree yet: start it first (r in the list).'
+          : `The session has no worktree (${session.worktreePath}).`,
+      );
     }
     const result = await handoff.open(tool, session.worktreePath);
     if (result.waited) await this.deps.refreshDiff(sessionId);
-    return result.waited ? `Back from ${result.command} in ${session.worktreePath}.` : `Opened ${result.command} in a new tmux window, in ${session.worktreePath}.`;
+    return result.waited
+      ? `Back from ${result.command} in ${session.worktreePath}.`
+      : `Opened ${result.command} in a new tmux window, in ${session.worktreePath}.`;
   }
 }
 

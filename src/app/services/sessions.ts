@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { INSTALLED_AGENTS_KEY, settingValue, SETTING_ROWS, type ModelRole } from '../../domain/settings.js';
-import { shortId, type Session } from '../../domain/session.js';
+import { shortId, sizeFromLines, type Session } from '../../domain/session.js';
 import { permissionModeDescription, permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
 import type { TranscriptKind } from '../../domain/transcript.js';
 import { activeProject, sessionById } from '../state.js';
@@ -52,6 +52,8 @@ export interface SessionServiceDeps {
   readonly git: GitClient;
   readonly shell: ShellRunner;
   readonly runtime: Runtime;
+  /** Aborted when Grove shuts down: work started here (the worktree setup command) stops with it. */
+  readonly shutdown: AbortSignal;
 }
 
 /**
@@ -132,7 +134,7 @@ export class SessionService {
       session,
       project.path,
       setupCommand,
-      new AbortController().signal,
+      this.deps.shutdown,
     );
     this.ready.set(id, preparing);
     preparing.then(
@@ -173,6 +175,23 @@ export class SessionService {
     await this.deps.store.sessions.update(sessionId, { permissionMode: mode }, this.now);
     if (before.prompt !== null) await this.note(sessionId, 'notice', `[Mode] ${permissionModeLabel(mode)}: ${permissionModeDescription(mode)}. It applies from the next turn.`);
     return this.publishSession(sessionId);
+  }
+
+  /** Diff size and bucket from git, stored and published (after every turn, rebase, continue). */
+  async refreshDiff(sessionId: string): Promise<void> {
+    const session = await this.deps.store.sessions.get(sessionId);
+    if (!session) return;
+    try {
+      const stats = await this.deps.git.diffStats(session.worktreePath, session.baseBranch);
+      await this.deps.store.sessions.update(
+        sessionId,
+        { addedLines: stats.added, deletedLines: stats.deleted, size: sizeFromLines(stats.added, stats.deleted), hasDiff: stats.files.length > 0 },
+        this.now,
+      );
+      await this.publishSession(sessionId);
+    } catch (error) {
+      this.deps.runtime.logger.log('warn', `diff stats for ${sessionId} failed`, error);
+    }
   }
 
   async loadTranscript(sessionId: string): Promise<void> {

@@ -4,7 +4,7 @@ import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/pr
 import { sanitizeLine } from '../../domain/sanitize.js';
 import { modelRetries } from '../../domain/settings.js';
 import type { TranscriptEntry } from '../../domain/transcript.js';
-import { sizeFromLines, type Session } from '../../domain/session.js';
+import type { Session } from '../../domain/session.js';
 import type { SessionStatus } from '../../domain/session-status.js';
 import type { HistoryEntry, TurnEvent } from '../../infra/agent/channel.js';
 import { storageFailure } from '../../infra/db/errors.js';
@@ -25,6 +25,10 @@ export interface TurnDeps {
   readonly sessions: SessionService;
   readonly pool: ChannelPool;
   readonly runtime: Runtime;
+  /** Aborted when Grove shuts down: detached work (title generation) stops with it. */
+  readonly shutdown: AbortSignal;
+  /** Runs after a successful turn (auto-push, review-thread replies, focused review). */
+  readonly afterTurn?: (sessionId: string, signal: AbortSignal, operation: Operation) => Promise<void>;
 }
 
 const MAX_HOOK_FIXES = 3;
@@ -61,8 +65,6 @@ export function answerText(response: AgentResponse): string {
 }
 
 export class TurnRunner {
-  /** Runs after a successful turn (auto-push, review-thread replies, focused review). */
-  afterTurn: ((sessionId: string, signal: AbortSignal, operation: Operation) => Promise<void>) | null = null;
   /** Detached work (title generation) a short-lived process should wait for. */
   private readonly background = new Set<Promise<void>>();
 
@@ -287,24 +289,12 @@ export class TurnRunner {
     this.utilityWaitMs.delete(session.id);
     const afterAgentMs = performance.now() - agentDoneAt;
     this.deps.runtime.logger.log('info', `turn of ${session.id}: after the agent ${afterAgentMs.toFixed(1)} ms, Grove's own ${(afterAgentMs - utilityMs).toFixed(1)} ms (commit-message agent ${utilityMs.toFixed(1)} ms)`);
-    await this.afterTurn?.(session.id, signal, operation);
+    await this.deps.afterTurn?.(session.id, signal, operation);
   }
 
-  /** Diff size and bucket, after every turn. */
-  async refreshDiff(sessionId: string): Promise<void> {
-    const session = await this.deps.store.sessions.get(sessionId);
-    if (!session) return;
-    try {
-      const stats = await this.deps.git.diffStats(session.worktreePath, session.baseBranch);
-      await this.deps.store.sessions.update(
-        sessionId,
-        { addedLines: stats.added, deletedLines: stats.deleted, size: sizeFromLines(stats.added, stats.deleted), hasDiff: stats.files.length > 0 },
-        this.now(),
-      );
-      await this.deps.sessions.publishSession(sessionId);
-    } catch (error) {
-      this.deps.runtime.logger.log('warn', `diff stats for ${sessionId} failed`, error);
-    }
+  /** Diff size and bucket, after every turn (SessionService.refreshDiff). */
+  refreshDiff(sessionId: string): Promise<void> {
+    return this.deps.sessions.refreshDiff(sessionId);
   }
 
   /**
@@ -325,7 +315,9 @@ export class TurnRunner {
         const diff = await git.diffAgainstBase(worktree, session.baseBranch);
         const fast = this.utilityChoice();
         const asked = performance.now();
-        const reply = await agents.utility(fast, commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch), worktree, signal).finally(() => {
+        // The session's channel is idle between its turn and the commit: a Codex app-server answers here.
+        const live = pool.get(session.id, session.agent as ProviderId);
+        const reply = await agents.utility(fast, commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch), worktree, signal, { live }).finally(() => {
           if (this.utilityWaitMs.has(session.id)) this.utilityWaitMs.set(session.id, (this.utilityWaitMs.get(session.id) ?? 0) + performance.now() - asked);
         });
         if (reply.answer.trim() !== '') message = reply.answer.trim();
@@ -386,7 +378,7 @@ export class TurnRunner {
       const generation = session.titleGeneration + 1;
       await store.sessions.update(session.id, { titleGeneration: generation }, this.now());
       const fast = this.utilityChoice();
-      const reply = await agents.utility(fast, titlePrompt(prompt), session.worktreePath, new AbortController().signal);
+      const reply = await agents.utility(fast, titlePrompt(prompt), session.worktreePath, this.deps.shutdown);
       const title = reply.answer.trim().split('\n')[0]?.replace(/^["'`]|["'`.]$/g, '').trim() ?? '';
       if (title === '' || title.length > 100) return;
       const latest = await store.sessions.get(session.id);

@@ -51,15 +51,18 @@ export interface Agents {
     signal: AbortSignal,
   ): Promise<SessionTurnOutput>;
   /**
-   * A one-shot prompt on a fresh channel; returns the answer. Read-only
-   * (titles, commit messages, reviews) unless `write` (conflict resolution).
+   * A one-shot prompt; returns the answer. Read-only (titles, commit
+   * messages, reviews) unless `write` (conflict resolution). It runs on
+   * `live` (a session's channel, idle at that moment) when that channel is of
+   * the chosen agent and takes side turns (Codex: an ephemeral thread on the
+   * session's app-server), else on a fresh channel that is shut down after.
    */
   utility(
     choice: ModelChoice,
     prompt: string,
     cwd: string,
     signal: AbortSignal,
-    options?: { readonly write?: boolean },
+    options?: { readonly write?: boolean; readonly live?: AgentChannel },
   ): Promise<{ answer: string; inputTokens: number; outputTokens: number }>;
   /** How agents are confined right now: a sandbox engine, unconfined (the opt-out), or refused. */
   confinement(): Promise<Confinement>;
@@ -125,8 +128,9 @@ export function createAgents(env: NodeJS.ProcessEnv, logger: Logger, launcher: A
     stopAll: () => launcher.stopAll(),
     sweepLeftovers: () => launcher.sweep(),
     turn,
-    async utility(choice: ModelChoice, prompt: string, cwd: string, signal: AbortSignal, extra?: { readonly write?: boolean }) {
-      const channel = createChannel(choice.agent, options(UTILITY_TIMEOUT_MS));
+    async utility(choice: ModelChoice, prompt: string, cwd: string, signal: AbortSignal, extra?: { readonly write?: boolean; readonly live?: AgentChannel }) {
+      const reuse = extra?.live !== undefined && extra.live.provider === choice.agent && extra.live.sideTurns === true;
+      const channel = reuse && extra.live ? extra.live : createChannel(choice.agent, options(UTILITY_TIMEOUT_MS));
       try {
         const native = NATIVE_SCHEMA.has(choice.agent);
         const { response, result } = await runProtocolTurn(
@@ -153,7 +157,7 @@ export function createAgents(env: NodeJS.ProcessEnv, logger: Logger, launcher: A
         logRaw(error);
         throw error;
       } finally {
-        await channel.shutdown();
+        if (!reuse) await channel.shutdown();
       }
     },
   };

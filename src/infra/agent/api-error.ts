@@ -14,7 +14,9 @@ export interface ApiErrorText {
 const MAX_MESSAGE = 300;
 
 function record(value: unknown): Record<string, unknown> | null {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 /**
@@ -28,9 +30,19 @@ function bodyMessage(body: unknown, depth = 0): { message: string; status: numbe
   const top = record(body);
   if (!top) return null;
   const error = record(top['error']) ?? top;
-  const message = typeof error['message'] === 'string' ? error['message'] : typeof top['message'] === 'string' ? top['message'] : null;
+  const message =
+    typeof error['message'] === 'string'
+      ? error['message']
+      : typeof top['message'] === 'string'
+        ? top['message']
+        : null;
   if (message === null) return null;
-  const code = typeof error['code'] === 'number' ? error['code'] : typeof top['status'] === 'number' ? top['status'] : null;
+  const code =
+    typeof error['code'] === 'number'
+      ? error['code']
+      : typeof top['status'] === 'number'
+        ? top['status']
+        : null;
   // Gemini sometimes wraps the upstream body as a string inside its message.
   if (depth < 2 && message.trim().startsWith('{')) {
     const inner = parseJson(message.trim());
@@ -78,11 +90,21 @@ export function readApiError(text: string): ApiErrorText {
   const statusInText = /\b([45]\d\d)\b/.exec(prefix)?.[1];
   if (!found || !parsed) {
     // "API Error: 400 the message": the status is said once, after the message.
-    const bare = statusInText ? text.replace(new RegExp(`^\\s*(API Error:?\\s*)?${statusInText}\\b:?\\s*`, 'i'), '') : text;
-    return { message: bare.trim().replace(/\s+/g, ' ').slice(0, MAX_MESSAGE), status: statusInText ? Number(statusInText) : null, raw: null };
+    const bare = statusInText
+      ? text.replace(new RegExp(`^\\s*(API Error:?\\s*)?${statusInText}\\b:?\\s*`, 'i'), '')
+      : text;
+    return {
+      message: bare.trim().replace(/\s+/g, ' ').slice(0, MAX_MESSAGE),
+      status: statusInText ? Number(statusInText) : null,
+      raw: null,
+    };
   }
   const status = parsed.status ?? (statusInText ? Number(statusInText) : null);
-  return { message: parsed.message.trim().replace(/\s+/g, ' ').slice(0, MAX_MESSAGE), status, raw: found.raw };
+  return {
+    message: parsed.message.trim().replace(/\s+/g, ' ').slice(0, MAX_MESSAGE),
+    status,
+    raw: found.raw,
+  };
 }
 
 /**
@@ -90,12 +112,25 @@ export function readApiError(text: string): ApiErrorText {
  * ("Claude Code reported an error: prompt is too long (HTTP 400)"), the raw
  * body kept on the error for the log, never shown.
  */
-export function apiAgentError(provider: ProviderId, label: string, text: string, options: { status?: number | null; reason?: AgentErrorReason; diagnostics?: string } = {}): AgentError {
+export function apiAgentError(
+  provider: ProviderId,
+  label: string,
+  text: string,
+  options: { status?: number | null; reason?: AgentErrorReason; diagnostics?: string } = {},
+): AgentError {
   const read = readApiError(text);
   const status = options.status ?? read.status;
   const reason = options.reason ?? (status === 401 || status === 403 ? 'auth' : 'api');
-  const lead = reason === 'auth' ? `${label} is not signed in or its key was rejected` : `${label} reported an error`;
-  const error = new AgentError(provider, reason, `${lead}: ${read.message}${status ? ` (HTTP ${status})` : ''}`, options.diagnostics ?? '');
+  const lead =
+    reason === 'auth'
+      ? `${label} is not signed in or its key was rejected`
+      : `${label} reported an error`;
+  const error = new AgentError(
+    provider,
+    reason,
+    `${lead}: ${read.message}${status ? ` (HTTP ${status})` : ''}`,
+    options.diagnostics ?? '',
+  );
   error.raw = read.raw ?? (text.length > 0 ? text : null);
   return error;
 }

@@ -104,6 +104,12 @@ export interface AgentChannel {
     onEvent: (event: TurnEvent) => void,
     signal: AbortSignal,
   ): Promise<TurnResult>;
+  /**
+   * True when a `utility` turn on this channel runs beside the session's
+   * conversation (its own short-lived thread on the same live process), so
+   * Grove can ask its utility prompts here instead of starting a process.
+   */
+  readonly sideTurns?: boolean;
   /** Stops any long-lived process this channel holds. Idempotent. */
   shutdown(): Promise<void>;
 }

@@ -217,9 +217,22 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     return threadId;
   };
 
+  /**
+   * A utility prompt (title, commit message, review) on the live process: its
+   * own ephemeral thread, so the session's thread and its mode stay as they were.
+   */
+  const openSideThread = async (rt: Runtime, request: TurnRequest): Promise<string> => {
+    const { approvalPolicy, sandbox } = codexPolicy(request.permissionMode);
+    const started = asRecord(await rt.peer.request('thread/start', { cwd: request.cwd, model: request.model, approvalPolicy, sandbox, ephemeral: true }));
+    const id = asString(asRecord(started['thread'])['id']);
+    if (!id) throw new AgentError('codex', 'crash', 'Codex did not return a thread id.');
+    return id;
+  };
+
   const attempt = async (request: TurnRequest, onEvent: (e: TurnEvent) => void, signal: AbortSignal): Promise<TurnResult> => {
     const rt = await ensure(request);
-    const thread = await openThread(rt, request);
+    const side = request.kind === 'utility';
+    const thread = side ? await openSideThread(rt, request) : await openThread(rt, request);
     const acc = new TurnAccumulator();
     const finished = new Promise<void>((resolve, reject) => {
       current = { acc, usage: new CodexTurnUsage(), request, onEvent, turnId: null, done: (error) => (error ? reject(error) : resolve()) };
@@ -253,7 +266,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
         outputSchema: request.outputSchema ? (agentResponseJsonSchema(true) as JsonValue) : null,
       };
       if (request.reasoning && request.reasoning !== 'default') params.effort = request.reasoning;
-      if (threadMode !== request.permissionMode) {
+      if (!side && threadMode !== request.permissionMode) {
         Object.assign(params, codexTurnPolicy(request.permissionMode));
         threadMode = request.permissionMode;
       }
@@ -276,6 +289,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
 
   return {
     provider: 'codex',
+    sideTurns: true,
     async runTurn(request, onEvent, signal) {
       if (signal.aborted) throw new AgentError('codex', 'canceled', 'The turn was stopped.');
       try {
@@ -283,7 +297,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       } catch (error) {
         // The process died mid-turn: restart once and resume the thread.
         if (error instanceof AgentError && error.reason === 'crash' && !signal.aborted && runtime?.dead) {
-          const resumeId = threadId ?? request.providerConversationId;
+          const resumeId = request.kind === 'utility' ? null : (threadId ?? request.providerConversationId);
           runtime = null;
           threadId = null;
           onEvent({ type: 'progress', text: 'Codex stopped unexpectedly; restarting it…' });

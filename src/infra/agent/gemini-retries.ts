@@ -20,7 +20,8 @@ export interface GeminiRetry {
   readonly reason: string;
 }
 
-const RETRY_LINE = /\[WARN\] Attempt (\d+) failed(?: with status (\d{3}))?(?: with (?:429|5xx) error[^.]*)?(?::\s*(.*?))?\.\s*Retrying (?:with backoff|after \d+ms)\.{0,3}\s*(.*)$/;
+const RETRY_LINE =
+  /\[WARN\] Attempt (\d+) failed(?: with status (\d{3}))?(?: with (?:429|5xx) error[^.]*)?(?::\s*(.*?))?\.\s*Retrying (?:with backoff|after \d+ms)\.{0,3}\s*(.*)$/;
 
 /** A retry, from one line of Gemini CLI's debug log; null for any other line. */
 export function parseRetryLine(line: string): GeminiRetry | null {
@@ -29,12 +30,19 @@ export function parseRetryLine(line: string): GeminiRetry | null {
   const status = match[2] ? Number(match[2]) : null;
   const said = (match[4] ?? '').replace(/^[\w$]*Error:\s*/, '') || (match[3] ?? '');
   const read = said ? readApiError(said) : null;
-  return { attempt: Number(match[1]), status: status ?? read?.status ?? null, reason: read?.message || (status ? `HTTP ${status}` : 'the request failed') };
+  return {
+    attempt: Number(match[1]),
+    status: status ?? read?.status ?? null,
+    reason: read?.message || (status ? `HTTP ${status}` : 'the request failed'),
+  };
 }
 
 /** The progress line for a retry. */
 export function retryProgress(retry: GeminiRetry): string {
-  const why = retry.status && !retry.reason.includes(String(retry.status)) ? `${retry.status}: ${retry.reason}` : retry.reason;
+  const why =
+    retry.status && !retry.reason.includes(String(retry.status))
+      ? `${retry.status}: ${retry.reason}`
+      : retry.reason;
   return `Gemini CLI: model request failed (${why}); retrying, attempt ${retry.attempt + 1}…`;
 }
 
@@ -51,8 +59,16 @@ const POLL_MS = 250;
  * one place besides the worktree it may write, also when confined) and
  * reports each retry written there until stopped. The file is removed then.
  */
-export function watchGeminiRetries(env: NodeJS.ProcessEnv, onRetry: (retry: GeminiRetry) => void): RetryWatch {
-  const folder = join(env['GEMINI_CLI_HOME'] || env['HOME'] || homedir(), '.gemini', 'tmp', 'grove');
+export function watchGeminiRetries(
+  env: NodeJS.ProcessEnv,
+  onRetry: (retry: GeminiRetry) => void,
+): RetryWatch {
+  const folder = join(
+    env['GEMINI_CLI_HOME'] || env['HOME'] || homedir(),
+    '.gemini',
+    'tmp',
+    'grove',
+  );
   const path = join(folder, `debug-${process.pid}-${randomBytes(4).toString('hex')}.log`);
   try {
     mkdirSync(folder, { recursive: true });

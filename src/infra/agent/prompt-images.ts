@@ -11,6 +11,10 @@ export interface AcpImageBlock {
 /** The attached images as ACP `image` content blocks (Gemini CLI advertises promptCapabilities.image). */
 export async function acpImageBlocks(paths: readonly string[]): Promise<AcpImageBlock[]> {
   return Promise.all(
-    paths.map(async (path) => ({ type: 'image' as const, mimeType: imageMimeType(path) ?? 'image/png', data: (await readFile(path)).toString('base64') })),
+    paths.map(async (path) => ({
+      type: 'image' as const,
+      mimeType: imageMimeType(path) ?? 'image/png',
+      data: (await readFile(path)).toString('base64'),
+    })),
   );
 }

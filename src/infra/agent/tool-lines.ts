@@ -17,7 +17,10 @@ function oneLine(text: string): string {
 /** A transcript entry: the summary line, then the detail's last lines. */
 export function toolEntry(summary: string, detail = ''): string {
   const lines = detail.replace(/\s+$/, '').split('\n');
-  const tail = lines.length > MAX_DETAIL_LINES ? [`… (${lines.length - MAX_DETAIL_LINES} earlier lines)`, ...lines.slice(-MAX_DETAIL_LINES)] : lines;
+  const tail =
+    lines.length > MAX_DETAIL_LINES
+      ? [`… (${lines.length - MAX_DETAIL_LINES} earlier lines)`, ...lines.slice(-MAX_DETAIL_LINES)]
+      : lines;
   const body = tail.join('\n').slice(-MAX_DETAIL_CHARS);
   return body.trim() === '' ? oneLine(summary) : `${oneLine(summary)}\n${body}`;
 }
@@ -30,25 +33,44 @@ function shortPath(path: string): string {
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((c) => asString(asRecord(c)['text']) ?? asString(asRecord(asRecord(c)['content'])['text']) ?? '').filter(Boolean).join('\n');
+  return content
+    .map(
+      (c) =>
+        asString(asRecord(c)['text']) ?? asString(asRecord(asRecord(c)['content'])['text']) ?? '',
+    )
+    .filter(Boolean)
+    .join('\n');
 }
 
 /** A finished Claude Code tool call (its tool_use and the tool_result that answered it). */
-export function claudeToolLine(name: string, input: Record<string, unknown> | undefined, result: { readonly is_error?: boolean | null; readonly content?: unknown }): string | null {
+export function claudeToolLine(
+  name: string,
+  input: Record<string, unknown> | undefined,
+  result: { readonly is_error?: boolean | null; readonly content?: unknown },
+): string | null {
   // The structured-output tool of --json-schema is the reply itself, not work.
   if (/structured/i.test(name)) return null;
   const failed = result.is_error === true;
-  const path = asString(input?.['file_path']) ?? asString(input?.['notebook_path']) ?? asString(input?.['path']);
+  const path =
+    asString(input?.['file_path']) ??
+    asString(input?.['notebook_path']) ??
+    asString(input?.['path']);
   const output = contentText(result.content);
   const status = failed ? ' (failed)' : '';
   switch (name) {
     case 'Bash':
-      return toolEntry(`Ran: ${asString(input?.['command']) ?? 'a command'}${failed ? ' (failed)' : ' (exit 0)'}`, output);
+      return toolEntry(
+        `Ran: ${asString(input?.['command']) ?? 'a command'}${failed ? ' (failed)' : ' (exit 0)'}`,
+        output,
+      );
     case 'Edit':
     case 'MultiEdit':
     case 'Write':
     case 'NotebookEdit':
-      return toolEntry(`${name === 'Write' ? 'Wrote' : 'Edited'} ${path ? shortPath(path) : 'a file'}${status}`, failed ? output : '');
+      return toolEntry(
+        `${name === 'Write' ? 'Wrote' : 'Edited'} ${path ? shortPath(path) : 'a file'}${status}`,
+        failed ? output : '',
+      );
     case 'Read':
       return toolEntry(`Read ${path ? shortPath(path) : 'a file'}${status}`, failed ? output : '');
     case 'Glob':
@@ -64,10 +86,13 @@ export function codexToolLine(item: unknown): string | null {
   const it = asRecord(item);
   switch (it['type']) {
     case 'commandExecution': {
-      const command = (asString(it['command']) ?? 'a command').replace(/^\/bin\/(ba)?sh -lc /, '').replace(/^(["'])(.*)\1$/, '$2');
+      const command = (asString(it['command']) ?? 'a command')
+        .replace(/^\/bin\/(ba)?sh -lc /, '')
+        .replace(/^(["'])(.*)\1$/s, '$2');
       const code = typeof it['exitCode'] === 'number' ? it['exitCode'] : null;
       const status = asString(it['status']);
-      const outcome = code !== null ? `exit ${code}` : status === 'declined' ? 'declined' : (status ?? 'ended');
+      const outcome =
+        code !== null ? `exit ${code}` : status === 'declined' ? 'declined' : (status ?? 'ended');
       return toolEntry(`Ran: ${command} (${outcome})`, asString(it['aggregatedOutput']) ?? '');
     }
     case 'fileChange': {
@@ -75,10 +100,15 @@ export function codexToolLine(item: unknown): string | null {
       const paths = changes.map((c) => asString(c['path'])).filter((p): p is string => p !== null);
       const status = asString(it['status']);
       const outcome = status === 'completed' || status === null ? '' : ` (${status})`;
-      return toolEntry(`Edited ${paths.map(shortPath).join(', ') || 'files'}${outcome}`, changes.map((c) => asString(c['diff']) ?? '').join('\n'));
+      return toolEntry(
+        `Edited ${paths.map(shortPath).join(', ') || 'files'}${outcome}`,
+        changes.map((c) => asString(c['diff']) ?? '').join('\n'),
+      );
     }
     case 'mcpToolCall':
-      return toolEntry(`Used ${asString(it['server']) ?? 'a tool server'}/${asString(it['tool']) ?? 'a tool'}${asString(it['status']) === 'failed' ? ' (failed)' : ''}`);
+      return toolEntry(
+        `Used ${asString(it['server']) ?? 'a tool server'}/${asString(it['tool']) ?? 'a tool'}${asString(it['status']) === 'failed' ? ' (failed)' : ''}`,
+      );
     case 'webSearch':
       return toolEntry(`Searched the web for ${asString(it['query']) ?? 'something'}`);
     default:
@@ -87,7 +117,10 @@ export function codexToolLine(item: unknown): string | null {
 }
 
 /** A Gemini CLI tool call that finished (an ACP tool_call or tool_call_update with status completed or failed). */
-export function geminiToolLine(update: unknown, known: { readonly title?: string | null; readonly kind?: string | null } = {}): string | null {
+export function geminiToolLine(
+  update: unknown,
+  known: { readonly title?: string | null; readonly kind?: string | null } = {},
+): string | null {
   const u = asRecord(update);
   const status = asString(u['status']);
   if (status !== 'completed' && status !== 'failed') return null;
@@ -95,9 +128,20 @@ export function geminiToolLine(update: unknown, known: { readonly title?: string
   const kind = asString(u['kind']) ?? known.kind ?? null;
   const content = Array.isArray(u['content']) ? u['content'].map(asRecord) : [];
   const detail = content
-    .map((c) => (c['type'] === 'diff' ? `${asString(c['path']) ?? ''}` : contentText([c['content']])))
+    .map((c) =>
+      c['type'] === 'diff' ? `${asString(c['path']) ?? ''}` : contentText([c['content']]),
+    )
     .filter(Boolean)
     .join('\n');
-  const verb = kind === 'execute' ? 'Ran' : kind === 'edit' ? 'Edited' : kind === 'read' ? 'Read' : kind === 'search' ? 'Searched' : 'Used';
+  const verb =
+    kind === 'execute'
+      ? 'Ran'
+      : kind === 'edit'
+        ? 'Edited'
+        : kind === 'read'
+          ? 'Read'
+          : kind === 'search'
+            ? 'Searched'
+            : 'Used';
   return toolEntry(`${verb}: ${title}${status === 'failed' ? ' (failed)' : ''}`, detail);
 }

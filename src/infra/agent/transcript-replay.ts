@@ -16,7 +16,11 @@ export interface Replay {
 }
 
 /** The new prompt with the earlier conversation replayed ahead of it (the prompt alone when there is none). */
-export function replayPrompt(history: readonly HistoryEntry[], prompt: string, maxChars = MAX_REPLAY_CHARS): Replay {
+export function replayPrompt(
+  history: readonly HistoryEntry[],
+  prompt: string,
+  maxChars = MAX_REPLAY_CHARS,
+): Replay {
   const kept: HistoryEntry[] = [];
   let size = 0;
   for (let i = history.length - 1; i >= 0; i--) {
@@ -31,8 +35,14 @@ export function replayPrompt(history: readonly HistoryEntry[], prompt: string, m
   const lines = [
     '<earlier_conversation>',
     'Your earlier session in this worktree could not be reloaded, so Grove gives you the conversation so far (oldest first). Continue it: the request after this block is the next message in it.',
-    ...(left > 0 ? [`(${left} earlier ${left === 1 ? 'message is' : 'messages are'} left out.)`] : []),
-    ...kept.map((entry) => (entry.role === 'user' ? `<user>\n${entry.text}\n</user>` : `<assistant>\n${entry.text}\n</assistant>`)),
+    ...(left > 0
+      ? [`(${left} earlier ${left === 1 ? 'message is' : 'messages are'} left out.)`]
+      : []),
+    ...kept.map((entry) =>
+      entry.role === 'user'
+        ? `<user>\n${entry.text}\n</user>`
+        : `<assistant>\n${entry.text}\n</assistant>`,
+    ),
     '</earlier_conversation>',
     '',
     prompt,
@@ -42,6 +52,7 @@ export function replayPrompt(history: readonly HistoryEntry[], prompt: string, m
 
 /** The transcript line that says the conversation was replayed, or that there was none to replay. */
 export function replayNotice(label: string, turns: number): string {
-  if (turns === 0) return `[Resume] ${label} could not reload its session, and there is no earlier conversation to give it; it starts afresh.`;
+  if (turns === 0)
+    return `[Resume] ${label} could not reload its session, and there is no earlier conversation to give it; it starts afresh.`;
   return `[Resume] ${label} could not reload its session; Grove replayed the conversation (${turns} ${turns === 1 ? 'turn' : 'turns'}).`;
 }

@@ -15,16 +15,43 @@ export interface ComposerRepo {
 export function createComposerRepo(db: Executor): ComposerRepo {
   return {
     async addPrompt(projectId, text, now, keep) {
-      const newest = await db.selectFrom('prompt_history').select('text').where('project_id', '=', projectId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const newest = await db
+        .selectFrom('prompt_history')
+        .select('text')
+        .where('project_id', '=', projectId)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
       // Sending the same prompt again does not fill the history with copies.
       if (newest?.text === text) return;
-      await db.insertInto('prompt_history').values({ project_id: projectId, text, created_at: now }).execute();
-      const cutoff = await db.selectFrom('prompt_history').select('id').where('project_id', '=', projectId).orderBy('id', 'desc').offset(keep).limit(1).executeTakeFirst();
-      if (cutoff) await db.deleteFrom('prompt_history').where('project_id', '=', projectId).where('id', '<=', cutoff.id).execute();
+      await db
+        .insertInto('prompt_history')
+        .values({ project_id: projectId, text, created_at: now })
+        .execute();
+      const cutoff = await db
+        .selectFrom('prompt_history')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .orderBy('id', 'desc')
+        .offset(keep)
+        .limit(1)
+        .executeTakeFirst();
+      if (cutoff)
+        await db
+          .deleteFrom('prompt_history')
+          .where('project_id', '=', projectId)
+          .where('id', '<=', cutoff.id)
+          .execute();
     },
 
     async listPrompts(projectId, limit) {
-      const rows = await db.selectFrom('prompt_history').select('text').where('project_id', '=', projectId).orderBy('id', 'desc').limit(limit).execute();
+      const rows = await db
+        .selectFrom('prompt_history')
+        .select('text')
+        .where('project_id', '=', projectId)
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
       return rows.map((row) => row.text).reverse();
     },
 

@@ -91,7 +91,9 @@ export function createUsageRepo(db: Executor): UsageRepo {
         .insertInto('session_budget')
         .values({ session_id: sessionId, token_limit: null, usd_limit: null, ...values })
         .onConflict((oc) =>
-          Object.keys(values).length > 0 ? oc.column('session_id').doUpdateSet(values) : oc.doNothing(),
+          Object.keys(values).length > 0
+            ? oc.column('session_id').doUpdateSet(values)
+            : oc.doNothing(),
         )
         .execute();
     },

@@ -7,7 +7,10 @@ import { git } from './run.js';
  * left out: they could not be typed, and must not reach the screen.
  */
 export async function listFiles(dir: string, signal?: AbortSignal): Promise<string[]> {
-  const { stdout } = await git(['ls-files', '-co', '--exclude-standard', '-z'], { cwd: dir, ...(signal ? { signal } : {}) });
+  const { stdout } = await git(['ls-files', '-co', '--exclude-standard', '-z'], {
+    cwd: dir,
+    ...(signal ? { signal } : {}),
+  });
   const out: string[] = [];
   for (const path of stdout.split('\0')) if (path !== '' && !hasControlChars(path)) out.push(path);
   return out;

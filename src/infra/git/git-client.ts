@@ -58,6 +58,7 @@ export interface GitClient {
   squashMerge: typeof merge.squashMerge;
   mergeTreeConflicts: typeof merge.mergeTreeConflicts;
   changedPaths: typeof compare.changedPaths;
+  mergeTreeConflictsBatch: typeof compare.mergeTreeConflictsBatch;
   snapshotWorktree: typeof snapshot.snapshotWorktree;
   snapshotBlocker: typeof snapshot.snapshotBlocker;
   snapshotPreview: typeof snapshot.snapshotPreview;
@@ -73,7 +74,17 @@ export interface GitClient {
  * passes the environment Grove was started with, a test its own.
  */
 export function createGitClient(env?: NodeJS.ProcessEnv): GitClient {
-  const client: GitClient = { ...repo, ...worktree, ...commit, ...diff, ...merge, ...remote, ...files, ...compare, ...snapshot };
+  const client: GitClient = {
+    ...repo,
+    ...worktree,
+    ...commit,
+    ...diff,
+    ...merge,
+    ...remote,
+    ...files,
+    ...compare,
+    ...snapshot,
+  };
   if (!env) return client;
   const bound: Record<string, (...args: unknown[]) => unknown> = {};
   for (const [name, method] of Object.entries(client) as [string, (...a: unknown[]) => unknown][]) {

@@ -25,14 +25,17 @@ async function worktreeEntry(repo: string, dir: string): Promise<WorktreeEntry |
   for (const block of out.split('\n\n')) {
     const lines = block.split('\n');
     const path = lines.find((l) => l.startsWith('worktree '))?.slice(9);
-    if (path && resolve(path) === wanted) return { locked: lines.some((l) => l === 'locked' || l.startsWith('locked ')) };
+    if (path && resolve(path) === wanted)
+      return { locked: lines.some((l) => l === 'locked' || l.startsWith('locked ')) };
   }
   return null;
 }
 
 /** Submodules whose own checkout holds changes (`git add` in the outer worktree cannot keep those). */
 async function dirtySubmodules(dir: string): Promise<string[]> {
-  const out = (await git(['status', '--porcelain=v2', '-z', '--ignore-submodules=none'], { cwd: dir })).stdout;
+  const out = (
+    await git(['status', '--porcelain=v2', '-z', '--ignore-submodules=none'], { cwd: dir })
+  ).stdout;
   const dirty: string[] = [];
   for (const record of out.split('\0')) {
     // "1 XY SUB ..." where SUB is "S<c><m><u>": c = another commit checked out (its
@@ -41,7 +44,8 @@ async function dirtySubmodules(dir: string): Promise<string[]> {
     const fields = record.split(' ');
     if (fields[0] !== '1' && fields[0] !== '2') continue;
     const sub = fields[2] ?? '';
-    if (sub.startsWith('S') && sub !== 'S...') dirty.push(sanitizeLine(fields.slice(fields[0] === '2' ? 9 : 8).join(' ')));
+    if (sub.startsWith('S') && sub !== 'S...')
+      dirty.push(sanitizeLine(fields.slice(fields[0] === '2' ? 9 : 8).join(' ')));
   }
   return dirty;
 }
@@ -68,7 +72,10 @@ export async function snapshotBlocker(repo: string, dir: string): Promise<string
   if (unfinished) return `a git ${unfinished} is half done there`;
   const submodules = await dirtySubmodules(dir);
   if (submodules.length > 0) return `submodule ${submodules.join(', ')} holds work of its own`;
-  const head = await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: dir, okCodes: [1, 128] });
+  const head = await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {
+    cwd: dir,
+    okCodes: [1, 128],
+  });
   if (head.exitCode !== 0) return 'it has no commit checked out';
   return null;
 }
@@ -78,16 +85,29 @@ export async function snapshotBlocker(repo: string, dir: string): Promise<string
  * refresh, no objects): the number of uncommitted and untracked paths, and
  * whether HEAD is on a local branch. Null when it cannot be snapshotted.
  */
-export async function snapshotPreview(repo: string, dir: string): Promise<{ readonly changes: number; readonly onBranch: boolean } | null> {
+export async function snapshotPreview(
+  repo: string,
+  dir: string,
+): Promise<{ readonly changes: number; readonly onBranch: boolean } | null> {
   if (await snapshotBlocker(repo, dir)) return null;
-  const status = await git(['status', '--porcelain', '-z', '--untracked-files=all'], { cwd: dir, env: { GIT_OPTIONAL_LOCKS: '0' } });
-  const changes = status.stdout.split('\0').filter((r) => /^[ MADRCU?!]{2} /.test(r) && !r.startsWith('!!')).length;
+  const status = await git(['status', '--porcelain', '-z', '--untracked-files=all'], {
+    cwd: dir,
+    env: { GIT_OPTIONAL_LOCKS: '0' },
+  });
+  const changes = status.stdout
+    .split('\0')
+    .filter((r) => /^[ MADRCU?!]{2} /.test(r) && !r.startsWith('!!')).length;
   const head = await gitOut(['rev-parse', 'HEAD'], { cwd: dir });
   return { changes, onBranch: await onLocalBranch(repo, head) };
 }
 
 async function onLocalBranch(repo: string, commit: string): Promise<boolean> {
-  return (await gitOut(['for-each-ref', '--count=1', '--format=%(refname)', '--contains', commit, 'refs/heads/'], { cwd: repo })) !== '';
+  return (
+    (await gitOut(
+      ['for-each-ref', '--count=1', '--format=%(refname)', '--contains', commit, 'refs/heads/'],
+      { cwd: repo },
+    )) !== ''
+  );
 }
 
 /**
@@ -100,7 +120,12 @@ async function onLocalBranch(repo: string, commit: string): Promise<boolean> {
  * be captured: a git rebase or merge half done, a submodule with changes of
  * its own, a locked or unregistered worktree.
  */
-export async function snapshotWorktree(repo: string, dir: string, ref: string, message: string): Promise<SnapshotResult> {
+export async function snapshotWorktree(
+  repo: string,
+  dir: string,
+  ref: string,
+  message: string,
+): Promise<SnapshotResult> {
   const blocker = await snapshotBlocker(repo, dir);
   if (blocker) return { kind: 'refused', reason: blocker };
   const headCommit = await gitOut(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: dir });
@@ -118,11 +143,19 @@ export async function snapshotWorktree(repo: string, dir: string, ref: string, m
     const onBranch = await onLocalBranch(repo, headCommit);
     if (tree === headTree && onBranch) return { kind: 'clean', head: headCommit };
     const identity = (await hasIdentity(dir)) ? {} : FALLBACK_IDENTITY;
-    const commit = await gitOut(['commit-tree', tree, '-p', headCommit, '-F', '-'], { cwd: dir, input: message, env: identity });
-    await git(['update-ref', '-m', 'grove gc: snapshot before removing the worktree', ref, commit], { cwd: repo });
+    const commit = await gitOut(['commit-tree', tree, '-p', headCommit, '-F', '-'], {
+      cwd: dir,
+      input: message,
+      env: identity,
+    });
+    await git(
+      ['update-ref', '-m', 'grove gc: snapshot before removing the worktree', ref, commit],
+      { cwd: repo },
+    );
     // Read back: the ref must name the commit, and the commit hold the tree, before anything is removed.
     const stored = await gitOut(['rev-parse', '--verify', `${ref}^{tree}`], { cwd: repo });
-    if (stored !== tree) return { kind: 'refused', reason: `the snapshot at ${ref} does not read back as written` };
+    if (stored !== tree)
+      return { kind: 'refused', reason: `the snapshot at ${ref} does not read back as written` };
     return { kind: 'saved', ref, commit, head: headCommit };
   } finally {
     await rm(tmp, { recursive: true, force: true });

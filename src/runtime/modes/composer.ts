@@ -1,7 +1,20 @@
 import type { Mode } from '../../app/state.js';
 import { sessionById } from '../../app/state.js';
-import { applyEdit, bufferFrom, emptyBuffer, insertText, type TextBuffer } from '../../domain/composer.js';
-import { acceptCompletion, completionCount, completionFor, moveSelection, noAssist, type ComposerAssist } from '../../domain/composer-assist.js';
+import {
+  applyEdit,
+  bufferFrom,
+  emptyBuffer,
+  insertText,
+  type TextBuffer,
+} from '../../domain/composer.js';
+import {
+  acceptCompletion,
+  completionCount,
+  completionFor,
+  moveSelection,
+  noAssist,
+  type ComposerAssist,
+} from '../../domain/composer-assist.js';
 import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/keymap.js';
 import { pastedImagePath } from '../../domain/mentions.js';
@@ -21,16 +34,29 @@ function closed(mode: SessionMode): SessionMode {
   return { ...rest, composer: null };
 }
 
-function update(ctx: KeyContext, mode: SessionMode, composer: TextBuffer, assist: ComposerAssist): void {
+function update(
+  ctx: KeyContext,
+  mode: SessionMode,
+  composer: TextBuffer,
+  assist: ComposerAssist,
+): void {
   ctx.apply({ type: 'mode', mode: { ...mode, composer, assist } });
 }
 
 /** After an edit: the picker follows the text, the history position and the error line go. */
-function edited(ctx: KeyContext, mode: SessionMode, session: Session, buffer: TextBuffer, assist: ComposerAssist): void {
-  const files = ctx.state.fileIndex?.worktree === session.worktreePath ? ctx.state.fileIndex.files : null;
+function edited(
+  ctx: KeyContext,
+  mode: SessionMode,
+  session: Session,
+  buffer: TextBuffer,
+  assist: ComposerAssist,
+): void {
+  const files =
+    ctx.state.fileIndex?.worktree === session.worktreePath ? ctx.state.fileIndex.files : null;
   const completion = completionFor(buffer, assist.completion, files, { agent: session.agent });
   // The file list is listed on the first `@` (and refreshed when it is old); the app drops repeated asks.
-  if (completion?.kind === 'file' && (assist.completion?.kind !== 'file' || !files)) ctx.commands.loadFiles(session.id);
+  if (completion?.kind === 'file' && (assist.completion?.kind !== 'file' || !files))
+    ctx.commands.loadFiles(session.id);
   update(ctx, mode, buffer, { ...assist, completion, history: null, error: null });
 }
 
@@ -70,7 +96,13 @@ function runSlash(ctx: KeyContext, mode: SessionMode, session: Session, action: 
 }
 
 /** Enter: a command runs, an unknown one leaves an error line (and the text); a prompt is sent. */
-function send(ctx: KeyContext, mode: SessionMode, session: Session, buffer: TextBuffer, assist: ComposerAssist): void {
+function send(
+  ctx: KeyContext,
+  mode: SessionMode,
+  session: Session,
+  buffer: TextBuffer,
+  assist: ComposerAssist,
+): void {
   const text = buffer.text.trim();
   if (text === '' && assist.images.length === 0) return;
   const parsed = parseSlash(text, { agent: session.agent });
@@ -83,7 +115,8 @@ function send(ctx: KeyContext, mode: SessionMode, session: Session, buffer: Text
       return;
     case 'prompt':
       ctx.apply({ type: 'mode', mode: { ...closed(mode), scrollBack: 0 } });
-      if (assist.images.length > 0) ctx.commands.sendPrompt(session.id, text || 'See the attached image.', assist.images);
+      if (assist.images.length > 0)
+        ctx.commands.sendPrompt(session.id, text || 'See the attached image.', assist.images);
       else ctx.commands.sendPrompt(session.id, text);
       return;
     default:
@@ -92,11 +125,21 @@ function send(ctx: KeyContext, mode: SessionMode, session: Session, buffer: Text
 }
 
 /** Ctrl+S in a new session: the prompt is kept as a draft session, started later from the list. */
-function saveDraftSession(ctx: KeyContext, mode: SessionMode, session: Session | undefined, buffer: TextBuffer, assist: ComposerAssist): void {
+function saveDraftSession(
+  ctx: KeyContext,
+  mode: SessionMode,
+  session: Session | undefined,
+  buffer: TextBuffer,
+  assist: ComposerAssist,
+): void {
   const text = buffer.text.trim();
   if (!session || text === '') return;
   if (session.status !== 'Draft' || session.prompt !== null) {
-    update(ctx, mode, buffer, { ...assist, completion: null, error: 'Only a new session can be saved as a draft (Enter sends this prompt).' });
+    update(ctx, mode, buffer, {
+      ...assist,
+      completion: null,
+      error: 'Only a new session can be saved as a draft (Enter sends this prompt).',
+    });
     return;
   }
   ctx.apply({ type: 'mode', mode: { kind: 'list' } });
@@ -105,14 +148,22 @@ function saveDraftSession(ctx: KeyContext, mode: SessionMode, session: Session |
 }
 
 /** Esc: an empty composer closes (an unstarted session with it); text is kept as the draft, after asking. */
-function cancel(ctx: KeyContext, mode: SessionMode, session: Session | undefined, buffer: TextBuffer): void {
+function cancel(
+  ctx: KeyContext,
+  mode: SessionMode,
+  session: Session | undefined,
+  buffer: TextBuffer,
+): void {
   if (session && buffer.text.trim() !== '') {
     ctx.apply({
       type: 'popup',
       popup: {
         kind: 'confirm',
         title: 'Close the composer?',
-        lines: ["The text is kept as this session's draft and comes back when you open the composer again.", 'To throw it away, delete it first (Ctrl+U).'],
+        lines: [
+          "The text is kept as this session's draft and comes back when you open the composer again.",
+          'To throw it away, delete it first (Ctrl+U).',
+        ],
         intent: { kind: 'closeComposer', sessionId: session.id, text: buffer.text },
         yes: true,
       },
@@ -122,11 +173,18 @@ function cancel(ctx: KeyContext, mode: SessionMode, session: Session | undefined
   ctx.apply({ type: 'mode', mode: closed(mode) });
   if (!session) return;
   if (session.id in ctx.state.drafts) ctx.commands.saveDraft(session.id, '');
-  if (session.prompt === null && session.status === 'Draft') ctx.commands.discardUnstarted(session.id);
+  if (session.prompt === null && session.status === 'Draft')
+    ctx.commands.discardUnstarted(session.id);
 }
 
 /** Up/Down outside a picker: the project's prompt history when the prompt is empty or shows an entry. */
-function browseHistory(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer, assist: ComposerAssist, step: 'older' | 'newer'): boolean {
+function browseHistory(
+  ctx: KeyContext,
+  mode: SessionMode,
+  buffer: TextBuffer,
+  assist: ComposerAssist,
+  step: 'older' | 'newer',
+): boolean {
   const history = ctx.state.promptHistory;
   const browsing = assist.history !== null && buffer.text === history[assist.history];
   if (!browsing && buffer.text !== '') return false;
@@ -134,27 +192,54 @@ function browseHistory(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer, a
   if (step === 'older') {
     const next = olderEntry(history, at);
     if (next === null) return true;
-    update(ctx, mode, bufferFrom(history[next] ?? ''), { ...assist, history: next, completion: null, error: null });
+    update(ctx, mode, bufferFrom(history[next] ?? ''), {
+      ...assist,
+      history: next,
+      completion: null,
+      error: null,
+    });
     return true;
   }
   if (at === null) return false;
   const next = newerEntry(history, at);
-  update(ctx, mode, next === null ? emptyBuffer : bufferFrom(history[next] ?? ''), { ...assist, history: next, completion: null, error: null });
+  update(ctx, mode, next === null ? emptyBuffer : bufferFrom(history[next] ?? ''), {
+    ...assist,
+    history: next,
+    completion: null,
+    error: null,
+  });
   return true;
 }
 
-function handleSearchKey(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer, assist: ComposerAssist, key: Key, id: string): void {
+function handleSearchKey(
+  ctx: KeyContext,
+  mode: SessionMode,
+  buffer: TextBuffer,
+  assist: ComposerAssist,
+  key: Key,
+  id: string,
+): void {
   const search = assist.search;
   if (!search) return;
   const history = ctx.state.promptHistory;
   const action = actionFor('historySearch', id);
   switch (action) {
     case 'older':
-      update(ctx, mode, buffer, { ...assist, search: { ...search, at: searchHistory(history, search.query, search.at ?? history.length) ?? search.at } });
+      update(ctx, mode, buffer, {
+        ...assist,
+        search: {
+          ...search,
+          at: searchHistory(history, search.query, search.at ?? history.length) ?? search.at,
+        },
+      });
       return;
     case 'accept': {
       const found = search.at === null ? null : history[search.at];
-      update(ctx, mode, found === undefined || found === null ? search.before : bufferFrom(found), { ...assist, search: null, history: null });
+      update(ctx, mode, found === undefined || found === null ? search.before : bufferFrom(found), {
+        ...assist,
+        search: null,
+        history: null,
+      });
       return;
     }
     case 'cancel':
@@ -162,13 +247,19 @@ function handleSearchKey(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer,
       return;
     case 'erase': {
       const query = Array.from(search.query).slice(0, -1).join('');
-      update(ctx, mode, buffer, { ...assist, search: { ...search, query, at: searchHistory(history, query) } });
+      update(ctx, mode, buffer, {
+        ...assist,
+        search: { ...search, query, at: searchHistory(history, query) },
+      });
       return;
     }
     case undefined:
       if (key.text !== undefined && !key.ctrl && !key.alt) {
         const query = search.query + key.text;
-        update(ctx, mode, buffer, { ...assist, search: { ...search, query, at: searchHistory(history, query) } });
+        update(ctx, mode, buffer, {
+          ...assist,
+          search: { ...search, query, at: searchHistory(history, query) },
+        });
       }
       return;
     default:
@@ -176,7 +267,13 @@ function handleSearchKey(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer,
   }
 }
 
-export function handleComposerKey(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer, key: Key, id: string): void {
+export function handleComposerKey(
+  ctx: KeyContext,
+  mode: SessionMode,
+  buffer: TextBuffer,
+  key: Key,
+  id: string,
+): void {
   const session = sessionById(ctx.state, mode.sessionId);
   const assist = mode.assist ?? noAssist;
   if (assist.search) return handleSearchKey(ctx, mode, buffer, assist, key, id);
@@ -185,7 +282,10 @@ export function handleComposerKey(ctx: KeyContext, mode: SessionMode, buffer: Te
   if (completion && session) {
     const count = completionCount(completion);
     if (count > 0 && (id === 'up' || id === 'ctrl+p' || id === 'down' || id === 'ctrl+n')) {
-      update(ctx, mode, buffer, { ...assist, completion: moveSelection(completion, id === 'up' || id === 'ctrl+p' ? -1 : 1) });
+      update(ctx, mode, buffer, {
+        ...assist,
+        completion: moveSelection(completion, id === 'up' || id === 'ctrl+p' ? -1 : 1),
+      });
       return;
     }
     if (id === 'escape') {
@@ -212,10 +312,15 @@ export function handleComposerKey(ctx: KeyContext, mode: SessionMode, buffer: Te
       if (session) edited(ctx, mode, session, applyEdit(buffer, 'newline'), assist);
       return;
     case 'mode':
-      if (session) ctx.commands.setPermissionMode(session.id, nextPermissionMode(session.permissionMode));
+      if (session)
+        ctx.commands.setPermissionMode(session.id, nextPermissionMode(session.permissionMode));
       return;
     case 'search':
-      update(ctx, mode, buffer, { ...assist, completion: null, search: { query: '', at: null, before: buffer } });
+      update(ctx, mode, buffer, {
+        ...assist,
+        completion: null,
+        search: { query: '', at: null, before: buffer },
+      });
       return;
     case 'pasteImage':
       if (session) ctx.commands.pasteClipboardImage(session.id);
@@ -244,7 +349,12 @@ export function handleComposerKey(ctx: KeyContext, mode: SessionMode, buffer: Te
 }
 
 /** A paste: an image file's path attaches the image; other text is inserted as it is. */
-export function handleComposerPaste(ctx: KeyContext, mode: SessionMode, buffer: TextBuffer, text: string): void {
+export function handleComposerPaste(
+  ctx: KeyContext,
+  mode: SessionMode,
+  buffer: TextBuffer,
+  text: string,
+): void {
   const image = pastedImagePath(text);
   if (image) {
     ctx.commands.attachImage(mode.sessionId, image);

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import type { AppState, DiffMode, DiffView } from '../../app/state.js';
 import {
   commentLocation,
@@ -70,31 +70,23 @@ function rowColor(row: DiffRow, theme: Theme): string | undefined {
   }
 }
 
-const num = (n: number | null): string => (n === null ? '    ' : String(n % 10000).padStart(4));
+const num = (n: number | null, digits: number): string =>
+  n === null ? ' '.repeat(digits) : String(n).padStart(digits);
 const sign = (row: DiffRow): string => (row.kind === 'add' ? '+' : row.kind === 'del' ? '-' : ' ');
 
-/** A piece of line text with the search matches in it highlighted. */
-function Highlighted({
-  text,
-  offset,
-  query,
-  theme,
-}: {
-  text: string;
-  offset: number;
-  query: string;
-  theme: Theme;
-}): ReactNode {
-  if (query === '') return text;
+/** Line text with the search matches in it highlighted (plain text when nothing matches). */
+function highlight(text: string, query: string, theme: Theme): ReactNode {
+  const offsets = query === '' ? [] : matchOffsets(text, query);
+  if (offsets.length === 0) return text;
   const parts: ReactNode[] = [];
   let at = 0;
-  for (const start of matchOffsets(text, query)) {
+  for (const start of offsets) {
     if (start < at) continue;
     if (start > at) parts.push(text.slice(at, start));
     const end = start + query.length;
     parts.push(
       <Text
-        key={offset + start}
+        key={start}
         backgroundColor={theme.searchMatch}
         color={theme.searchMatch ? 'black' : undefined}
         underline={!theme.searchMatch}
@@ -143,7 +135,10 @@ function patchLines(
     const selected = i >= selFrom && i <= selTo;
     const color = rowColor(row, theme);
     const header = row.kind === 'hunk' || row.kind === 'note';
-    const gutter = header ? ' '.repeat(10) : `${num(row.oldNo)} ${num(row.newNo)} `;
+    const blank = ' '.repeat(2 * panes.digits + 2);
+    const gutter = header
+      ? blank
+      : `${num(row.oldNo, panes.digits)} ${num(row.newNo, panes.digits)} `;
     if (mode.wrap) {
       const chunks = wrapRow(row, panes.textWidth);
       chunks.forEach((chunk, c) => {
@@ -152,17 +147,17 @@ function patchLines(
           key: `${i}:${c}`,
           node: (
             <Text color={color} inverse={cursor || selected} wrap="truncate-end">
-              {c === 0 ? gutter : ' '.repeat(10)}
+              {c === 0 ? gutter : blank}
               {c === 0 ? mark : ' '}
               {header ? '' : c === 0 ? sign(row) : ' '}
-              <Highlighted text={chunk} offset={c * 100000} query={query} theme={theme} />
+              {highlight(chunk, query, theme)}
             </Text>
           ),
         });
       });
       continue;
     }
-    const width = header ? panes.patchWidth - 11 : panes.textWidth;
+    const width = header ? panes.patchWidth - blank.length - 1 : panes.textWidth;
     const chars = displayChars(row);
     const shift = header ? 0 : mode.hscroll;
     const before = shift > 0 && chars.length > 0;
@@ -177,7 +172,7 @@ function patchLines(
           {mark}
           {header ? '' : sign(row)}
           {before ? <Text color={theme.muted}>‹</Text> : null}
-          <Highlighted text={visible} offset={0} query={query} theme={theme} />
+          {highlight(visible, query, theme)}
           {after ? <Text color={theme.muted}>›</Text> : null}
         </Text>
       ),
@@ -389,9 +384,7 @@ export function DiffPage({
         </Box>
         <Box flexDirection="column" width={panes.patchWidth} marginLeft={1}>
           {lines.map((line) => (
-            <Box key={line.key} height={1}>
-              {line.node}
-            </Box>
+            <Fragment key={line.key}>{line.node}</Fragment>
           ))}
         </Box>
       </Box>

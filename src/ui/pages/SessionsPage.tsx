@@ -98,7 +98,10 @@ function SessionRow({
   const heldLabel = held ? ' [budget reached]' : '';
   const needsLabel = needsYou ? ' ● needs you' : '';
   const draftLabel = session.status === 'Draft' && session.prompt !== null ? (marked ? ' [draft ✓]' : ' [draft]') : '';
-  const textWidth = Math.max(1, titleWidth - conflictLabel.length - questionLabel.length - overlapLabel.length - heldLabel.length - needsLabel.length - draftLabel.length);
+  const badges = conflictLabel.length + questionLabel.length + overlapLabel.length + heldLabel.length + needsLabel.length + draftLabel.length;
+  // A cell of space between the badges and the next column.
+  const gap = badges > 0 ? 1 : 0;
+  const textWidth = Math.max(1, titleWidth - badges - gap);
   const title = `${session.title || '(untitled)'}${prBadge(session)}`;
   const lines = `+${session.addedLines}/-${session.deletedLines}`;
   return (
@@ -112,6 +115,7 @@ function SessionRow({
       {conflict ? <Text color={theme.error}>{conflictLabel}</Text> : null}
       {overlapLabel ? <Text color={overlapLabel.includes('conflicts') ? theme.error : theme.warn}>{overlapLabel}</Text> : null}
       {heldLabel ? <Text color={theme.warn}>{heldLabel}</Text> : null}
+      {gap ? ' ' : null}
       {shown.has('lines') ? (
         <Text>
           <Text color={theme.diffAdded}>{`+${session.addedLines}`}</Text>

@@ -76,7 +76,7 @@ export async function cancelSession(ctx: ReviewContext, sessionId: string, abort
   if (!project) return;
   for (const op of await store.operations.listUnfinished(sessionId)) await store.operations.requestCancel(op.id);
   abortRunning(sessionId);
-  await ctx.workers?.idle(sessionId);
+  await ctx.deps.queue.idle(sessionId);
   // Another Grove process driving the session (a headless command) stops on the cancel request: wait for it.
   const othersRunning = async (): Promise<boolean> => (await store.operations.listUnfinished(sessionId)).some((op) => op.status === 'running' && op.owner !== ctx.deps.runtime.owner);
   for (let waited = 0; waited < 45_000 && (await othersRunning()); waited += 250) await new Promise((resolve) => setTimeout(resolve, 250));

@@ -2,12 +2,23 @@ import type { App } from '../../app.js';
 import type { Agents, GitClient, Runtime, Store } from '../../ports.js';
 import type { ChannelPool } from '../channel-pool.js';
 import type { SessionService } from '../sessions.js';
-import type { TurnRunner } from '../turn.js';
-import type { SessionWorkers } from '../worker.js';
+import type { OperationOutcome } from '../worker.js';
 import type { SessionStatus } from '../../../domain/session-status.js';
 import type { Session } from '../../../domain/session.js';
 import type { Forge } from '../../ports.js';
 import type { GitStepDeps } from '../git-steps.js';
+
+/**
+ * What review needs of the session workers (SessionWorkers implements it):
+ * wake a session's worker after queueing an operation, wait for it, stop
+ * the operation it runs, and hear how operations end.
+ */
+export interface OperationQueue {
+  notify(sessionId: string): void;
+  idle(sessionId: string): Promise<void>;
+  abort(sessionId: string): boolean;
+  onOutcome(listener: (outcome: OperationOutcome) => void): void;
+}
 
 export interface ReviewDeps {
   readonly app: App;
@@ -15,16 +26,17 @@ export interface ReviewDeps {
   readonly git: GitClient;
   readonly agents: Agents;
   readonly sessions: SessionService;
-  readonly turns: TurnRunner;
   readonly pool: ChannelPool;
   readonly runtime: Runtime;
   readonly forge: Forge;
+  /** The session workers that run queued rebase, merge and publish operations. */
+  readonly queue: OperationQueue;
+  /** Aborted when Grove shuts down: long work not run by a worker (sync's agent) stops with it. */
+  readonly shutdown: AbortSignal;
 }
 
 /** Shared helpers for the review-and-land workflows. */
 export class ReviewContext {
-  workers: SessionWorkers | null = null;
-
   constructor(readonly deps: ReviewDeps) {}
 
   now(): number {
@@ -57,6 +69,6 @@ export class ReviewContext {
 
   async enqueue(sessionId: string, kind: 'rebase' | 'merge' | 'publish', payload: Record<string, unknown> = {}): Promise<void> {
     await this.deps.store.operations.enqueue(sessionId, kind, payload, this.now(), this.deps.runtime.owner);
-    this.workers?.notify(sessionId);
+    this.deps.queue.notify(sessionId);
   }
 }

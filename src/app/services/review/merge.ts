@@ -63,22 +63,26 @@ export async function commitPending(ctx: ReviewContext, session: Session): Promi
 }
 
 /**
- * The merge queue: one merge at a time across the project, first in, first
- * out. A queued session's merge runs as a durable operation on its worker.
+ * The merge queue: one merge at a time per project, first in, first out,
+ * in every project (not only the one on screen). A queued session's merge
+ * runs as a durable operation on its worker.
  */
 /** How often a merge waiting for another one looks again. */
 const MERGE_WAIT_MS = 500;
 
 export class MergeQueue {
-  private busy: string | null = null;
+  /** The session whose merge each project runs now, by project id. */
+  private readonly busy = new Map<number, string>();
   private pumping = false;
   private again = false;
 
   constructor(private readonly ctx: ReviewContext) {}
 
-  /** Starts the next queued merge when none is running. Calls while one look is under way are folded into one more look. */
+  /**
+   * Starts the next queued merge of every project that runs none. Calls
+   * while one look is under way are folded into one more look.
+   */
   pump(): void {
-    if (this.busy) return;
     if (this.pumping) {
       this.again = true;
       return;
@@ -87,22 +91,23 @@ export class MergeQueue {
     const { app, store } = this.ctx.deps;
     app.task('Merge queue', async () => {
       try {
-        const projectId = app.state.activeProjectId;
-        if (this.busy || projectId === null) return;
-        const sessions = await store.sessions.listByProject(projectId);
-        if (sessions.some((s) => s.status === 'Merging')) return;
         // A session whose merge is already an operation (`grove merge` queued it) is not queued twice.
         const pending = new Set(
           (await store.operations.listUnfinished())
             .filter((op) => op.kind === 'merge')
             .map((op) => op.sessionId),
         );
-        const next = sessions
-          .filter((s) => s.status === 'Queued' && !pending.has(s.id))
-          .sort((a, b) => (a.queuedAt ?? 0) - (b.queuedAt ?? 0))[0];
-        if (!next) return;
-        this.busy = next.id;
-        await this.ctx.enqueue(next.id, 'merge');
+        for (const project of await store.projects.list()) {
+          if (this.busy.has(project.id)) continue;
+          const sessions = await store.sessions.listByProject(project.id);
+          if (sessions.some((s) => s.status === 'Merging')) continue;
+          const next = sessions
+            .filter((s) => s.status === 'Queued' && !pending.has(s.id))
+            .sort((a, b) => (a.queuedAt ?? 0) - (b.queuedAt ?? 0))[0];
+          if (!next) continue;
+          this.busy.set(project.id, next.id);
+          await this.ctx.enqueue(next.id, 'merge');
+        }
       } finally {
         this.pumping = false;
         if (this.again) {
@@ -115,7 +120,7 @@ export class MergeQueue {
 
   /** Called when a merge operation ends (whatever the outcome). */
   finished(sessionId: string): void {
-    if (this.busy === sessionId) this.busy = null;
+    for (const [projectId, running] of this.busy) if (running === sessionId) this.busy.delete(projectId);
     this.pump();
   }
 
@@ -365,6 +370,6 @@ export async function runRebase(
     if (failure) await ctx.note(session.id, failure);
     await ctx.setStatus(session.id, returnTo);
   }
-  await ctx.deps.turns.refreshDiff(session.id);
+  await ctx.deps.sessions.refreshDiff(session.id);
   if (failure) throw new ReportedError(failure);
 }

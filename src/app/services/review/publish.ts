@@ -83,14 +83,20 @@ async function connect(ctx: ReviewContext, projectPath: string, signal: AbortSig
   return ctx.deps.forge.connect(url, signal);
 }
 
+/** A queued publish operation (`p`): pushes the branch named in its payload, or the one already published. */
+export async function runPublish(ctx: ReviewContext, operation: Operation, signal: AbortSignal): Promise<boolean> {
+  const requested = typeof operation.payload['remoteBranch'] === 'string' ? operation.payload['remoteBranch'] : null;
+  return publishBranch(ctx, operation.sessionId, requested, signal, false);
+}
+
 /**
  * Pushes the session branch and opens (or finds) its draft pull request.
- * `auto` is the quiet re-push after a later turn. Resolves with whether the
- * branch was pushed.
+ * `auto` is the quiet re-push after a later turn (no operation of its own).
+ * Resolves with whether the branch was pushed.
  */
-export async function runPublish(ctx: ReviewContext, operation: Operation, signal: AbortSignal, auto = false): Promise<boolean> {
+export async function publishBranch(ctx: ReviewContext, sessionId: string, requestedBranch: string | null, signal: AbortSignal, auto: boolean): Promise<boolean> {
   const { store, git } = ctx.deps;
-  const session = await store.sessions.get(operation.sessionId);
+  const session = await store.sessions.get(sessionId);
   if (!session) return false;
   if (!['Review', 'AgentReview', 'Question'].includes(session.status)) {
     if (auto) return false;
@@ -101,7 +107,7 @@ export async function runPublish(ctx: ReviewContext, operation: Operation, signa
   }
   const project = await store.projects.get(session.projectId);
   if (!project) return false;
-  const remoteBranch = session.publishedBranch ?? (typeof operation.payload['remoteBranch'] === 'string' ? operation.payload['remoteBranch'] : session.branch);
+  const remoteBranch = session.publishedBranch ?? requestedBranch ?? session.branch;
   const label = auto ? 'Branch Push' : 'Review Request';
   try {
     const forge = await connect(ctx, project.path, signal);

@@ -152,7 +152,7 @@ export async function queueThreadsTurn(
     return id;
   });
   await emitStored(ctx, sessionId, null);
-  ctx.workers?.notify(sessionId);
+  ctx.deps.queue.notify(sessionId);
   return { operationId, count: chosen.length };
 }
 

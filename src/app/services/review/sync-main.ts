@@ -157,7 +157,8 @@ export class SyncMain {
           modelChoice(app.state.settings, 'main'),
           conflictPrompt(upstream, result.conflicts),
           dir,
-          new AbortController().signal,
+          // Quitting Grove stops the agent; the rebase is then aborted below.
+          this.ctx.deps.shutdown,
           { write: true },
         );
       } catch (error) {

@@ -1,0 +1,121 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentEnv } from '../helpers/agent-env.js';
+import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import {
+  agentWorldEnv,
+  makeRepo,
+  makeWorld,
+  newSession,
+  startGrove,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
+import type { TmuxTerminal } from '../helpers/tmux.js';
+import { waitUntil } from '../helpers/wait.js';
+
+// Working around a session: a notification when it needs you, a shell in
+// its worktree (`o`), and forking it (`F`). The real Claude Code talks to
+// the fake model server.
+
+const reply = (answer: string) =>
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
+  });
+
+let world: GroveWorld;
+let server: FakeModelServer;
+let term: TmuxTerminal | null = null;
+let repo: string;
+
+beforeEach(async () => {
+  world = makeWorld();
+  server = await startFakeModelServer();
+  repo = makeRepo(world);
+  server.script('anthropic', [
+    { when: 'Write a title for a coding task', text: reply('Greet the team') },
+    {
+      when: 'Write the git commit message for the changes',
+      text: reply('Add a note\n\nAdds a note.'),
+    },
+    { when: 'You are reviewing the work of a coding agent', text: reply('## Review\nFine.') },
+    { when: 'Say hello to the team', text: reply('Hello, team.') },
+  ]);
+});
+
+afterEach(async () => {
+  await term?.kill();
+  term = null;
+  await server.close();
+  world.cleanup();
+});
+
+/** Grove with one session whose turn has ended (in Review), its view open. */
+async function sessionInReview(env: Record<string, string> = {}): Promise<TmuxTerminal> {
+  term = await startGrove(world, repo, {
+    env: { ...agentWorldEnv(world, agentEnv(server, world.home)), ...env },
+    columns: 120,
+    rows: 34,
+  });
+  await term.waitFor('No sessions yet.');
+  await newSession(term, 'Say hello to the team');
+  await term.waitFor('Hello, team.', 30_000);
+  await term.waitFor(/ Review /, 20_000);
+  return term;
+}
+
+describe('session tools in the TUI', () => {
+  it('sends an OSC 9 and an OSC 777 notification when a turn ends in Review', async () => {
+    const raw = join(world.dir, 'pane-output');
+    term = await startGrove(world, repo, {
+      env: agentWorldEnv(world, agentEnv(server, world.home)),
+      columns: 120,
+      rows: 34,
+    });
+    await term.tmux(['pipe-pane', '-t', 'main', '-o', `cat >> '${raw}'`]);
+    await term.waitFor('No sessions yet.');
+
+    await newSession(term, 'Say hello to the team');
+
+    await waitUntil(
+      'an OSC 9 notification reaches the pane',
+      () => existsSync(raw) && readFileSync(raw, 'latin1').includes('\x1b]9;'),
+      40_000,
+    );
+    const output = readFileSync(raw, 'latin1');
+    // eslint-disable-next-line no-control-regex -- the OSC 9 sequence itself: ESC ] 9 ; text BEL
+    expect(output).toMatch(/\x1b\]9;"?[^\x07]*ready for review\x07/);
+    expect(output).toContain('\x1b]777;notify;Grove;');
+  });
+
+  it('opens $SHELL in the worktree with o, and shows its changes in the diff after it exits', async () => {
+    const shell = join(world.bin, 'fake-shell');
+    writeFileSync(shell, '#!/bin/sh\necho "from the shell" > from-shell.txt\nexit 0\n');
+    chmodSync(shell, 0o755);
+    const t = await sessionInReview({ SHELL: shell });
+
+    await t.keys('o');
+
+    await t.waitFor('Back from', 15_000);
+    await t.waitFor('+1/-0', 15_000);
+    expect(await t.screen()).toContain('Hello, team.');
+  });
+
+  it('forks a session with F into a new session linked to its parent', async () => {
+    const t = await sessionInReview();
+
+    await t.keys('F');
+
+    await t.waitFor('forked from "Greet the team"', 20_000);
+    server.script('anthropic', [{ when: 'Now say goodbye', text: reply('Goodbye, team.') }]);
+    await t.type('Now say goodbye');
+    await t.keys('Enter');
+    await t.waitFor('Goodbye, team.', 30_000);
+    const forkTurn = server.requests
+      .map((r) => JSON.stringify(r.body))
+      .find((body) => body.includes('Now say goodbye'));
+    expect(forkTurn).toContain('session: Hello, team.');
+  });
+});

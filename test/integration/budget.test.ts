@@ -1,0 +1,183 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseHeadless } from '../../src/commands/args.js';
+import { runHeadless } from '../../src/commands/commands.js';
+import { EXIT, shutdownContexts } from '../../src/commands/headless.js';
+import { budgetLines } from '../../src/commands/parallel.js';
+import { BUDGET_KEYS } from '../../src/domain/settings.js';
+import type { Session } from '../../src/domain/session.js';
+import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
+
+// Budgets on real SQLite with the real Claude Code CLI, whose model (the
+// fake model server) reports 120 input and 40 output tokens a request: a
+// turn pushes the session over a small limit, and the prompt queued behind
+// it is held, never sent, until the limit is raised.
+
+let w: ReviewWorld;
+
+beforeEach(async () => {
+  w = await makeReviewWorld();
+});
+
+afterEach(async () => {
+  await shutdownContexts();
+  await w.close();
+});
+
+const sentToModel = (text: string): boolean =>
+  w.server.modelRequests('anthropic').some((r) => JSON.stringify(r.body).includes(text));
+
+async function newSession(): Promise<Session> {
+  const session = await w.controller.sessions.create(
+    w.projectId,
+    { agent: 'claude', model: 'sonnet', reasoning: 'high' },
+    w.app.state.settings,
+  );
+  await w.controller.sessions.whenReady(session.id);
+  w.app.emit({ type: 'sessionUpdated', session });
+  return session;
+}
+
+async function queuedPrompts(sessionId: string): Promise<string[]> {
+  return (await w.infra.store.operations.listUnfinished(sessionId))
+    .filter((op) => op.status === 'queued')
+    .map((op) => String(op.payload['prompt']));
+}
+
+/** A session that spent one turn's tokens with `limit` as the per-session token budget, and a second prompt queued behind that turn. */
+async function overBudget(limit: string): Promise<Session> {
+  await w.infra.store.settings.setProject(w.projectId, BUDGET_KEYS.sessionTokens, limit);
+  w.server.script('anthropic', [
+    { when: 'First task for the budget', text: reply('First done.') },
+    { when: 'Second task for the budget', text: reply('Second done.') },
+  ]);
+  const session = await newSession();
+  expect(await w.controller.submitPrompt(session.id, 'First task for the budget')).toBeNull();
+  expect(await w.controller.submitPrompt(session.id, 'Second task for the budget')).toBeNull();
+  await waitFor('the hold at the limit', () => w.app.state.budget?.held[session.id]);
+  await w.controller.workers.idle(session.id);
+  return session;
+}
+
+describe('budgets', () => {
+  it('finishes the turn under way, then holds the queued prompt of a session over its token budget', async () => {
+    const session = await overBudget('100');
+
+    // Asked again (as a new prompt or a changed setting does), it still holds.
+    w.controller.workers.notify(session.id);
+    await w.controller.workers.idle(session.id);
+
+    expect(sentToModel('First task for the budget')).toBe(true);
+    expect(sentToModel('Second task for the budget')).toBe(false);
+    expect(await queuedPrompts(session.id)).toEqual(['Second task for the budget']);
+    expect((await w.get(session.id)).status).toBe('Review');
+    expect(w.app.state.budget?.held[session.id]).toMatchObject({
+      scope: 'session',
+      measure: 'tokens',
+      limit: 100,
+    });
+    expect((await w.notices(session.id)).filter((n) => n.startsWith('[Budget]'))).toEqual([
+      expect.stringMatching(
+        /^\[Budget\] This session's token budget is reached: .* used of 100 tokens\. The queued prompt is held, not sent: Second task for the budget\. Raise the limit to go on\.$/,
+      ),
+    ]);
+    const popup = w.app.state.popup;
+    expect(popup?.kind === 'confirm' ? popup.intent : null).toMatchObject({
+      kind: 'raiseBudget',
+      sessionId: session.id,
+      scope: 'session',
+      measure: 'tokens',
+    });
+  });
+
+  it('sends the held prompt once the person raises the limit', async () => {
+    const session = await overBudget('100');
+    const popup = w.app.state.popup;
+    if (popup?.kind !== 'confirm' || popup.intent.kind !== 'raiseBudget')
+      throw new Error('no budget question on screen');
+    const { scope, measure, limit } = popup.intent;
+
+    w.controller.raiseBudget(session.id, scope, measure, limit);
+
+    await waitFor(
+      'the held prompt to run',
+      async () =>
+        (await queuedPrompts(session.id)).length === 0 && sentToModel('Second task for the budget'),
+    );
+    await waitFor(
+      'the turn to end',
+      async () =>
+        (await w.get(session.id)).status === 'Review' &&
+        w.app.state.budget?.held[session.id] === undefined,
+    );
+    expect(await w.infra.store.usage.sessionLimits(session.id)).toEqual({
+      tokens: limit,
+      usd: null,
+    });
+  });
+
+  it('runs no turn at all once the project budget is spent, and grove reply exits 5 with the prompt kept queued', async () => {
+    w.server.script('anthropic', [
+      { when: 'First task for the budget', text: reply('First done.') },
+    ]);
+    const session = await newSession();
+    expect(await w.controller.submitPrompt(session.id, 'First task for the budget')).toBeNull();
+    await waitFor(
+      'the first turn',
+      async () =>
+        sentToModel('First task for the budget') && (await w.get(session.id)).status === 'Review',
+    );
+    await w.controller.workers.idle(session.id);
+    await w.infra.store.settings.setProject(w.projectId, BUDGET_KEYS.projectTokens, '50');
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (d: Buffer) => (out += d.toString()));
+    stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+
+    const code = await runHeadless(
+      parseHeadless('reply', [session.id, 'Third task for the budget']),
+      w.infra,
+      { stdout, stderr, stdin, stderrIsTTY: false, env: process.env, cwd: w.repo },
+    );
+
+    expect(code).toBe(EXIT.budget);
+    expect(err).toMatch(
+      /^grove: The project's token budget is reached: .* used of 50 tokens\. The prompt was not sent and stays queued in session [0-9a-f]{8}; it runs once the limit is raised/m,
+    );
+    expect(sentToModel('Third task for the budget')).toBe(false);
+    expect(await queuedPrompts(session.id)).toEqual(['Third task for the budget']);
+    expect(out).toBe('');
+  });
+
+  it('grove show prints spending against the limits and the hold', async () => {
+    const session = await overBudget('100');
+
+    const lines = await budgetLines(w.infra, session);
+
+    expect(lines[0]).toMatch(
+      /^budget session .* of 100 tokens \(limit reached\), \$\d+\.\d\d; project .* tokens, \$\d+\.\d\d$/,
+    );
+    expect(lines.at(-1)).toMatch(
+      /^held: This session's token budget is reached: .* tokens used of 100 tokens\. 1 queued prompt waits for the limit to be raised\.$/,
+    );
+  });
+
+  it('writes the example price table to GROVE_HOME/prices.json for the person to edit', async () => {
+    await overBudget('100');
+    const file = join(w.world.groveHome, 'prices.json');
+
+    await waitFor('the prices file', () => existsSync(file));
+    const table = JSON.parse(readFileSync(file, 'utf8')) as {
+      note: string;
+      models: Record<string, { input: number; output: number }>;
+    };
+
+    expect(table.note).toMatch(/Example prices/);
+    expect(Object.keys(table.models)).toContain('sonnet');
+  });
+});

@@ -1,0 +1,44 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeReviewWorld, waitFor, type ReviewWorld } from '../helpers/review-world.js';
+
+// Quitting Grove (Controller.shutdown, what the TUI's `q` ends with) stops
+// long work that no session worker runs: here a session's worktree setup
+// command, a real shell process.
+
+let w: ReviewWorld;
+
+beforeEach(async () => {
+  w = await makeReviewWorld();
+});
+
+afterEach(async () => {
+  await w.close();
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('shutdown', () => {
+  it('stops a worktree setup command that is still running', async () => {
+    const pidFile = join(w.world.dir, 'setup.pid');
+    // After exec, the pid written is the sleep's own.
+    const settings = { ...w.app.state.settings, 'setup.command': `echo $$ > '${pidFile}'; exec sleep 300` };
+    const session = await w.controller.sessions.create(w.projectId, { agent: 'claude', model: 'sonnet', reasoning: 'high' }, settings);
+    const pid = await waitFor('the setup command to start', () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8').trim()));
+    expect(alive(pid)).toBe(true);
+
+    await w.controller.shutdown();
+
+    await waitFor('the setup command to end', () => !alive(pid));
+    await w.controller.sessions.whenReady(session.id).catch(() => {});
+    expect((await w.notices(session.id)).at(-1)).toMatch(/^\[Setup Error\] The setup command exited/);
+  });
+});
