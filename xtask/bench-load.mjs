@@ -565,7 +565,10 @@ async function turnScenario() {
         .map(([k, n]) => `${k} ${n}`)
         .join(', ')})`;
     console.log(
-      `agent processes per turn, Claude Code (a process per prompt): first turn ${describe(kinds[0])}, follow-up ${describe(kinds[1])}`,
+      `agent processes per turn, Claude Code (a process per prompt): first turn ${describe(kinds[0])}, follow-up ${describe(kinds[1])}; headless, so without the focused review the TUI adds (one more process)`,
+    );
+    console.log(
+      "  Codex asks the commit message on the session's live app-server (an ephemeral thread; test/integration/agents-side-turn.test.ts), so its turns start no process for it",
     );
   } finally {
     rmSync(w.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });

@@ -203,6 +203,9 @@ async function diffScroll(lines) {
     await new Promise((r) => setTimeout(r, 300));
     child.stdin.write('d');
     await loaded;
+    // Let start-up's background work (git status of the session, diff stats) finish first:
+    // it is git work on the session's diff, not drawing, and would load one size only.
+    await new Promise((r) => setTimeout(r, 3000));
     const bottom = painted(child, `line ${lines}`);
     child.stdin.write('G');
     await bottom;
@@ -224,7 +227,8 @@ async function diffBench() {
     large.push(...(await diffScroll(20_000)));
   }
   const [s, l] = [median(small), median(large)];
-  console.log(`diff scroll, 20 lines vs 20,000 lines: key-to-frame median ${s.toFixed(1)} ms vs ${l.toFixed(1)} ms (min ${Math.min(...small).toFixed(1)} vs ${Math.min(...large).toFixed(1)} ms; G, then 2 x 100 alternating K/J, ${COLUMNS}x${DIFF_ROWS} terminal)`);
+  const q1 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 4)];
+  console.log(`diff scroll, 20 lines vs 20,000 lines: key-to-frame median ${s.toFixed(1)} ms vs ${l.toFixed(1)} ms (first quartile ${q1(small).toFixed(1)} vs ${q1(large).toFixed(1)} ms, min ${Math.min(...small).toFixed(1)} vs ${Math.min(...large).toFixed(1)} ms; G, then 2 x 100 alternating K/J, ${COLUMNS}x${DIFF_ROWS} terminal)`);
   const ok = l <= Math.max(s * 1.5, s + 5);
   console.log(`target: the 20,000-line diff scrolls at the 20-line one's frame time (median within 1.5x or 5 ms): ${ok ? 'ok' : 'MISSED'}`);
 }

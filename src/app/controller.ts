@@ -204,7 +204,10 @@ export class Controller implements AppCommands {
         .filter((op) => op.status === 'queued' && (op.kind === 'reply' || op.kind === 'start_prompt'))
         // A turn of inline comments shows its short form (one line per comment), not the whole prompt.
         .map((op) => (typeof op.payload['display'] === 'string' ? op.payload['display'] : typeof op.payload['prompt'] === 'string' ? op.payload['prompt'] : ''));
-      this.deps.app.emit({ type: 'queueChanged', sessionId, prompts });
+      // The next prompt waits for its agent's usage limit to lift.
+      const head = ops.find((op) => op.status === 'queued');
+      const waiting = head?.notBefore && head.notBefore > this.deps.runtime.clock.now() ? { agent: head.waitAgent ?? 'the agent', until: head.notBefore } : null;
+      this.deps.app.emit({ type: 'queueChanged', sessionId, prompts, waiting });
     });
   }
 
@@ -230,7 +233,7 @@ export class Controller implements AppCommands {
 
   openSession(sessionId: string): void {
     const { app } = this.deps;
-    app.apply({ type: 'mode', mode: { kind: 'session', sessionId, scrollBack: 0, composer: null, question: null } });
+    app.apply({ type: 'sessionOpened', sessionId, compose: false });
     app.task('Loading the transcript', () => this.sessions.loadTranscript(sessionId));
     if (sessionById(app.state, sessionId)?.reviewRequest) this.review.loadThreads(sessionId);
     const session = sessionById(app.state, sessionId);
@@ -263,7 +266,7 @@ export class Controller implements AppCommands {
       app.emit({ type: 'sessionUpdated', session });
       app.emit({ type: 'selectSession', sessionId: session.id });
       app.emit({ type: 'transcriptLoaded', sessionId: session.id, entries: [] });
-      app.emit({ type: 'mode', mode: { kind: 'session', sessionId: session.id, scrollBack: 0, composer: { text: '', cursor: 0, undo: [], redo: [] }, question: null } });
+      app.emit({ type: 'sessionOpened', sessionId: session.id, compose: true });
     });
   }
 
@@ -302,7 +305,7 @@ export class Controller implements AppCommands {
       const child = await this.actions.fork(sessionId);
       app.emit({ type: 'selectSession', sessionId: child.id });
       app.emit({ type: 'transcriptLoaded', sessionId: child.id, entries: await this.deps.store.transcript.list(child.id) });
-      app.emit({ type: 'mode', mode: { kind: 'session', sessionId: child.id, scrollBack: 0, composer: { text: '', cursor: 0, undo: [], redo: [] }, question: null } });
+      app.emit({ type: 'sessionOpened', sessionId: child.id, compose: true });
       app.emit({ type: 'notice', notice: { level: 'info', text: 'Forked: write the first prompt of the new session.' } });
     });
   }

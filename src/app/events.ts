@@ -1,3 +1,4 @@
+import type { UsageLimit } from '../domain/usage-limit.js';
 import type { DiffComment } from '../domain/diff-comment.js';
 import type { FileIndex } from '../domain/file-match.js';
 import type { Project } from '../domain/project.js';
@@ -28,6 +29,8 @@ export type AppEvent =
   | { readonly type: 'selectProject'; readonly projectId: number | null }
   | { readonly type: 'selectSetting'; readonly index: number }
   | { readonly type: 'mode'; readonly mode: Mode }
+  /** A session was opened for the person (created, forked): the reducer shows its view, with an empty composer when `compose`. */
+  | { readonly type: 'sessionOpened'; readonly sessionId: string; readonly compose: boolean }
   | { readonly type: 'popup'; readonly popup: Popup | null }
   | { readonly type: 'notice'; readonly notice: Notice | null }
   | { readonly type: 'exit' }
@@ -53,7 +56,8 @@ export type AppEvent =
       readonly entries: readonly TranscriptEntry[];
     }
   | { readonly type: 'progress'; readonly sessionId: string; readonly text: string | null }
-  | { readonly type: 'queueChanged'; readonly sessionId: string; readonly prompts: readonly string[] }
+  /** `waiting`: the next prompt waits for its agent's usage limit to lift (null: it does not). */
+  | { readonly type: 'queueChanged'; readonly sessionId: string; readonly prompts: readonly string[]; readonly waiting?: UsageLimit | null }
   /** `place`: put the open diff view on its first line ('start') or keep its place, clamped ('keep'). */
   | { readonly type: 'diffLoaded'; readonly diff: DiffView; readonly place?: 'start' | 'keep' }
   | { readonly type: 'diffCommentsLoaded'; readonly sessionId: string; readonly comments: readonly DiffComment[] }

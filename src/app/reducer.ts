@@ -6,6 +6,7 @@ import type { AppEvent } from './events.js';
 import { reduceComposer, tickNotice } from './composer-state.js';
 import { placeDiffCursor, sessionById, type AppState } from './state.js';
 import { attentionReason } from '../domain/attention.js';
+import { emptyBuffer } from '../domain/composer.js';
 
 function upsertSession(list: readonly Session[], session: Session): readonly Session[] {
   const index = list.findIndex((s) => s.id === session.id);
@@ -78,6 +79,8 @@ export function reduce(state: AppState, event: AppEvent): AppState {
     case 'mode':
       // Opening a session is seeing it: its "needs you" marker goes.
       return { ...state, mode: event.mode, attention: event.mode.kind === 'list' ? state.attention : withoutKey(state.attention, event.mode.sessionId) };
+    case 'sessionOpened':
+      return reduce(state, { type: 'mode', mode: { kind: 'session', sessionId: event.sessionId, scrollBack: 0, composer: event.compose ? emptyBuffer : null, question: null } });
     case 'markSession':
       if (event.sessionId === null) return { ...state, marked: [] };
       return { ...state, marked: state.marked.includes(event.sessionId) ? state.marked.filter((id) => id !== event.sessionId) : [...state.marked, event.sessionId] };
@@ -101,6 +104,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         transcripts: {},
         progress: {},
         queued: {},
+        waiting: {},
         diff: null,
         diffComments: {},
         reviewThreads: {},
@@ -125,6 +129,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
           transcripts: withoutKey(state.transcripts, event.sessionId),
           progress: withoutKey(state.progress, event.sessionId),
           queued: withoutKey(state.queued, event.sessionId),
+          waiting: withoutKey(state.waiting, event.sessionId),
           diffComments: withoutKey(state.diffComments, event.sessionId),
           reviewThreads: withoutKey(state.reviewThreads, event.sessionId),
           attention: withoutKey(state.attention, event.sessionId),
@@ -152,6 +157,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
           event.prompts.length === 0
             ? withoutKey(state.queued, event.sessionId)
             : { ...state.queued, [event.sessionId]: event.prompts },
+        waiting: event.waiting ? { ...state.waiting, [event.sessionId]: event.waiting } : withoutKey(state.waiting, event.sessionId),
       };
     case 'diffLoaded': {
       // A load that was canceled or superseded (a newer one started) is dropped.

@@ -1,3 +1,4 @@
+import type { UsageLimit } from '../domain/usage-limit.js';
 import type { TextBuffer } from '../domain/composer.js';
 import type { ComposerAssist } from '../domain/composer-assist.js';
 import type { FileIndex } from '../domain/file-match.js';
@@ -240,6 +241,8 @@ export interface AppState {
   readonly progress: Readonly<Record<string, string>>;
   /** Prompts waiting behind a running turn, per session (newest last). */
   readonly queued: Readonly<Record<string, readonly string[]>>;
+  /** Sessions whose next prompt waits for the agent's usage limit to lift, and until when. */
+  readonly waiting: Readonly<Record<string, UsageLimit>>;
   readonly diff: DiffView | null;
   /** Inline diff comments per session (drafts and sent ones), loaded with the diff view. */
   readonly diffComments: Readonly<Record<string, readonly DiffComment[]>>;
@@ -286,6 +289,7 @@ export function initialState(init: {
     transcripts: {},
     progress: {},
     queued: {},
+    waiting: {},
     diff: null,
     diffComments: {},
     reviewThreads: {},

@@ -1,3 +1,4 @@
+import { waitingText } from '../domain/usage-limit.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { App } from '../app/app.js';
@@ -260,6 +261,7 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
     void stop();
   }, timeoutMs);
   let announcedWait = false;
+  let announcedLimit: number | null = null;
   try {
     workers.notify(sessionId);
     while (!outcome && held === null) {
@@ -269,6 +271,13 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
       } else if (op.status === 'done' || op.status === 'failed' || op.status === 'canceled') {
         // Finished by another process (or by this one, just before its report).
         if (workers.current(sessionId)?.id !== operationId) settle(op.status, op.lastError);
+      } else if (op.status === 'queued' && op.notBefore && op.notBefore > clock.now()) {
+        // Its agent reported a usage limit: the worker runs it again when the limit lifts.
+        if (announcedLimit !== op.notBefore) {
+          announcedLimit = op.notBefore;
+          ctx.progress(`The prompt is ${waitingText({ agent: op.waitAgent ?? 'the agent', until: op.notBefore }, clock.now())} (a usage limit); it runs then (Ctrl+C stops waiting).`);
+        }
+        workers.notify(sessionId);
       } else if (op.status === 'queued' || op.owner !== ctx.infra.runtime.owner) {
         if (!announcedWait && (op.status === 'running' || (await store.operations.listUnfinished(sessionId)).some((o) => o.status === 'running'))) {
           announcedWait = true;

@@ -32,6 +32,10 @@ export interface Operation {
   readonly heartbeatAt?: number | null;
   readonly finishedAt: number | null;
   readonly lastError: string | null;
+  /** Queued behind an agent's usage limit: the worker does not take it before this time (absent where not read). */
+  readonly notBefore?: number | null;
+  /** The agent whose limit it waits for. */
+  readonly waitAgent?: string | null;
 }
 
 export function isOperationKind(value: string): value is OperationKind {

@@ -159,10 +159,10 @@ function budgetRows(): SettingRow[] {
     validate: (value) => ((money ? DOLLAR_AMOUNT : TOKEN_AMOUNT).test(value.replace(/[_,]/g, '')) ? null : money ? `${label}: give an amount in dollars such as 5 or 12.50 (empty: no limit).` : `${label}: give a number of tokens such as 500k or 2M (empty: no limit).`),
   });
   return [
-    row(BUDGET_KEYS.sessionTokens, 'Token budget per session', 'Tokens (input + output) a session may spend before Grove holds its next prompt and asks (e.g. 2M; empty: no limit).', false),
-    row(BUDGET_KEYS.sessionUsd, 'Spending limit per session ($)', 'US dollars a session may spend, priced with GROVE_HOME/prices.json (example prices: edit them), before Grove holds its next prompt and asks (empty: no limit).', true),
-    row(BUDGET_KEYS.projectTokens, 'Token budget per project', "Tokens all of this project's sessions together may spend before Grove holds new prompts and asks (empty: no limit).", false),
-    row(BUDGET_KEYS.projectUsd, 'Spending limit per project ($)', "US dollars all of this project's sessions together may spend, priced with GROVE_HOME/prices.json, before Grove holds new prompts and asks (empty: no limit).", true),
+    row(BUDGET_KEYS.sessionTokens, 'Session budget (tokens)', 'Tokens (input + output) a session may spend before Grove holds its next prompt and asks (e.g. 2M; empty: no limit).', false),
+    row(BUDGET_KEYS.sessionUsd, 'Session budget ($)', 'US dollars a session may spend, priced with GROVE_HOME/prices.json (example prices: edit them), before Grove holds its next prompt and asks (empty: no limit).', true),
+    row(BUDGET_KEYS.projectTokens, 'Project budget (tokens)', "Tokens all of this project's sessions together may spend before Grove holds new prompts and asks (empty: no limit).", false),
+    row(BUDGET_KEYS.projectUsd, 'Project budget ($)', "US dollars all of this project's sessions together may spend, priced with GROVE_HOME/prices.json, before Grove holds new prompts and asks (empty: no limit).", true),
   ];
 }
 

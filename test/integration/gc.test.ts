@@ -6,7 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseHeadless } from '../../src/commands/args.js';
 import { runHeadless } from '../../src/commands/commands.js';
 import { EXIT } from '../../src/commands/headless.js';
+import { reclaimOnStart } from '../../src/app/services/gc.js';
 import { DAY_MS, snapshotRef } from '../../src/domain/gc.js';
+import { GC_ON_START_KEY } from '../../src/domain/settings.js';
 import type { Session } from '../../src/domain/session.js';
 import type { SessionStatus } from '../../src/domain/session-status.js';
 import { git } from '../helpers/grove-env.js';
@@ -160,6 +162,27 @@ describe('grove gc', () => {
     expect(existsSync(join(session.worktreePath, 'clash.txt'))).toBe(true);
     expect(out).toContain(`${session.worktreePath}: not removed, a git rebase is half done there`);
     expect(refs()).toBe('');
+  });
+
+  it('reclaims at start-up only with the setting on, and says how much space came back', async () => {
+    const session = await finished('Canceled', 30, 'auto');
+    const deps = { app: w.app, store: w.infra.store, git: w.infra.git, runtime: w.infra.runtime };
+
+    await reclaimOnStart(deps);
+    const keptWhileOff = existsSync(session.worktreePath);
+    await w.infra.store.settings.setGlobal(GC_ON_START_KEY, 'on');
+    await reclaimOnStart(deps);
+
+    expect(keptWhileOff).toBe(true);
+    expect(existsSync(session.worktreePath)).toBe(false);
+    const notices = w.events.flatMap((e) =>
+      e.type === 'notice' && e.notice ? [e.notice.text] : [],
+    );
+    expect(notices).toContainEqual(
+      expect.stringMatching(
+        /^Reclaimed \d+(\.\d)? (B|kB|MB): removed 1 worktree of sessions done over 14 days ago\.$/,
+      ),
+    );
   });
 
   it('says so when there is nothing to reclaim', async () => {

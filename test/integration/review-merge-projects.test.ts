@@ -54,7 +54,8 @@ describe('merge queue across projects', () => {
     const first = await w.session({ files: { 'a.txt': 'a\n' }, message: 'Add a' });
     const second = await w.session({ files: { 'b.txt': 'b\n' }, message: 'Add b' });
     merge(first.id);
-    await waitFor('the first merge to be queued', async () => (await w.get(first.id)).status === 'Queued');
+    // Queued first, so the second merge waits behind it.
+    await waitFor('the first merge to be queued', async () => ['Queued', 'Merging'].includes((await w.get(first.id)).status));
     merge(second.id);
     await waitFor('the first squash merge to be held', () => existsSync(join(bin, 'held')));
     const otherRepo = makeRepo(w.world, 'other');

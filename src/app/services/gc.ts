@@ -164,8 +164,8 @@ export async function collectGarbage(
 
 /** The age setting, in days. */
 export function gcDays(settings: Readonly<Record<string, string>>): number {
-  const value = Number(settings[GC_DAYS_KEY]);
-  return Number.isInteger(value) && value >= 0 ? value : DEFAULT_GC_DAYS;
+  const value = settings[GC_DAYS_KEY] ?? '';
+  return /^\d+$/.test(value) ? Number(value) : DEFAULT_GC_DAYS;
 }
 
 /**

@@ -46,6 +46,9 @@ export function provisionalTitle(prompt: string): string {
   return clean.length > 72 ? `${clean.slice(0, 71)}…` : clean;
 }
 
+/** The stored diff size of a session (what measureDiff returns). */
+export type DiffFields = Pick<Session, 'addedLines' | 'deletedLines' | 'size' | 'hasDiff'>;
+
 export interface SessionServiceDeps {
   readonly app: App;
   readonly store: Store;
@@ -177,20 +180,28 @@ export class SessionService {
     return this.publishSession(sessionId);
   }
 
-  /** Diff size and bucket from git, stored and published (after every turn, rebase, continue). */
+  /** Diff size and bucket from git, stored and published (after a rebase, a continue, opening a session). */
   async refreshDiff(sessionId: string): Promise<void> {
     const session = await this.deps.store.sessions.get(sessionId);
     if (!session) return;
+    const patch = await this.measureDiff(session);
+    if (!patch) return;
     try {
-      const stats = await this.deps.git.diffStats(session.worktreePath, session.baseBranch);
-      await this.deps.store.sessions.update(
-        sessionId,
-        { addedLines: stats.added, deletedLines: stats.deleted, size: sizeFromLines(stats.added, stats.deleted), hasDiff: stats.files.length > 0 },
-        this.now,
-      );
+      await this.deps.store.sessions.update(sessionId, patch, this.now);
       await this.publishSession(sessionId);
     } catch (error) {
-      this.deps.runtime.logger.log('warn', `diff stats for ${sessionId} failed`, error);
+      this.deps.runtime.logger.log('warn', `storing the diff stats of ${sessionId} failed`, error);
+    }
+  }
+
+  /** The session's diff size fields, measured by git; null (and a log line) when git cannot tell. */
+  async measureDiff(session: Pick<Session, 'id' | 'worktreePath' | 'baseBranch'>): Promise<DiffFields | null> {
+    try {
+      const stats = await this.deps.git.diffStats(session.worktreePath, session.baseBranch);
+      return { addedLines: stats.added, deletedLines: stats.deleted, size: sizeFromLines(stats.added, stats.deleted), hasDiff: stats.files.length > 0 };
+    } catch (error) {
+      this.deps.runtime.logger.log('warn', `diff stats for ${session.id} failed`, error);
+      return null;
     }
   }
 

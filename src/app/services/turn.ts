@@ -1,11 +1,12 @@
 import type { Operation } from '../../domain/operation.js';
 import type { AgentResponse } from '../../domain/protocol.js';
 import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
-import { sanitizeLine } from '../../domain/sanitize.js';
+import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { modelRetries } from '../../domain/settings.js';
 import type { TranscriptEntry } from '../../domain/transcript.js';
 import type { Session } from '../../domain/session.js';
 import type { SessionStatus } from '../../domain/session-status.js';
+import { readUsageLimit, waitingText } from '../../domain/usage-limit.js';
 import type { HistoryEntry, TurnEvent } from '../../infra/agent/channel.js';
 import { storageFailure } from '../../infra/db/errors.js';
 import type { App } from '../app.js';
@@ -14,7 +15,7 @@ import type { ChannelPool } from './channel-pool.js';
 import { commitMessagePrompt, fallbackCommitMessage, hookFixPrompt, titlePrompt } from './prompts.js';
 import type { SessionService } from './sessions.js';
 import { modelChoice } from './sessions.js';
-import { ReportedError } from './worker.js';
+import { DeferredTurn, ReportedError } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
 
 export interface TurnDeps {
@@ -123,7 +124,7 @@ export class TurnRunner {
     try {
       await this.runTurn(operation, signal);
     } catch (error) {
-      if (error instanceof ReportedError) throw error;
+      if (error instanceof ReportedError || error instanceof DeferredTurn) throw error;
       throw await this.failTurn(operation.sessionId, error);
     } finally {
       const row = this.progressRows.get(operation.sessionId);
@@ -236,6 +237,15 @@ export class TurnRunner {
     } catch (error) {
       this.progress(session.id, null);
       const { message, diagnostics } = describeError(error);
+      const limit = signal.aborted || !isModelError(error) ? null : readUsageLimit(session.agent, message, this.now());
+      if (limit) {
+        // The agent's service said when its limit lifts: the prompt goes back to the queue until then.
+        await sessions.note(session.id, 'notice', `[Waiting] ${message}\nThe prompt stays queued; Grove sends it again when the limit lifts (${waitingText(limit, this.now())}).`);
+        await this.commit(session, project.path, signal, false).catch(() => {});
+        await this.refreshDiff(session.id);
+        await this.setStatus(session.id, 'Review');
+        throw new DeferredTurn(limit.until, limit.agent, message);
+      }
       if (signal.aborted) {
         await sessions.note(session.id, 'notice', '[Stopped] You stopped the turn. The worktree and everything in it are kept.');
       } else {
@@ -276,15 +286,24 @@ export class TurnRunner {
 
     this.progress(session.id, 'Committing changes…');
     await this.commit(session, project.path, signal, true);
-    await this.refreshDiff(session.id);
 
+    // The turn's outcome is one write and one session event: the diff size,
+    // a main checkout warning, and the status the session moves to.
+    const diff = await sessions.measureDiff(session);
     const mainAfter = await git.statusPorcelain(project.path).catch(() => null);
-    if (mainBefore && mainAfter && JSON.stringify(mainBefore) !== JSON.stringify(mainAfter) && mainAfter.length > 0) {
-      await store.sessions.update(session.id, { mainCheckoutWarning: true }, this.now());
-      await sessions.note(session.id, 'notice', `[Main Checkout Warning] The main checkout (${project.path}) changed during this turn. Check it with \`git status\` there.`);
-    }
+    const mainChanged = mainBefore !== null && mainAfter !== null && JSON.stringify(mainBefore) !== JSON.stringify(mainAfter) && mainAfter.length > 0;
+    const warning = sanitizeText(`[Main Checkout Warning] The main checkout (${project.path}) changed during this turn. Check it with \`git status\` there.`);
     this.progress(session.id, null);
-    await this.setStatus(session.id, response.questions.length > 0 ? 'Question' : 'Review');
+    const outcome = await store.transaction(async (tx) => {
+      const patch = { ...(diff ?? {}), ...(mainChanged ? { mainCheckoutWarning: true } : {}) };
+      if (Object.keys(patch).length > 0) await tx.sessions.update(session.id, patch, this.now());
+      const warnedAt = mainChanged ? await tx.transcript.append(session.id, 'notice', warning, this.now()) : null;
+      return { warnedAt, ended: await tx.sessions.setStatus(session.id, response.questions.length > 0 ? 'Question' : 'Review', this.now()) };
+    });
+    if (outcome.warnedAt !== null) {
+      this.deps.app.emit({ type: 'transcriptAppended', sessionId: session.id, entries: [{ position: outcome.warnedAt, kind: 'notice', content: warning, createdAt: this.now() }] });
+    }
+    this.deps.app.emit({ type: 'sessionUpdated', session: outcome.ended });
     const utilityMs = this.utilityWaitMs.get(session.id) ?? 0;
     this.utilityWaitMs.delete(session.id);
     const afterAgentMs = performance.now() - agentDoneAt;
@@ -418,4 +437,10 @@ export function conversationHistory(entries: readonly TranscriptEntry[]): Histor
     if (entry.kind === 'assistant_answer') return [{ role: 'agent', text: entry.content }];
     return [];
   });
+}
+
+/** An agent's failed model request (not a crash of Grove, a missing CLI or a stop). */
+function isModelError(error: unknown): boolean {
+  const e = error as { kind?: unknown; reason?: unknown } | null;
+  return e?.kind === 'agent' && (e.reason === 'api' || e.reason === 'crash' || e.reason === 'protocol');
 }

@@ -38,6 +38,22 @@ export class ReportedError extends Error {
 }
 
 /**
+ * Thrown by a turn whose agent reported a usage limit (already told to the
+ * user): the operation goes back to the queue, not to be taken before
+ * `until`, and the worker wakes then to run it.
+ */
+export class DeferredTurn extends Error {
+  readonly kind = 'deferred' as const;
+  constructor(
+    readonly until: number,
+    readonly agent: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * One worker per session runs that session's operations one at a time,
  * oldest first. Operations are durable rows: queued → running → done /
  * failed / canceled; this process's ownership is kept alive by a heartbeat.
@@ -48,6 +64,8 @@ export class SessionWorkers {
   private readonly outcomeListeners: ((outcome: OperationOutcome) => void)[] = [];
   private readonly released = new Set<string>();
   private readonly heldListeners: ((held: HeldTurn) => void)[] = [];
+  /** Per session: the timer that wakes its worker when the usage limit its next prompt waits for lifts. */
+  private readonly wakeTimers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
 
   constructor(private readonly deps: WorkerDeps) {}
 
@@ -99,6 +117,24 @@ export class SessionWorkers {
 
   abortAll(): void {
     for (const entry of this.running.values()) entry.controller.abort();
+    for (const { timer } of this.wakeTimers.values()) clearTimeout(timer);
+    this.wakeTimers.clear();
+  }
+
+  /** Wakes the session's worker at `at` (off the render path; one timer per session). */
+  private wakeAt(sessionId: string, at: number): void {
+    const existing = this.wakeTimers.get(sessionId);
+    if (existing?.at === at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(
+      () => {
+        this.wakeTimers.delete(sessionId);
+        this.notify(sessionId);
+      },
+      Math.max(0, at - this.deps.now()),
+    );
+    timer.unref();
+    this.wakeTimers.set(sessionId, { at, timer });
   }
 
   /** Whether the session's next queued operation is a turn the gate holds (its listeners hear why). */
@@ -132,8 +168,11 @@ export class SessionWorkers {
         return;
       }
       if (!operation) {
-        // Queued work held back by another process's lease: look again shortly.
         const waiting = await store.operations.listUnfinished(sessionId).catch(() => []);
+        // The next prompt waits for its agent's usage limit to lift: look again then.
+        const head = waiting.find((op) => op.status === 'queued');
+        if (head?.notBefore && head.notBefore > now()) this.wakeAt(sessionId, head.notBefore);
+        // Queued work held back by another process's lease: look again shortly.
         if (waiting.some((op) => op.status === 'queued') && waiting.some((op) => op.status === 'running' && op.owner !== owner)) {
           setTimeout(() => this.notify(sessionId), LEASE_RETRY_MS).unref();
         }
@@ -166,8 +205,16 @@ export class SessionWorkers {
         await store.operations.finish(op.id, status, null, now());
         this.report(op, status, null);
       } catch (error) {
+        if (error instanceof DeferredTurn && !controller.signal.aborted) {
+          // Back to the queue until the limit lifts; the loop stops at it (FIFO) and a timer wakes it.
+          const deferred = await store.operations.defer(op.id, owner, error.until, error.agent).catch((e: unknown) => {
+            logger.log('error', 'putting a prompt back in the queue failed', e);
+            return false;
+          });
+          if (deferred) continue;
+        }
         const message = error instanceof Error ? error.message : String(error);
-        if (!(error instanceof ReportedError)) logger.log('error', `operation ${op.kind} ${op.id} failed`, error);
+        if (!(error instanceof ReportedError) && !(error instanceof DeferredTurn)) logger.log('error', `operation ${op.kind} ${op.id} failed`, error);
         const status = controller.signal.aborted ? 'canceled' : 'failed';
         await store.operations.finish(op.id, status, message, now()).catch((e: unknown) => logger.log('error', 'recording an operation result failed', e));
         this.report(op, status, message);

@@ -42,6 +42,12 @@ export interface OperationRepo {
   setProgress(id: string, text: string | null): Promise<void>;
   /** Progress of the operations of a project's sessions that other processes are running now. */
   progressElsewhere(projectId: number, owner: string): Promise<{ sessionId: string; progress: string }[]>;
+  /**
+   * Puts a running turn back in the queue, not to be taken before `notBefore`
+   * (its agent reported a usage limit that lifts then). False when `owner`
+   * no longer runs it.
+   */
+  defer(id: string, owner: string, notBefore: number, agent: string): Promise<boolean>;
   /** Ends a queued or running operation (a finished one is left as it is). */
   finish(
     id: string,
@@ -120,6 +126,8 @@ function decodeOperation(row: Selectable<SessionOperationTable>): Operation | un
     heartbeatAt: row.heartbeat_at,
     finishedAt: row.finished_at,
     lastError: row.last_error,
+    notBefore: row.not_before,
+    waitAgent: row.wait_agent,
   };
 }
 
@@ -158,8 +166,10 @@ export function createOperationRepo(db: Executor): OperationRepo {
       // workers can never claim the same row.
       const row = await db
         .updateTable('session_operation')
-        .set({ status: 'running', owner, heartbeat_at: now, started_at: now })
+        .set({ status: 'running', owner, heartbeat_at: now, started_at: now, not_before: null, wait_agent: null })
         .where('status', '=', 'queued')
+        // The oldest queued one waits for an agent's usage limit to lift: nothing runs before it.
+        .where((eb) => eb.or([eb('not_before', 'is', null), eb('not_before', '<=', now)]))
         // One driver per session: not while another process holds a live lease on it.
         .where((eb) =>
           eb.not(
@@ -207,6 +217,16 @@ export function createOperationRepo(db: Executor): OperationRepo {
       return rows.flatMap((row) => (row.progress === null ? [] : [{ sessionId: row.session_id, progress: row.progress }]));
     },
 
+    async defer(id, owner, notBefore, agent) {
+      const result = await db
+        .updateTable('session_operation')
+        .set({ status: 'queued', owner, heartbeat_at: null, started_at: null, progress: null, not_before: notBefore, wait_agent: agent })
+        .where('id', '=', id)
+        .where('status', '=', 'running')
+        .where('owner', '=', owner)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
     async heartbeat(id, owner, now) {
       const result = await db
         .updateTable('session_operation')

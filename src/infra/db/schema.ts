@@ -101,6 +101,9 @@ export interface SessionOperationTable {
   last_error: string | null;
   /** The latest progress line while running (migration 002). */
   progress: Generated<string | null>;
+  /** Queued behind an agent's usage limit: not taken before this time, waiting for `wait_agent` (migration 010). */
+  not_before: Generated<number | null>;
+  wait_agent: Generated<string | null>;
 }
 
 /** A multi-step git operation under way (migration 003): see git-step-repo.ts. */

@@ -1,3 +1,4 @@
+import { waitingText } from '../../domain/usage-limit.js';
 import { Box, Text } from 'ink';
 import type { AppState, QuestionState } from '../../app/state.js';
 import type { Session } from '../../domain/session.js';
@@ -179,6 +180,8 @@ function overlapTail(state: AppState, session: Session, width: number): StyledLi
   }
   const held = state.budget?.held[session.id];
   if (held) for (const t of wrapPlain(`${stopText(held)} Queued prompts are held until the limit is raised (Settings, or the popup when you send one).`, width)) out.push({ text: t, style: 'error' });
+  const waiting = state.waiting[session.id];
+  if (waiting && waiting.until > state.now) for (const t of wrapPlain(`The next prompt is ${waitingText(waiting, state.now)} (its usage limit); Grove sends it then.`, width)) out.push({ text: t, style: 'notice' });
   return out;
 }
 

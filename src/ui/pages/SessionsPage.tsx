@@ -1,3 +1,4 @@
+import { waitingText, type UsageLimit } from '../../domain/usage-limit.js';
 import { Box, Text } from 'ink';
 import type { AppState } from '../../app/state.js';
 import { GROUP_TITLES, groupSessions } from '../../domain/session-order.js';
@@ -71,6 +72,7 @@ function SessionRow({
   conflict,
   overlaps,
   held,
+  waiting = null,
   needsYou = false,
   marked = false,
   width,
@@ -83,6 +85,8 @@ function SessionRow({
   overlaps: readonly SessionOverlap[] | undefined;
   /** Its prompts wait at a budget limit. */
   held: boolean;
+  /** "waiting for claude until 15:00": its next prompt waits for the agent's usage limit to lift. */
+  waiting?: string | null;
   /** Needs the person (questions, ready for review, a failed merge, its PR merged or closed); cleared on open. */
   needsYou?: boolean;
   /** Marked (Space) for R to start. */
@@ -95,7 +99,7 @@ function SessionRow({
   const conflictLabel = conflict ? ' [merge conflict]' : '';
   const questionLabel = questionBadge(session);
   const overlapLabel = overlapBadge(overlaps);
-  const heldLabel = held ? ' [budget reached]' : '';
+  const heldLabel = held ? ' [budget reached]' : waiting ? ` [${waiting}]` : '';
   const needsLabel = needsYou ? ' ● needs you' : '';
   const draftLabel = session.status === 'Draft' && session.prompt !== null ? (marked ? ' [draft ✓]' : ' [draft]') : '';
   const badges = conflictLabel.length + questionLabel.length + overlapLabel.length + heldLabel.length + needsLabel.length + draftLabel.length;
@@ -200,6 +204,7 @@ export function SessionsPage({ state, theme, height }: { state: AppState; theme:
             conflict={conflicts.has(row.session.id)}
             overlaps={state.git?.overlaps?.[row.session.id]}
             held={state.budget?.held[row.session.id] !== undefined}
+            waiting={waitingFor(state.waiting[row.session.id], state.now)}
             needsYou={state.attention[row.session.id] !== undefined}
             marked={state.marked.includes(row.session.id)}
             width={width}
@@ -210,4 +215,8 @@ export function SessionsPage({ state, theme, height }: { state: AppState; theme:
       )}
     </Box>
   );
+}
+
+function waitingFor(limit: UsageLimit | undefined, now: number): string | null {
+  return limit && limit.until > now ? waitingText(limit, now) : null;
 }
