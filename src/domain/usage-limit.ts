@@ -36,7 +36,7 @@ export function readUsageLimit(agent: string, message: string, now: number): Usa
     const value = Number(epoch[1]);
     return at(value < 1e12 ? value * 1000 : value);
   }
-  const limited = /usage limit|hit your (?:usage )?limit|rate.?limit|\b429\b|RESOURCE_EXHAUSTED|exhausted your (?:daily )?quota|quota exceeded|exceeded your current quota/i.test(text);
+  const limited = /usage limit|hit your (?:usage )?limit|rate.?limit|\b429\b|RESOURCE_EXHAUSTED|resource has been exhausted|exhausted your (?:daily )?quota|quota exceeded|exceeded your current quota/i.test(text);
   if (!limited) return null;
   const inSeconds = /(?:try again|retry) (?:in|after) (\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?|h|hours?)\b/i.exec(text) ?? /retryDelay"?:?\s*"?(\d+(?:\.\d+)?)(s)/i.exec(text);
   if (inSeconds?.[1] && inSeconds[2]) return at(now + Number(inSeconds[1]) * unitMs(inSeconds[2]));

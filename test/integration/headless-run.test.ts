@@ -295,7 +295,7 @@ describe('grove run', () => {
 
     expectExit(run, 1);
     expect(run.stderr).toMatch(/^grove: Claude Code reported an error: Prompt is too long/);
-    expect(run.stderr).toContain("HTTP status 400");
+    expect(run.stderr).toContain('(HTTP 400)');
     const result = ResultSchema.parse(JSON.parse(run.stdout));
     expect(result.status).toBe('Review');
     expect(existsSync(result.worktree)).toBe(true);

@@ -76,7 +76,7 @@ describe('usage-limit-aware queueing', () => {
     expect((await w.notices(session.id)).some((n) => n.startsWith('[Waiting]') && n.includes(`waiting for ${agent} until`))).toBe(true);
 
     await waitFor('the answer after the reset', async () => (await w.infra.store.transcript.list(session.id)).some((e) => e.kind === 'assistant_answer' && e.content.includes('Done after the reset.')), 60_000);
-    expect(await w.infra.store.operations.listUnfinished(session.id)).toEqual([]);
+    await waitFor('the queue emptied', async () => (await w.infra.store.operations.listUnfinished(session.id)).length === 0);
     await waitFor('the wait cleared', () => w.app.state.waiting[session.id] === undefined);
   }, 90_000);
 

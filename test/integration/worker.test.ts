@@ -179,8 +179,9 @@ function killGroup(pid: number): void {
   }
 }
 
+/** The transcript without the agent's tool-call lines (agents-fidelity.test.ts covers those). */
 async function transcript(infra: Infra, sessionId: string): Promise<{ kind: string; content: string }[]> {
-  return (await infra.store.transcript.list(sessionId)).map(({ kind, content }) => ({ kind, content }));
+  return (await infra.store.transcript.list(sessionId)).filter((e) => e.kind !== 'tool').map(({ kind, content }) => ({ kind, content }));
 }
 
 async function status(infra: Infra, sessionId: string): Promise<string | undefined> {

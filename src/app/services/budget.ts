@@ -143,14 +143,18 @@ export class BudgetService {
         `[Budget] ${stopText(stop)} The queued prompt is held, not sent${prompt ? `: ${prompt.split('\n')[0]?.slice(0, 120) ?? ''}` : ''}. Raise the limit to go on.`,
       );
     }
-    // Asked again whenever the held queue is looked at (a new prompt, a changed setting), unless the question is on screen.
+    // Asked again whenever the held queue is looked at (a new prompt, a changed setting).
+    // Another question on screen is not replaced: a notice says where to act instead.
     const shown = app.state.popup;
-    if (!(
-      shown?.kind === 'confirm' &&
-      shown.intent.kind === 'raiseBudget' &&
-      shown.intent.sessionId === sessionId
-    ))
-      this.ask(sessionId, stop);
+    if (shown === null) this.ask(sessionId, stop);
+    else if (!(shown.kind === 'confirm' && shown.intent.kind === 'raiseBudget'))
+      app.emit({
+        type: 'notice',
+        notice: {
+          level: 'warn',
+          text: `${stopText(stop)} A prompt is held: send it again, or raise the budget in Settings, to go on.`,
+        },
+      });
     return stopText(stop);
   }
 

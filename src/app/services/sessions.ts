@@ -212,7 +212,9 @@ export class SessionService {
 
   /** The main model of the active project (used by `a`). */
   mainChoice(): ModelChoice {
-    return modelChoice(this.deps.app.state.settings, 'main');
+    // Once the agent CLIs have been looked for, an unset main agent follows the installed ones.
+    const detected = this.deps.app.state.agents;
+    return modelChoice(this.deps.app.state.settings, 'main', detected ? detected.filter((a) => a.path !== null).map((a) => a.id) : undefined);
   }
 
   activeProjectId(): number | null {

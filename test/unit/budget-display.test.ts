@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import type { BudgetView } from '../../src/app/state.js';
+import { appState, renderFrame } from '../helpers/render.js';
+import { makeSession } from '../helpers/session-factory.js';
+
+// Budgets on screen: the project's spending in the header, the session's in
+// the session view, and a session held at a limit in the list.
+
+const session = makeSession('Review', { id: 's-1', title: 'Add rate limiting' });
+const budget: BudgetView = {
+  project: { spent: { tokens: 1_200_000, usd: 3.1, unpriced: [] }, tokens: 20_000_000, usd: 50 },
+  sessions: {
+    's-1': { spent: { tokens: 2_100_000, usd: 1.5, unpriced: [] }, tokens: 2_000_000, usd: null },
+  },
+  held: { 's-1': { scope: 'session', measure: 'tokens', used: 2_100_000, limit: 2_000_000 } },
+};
+
+describe('budgets on screen', () => {
+  it("shows the project's spending and what is left in the header, and how many sessions are held", () => {
+    const frame = renderFrame(appState({ sessions: [session], selectedSessionId: 's-1', budget }));
+
+    expect(frame.lines[0]).toContain(
+      '1.2M of 20.0M tokens (18.8M left) · $3.10 of $50.00 ($46.90 left)',
+    );
+    expect(frame.lines[0]).toContain('1 held at a budget limit');
+  });
+
+  it('marks a held session in the list', () => {
+    const frame = renderFrame(appState({ sessions: [session], selectedSessionId: 's-1', budget }));
+
+    expect(frame.text).toMatch(/Add rate limiting\s+\[budget reached\]/);
+  });
+
+  it("shows the session's spending against its limit, and why its prompts are held, in the session view", () => {
+    const frame = renderFrame(
+      appState({
+        sessions: [session],
+        selectedSessionId: 's-1',
+        budget,
+        transcripts: { 's-1': [] },
+        mode: { kind: 'session', sessionId: 's-1', scrollBack: 0, composer: null, question: null },
+      }),
+    );
+
+    expect(frame.text).toContain('budget 2.1M of 2.0M tokens (limit reached)');
+    expect(frame.text).toContain(
+      "This session's token budget is reached: 2.1M tokens used of 2.0M tokens. Queued prompts are held",
+    );
+  });
+});
