@@ -19,6 +19,8 @@ import { ReviewService } from './services/review.js';
 import { GitStatusPoller } from './services/git-status.js';
 import { LeaseWatch } from './services/lease-watch.js';
 import { BudgetService } from './services/budget.js';
+import { BestOfService } from './services/best-of.js';
+import { cancelSession } from './services/review/cancel.js';
 import { reclaimOnStart } from './services/gc.js';
 import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
 
@@ -52,6 +54,8 @@ export class Controller implements AppCommands {
   readonly workers: SessionWorkers;
   readonly turns: TurnRunner;
   readonly review: ReviewService;
+  /** Best-of-N groups: fan-out, checks, the judge's ranking, choosing the winner. */
+  readonly bestOf: BestOfService;
   readonly gitStatus: GitStatusPoller;
   readonly leases: LeaseWatch;
   readonly composer: ComposerService;
@@ -114,6 +118,7 @@ export class Controller implements AppCommands {
         this.gitStatus.restart(projectId);
         this.composer.loadProject(projectId);
         app.task('Reading the budgets', () => this.budget.refresh(projectId));
+        app.task('Reading the best-of-N groups', () => this.bestOf.load(projectId));
         app.task('Resuming queued prompts', () => this.leases.resumeQueued());
       },
       runtime.owner,
@@ -135,6 +140,24 @@ export class Controller implements AppCommands {
       ...(deps.handoff ? { handoff: deps.handoff } : {}),
     });
     this.notifications = deps.notifier ? new Notifications(app, deps.notifier, runtime) : null;
+    this.bestOf = new BestOfService({
+      app,
+      store,
+      git,
+      agents,
+      shell,
+      runtime,
+      sessions: this.sessions,
+      submitPrompt: (sessionId, prompt) => this.submitPrompt(sessionId, prompt),
+      merge: (sessionId) => this.review.confirmMerge(sessionId),
+      cancel: (sessionId) => cancelSession(this.review.ctx, sessionId, (id) => this.workers.abort(id)),
+      shutdown,
+    });
+    // The last variant of a best-of-N group to finish starts its checks and the judge.
+    this.workers.onOutcome((outcome) => {
+      if (outcome.operation.kind !== 'start_prompt' && outcome.operation.kind !== 'reply') return;
+      app.task('Checking the best-of-N group', () => this.bestOf.sessionSettled(outcome.operation.sessionId));
+    });
     // Spending shown in the header follows every turn; a changed budget setting lets held prompts go when it allows.
     this.workers.onOutcome((outcome) => {
       const projectId = app.state.activeProjectId;
@@ -168,6 +191,7 @@ export class Controller implements AppCommands {
     if (app.state.activeProjectId !== null) this.composer.loadProject(app.state.activeProjectId);
     const activeId = app.state.activeProjectId;
     if (activeId !== null) app.task('Reading the budgets', () => this.budget.refresh(activeId));
+    if (activeId !== null) app.task('Reading the best-of-N groups', () => this.bestOf.load(activeId));
     // Disk reclaim at start-up, when the setting asks for it (off by default).
     app.task('Reclaiming disk', () => reclaimOnStart({ app, store: this.deps.store, git: this.deps.git, runtime: this.deps.runtime }));
     // Sessions changed by another Grove process (a headless command) show up here.
@@ -538,6 +562,15 @@ export class Controller implements AppCommands {
 
   regenerateReview(sessionId: string): void {
     this.review.focused.request(sessionId);
+  }
+
+  chooseWinner(sessionId: string): void {
+    this.deps.app.task('Choosing the winner', async () => {
+      const group = await this.deps.store.groups.ofSession(sessionId);
+      const refused = group ? await this.bestOf.choose(group.id) : 'This session is not one of a best-of-N group.';
+      if (refused) this.notice('warn', refused);
+      else this.notice('info', 'The winner is in the merge queue; the other variants are canceled (their branches are kept).');
+    });
   }
 
   forceReview(sessionId: string): void {

@@ -1,4 +1,5 @@
 import type { UsageLimit } from '../domain/usage-limit.js';
+import type { SessionGroup } from '../domain/best-of.js';
 import type { DiffComment } from '../domain/diff-comment.js';
 import type { FileIndex } from '../domain/file-match.js';
 import type { Project } from '../domain/project.js';
@@ -56,6 +57,8 @@ export type AppEvent =
       readonly entries: readonly TranscriptEntry[];
     }
   | { readonly type: 'progress'; readonly sessionId: string; readonly text: string | null }
+  /** A best-of-N group changed (created, checked, judged, ranked, chosen). */
+  | { readonly type: 'groupChanged'; readonly group: SessionGroup }
   /** `waiting`: the next prompt waits for its agent's usage limit to lift (null: it does not). */
   | { readonly type: 'queueChanged'; readonly sessionId: string; readonly prompts: readonly string[]; readonly waiting?: UsageLimit | null }
   /** `place`: put the open diff view on its first line ('start') or keep its place, clamped ('keep'). */

@@ -105,6 +105,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         progress: {},
         queued: {},
         waiting: {},
+        groups: {},
         diff: null,
         diffComments: {},
         reviewThreads: {},
@@ -150,6 +151,9 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       if (event.text === null) return { ...state, progress: withoutKey(state.progress, event.sessionId) };
       if (state.progress[event.sessionId] === event.text) return state;
       return { ...state, progress: { ...state.progress, [event.sessionId]: event.text } };
+    case 'groupChanged':
+      if (event.group.projectId !== state.activeProjectId) return state;
+      return { ...state, groups: { ...state.groups, [event.group.id]: event.group } };
     case 'queueChanged':
       return {
         ...state,

@@ -1,4 +1,5 @@
 import type { UsageLimit } from '../domain/usage-limit.js';
+import type { SessionGroup } from '../domain/best-of.js';
 import type { TextBuffer } from '../domain/composer.js';
 import type { ComposerAssist } from '../domain/composer-assist.js';
 import type { FileIndex } from '../domain/file-match.js';
@@ -243,6 +244,8 @@ export interface AppState {
   readonly queued: Readonly<Record<string, readonly string[]>>;
   /** Sessions whose next prompt waits for the agent's usage limit to lift, and until when. */
   readonly waiting: Readonly<Record<string, UsageLimit>>;
+  /** Best-of-N groups of the active project, by group id. */
+  readonly groups: Readonly<Record<string, SessionGroup>>;
   readonly diff: DiffView | null;
   /** Inline diff comments per session (drafts and sent ones), loaded with the diff view. */
   readonly diffComments: Readonly<Record<string, readonly DiffComment[]>>;
@@ -290,6 +293,7 @@ export function initialState(init: {
     progress: {},
     queued: {},
     waiting: {},
+    groups: {},
     diff: null,
     diffComments: {},
     reviewThreads: {},

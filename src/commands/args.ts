@@ -1,3 +1,4 @@
+import { MAX_VARIANTS } from '../domain/best-of.js';
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
 import { PERMISSION_MODES, parsePermissionModeFlag, permissionModeFlag, type PermissionMode } from '../domain/permission-mode.js';
@@ -7,7 +8,7 @@ export const OUTPUTS = ['text', 'json', 'stream-json', 'diff'] as const;
 export type OutputFormat = (typeof OUTPUTS)[number];
 
 export type HeadlessCommand =
-  | { kind: 'run'; dir: string | null; agent: string | null; model: string | null; reasoning: string | null; mode: PermissionMode | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
+  | { kind: 'run'; dir: string | null; agent: string | null; model: string | null; reasoning: string | null; n: number | null; agents: string | null; mode: PermissionMode | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
   | { kind: 'reply'; dir: string | null; id: string; mode: PermissionMode | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null; threads: boolean }
   | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
@@ -31,7 +32,7 @@ const TURN_OPTIONS = `  --mode MODE         auto-edit, read-only or plan: what t
 
 /** `grove <command> --help`; docs/usage/cli.md quotes each one verbatim (a test checks). */
 export const COMMAND_HELP: Record<(typeof COMMAND_NAMES)[number], string> = {
-  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [--mode MODE] [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
+  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [-n N] [--agents LIST] [--mode MODE] [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
 
 Creates a session exactly as 'a' does in the TUI (worktree, branch grove/<id>,
 .worktreeinclude, setup command), runs one turn, prints the result and exits.
@@ -44,6 +45,10 @@ Options:
   --agent ID          claude, codex or gemini (default: the project's main model)
   --model M           The agent's model (default: the project's main model)
   --reasoning L       The reasoning level (default: the project's main model)
+  -n N                Best of N: run the prompt in N sessions, then the check
+                      command in each and a judge that ranks them (prints the
+                      ranking; see docs/usage/parallel.md)
+  --agents LIST       With -n: the variants' agents, cycled (claude,codex:gpt-5.5)
 ${TURN_OPTIONS}
 
 ${EXIT_LINE}`,
@@ -225,9 +230,12 @@ function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly strin
   const turn = { mode: { type: 'string' as const }, output: { type: 'string' as const }, timeout: { type: 'string' as const }, progress: { type: 'boolean' as const } };
   switch (name) {
     case 'run': {
-      const { values, positionals } = parse(args, { agent: { type: 'string' }, model: { type: 'string' }, reasoning: { type: 'string' }, ...turn });
+      const { values, positionals } = parse(args, { agent: { type: 'string' }, model: { type: 'string' }, reasoning: { type: 'string' }, n: { type: 'string', short: 'n' }, agents: { type: 'string' }, ...turn });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
+      const n = typeof values.n === 'string' ? Number(values.n) : null;
+      if (n !== null && (!Number.isInteger(n) || n < 2 || n > MAX_VARIANTS)) throw new UsageError(`-n must be a whole number from 2 to ${MAX_VARIANTS}`);
+      if (typeof values.agents === 'string' && n === null) throw new UsageError('--agents needs -n N');
       const output = Output.safeParse(values.output ?? 'text');
       if (!output.success) throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
       return {
@@ -236,6 +244,8 @@ function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly strin
         agent: str(values.agent),
         model: str(values.model),
         reasoning: str(values.reasoning),
+        n,
+        agents: str(values.agents),
         mode: parseMode(values.mode),
         output: output.data,
         timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null,

@@ -28,6 +28,7 @@ import { listItem, sessionResult } from './session-json.js';
 import { cancelLines, cancelSession, workAtRisk } from '../app/services/review/cancel.js';
 import { listThreads, submitThreadsTurn } from './threads.js';
 import { budgetLines, mergeOverlapLines, runGc } from './parallel.js';
+import { runBestOf } from './best-of.js';
 
 /** A failure before the turn started: no session is left behind, and the prompt is given back. */
 function notStarted(message: string, prompt: string): string {
@@ -62,6 +63,7 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       return runDoctor({ json: command.json, env: io.env, paths: grovePaths(io.env), migrationsDir: migrationsDir(), stdout: io.stdout });
     case 'run': {
       const prompt = await readPrompt(io, command.prompt);
+      if (command.n !== null) return runBestOf(infra, io, command, prompt, showProgress(io, command.progress));
       const ctx = await headlessContext(infra, io, command.dir, showProgress(io, command.progress));
       // An agent not set in the settings follows the installed ones.
       const choice = choiceFor({ ...ctx.app.state.settings, [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(',') }, command.agent, command.model, command.reasoning);

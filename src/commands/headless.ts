@@ -275,7 +275,7 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
         // Its agent reported a usage limit: the worker runs it again when the limit lifts.
         if (announcedLimit !== op.notBefore) {
           announcedLimit = op.notBefore;
-          ctx.progress(`The prompt is ${waitingText({ agent: op.waitAgent ?? 'the agent', until: op.notBefore }, clock.now())} (a usage limit); it runs then (Ctrl+C stops waiting).`);
+          ctx.progress(`The prompt is ${waitingText({ agent: op.waitAgent ?? 'the agent', until: op.notBefore }, clock.now())} (a usage limit); it runs then (Ctrl+C cancels it).`);
         }
         workers.notify(sessionId);
       } else if (op.status === 'queued' || op.owner !== ctx.infra.runtime.owner) {

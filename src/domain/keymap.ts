@@ -110,6 +110,7 @@ export const KEYMAP = {
     { keys: ['C'], action: 'reviewComments', help: "Turn the focused review's findings into draft diff comments (keep, edit or drop each, then send)", statuses: REVIEWABLE },
     { keys: ['t'], action: 'threads', help: "The pull request's unresolved review threads: pick, send to the agent, resolve", hint: 'threads', statuses: ['Review', 'AgentReview', 'Question', 'InProgress'] },
     { keys: ['y'], action: 'copy', help: 'Copy the pull request URL, the branch restore command or the worktree path' },
+    { keys: ['W'], action: 'chooseWinner', help: 'Best of N: merge the winner of the ranking and cancel the other variants (their branches are kept)', hint: 'winner', statuses: REVIEWABLE },
     { keys: ['F'], action: 'fork', help: "Fork: a new session from this one's branch and uncommitted work, with a summary of this transcript as context", hint: 'fork', statuses: ['Review', 'AgentReview', 'Question'] },
     { keys: ['u'], action: 'continue', help: 'Continue the session: its worktree is made again from the kept branch (or the base branch) and it takes replies', hint: 'continue', statuses: ['Done', 'Canceled'] },
     { keys: ['o'], action: 'shell', help: 'Open $SHELL in the worktree (Grove waits; a new tmux window inside tmux); changes show in the diff', hint: 'shell', statuses: WITH_WORKTREE },

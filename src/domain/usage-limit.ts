@@ -30,18 +30,31 @@ const MAX_WAIT_MS = 8 * 24 * 3600_000;
  */
 export function readUsageLimit(agent: string, message: string, now: number): UsageLimit | null {
   const text = message.replace(/\s+/g, ' ');
-  const at = (until: number | null): UsageLimit | null => (until !== null && until - now <= MAX_WAIT_MS ? { agent, until: Math.max(until, now + MIN_LIMIT_WAIT_MS) } : null);
+  const at = (until: number | null): UsageLimit | null =>
+    until !== null && until - now <= MAX_WAIT_MS
+      ? { agent, until: Math.max(until, now + MIN_LIMIT_WAIT_MS) }
+      : null;
   const epoch = /usage limit reached\|(\d{9,13})/i.exec(text);
   if (epoch?.[1]) {
     const value = Number(epoch[1]);
     return at(value < 1e12 ? value * 1000 : value);
   }
-  const limited = /usage limit|hit your (?:usage )?limit|rate.?limit|\b429\b|RESOURCE_EXHAUSTED|resource has been exhausted|exhausted your (?:daily )?quota|quota exceeded|exceeded your current quota/i.test(text);
+  const limited =
+    /usage limit|hit your (?:usage )?limit|rate.?limit|\b429\b|RESOURCE_EXHAUSTED|resource has been exhausted|exhausted your (?:daily )?quota|quota exceeded|exceeded your current quota/i.test(
+      text,
+    );
   if (!limited) return null;
-  const inSeconds = /(?:try again|retry) (?:in|after) (\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?|h|hours?)\b/i.exec(text) ?? /retryDelay"?:?\s*"?(\d+(?:\.\d+)?)(s)/i.exec(text);
+  const inSeconds =
+    /(?:try again|retry) (?:in|after) (\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?|h|hours?)\b/i.exec(
+      text,
+    ) ?? /retryDelay"?:?\s*"?(\d+(?:\.\d+)?)(s)/i.exec(text);
   if (inSeconds?.[1] && inSeconds[2]) return at(now + Number(inSeconds[1]) * unitMs(inSeconds[2]));
-  const clock = /(?:resets?|try again at|again at|until)\s+(?:at\s+)?(?:([A-Z][a-z]{2,8}) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4}),? )?(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?/i.exec(text);
-  if (clock?.[4] && (clock[5] !== undefined || clock[6] !== undefined)) return at(clockTime(now, clock));
+  const clock =
+    /(?:resets?|try again at|again at|until)\s+(?:at\s+)?(?:([A-Z][a-z]{2,8}) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4}),? )?(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?/i.exec(
+      text,
+    );
+  if (clock?.[4] && (clock[5] !== undefined || clock[6] !== undefined))
+    return at(clockTime(now, clock));
   // Gemini's daily quota says no time: it lifts at the next midnight Pacific time, roughly.
   if (/daily quota|per ?day/i.test(text)) return null;
   return at(now + DEFAULT_LIMIT_WAIT_MS);

@@ -55,7 +55,9 @@ describe('merge queue across projects', () => {
     const second = await w.session({ files: { 'b.txt': 'b\n' }, message: 'Add b' });
     merge(first.id);
     // Queued first, so the second merge waits behind it.
-    await waitFor('the first merge to be queued', async () => ['Queued', 'Merging'].includes((await w.get(first.id)).status));
+    await waitFor('the first merge to be queued', async () =>
+      ['Queued', 'Merging'].includes((await w.get(first.id)).status),
+    );
     merge(second.id);
     await waitFor('the first squash merge to be held', () => existsSync(join(bin, 'held')));
     const otherRepo = makeRepo(w.world, 'other');
@@ -65,8 +67,19 @@ describe('merge queue across projects', () => {
     await waitFor('the other project on screen', () => w.app.state.activeProjectId === other.id);
     writeFileSync(join(bin, 'go'), '');
 
-    await waitFor('the first session merged', async () => (await w.get(first.id)).status === 'Done');
-    await waitFor('the second session merged', async () => (await w.get(second.id)).status === 'Done', 60_000);
-    expect(execFileSync(REAL_GIT, ['log', '--format=%s', 'main'], { cwd: w.repo, encoding: 'utf8' }).trim().split('\n')).toEqual(['Add b', 'Add a', 'Initial commit']);
+    await waitFor(
+      'the first session merged',
+      async () => (await w.get(first.id)).status === 'Done',
+    );
+    await waitFor(
+      'the second session merged',
+      async () => (await w.get(second.id)).status === 'Done',
+      60_000,
+    );
+    expect(
+      execFileSync(REAL_GIT, ['log', '--format=%s', 'main'], { cwd: w.repo, encoding: 'utf8' })
+        .trim()
+        .split('\n'),
+    ).toEqual(['Add b', 'Add a', 'Initial commit']);
   });
 });

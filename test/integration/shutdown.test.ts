@@ -30,15 +30,27 @@ describe('shutdown', () => {
   it('stops a worktree setup command that is still running', async () => {
     const pidFile = join(w.world.dir, 'setup.pid');
     // After exec, the pid written is the sleep's own.
-    const settings = { ...w.app.state.settings, 'setup.command': `echo $$ > '${pidFile}'; exec sleep 300` };
-    const session = await w.controller.sessions.create(w.projectId, { agent: 'claude', model: 'sonnet', reasoning: 'high' }, settings);
-    const pid = await waitFor('the setup command to start', () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8').trim()));
+    const settings = {
+      ...w.app.state.settings,
+      'setup.command': `echo $$ > '${pidFile}'; exec sleep 300`,
+    };
+    const session = await w.controller.sessions.create(
+      w.projectId,
+      { agent: 'claude', model: 'sonnet', reasoning: 'high' },
+      settings,
+    );
+    const pid = await waitFor(
+      'the setup command to start',
+      () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8').trim()),
+    );
     expect(alive(pid)).toBe(true);
 
     await w.controller.shutdown();
 
     await waitFor('the setup command to end', () => !alive(pid));
     await w.controller.sessions.whenReady(session.id).catch(() => {});
-    expect((await w.notices(session.id)).at(-1)).toMatch(/^\[Setup Error\] The setup command exited/);
+    expect((await w.notices(session.id)).at(-1)).toMatch(
+      /^\[Setup Error\] The setup command exited/,
+    );
   });
 });

@@ -33,7 +33,7 @@ beforeAll(async () => {
   // A second Grove process for the restart and lease tests: Node 20 runs no TypeScript, so bundle it.
   // It sits one folder below the repository root, like dist/grove.js, so it finds migrations/.
   mkdirSync(DRIVER_DIR, { recursive: true });
-  await build({ entryPoints: [join(ROOT, 'test', 'helpers', 'worker-driver.ts')], outfile: DRIVER, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  await build({ entryPoints: [join(ROOT, 'test', 'helpers', 'worker-driver.ts')], outfile: DRIVER, bundle: true, platform: 'node', format: 'esm', target: 'node22.19', packages: 'external', logLevel: 'warning' });
   return () => rmSync(DRIVER, { force: true });
 });
 

@@ -106,6 +106,28 @@ export interface SessionOperationTable {
   wait_agent: Generated<string | null>;
 }
 
+/** Best-of-N: one prompt fanned out to several sessions (migration 011): see group-repo.ts. */
+export interface SessionGroupTable {
+  id: string;
+  project_id: number;
+  prompt: string;
+  status: string;
+  /** JSON [{sessionId, rank, reason}]. */
+  ranking: string | null;
+  note: string | null;
+  chosen_session_id: string | null;
+  created_at: number;
+}
+
+export interface SessionGroupMemberTable {
+  session_id: string;
+  group_id: string;
+  position: number;
+  check_exit: number | null;
+  check_timed_out: number | null;
+  check_output: string | null;
+}
+
 /** A multi-step git operation under way (migration 003): see git-step-repo.ts. */
 export interface GitStepTable {
   id: string;
@@ -215,6 +237,8 @@ export interface DB {
   session_operation: SessionOperationTable;
   session_usage: SessionUsageTable;
   session_budget: SessionBudgetTable;
+  session_group: SessionGroupTable;
+  session_group_member: SessionGroupMemberTable;
   session_review_request: SessionReviewRequestTable;
   git_step: GitStepTable;
   review_thread: ReviewThreadTable;

@@ -3,6 +3,7 @@ import type { Executor } from './executor.js';
 import { createComposerRepo, type ComposerRepo } from './composer-repo.js';
 import { createDiffCommentRepo, type DiffCommentRepo } from './diff-comment-repo.js';
 import { createGitStepRepo, type GitStepRepo } from './git-step-repo.js';
+import { createGroupRepo, type GroupRepo } from './group-repo.js';
 import { createOperationRepo, type OperationRepo } from './operation-repo.js';
 import { createProjectRepo, type ProjectRepo } from './project-repo.js';
 import { createReviewRequestRepo, type ReviewRequestRepo } from './review-request-repo.js';
@@ -16,6 +17,7 @@ export type { NewSession, SessionPatch, SessionRepo } from './session-repo.js';
 export type { OperationRepo } from './operation-repo.js';
 export type { ComposerRepo } from './composer-repo.js';
 export type { GitStepRepo } from './git-step-repo.js';
+export type { GroupRepo } from './group-repo.js';
 export type { DiffCommentPatch, DiffCommentRepo, NewDiffComment } from './diff-comment-repo.js';
 export type { ProjectRepo } from './project-repo.js';
 export type {
@@ -45,6 +47,8 @@ export interface Store {
   readonly diffComments: DiffCommentRepo;
   /** Prompt history per project and unsent drafts per session. */
   readonly composer: ComposerRepo;
+  /** Best-of-N groups of sessions, their checks and rankings. */
+  readonly groups: GroupRepo;
   /**
    * Runs `fn` with repositories bound to one transaction: committed when it
    * resolves, rolled back when it throws. Inside a transaction it joins it.
@@ -72,6 +76,7 @@ export function createStore(db: Executor): Store {
     gitSteps: createGitStepRepo(db),
     diffComments: createDiffCommentRepo(db),
     composer: createComposerRepo(db),
+    groups: createGroupRepo(db),
     transaction: (fn) =>
       db.isTransaction ? fn(store) : db.transaction().execute((trx) => fn(createStore(trx))),
     externalChanges: async () => {

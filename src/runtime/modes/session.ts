@@ -75,6 +75,9 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
     case 'fork':
       ctx.commands.fork(session.id);
       return;
+    case 'chooseWinner':
+      ctx.commands.chooseWinner(session.id);
+      return;
     case 'continue':
       ctx.commands.continueSession(session.id);
       return;

@@ -1,3 +1,4 @@
+import { checkText, type GroupStatus } from '../../domain/best-of.js';
 import { waitingText } from '../../domain/usage-limit.js';
 import { Box, Text } from 'ink';
 import type { AppState, QuestionState } from '../../app/state.js';
@@ -180,6 +181,7 @@ function overlapTail(state: AppState, session: Session, width: number): StyledLi
   }
   const held = state.budget?.held[session.id];
   if (held) for (const t of wrapPlain(`${stopText(held)} Queued prompts are held until the limit is raised (Settings, or the popup when you send one).`, width)) out.push({ text: t, style: 'error' });
+  out.push(...groupLines(state, session.id, width));
   const waiting = state.waiting[session.id];
   if (waiting && waiting.until > state.now) for (const t of wrapPlain(`The next prompt is ${waitingText(waiting, state.now)} (its usage limit); Grove sends it then.`, width)) out.push({ text: t, style: 'notice' });
   return out;
@@ -245,4 +247,46 @@ export function SessionView({ state, theme, height, session }: { state: AppState
       {threads ? <ThreadsPanel state={state} sessionId={session.id} panel={threads} width={width} theme={theme} /> : null}
     </Box>
   );
+}
+
+/** Best of N: the session's group, its variants in ranking order with their checks and the judge's reasons. */
+function groupLines(state: AppState, sessionId: string, width: number): StyledLine[] {
+  const group = Object.values(state.groups).find((g) => g.members.some((m) => m.sessionId === sessionId));
+  if (!group) return [];
+  const out: StyledLine[] = [{ text: `── Best of ${group.members.length}: ${groupStatusText(group.status)} ──`, style: 'heading' }];
+  const order = group.ranking.length > 0 ? group.ranking.map((r) => r.sessionId) : group.members.map((m) => m.sessionId);
+  for (const id of order) {
+    const member = group.members.find((m) => m.sessionId === id);
+    const variant = state.sessions.find((s) => s.id === id);
+    const rank = group.ranking.find((r) => r.sessionId === id);
+    const name = variant ? `${variant.title || variant.branch} (${variant.agent}/${variant.model})` : id.slice(0, 8);
+    const mark = id === sessionId ? '▶' : ' ';
+    const line = `${mark} ${rank ? `#${rank.rank}` : '  '} ${name} · check ${checkText(member?.check ?? null)}${rank?.reason ? ` · ${rank.reason}` : ''}${group.chosenSessionId === id ? ' · chosen' : ''}`;
+    for (const t of wrapPlain(line, width)) out.push({ text: t, style: rank?.rank === 1 ? 'notice' : 'muted' });
+  }
+  if (group.note) for (const t of wrapPlain(group.note, width)) out.push({ text: t, style: 'error' });
+  if (group.status === 'ranked') out.push({ text: 'W merges the winner and cancels the others (their branches are kept).', style: 'muted' });
+  out.push({ text: '', style: 'muted' });
+  return out;
+}
+
+function groupStatusText(status: GroupStatus): string {
+  switch (status) {
+    case 'running':
+      return 'the variants are working';
+    case 'checking':
+      return 'running the check command';
+    case 'judging':
+      return 'the judge is comparing';
+    case 'ranked':
+      return 'ranked';
+    case 'chosen':
+      return 'winner chosen';
+    case 'failed':
+      return 'not ranked';
+    default: {
+      const never: never = status;
+      return never;
+    }
+  }
 }

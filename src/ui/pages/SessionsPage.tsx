@@ -1,3 +1,4 @@
+import type { SessionGroup } from '../../domain/best-of.js';
 import { waitingText, type UsageLimit } from '../../domain/usage-limit.js';
 import { Box, Text } from 'ink';
 import type { AppState } from '../../app/state.js';
@@ -73,6 +74,7 @@ function SessionRow({
   overlaps,
   held,
   waiting = null,
+  variant = null,
   needsYou = false,
   marked = false,
   width,
@@ -87,6 +89,8 @@ function SessionRow({
   held: boolean;
   /** "waiting for claude until 15:00": its next prompt waits for the agent's usage limit to lift. */
   waiting?: string | null;
+  /** Best of N: "best of 3 #1" (its rank once judged). */
+  variant?: string | null;
   /** Needs the person (questions, ready for review, a failed merge, its PR merged or closed); cleared on open. */
   needsYou?: boolean;
   /** Marked (Space) for R to start. */
@@ -101,8 +105,9 @@ function SessionRow({
   const overlapLabel = overlapBadge(overlaps);
   const heldLabel = held ? ' [budget reached]' : waiting ? ` [${waiting}]` : '';
   const needsLabel = needsYou ? ' ● needs you' : '';
+  const variantLabel = variant ? ` [${variant}]` : '';
   const draftLabel = session.status === 'Draft' && session.prompt !== null ? (marked ? ' [draft ✓]' : ' [draft]') : '';
-  const badges = conflictLabel.length + questionLabel.length + overlapLabel.length + heldLabel.length + needsLabel.length + draftLabel.length;
+  const badges = conflictLabel.length + questionLabel.length + overlapLabel.length + heldLabel.length + needsLabel.length + draftLabel.length + variantLabel.length;
   // A cell of space between the badges and the next column.
   const gap = badges > 0 ? 1 : 0;
   const textWidth = Math.max(1, titleWidth - badges - gap);
@@ -119,6 +124,7 @@ function SessionRow({
       {conflict ? <Text color={theme.error}>{conflictLabel}</Text> : null}
       {overlapLabel ? <Text color={overlapLabel.includes('conflicts') ? theme.error : theme.warn}>{overlapLabel}</Text> : null}
       {heldLabel ? <Text color={theme.warn}>{heldLabel}</Text> : null}
+      {variantLabel ? <Text color={theme.accent}>{variantLabel}</Text> : null}
       {gap ? ' ' : null}
       {shown.has('lines') ? (
         <Text>
@@ -205,6 +211,7 @@ export function SessionsPage({ state, theme, height }: { state: AppState; theme:
             overlaps={state.git?.overlaps?.[row.session.id]}
             held={state.budget?.held[row.session.id] !== undefined}
             waiting={waitingFor(state.waiting[row.session.id], state.now)}
+            variant={variantBadge(state.groups, row.session.id)}
             needsYou={state.attention[row.session.id] !== undefined}
             marked={state.marked.includes(row.session.id)}
             width={width}
@@ -219,4 +226,12 @@ export function SessionsPage({ state, theme, height }: { state: AppState; theme:
 
 function waitingFor(limit: UsageLimit | undefined, now: number): string | null {
   return limit && limit.until > now ? waitingText(limit, now) : null;
+}
+
+/** "best of 2 #1" for a ranked variant, "best of 2" before the ranking. */
+function variantBadge(groups: Readonly<Record<string, SessionGroup>>, sessionId: string): string | null {
+  const group = Object.values(groups).find((g) => g.members.some((m) => m.sessionId === sessionId));
+  if (!group) return null;
+  const rank = group.ranking.find((r) => r.sessionId === sessionId);
+  return `best of ${group.members.length}${rank ? ` #${rank.rank}` : group.status === 'checking' || group.status === 'judging' ? ` ${group.status}` : ''}${group.chosenSessionId === sessionId ? ' chosen' : ''}`;
 }

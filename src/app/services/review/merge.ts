@@ -120,7 +120,8 @@ export class MergeQueue {
 
   /** Called when a merge operation ends (whatever the outcome). */
   finished(sessionId: string): void {
-    for (const [projectId, running] of this.busy) if (running === sessionId) this.busy.delete(projectId);
+    for (const [projectId, running] of this.busy)
+      if (running === sessionId) this.busy.delete(projectId);
     this.pump();
   }
 
@@ -146,7 +147,10 @@ export class MergeQueue {
         lines: [
           `It is rebased onto ${session.baseBranch}, squashed into one commit there, and its worktree and branch are removed.`,
           ...rebaseWarning(this.ctx.deps.app.state.git?.overlaps?.[sessionId] ?? [], (id) =>
-            sessionLabel(this.ctx.deps.app.state.sessions.find((s) => s.id === id), id),
+            sessionLabel(
+              this.ctx.deps.app.state.sessions.find((s) => s.id === id),
+              id,
+            ),
           ),
         ],
         intent: { kind: 'merge', sessionId },

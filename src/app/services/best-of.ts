@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import { checkOutputTail, judgePrompt, parseRanking, winnerOf, type CheckResult, type SessionGroup } from '../../domain/best-of.js';
+import type { PermissionMode } from '../../domain/permission-mode.js';
+import type { ModelChoice } from '../../domain/providers.js';
+import type { Session } from '../../domain/session.js';
+import type { ShellRunner } from '../../infra/shell.js';
+import type { App } from '../app.js';
+import type { Agents, GitClient, Runtime, Store } from '../ports.js';
+import { loadSettings } from './projects.js';
+import { modelChoice, type SessionService } from './sessions.js';
+
+// Best-of-N: one prompt fanned out to N sessions (a group). When every
+// variant's turn is over, the project's check command runs in each worktree,
+// then a read-only judge turn ranks the variants; one key merges the winner
+// and cancels the others (their branches are kept, as cancel always does).
+
+export interface BestOfDeps {
+  readonly app: App;
+  readonly store: Store;
+  readonly git: GitClient;
+  readonly agents: Agents;
+  readonly shell: ShellRunner;
+  readonly runtime: Runtime;
+  readonly sessions: SessionService;
+  /** Queues a session's first prompt (as the composer does); a refusal in words, or null. */
+  readonly submitPrompt: (sessionId: string, prompt: string) => Promise<string | null>;
+  /** Queues the session's merge (the merge queue's confirm). */
+  readonly merge: (sessionId: string) => void;
+  /** Cancels a session, keeping its branch. */
+  readonly cancel: (sessionId: string) => Promise<void>;
+  readonly shutdown: AbortSignal;
+}
+
+const DEFAULT_CHECK_TIMEOUT_MS = 5 * 60_000;
+
+/** "90s", "5m", "1h" in ms; null when not a duration. */
+function durationMs(text: string): number | null {
+  const match = /^(\d+)\s*(s|m|h)$/.exec(text.trim());
+  if (!match) return null;
+  return Number(match[1]) * (match[2] === 'h' ? 3600_000 : match[2] === 'm' ? 60_000 : 1000);
+}
+
+export class BestOfService {
+  /** Groups being checked or judged by this process. */
+  private readonly evaluating = new Map<string, Promise<void>>();
+
+  constructor(private readonly deps: BestOfDeps) {}
+
+  /** Creates one session per choice, queues the prompt in each, and records them as a group. */
+  async start(projectId: number, prompt: string, choices: readonly ModelChoice[], mode?: PermissionMode): Promise<{ group: SessionGroup; sessions: Session[] }> {
+    const { store, sessions, runtime, app } = this.deps;
+    const created: Session[] = [];
+    for (const choice of choices) created.push(await sessions.create(projectId, choice, app.state.settings, mode));
+    const id = randomUUID();
+    await store.groups.create({ id, projectId, prompt, sessionIds: created.map((s) => s.id) }, runtime.clock.now());
+    for (const session of created) {
+      await sessions.whenReady(session.id);
+      const refused = await this.deps.submitPrompt(session.id, prompt);
+      if (refused) runtime.logger.log('warn', `best-of: the prompt of ${session.id} was refused: ${refused}`);
+    }
+    await this.publish(id);
+    const group = await store.groups.get(id);
+    if (!group) throw new Error('the group was not saved');
+    return { group, sessions: created };
+  }
+
+  /** After a session's operation ends: when it was the last running variant of its group, check and judge the group. */
+  async sessionSettled(sessionId: string): Promise<void> {
+    const group = await this.deps.store.groups.ofSession(sessionId);
+    if (!group || group.status !== 'running') return;
+    if (!(await this.allSettled(group))) return;
+    await this.evaluate(group.id);
+  }
+
+  /** Whether every variant's queued and running turns are over. */
+  async allSettled(group: SessionGroup): Promise<boolean> {
+    const { store } = this.deps;
+    for (const member of group.members) {
+      const unfinished = await store.operations.listUnfinished(member.sessionId);
+      if (unfinished.some((op) => op.kind === 'start_prompt' || op.kind === 'reply')) return false;
+      const session = await store.sessions.get(member.sessionId);
+      if (session?.status === 'InProgress') return false;
+    }
+    return true;
+  }
+
+  /** Runs the check command in each worktree, then the judge; resolves when the group is ranked (or failed). */
+  evaluate(groupId: string): Promise<void> {
+    const running = this.evaluating.get(groupId);
+    if (running) return running;
+    const job = this.runEvaluation(groupId).finally(() => this.evaluating.delete(groupId));
+    this.evaluating.set(groupId, job);
+    return job;
+  }
+
+  private async runEvaluation(groupId: string): Promise<void> {
+    const { store, git, agents, runtime, app } = this.deps;
+    const group = await store.groups.get(groupId);
+    if (!group) return;
+    const project = await store.projects.get(group.projectId);
+    if (!project) return;
+    const settings = await loadSettings(store, group.projectId);
+    const command = (settings['check.command'] ?? '').trim();
+    const timeoutMs = durationMs(settings['check.timeout'] ?? '') ?? DEFAULT_CHECK_TIMEOUT_MS;
+    const signal = this.deps.shutdown;
+    try {
+      await store.groups.setStatus(groupId, 'checking');
+      await this.publish(groupId);
+      const members: { session: Session; check: CheckResult | null }[] = [];
+      for (const member of group.members) {
+        const session = await store.sessions.get(member.sessionId);
+        if (!session) continue;
+        let check: CheckResult | null = null;
+        if (command !== '') {
+          const result = await this.deps.shell.run(command, { cwd: session.worktreePath, env: { ...runtime.env, GROVE_WORKTREE: session.worktreePath, GROVE_SESSION_ID: session.id, GROVE_BASE_BRANCH: session.baseBranch }, timeoutMs, signal });
+          check = { exitCode: result.exitCode, timedOut: result.timedOut, output: checkOutputTail(result.output) };
+          await store.groups.setCheck(session.id, check);
+          await this.deps.sessions.note(session.id, 'notice', `[Check] \`${command}\` ${check.timedOut ? `timed out after ${Math.round(timeoutMs / 1000)}s` : check.exitCode === 0 ? 'passed' : `failed (exit ${check.exitCode})`}.`);
+        }
+        members.push({ session, check });
+      }
+      await store.groups.setStatus(groupId, 'judging');
+      await this.publish(groupId);
+      const variants = [];
+      for (const { session, check } of members) {
+        const diff = await git.diffAgainstBase(session.worktreePath, session.baseBranch).catch(() => null);
+        variants.push({ sessionId: session.id, label: `${session.agent}/${session.model}`, diff: diff?.patch ?? '', check });
+      }
+      const choice = modelChoice(settings, 'review', agents.installed());
+      const reply = await agents.utility(choice, judgePrompt(group.prompt, variants, command), project.path, signal);
+      const ranking = parseRanking(reply.answer, variants.map((v) => v.sessionId));
+      if (!ranking) {
+        await store.groups.setStatus(groupId, 'failed', `The judge's answer held no ranking: ${reply.answer.slice(0, 300)}`);
+      } else {
+        await store.groups.setRanking(groupId, ranking, null);
+        const winner = members.find((m) => m.session.id === ranking[0]?.sessionId)?.session;
+        app.emit({ type: 'notice', notice: { level: 'info', text: `Best of ${members.length} ranked: ${winner ? winner.title || winner.branch : 'no winner'} is first.` } });
+      }
+    } catch (error) {
+      runtime.logger.log('warn', `best-of: evaluating group ${groupId} failed`, error);
+      await store.groups.setStatus(groupId, 'failed', `Judging failed: ${error instanceof Error ? error.message : String(error)}`).catch(() => {});
+    }
+    await this.publish(groupId);
+  }
+
+  /** Merges the group's winner (or `sessionId`) and cancels the other variants, keeping their branches. */
+  async choose(groupId: string, sessionId?: string): Promise<string | null> {
+    const { store } = this.deps;
+    const group = await store.groups.get(groupId);
+    if (!group) return 'The group no longer exists.';
+    const winner = sessionId ?? winnerOf(group);
+    if (!winner) return 'The group is not ranked yet.';
+    await store.groups.choose(groupId, winner);
+    this.deps.merge(winner);
+    for (const member of group.members) {
+      if (member.sessionId === winner) continue;
+      const session = await store.sessions.get(member.sessionId);
+      if (!session || ['Done', 'Canceled', 'Merged'].includes(session.status)) continue;
+      await this.deps.cancel(member.sessionId);
+    }
+    await this.publish(groupId);
+    return null;
+  }
+
+  /** Loads the project's groups into the snapshot. */
+  async load(projectId: number): Promise<void> {
+    const groups = await this.deps.store.groups.listByProject(projectId);
+    for (const group of groups) this.deps.app.emit({ type: 'groupChanged', group });
+  }
+
+  private async publish(groupId: string): Promise<void> {
+    const group = await this.deps.store.groups.get(groupId);
+    if (group) this.deps.app.emit({ type: 'groupChanged', group });
+  }
+}
