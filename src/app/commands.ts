@@ -72,6 +72,8 @@ export interface AppCommands {
   /** Copies the most useful handle of the session: PR URL, restore command or worktree path. */
   copyHandle(sessionId: string): void;
   forceReview(sessionId: string): void;
+  /** Best of N from the composer: the new session's first prompt runs in it and in n - 1 more sessions of one group. */
+  sendBestOf(sessionId: string, text: string, n: number): void;
   /** Best of N: merges the ranked winner of the session's group and cancels the other variants. */
   chooseWinner(sessionId: string): void;
   /** Fetches the session's pull-request review threads from GitHub again. */

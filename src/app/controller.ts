@@ -564,6 +564,14 @@ export class Controller implements AppCommands {
     this.review.focused.request(sessionId);
   }
 
+  sendBestOf(sessionId: string, text: string, n: number): void {
+    this.deps.app.task('Starting best of N', async () => {
+      const { sessions } = await this.bestOf.startFrom(sessionId, text, n);
+      await this.composer.recordSent(sessionId, text);
+      this.notice('info', `Best of ${sessions.length}: the prompt runs in ${sessions.length} sessions; when all are over they are checked and ranked.`);
+    });
+  }
+
   chooseWinner(sessionId: string): void {
     this.deps.app.task('Choosing the winner', async () => {
       const group = await this.deps.store.groups.ofSession(sessionId);

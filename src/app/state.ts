@@ -111,6 +111,8 @@ export type Mode =
       readonly threads?: ThreadPanel | null;
       /** The agent's tool calls shown unfolded (`x`); folded, each is one line. */
       readonly toolsExpanded?: boolean;
+      /** Best of N (`alt+n` in a new session's composer): how many sessions the prompt runs in (absent: 1). */
+      readonly bestOf?: number;
     }
   | DiffMode;
 

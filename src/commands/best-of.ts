@@ -4,7 +4,14 @@ import type { ModelChoice } from '../domain/providers.js';
 import { shortId, type Session } from '../domain/session.js';
 import { INSTALLED_AGENTS_KEY } from '../domain/settings.js';
 import type { HeadlessCommand } from './args.js';
-import { CommandError, EXIT, choiceFor, headlessContext, type HeadlessContext, type HeadlessIo } from './headless.js';
+import {
+  CommandError,
+  EXIT,
+  choiceFor,
+  headlessContext,
+  type HeadlessContext,
+  type HeadlessIo,
+} from './headless.js';
 
 // `grove run -n N`: best of N. The prompt runs in N sessions (one group);
 // when all are over, the check command runs in each worktree and a judge
@@ -14,20 +21,43 @@ type RunCommand = Extract<HeadlessCommand, { kind: 'run' }>;
 
 const POLL_MS = 250;
 
-export async function runBestOf(infra: Infra, io: HeadlessIo, command: RunCommand, prompt: string, showProgress: boolean): Promise<number> {
+export async function runBestOf(
+  infra: Infra,
+  io: HeadlessIo,
+  command: RunCommand,
+  prompt: string,
+  showProgress: boolean,
+): Promise<number> {
   const n = command.n ?? 2;
   const ctx = await headlessContext(infra, io, command.dir, showProgress);
-  const settings = { ...ctx.app.state.settings, [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(',') };
+  const settings = {
+    ...ctx.app.state.settings,
+    [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(','),
+  };
   const variants = parseVariants(command.agents, n);
   const choices: ModelChoice[] = variants
-    ? variants.map((v) => choiceFor(settings, v.agent, v.model, v.agent === command.agent ? command.reasoning : null))
-    : Array.from({ length: n }, () => choiceFor(settings, command.agent, command.model, command.reasoning));
+    ? variants.map((v) =>
+        choiceFor(settings, v.agent, v.model, v.agent === command.agent ? command.reasoning : null),
+      )
+    : Array.from({ length: n }, () =>
+        choiceFor(settings, command.agent, command.model, command.reasoning),
+      );
   const detected = await infra.agents.detect();
   for (const choice of choices) {
-    if (!detected.find((a) => a.id === choice.agent)?.path) throw new CommandError(`${choice.agent} is not installed (not found on PATH); nothing was started.`, EXIT.failed);
+    if (!detected.find((a) => a.id === choice.agent)?.path)
+      throw new CommandError(
+        `${choice.agent} is not installed (not found on PATH); nothing was started.`,
+        EXIT.failed,
+      );
   }
-  const { group, sessions } = await ctx.controller.bestOf.start(ctx.project.id, prompt, choices, command.mode ?? 'auto_edit');
-  for (const s of sessions) ctx.progress(`Variant ${shortId(s.id)}: ${s.agent}/${s.model} on ${s.branch}`);
+  const { group, sessions } = await ctx.controller.bestOf.start(
+    ctx.project.id,
+    prompt,
+    choices,
+    command.mode ?? 'auto_edit',
+  );
+  for (const s of sessions)
+    ctx.progress(`Variant ${shortId(s.id)}: ${s.agent}/${s.model} on ${s.branch}`);
   for (const s of sessions) ctx.controller.workers.notify(s.id);
 
   const deadline = command.timeoutMs === null ? null : infra.clock.now() + command.timeoutMs;
@@ -40,7 +70,11 @@ export async function runBestOf(infra: Infra, io: HeadlessIo, command: RunComman
     while (!(await ctx.controller.bestOf.allSettled(group))) {
       if (interrupted || (deadline !== null && infra.clock.now() > deadline)) {
         for (const s of sessions) ctx.controller.workers.abort(s.id);
-        ctx.progress(interrupted ? 'Stopped (Ctrl+C); the variants keep what they did.' : 'Timed out; the variants keep what they did.');
+        ctx.progress(
+          interrupted
+            ? 'Stopped (Ctrl+C); the variants keep what they did.'
+            : 'Timed out; the variants keep what they did.',
+        );
         return interrupted ? EXIT.interrupted : EXIT.timeout;
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -52,14 +86,25 @@ export async function runBestOf(infra: Infra, io: HeadlessIo, command: RunComman
   }
   const final = await infra.store.groups.get(group.id);
   if (!final) throw new CommandError('the group disappeared', EXIT.failed);
-  const rows = await Promise.all(final.members.map(async (m) => ({ member: m, session: await infra.store.sessions.get(m.sessionId) })));
+  const rows = await Promise.all(
+    final.members.map(async (m) => ({
+      member: m,
+      session: await infra.store.sessions.get(m.sessionId),
+    })),
+  );
   printRanking(ctx, final, rows, command.output === 'json');
   return final.status === 'ranked' ? EXIT.ok : EXIT.failed;
 }
 
-function printRanking(ctx: HeadlessContext, group: SessionGroup, rows: readonly { member: SessionGroup['members'][number]; session: Session | undefined }[], json: boolean): void {
+function printRanking(
+  ctx: HeadlessContext,
+  group: SessionGroup,
+  rows: readonly { member: SessionGroup['members'][number]; session: Session | undefined }[],
+  json: boolean,
+): void {
   const out = ctx.io.stdout;
-  const variant = (sessionId: string): (typeof rows)[number] | undefined => rows.find((r) => r.member.sessionId === sessionId);
+  const variant = (sessionId: string): (typeof rows)[number] | undefined =>
+    rows.find((r) => r.member.sessionId === sessionId);
   if (json) {
     const body = {
       group: group.id,
@@ -68,9 +113,25 @@ function printRanking(ctx: HeadlessContext, group: SessionGroup, rows: readonly 
       note: group.note,
       ranking: group.ranking.map((r) => {
         const v = variant(r.sessionId);
-        return { session: r.sessionId, rank: r.rank, reason: r.reason, agent: v?.session?.agent ?? null, model: v?.session?.model ?? null, branch: v?.session?.branch ?? null, check: v?.member.check ?? null };
+        return {
+          session: r.sessionId,
+          rank: r.rank,
+          reason: r.reason,
+          agent: v?.session?.agent ?? null,
+          model: v?.session?.model ?? null,
+          branch: v?.session?.branch ?? null,
+          check: v?.member.check ?? null,
+        };
       }),
-      variants: rows.map(({ member, session }) => ({ session: member.sessionId, status: session?.status ?? null, agent: session?.agent ?? null, model: session?.model ?? null, branch: session?.branch ?? null, worktree: session?.worktreePath ?? null, check: member.check })),
+      variants: rows.map(({ member, session }) => ({
+        session: member.sessionId,
+        status: session?.status ?? null,
+        agent: session?.agent ?? null,
+        model: session?.model ?? null,
+        branch: session?.branch ?? null,
+        worktree: session?.worktreePath ?? null,
+        check: member.check,
+      })),
     };
     out.write(`${JSON.stringify(body, null, 2)}\n`);
     return;
@@ -81,6 +142,8 @@ function printRanking(ctx: HeadlessContext, group: SessionGroup, rows: readonly 
   }
   for (const r of group.ranking) {
     const v = variant(r.sessionId);
-    out.write(`${r.rank}. ${shortId(r.sessionId)}  ${v?.session ? `${v.session.agent}/${v.session.model}` : ''}  check ${checkText(v?.member.check ?? null)}  ${r.reason}\n`);
+    out.write(
+      `${r.rank}. ${shortId(r.sessionId)}  ${v?.session ? `${v.session.agent}/${v.session.model}` : ''}  check ${checkText(v?.member.check ?? null)}  ${r.reason}\n`,
+    );
   }
 }

@@ -2,7 +2,14 @@
 // with the project's check command, and a read-only judge turn that ranks
 // the variants with reasons.
 
-export const GROUP_STATUSES = ['running', 'checking', 'judging', 'ranked', 'chosen', 'failed'] as const;
+export const GROUP_STATUSES = [
+  'running',
+  'checking',
+  'judging',
+  'ranked',
+  'chosen',
+  'failed',
+] as const;
 export type GroupStatus = (typeof GROUP_STATUSES)[number];
 
 export function isGroupStatus(value: string): value is GroupStatus {
@@ -69,12 +76,17 @@ export function parseVariants(spec: string | null, n: number): VariantChoice[] |
     const [agent = '', model] = entry.split(':');
     return { agent: agent.trim(), model: model?.trim() || null };
   });
-  return Array.from({ length: Math.max(n, 1) }, (_, i) => choices[i % choices.length] as VariantChoice);
+  return Array.from(
+    { length: Math.max(n, 1) },
+    (_, i) => choices[i % choices.length] as VariantChoice,
+  );
 }
 
 /** The keeping-the-tail form of a check's output. */
 export function checkOutputTail(output: string): string {
-  return output.length <= CHECK_OUTPUT_LIMIT ? output : `…${output.slice(output.length - CHECK_OUTPUT_LIMIT)}`;
+  return output.length <= CHECK_OUTPUT_LIMIT
+    ? output
+    : `…${output.slice(output.length - CHECK_OUTPUT_LIMIT)}`;
 }
 
 /** "passed", "failed (exit 1)", "timed out", "not run". */
@@ -92,7 +104,11 @@ export interface JudgeVariant {
 }
 
 /** The judge's prompt: the task, each variant's diff and check result, and the JSON to answer with. */
-export function judgePrompt(task: string, variants: readonly JudgeVariant[], checkCommand: string): string {
+export function judgePrompt(
+  task: string,
+  variants: readonly JudgeVariant[],
+  checkCommand: string,
+): string {
   const parts = [
     'You are judging several attempts at the same coding task. Do not change any file.',
     'Compare the variants below: correctness for the task, the check results, the size and clarity of the change.',
@@ -102,10 +118,18 @@ export function judgePrompt(task: string, variants: readonly JudgeVariant[], che
     '',
   ];
   for (const v of variants) {
-    const diff = v.diff.length > JUDGE_DIFF_LIMIT ? `${v.diff.slice(0, JUDGE_DIFF_LIMIT)}\n… (diff cut)` : v.diff;
+    const diff =
+      v.diff.length > JUDGE_DIFF_LIMIT
+        ? `${v.diff.slice(0, JUDGE_DIFF_LIMIT)}\n… (diff cut)`
+        : v.diff;
     parts.push(`## Variant ${v.sessionId} (${v.label})`);
-    parts.push(checkCommand ? `Check \`${checkCommand}\`: ${checkText(v.check)}` : 'No check command is set.');
-    if (v.check && v.check.exitCode !== 0 && v.check.output.trim() !== '') parts.push('Check output (tail):', '```', v.check.output.slice(-2_000), '```');
+    parts.push(
+      checkCommand
+        ? `Check \`${checkCommand}\`: ${checkText(v.check)}`
+        : 'No check command is set.',
+    );
+    if (v.check && v.check.exitCode !== 0 && v.check.output.trim() !== '')
+      parts.push('Check output (tail):', '```', v.check.output.slice(-2_000), '```');
     parts.push('Diff:', '```diff', diff.trim() === '' ? '(no changes)' : diff, '```', '');
   }
   parts.push(
@@ -130,19 +154,42 @@ export function parseRanking(text: string, sessionIds: readonly string[]): RankE
   list.forEach((item, order) => {
     if (!item || typeof item !== 'object') return;
     const entry = item as Record<string, unknown>;
-    const named = String(entry['session'] ?? entry['sessionId'] ?? entry['session_id'] ?? entry['id'] ?? entry['variant'] ?? '').trim();
-    const matches = named === '' ? [] : sessionIds.filter((id) => id === named || id.startsWith(named));
+    const raw =
+      entry['session'] ??
+      entry['sessionId'] ??
+      entry['session_id'] ??
+      entry['id'] ??
+      entry['variant'];
+    const named = typeof raw === 'string' ? raw.trim() : '';
+    const matches =
+      named === '' ? [] : sessionIds.filter((id) => id === named || id.startsWith(named));
     const sessionId = matches.length === 1 ? matches[0] : undefined;
     if (!sessionId || seen.has(sessionId)) return;
     seen.add(sessionId);
     const rank = Number(entry['rank']);
-    const reason = typeof entry['reason'] === 'string' ? entry['reason'] : typeof entry['why'] === 'string' ? entry['why'] : '';
-    read.push({ sessionId, rank: Number.isFinite(rank) ? rank : Number.MAX_SAFE_INTEGER, reason: reason.replace(/\s+/g, ' ').trim(), order });
+    const reason =
+      typeof entry['reason'] === 'string'
+        ? entry['reason']
+        : typeof entry['why'] === 'string'
+          ? entry['why']
+          : '';
+    read.push({
+      sessionId,
+      rank: Number.isFinite(rank) ? rank : Number.MAX_SAFE_INTEGER,
+      reason: reason.replace(/\s+/g, ' ').trim(),
+      order,
+    });
   });
   if (read.length === 0) return null;
   read.sort((a, b) => a.rank - b.rank || a.order - b.order);
-  const ranked: RankEntry[] = read.map((r, i) => ({ sessionId: r.sessionId, rank: i + 1, reason: r.reason }));
-  for (const id of sessionIds) if (!seen.has(id)) ranked.push({ sessionId: id, rank: ranked.length + 1, reason: 'not ranked by the judge' });
+  const ranked: RankEntry[] = read.map((r, i) => ({
+    sessionId: r.sessionId,
+    rank: i + 1,
+    reason: r.reason,
+  }));
+  for (const id of sessionIds)
+    if (!seen.has(id))
+      ranked.push({ sessionId: id, rank: ranked.length + 1, reason: 'not ranked by the judge' });
   return ranked;
 }
 
@@ -150,13 +197,15 @@ function findArray(text: string): unknown[] | null {
   for (let start = text.indexOf('['); start !== -1; start = text.indexOf('[', start + 1)) {
     for (let end = text.lastIndexOf(']'); end > start; end = text.lastIndexOf(']', end - 1)) {
       const value = parseJson(text.slice(start, end + 1));
-      if (Array.isArray(value) && value.some((v) => v && typeof v === 'object')) return value as unknown[];
+      if (Array.isArray(value) && value.some((v) => v && typeof v === 'object'))
+        return value as unknown[];
     }
   }
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
   const value = start !== -1 && end > start ? parseJson(text.slice(start, end + 1)) : undefined;
-  const ranking = value && typeof value === 'object' ? (value as Record<string, unknown>)['ranking'] : undefined;
+  const ranking =
+    value && typeof value === 'object' ? (value as Record<string, unknown>)['ranking'] : undefined;
   return Array.isArray(ranking) ? (ranking as unknown[]) : null;
 }
 

@@ -137,6 +137,7 @@ export const KEYMAP = {
     { keys: ['up', 'ctrl+p'], action: 'older', help: 'In a picker: the previous item; on an empty prompt (or one from the history): the previous prompt of this project' },
     { keys: ['down', 'ctrl+n'], action: 'newer', help: 'In a picker: the next item; in the history: the next prompt (past the newest: empty)' },
     { keys: ['ctrl+r'], action: 'search', help: 'Search the prompt history (reverse-i-search)', hint: 'history' },
+    { keys: ['alt+n'], action: 'bestOf', help: 'In a new session: best of N, run this prompt in 1, 2, 3 or 4 sessions (each press the next), then check and rank them', hint: 'best of N' },
     { keys: ['ctrl+s'], action: 'saveDraft', help: 'In a new session: save the prompt as a draft session (no worktree yet; start it from the list with r)', hint: 'save draft' },
     { keys: ['ctrl+v'], action: 'pasteImage', help: "Attach the clipboard's image (a pasted image file path is attached too)" },
     ...EDIT_ROWS,

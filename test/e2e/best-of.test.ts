@@ -1,8 +1,15 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { GROVE_BIN, agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  GROVE_BIN,
+  agentWorldEnv,
+  makeRepo,
+  makeWorld,
+  startGrove,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -12,7 +19,12 @@ import { waitUntil } from '../helpers/wait.js';
 // view shows the ranking with the judge's reasons, and W merges the winner
 // and cancels the other.
 
-const reply = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` } });
+const reply = (answer: string) =>
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
+  });
 
 let world: GroveWorld;
 let server: FakeModelServer;
@@ -42,22 +54,46 @@ afterEach(async () => {
 
 describe('best of N', () => {
   it('shows both variants of a grove run -n 2 with their ranking, and W merges the winner and cancels the other', async () => {
-    // Each variant writes a file, then answers after a while: time to script the judge once the variants' ids are known.
+    // Each variant writes a file, then answers after a while: time to script the judge once the
+    // variants' ids are known. A request that carries the tool's result takes an answer (those
+    // steps come first), a variant's first request takes a write.
+    const afterWrite = 'File created successfully';
     server.script('anthropic', [
-      { when: 'Greeting fan-out task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
-      { when: 'Greeting fan-out task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
-      { when: 'Greeting fan-out task', delayMs: 4000, then: { text: reply('Wrote hello.txt.') } },
-      { when: 'Greeting fan-out task', delayMs: 4000, then: { text: reply('Wrote hello.txt.') } },
+      { when: afterWrite, delayMs: 4000, then: { text: reply('Wrote hello.txt.') } },
+      { when: afterWrite, delayMs: 4000, then: { text: reply('Wrote hello.txt.') } },
+      {
+        when: 'Greeting fan-out task',
+        toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
+      },
+      {
+        when: 'Greeting fan-out task',
+        toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
+      },
     ]);
-    const child = spawn(process.execPath, [GROVE_BIN, 'run', '-n', '2', '--progress', '--output', 'json', 'Greeting fan-out task'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [GROVE_BIN, 'run', '-n', '2', '--progress', '--output', 'json', 'Greeting fan-out task'],
+      { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await waitUntil(() => (stderr.match(/Variant [0-9a-f]{8}/g) ?? []).length === 2, 30_000);
+    await waitUntil(
+      'both variants started',
+      () => (stderr.match(/Variant [0-9a-f]{8}/g) ?? []).length === 2,
+      30_000,
+    );
     const [first, second] = [...stderr.matchAll(/Variant ([0-9a-f]{8})/g)].map((m) => m[1] ?? '');
-    server.script('anthropic', [{ when: 'You are judging', text: reply(`[{"session": "${second}", "rank": 1, "reason": "clearer change"}, {"session": "${first}", "rank": 2, "reason": "same change, noisier"}]`) }]);
+    server.script('anthropic', [
+      {
+        when: 'You are judging',
+        text: reply(
+          `[{"session": "${second}", "rank": 1, "reason": "clearer change"}, {"session": "${first}", "rank": 2, "reason": "same change, noisier"}]`,
+        ),
+      },
+    ]);
     expect(await exited).toBe(0);
     expect((JSON.parse(stdout) as { status: string }).status).toBe('ranked');
 
@@ -65,11 +101,15 @@ describe('best of N', () => {
     const list = await term.waitFor(/best of 2 #1/, 20_000);
     expect(list).toMatch(/best of 2 #2/);
 
-    // The list shows the winner first within its group of statuses? Open the #1 row wherever it is.
+    // Open the #1 row, wherever the list puts it.
     const rows = list.split('\n');
     const winnerRow = rows.findIndex((l) => l.includes('best of 2 #1'));
     const selectedRow = rows.findIndex((l) => l.includes('▶'));
-    await term.keys(...Array.from({ length: Math.abs(winnerRow - selectedRow) }, () => (winnerRow > selectedRow ? 'j' : 'k')));
+    await term.keys(
+      ...Array.from({ length: Math.abs(winnerRow - selectedRow) }, () =>
+        winnerRow > selectedRow ? 'j' : 'k',
+      ),
+    );
     await term.waitFor(/▶.*best of 2 #1/);
     await term.keys('Enter');
     const view = await term.waitFor(/Best of 2: ranked/);
@@ -78,10 +118,60 @@ describe('best of N', () => {
 
     await term.keys('W');
     await term.waitFor(/winner is in the merge queue/, 20_000);
-    await waitUntil(() => git(repo, 'log', '--oneline', '-1').includes('Add the greeting'), 30_000);
-    expect(git(repo, 'show', 'HEAD:hello.txt')).toBe('hello');
-    await term.keys('q');
-    await term.waitFor(/best of 2 #2/);
-    await waitUntil(async () => /Canceled|archive/i.test(await term!.screen()) || !(await term!.screen()).includes('best of 2 #2'), 20_000);
+    await waitUntil(
+      'the winner merged',
+      () => {
+        try {
+          return (
+            execFileSync('git', ['show', 'HEAD:hello.txt'], {
+              cwd: repo,
+              encoding: 'utf8',
+              stdio: ['ignore', 'pipe', 'ignore'],
+            }).trim() === 'hello'
+          );
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+    );
+    const statusOf = (id: string): string =>
+      execFileSync(process.execPath, [GROVE_BIN, 'ls', '--all'], {
+        cwd: repo,
+        env,
+        encoding: 'utf8',
+      })
+        .split('\n')
+        .find((l) => l.startsWith(id)) ?? '';
+    await waitUntil(
+      'the other variant canceled',
+      () => statusOf(first ?? '').includes('Canceled'),
+      20_000,
+    );
+    expect(statusOf(second ?? '')).toMatch(/Done|Merged/);
   }, 180_000);
+
+  it("runs a new session's first prompt as best of 2 when alt+n is pressed in the composer", async () => {
+    server.script('anthropic', [
+      { when: 'Composer fan-out task', text: reply('Done here.') },
+      { when: 'Composer fan-out task', text: reply('Done here.') },
+    ]);
+    term = await startGrove(world, repo, { env, columns: 130, rows: 34 });
+    await term.waitFor('No sessions');
+    await newSessionWithoutSending(term);
+    await term.type('Composer fan-out task');
+
+    await term.keys('M-n');
+    await term.waitFor('Task for the agent · best of 2');
+    await term.keys('Enter');
+    await term.keys('q');
+
+    const list = await term.waitFor(/best of 2[\s\S]*best of 2/, 30_000);
+    expect(list.match(/\[best of 2/g)).toHaveLength(2);
+  }, 120_000);
 });
+
+async function newSessionWithoutSending(t: TmuxTerminal): Promise<void> {
+  await t.keys('a');
+  await t.waitFor('Task for the agent');
+}

@@ -29,7 +29,9 @@ afterEach(async () => {
 });
 
 const judgeAnswer = (best: string, worst: string): string =>
-  reply(`Here is the ranking:\n\`\`\`json\n[{"session": "${best}", "rank": 1, "reason": "passes the check"}, {"session": "${worst.slice(0, 8)}", "rank": "2", "reason": "fails the check"}]\n\`\`\``);
+  reply(
+    `Here is the ranking:\n\`\`\`json\n[{"session": "${best}", "rank": 1, "reason": "passes the check"}, {"session": "${worst.slice(0, 8)}", "rank": "2", "reason": "fails the check"}]\n\`\`\``,
+  );
 
 /** Starts a group of two claude variants; the second gets ok.txt, so only it passes the check (the first gets other.txt). */
 async function startPair(): Promise<{ group: SessionGroup; sessions: Session[] }> {
@@ -42,15 +44,21 @@ async function startPair(): Promise<{ group: SessionGroup; sessions: Session[] }
   if (!first || !second) throw new Error('two sessions expected');
   writeFileSync(join(first.worktreePath, 'other.txt'), 'other\n');
   writeFileSync(join(second.worktreePath, 'ok.txt'), 'ok\n');
-  w.server.script('anthropic', [{ when: 'You are judging', text: judgeAnswer(second.id, started.sessions[0]?.id ?? '') }]);
+  w.server.script('anthropic', [
+    { when: 'You are judging', text: judgeAnswer(second.id, started.sessions[0]?.id ?? '') },
+  ]);
   return started;
 }
 
 async function ranked(groupId: string): Promise<SessionGroup> {
-  return waitFor('the group ranked', async () => {
-    const g = await w.infra.store.groups.get(groupId);
-    return g && (g.status === 'ranked' || g.status === 'failed') ? g : null;
-  }, 60_000);
+  return waitFor(
+    'the group ranked',
+    async () => {
+      const g = await w.infra.store.groups.get(groupId);
+      return g && (g.status === 'ranked' || g.status === 'failed') ? g : null;
+    },
+    60_000,
+  );
 }
 
 describe('best of N', () => {
@@ -61,10 +69,24 @@ describe('best of N', () => {
     expect(new Set(sessions.map((s) => s.worktreePath)).size).toBe(2);
     expect(group.members.map((m) => m.sessionId)).toEqual(sessions.map((s) => s.id));
     await ranked(group.id);
-    const prompts = w.server.modelRequests('anthropic').filter((r) => JSON.stringify(r.body).includes('Fan-out task') && !JSON.stringify(r.body).includes('You are judging'));
+    const prompts = w.server
+      .modelRequests('anthropic')
+      .filter(
+        (r) =>
+          JSON.stringify(r.body).includes('Fan-out task') &&
+          !JSON.stringify(r.body).includes('You are judging'),
+      );
     expect(prompts.length).toBeGreaterThanOrEqual(2);
-    for (const s of sessions) expect((await w.infra.store.transcript.list(s.id)).filter((e) => e.kind === 'user_prompt').map((e) => e.content)).toEqual(['Fan-out task']);
-    for (const s of sessions) expect((await w.infra.store.transcript.list(s.id)).some((e) => e.kind === 'assistant_answer')).toBe(true);
+    for (const s of sessions)
+      expect(
+        (await w.infra.store.transcript.list(s.id))
+          .filter((e) => e.kind === 'user_prompt')
+          .map((e) => e.content),
+      ).toEqual(['Fan-out task']);
+    for (const s of sessions)
+      expect(
+        (await w.infra.store.transcript.list(s.id)).some((e) => e.kind === 'assistant_answer'),
+      ).toBe(true);
   }, 90_000);
 
   it('runs the check command in each worktree when all variants are over and keeps its result', async () => {
@@ -93,7 +115,9 @@ describe('best of N', () => {
 
     const final = await ranked(group.id);
 
-    const judge = w.server.modelRequests('anthropic').find((r) => JSON.stringify(r.body).includes('You are judging'));
+    const judge = w.server
+      .modelRequests('anthropic')
+      .find((r) => JSON.stringify(r.body).includes('You are judging'));
     const asked = JSON.stringify(judge?.body ?? '');
     expect(asked).toContain(`Variant ${sessions[0]?.id}`);
     expect(asked).toContain('failed (exit 1)');
@@ -103,7 +127,10 @@ describe('best of N', () => {
       { sessionId: sessions[1]?.id, rank: 1, reason: 'passes the check' },
       { sessionId: sessions[0]?.id, rank: 2, reason: 'fails the check' },
     ]);
-    await waitFor('the ranking in the snapshot', () => w.app.state.groups[group.id]?.status === 'ranked');
+    await waitFor(
+      'the ranking in the snapshot',
+      () => w.app.state.groups[group.id]?.status === 'ranked',
+    );
   }, 90_000);
 
   it('merges the winner on choosing and cancels the others, keeping their branches', async () => {
@@ -113,12 +140,26 @@ describe('best of N', () => {
 
     expect(await w.controller.bestOf.choose(group.id)).toBeNull();
 
-    await waitFor('the winner merged', async () => ['Done', 'Merged'].includes((await w.get(winner.id)).status), 60_000);
-    await waitFor('the other canceled', async () => (await w.get(loser.id)).status === 'Canceled', 30_000);
-    expect(execFileSync('git', ['-C', w.repo, 'show', 'HEAD:ok.txt'], { encoding: 'utf8' })).toBe('ok\n');
+    await waitFor(
+      'the winner merged',
+      async () => ['Done', 'Merged'].includes((await w.get(winner.id)).status),
+      60_000,
+    );
+    await waitFor(
+      'the other canceled',
+      async () => (await w.get(loser.id)).status === 'Canceled',
+      30_000,
+    );
+    expect(execFileSync('git', ['-C', w.repo, 'show', 'HEAD:ok.txt'], { encoding: 'utf8' })).toBe(
+      'ok\n',
+    );
     const kept = (await w.get(loser.id)).keptBranch;
     expect(kept).not.toBeNull();
-    expect(execFileSync('git', ['-C', w.repo, 'branch', '--list', kept ?? ''], { encoding: 'utf8' }).trim()).not.toBe('');
+    expect(
+      execFileSync('git', ['-C', w.repo, 'branch', '--list', kept ?? ''], {
+        encoding: 'utf8',
+      }).trim(),
+    ).not.toBe('');
     expect((await w.infra.store.groups.get(group.id))?.chosenSessionId).toBe(winner.id);
   }, 120_000);
 
@@ -130,18 +171,51 @@ describe('best of N', () => {
     const stdout = new PassThrough();
     let printed = '';
     stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    const io = { stdout, stderr: new PassThrough(), stdin: Object.assign(new PassThrough(), { isTTY: true }), stderrIsTTY: false, env: process.env, cwd: w.repo };
-    const run = runHeadless(parseHeadless('run', ['-n', '2', '--agents', 'claude', '--output', 'json', 'Headless fan-out']), w.infra, io);
+    const io = {
+      stdout,
+      stderr: new PassThrough(),
+      stdin: Object.assign(new PassThrough(), { isTTY: true }),
+      stderrIsTTY: false,
+      env: process.env,
+      cwd: w.repo,
+    };
+    const run = runHeadless(
+      parseHeadless('run', [
+        '-n',
+        '2',
+        '--agents',
+        'claude',
+        '--output',
+        'json',
+        'Headless fan-out',
+      ]),
+      w.infra,
+      io,
+    );
     // The judge names the variants by id: scripted once they exist.
-    const group = await waitFor('the group', async () => (await w.infra.store.groups.listByProject(w.projectId))[0]);
+    const group = await waitFor(
+      'the group',
+      async () => (await w.infra.store.groups.listByProject(w.projectId))[0],
+    );
     const [a, b] = group.members.map((m) => m.sessionId) as [string, string];
     w.server.script('anthropic', [{ when: 'You are judging', text: judgeAnswer(b, a) }]);
 
     expect(await run).toBe(EXIT.ok);
 
-    const body = JSON.parse(printed) as { status: string; ranking: { session: string; rank: number; reason: string; agent: string; check: { exitCode: number } }[] };
+    const body = JSON.parse(printed) as {
+      status: string;
+      ranking: {
+        session: string;
+        rank: number;
+        reason: string;
+        agent: string;
+        check: { exitCode: number };
+      }[];
+    };
     expect(body.status).toBe('ranked');
-    expect(body.ranking.map((r) => [r.session, r.rank, r.reason, r.agent, r.check.exitCode])).toEqual([
+    expect(
+      body.ranking.map((r) => [r.session, r.rank, r.reason, r.agent, r.check.exitCode]),
+    ).toEqual([
       [b, 1, 'passes the check', 'claude', 1],
       [a, 2, 'fails the check', 'claude', 1],
     ]);

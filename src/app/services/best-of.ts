@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { checkOutputTail, judgePrompt, parseRanking, winnerOf, type CheckResult, type SessionGroup } from '../../domain/best-of.js';
+import {
+  checkOutputTail,
+  judgePrompt,
+  parseRanking,
+  winnerOf,
+  type CheckResult,
+  type SessionGroup,
+} from '../../domain/best-of.js';
 import type { PermissionMode } from '../../domain/permission-mode.js';
 import type { ModelChoice } from '../../domain/providers.js';
 import type { Session } from '../../domain/session.js';
@@ -47,16 +54,53 @@ export class BestOfService {
   constructor(private readonly deps: BestOfDeps) {}
 
   /** Creates one session per choice, queues the prompt in each, and records them as a group. */
-  async start(projectId: number, prompt: string, choices: readonly ModelChoice[], mode?: PermissionMode): Promise<{ group: SessionGroup; sessions: Session[] }> {
+  async start(
+    projectId: number,
+    prompt: string,
+    choices: readonly ModelChoice[],
+    mode?: PermissionMode,
+  ): Promise<{ group: SessionGroup; sessions: Session[] }> {
+    return this.fanOut(projectId, prompt, [], choices, mode);
+  }
+
+  /** From the composer: a new session's first prompt runs in it and in `n - 1` more sessions of the same agent and model. */
+  async startFrom(
+    sessionId: string,
+    prompt: string,
+    n: number,
+  ): Promise<{ group: SessionGroup; sessions: Session[] }> {
+    const session = await this.deps.store.sessions.get(sessionId);
+    if (!session) throw new Error('The session no longer exists.');
+    const choice = {
+      agent: session.agent,
+      model: session.model,
+      reasoning: session.reasoning,
+    } as ModelChoice;
+    const more = Array.from({ length: Math.max(0, n - 1) }, () => choice);
+    return this.fanOut(session.projectId, prompt, [session], more, session.permissionMode);
+  }
+
+  private async fanOut(
+    projectId: number,
+    prompt: string,
+    existing: readonly Session[],
+    choices: readonly ModelChoice[],
+    mode?: PermissionMode,
+  ): Promise<{ group: SessionGroup; sessions: Session[] }> {
     const { store, sessions, runtime, app } = this.deps;
-    const created: Session[] = [];
-    for (const choice of choices) created.push(await sessions.create(projectId, choice, app.state.settings, mode));
+    const created: Session[] = [...existing];
+    for (const choice of choices)
+      created.push(await sessions.create(projectId, choice, app.state.settings, mode));
     const id = randomUUID();
-    await store.groups.create({ id, projectId, prompt, sessionIds: created.map((s) => s.id) }, runtime.clock.now());
+    await store.groups.create(
+      { id, projectId, prompt, sessionIds: created.map((s) => s.id) },
+      runtime.clock.now(),
+    );
     for (const session of created) {
       await sessions.whenReady(session.id);
       const refused = await this.deps.submitPrompt(session.id, prompt);
-      if (refused) runtime.logger.log('warn', `best-of: the prompt of ${session.id} was refused: ${refused}`);
+      if (refused)
+        runtime.logger.log('warn', `best-of: the prompt of ${session.id} was refused: ${refused}`);
     }
     await this.publish(id);
     const group = await store.groups.get(id);
@@ -112,10 +156,28 @@ export class BestOfService {
         if (!session) continue;
         let check: CheckResult | null = null;
         if (command !== '') {
-          const result = await this.deps.shell.run(command, { cwd: session.worktreePath, env: { ...runtime.env, GROVE_WORKTREE: session.worktreePath, GROVE_SESSION_ID: session.id, GROVE_BASE_BRANCH: session.baseBranch }, timeoutMs, signal });
-          check = { exitCode: result.exitCode, timedOut: result.timedOut, output: checkOutputTail(result.output) };
+          const result = await this.deps.shell.run(command, {
+            cwd: session.worktreePath,
+            env: {
+              ...runtime.env,
+              GROVE_WORKTREE: session.worktreePath,
+              GROVE_SESSION_ID: session.id,
+              GROVE_BASE_BRANCH: session.baseBranch,
+            },
+            timeoutMs,
+            signal,
+          });
+          check = {
+            exitCode: result.exitCode,
+            timedOut: result.timedOut,
+            output: checkOutputTail(result.output),
+          };
           await store.groups.setCheck(session.id, check);
-          await this.deps.sessions.note(session.id, 'notice', `[Check] \`${command}\` ${check.timedOut ? `timed out after ${Math.round(timeoutMs / 1000)}s` : check.exitCode === 0 ? 'passed' : `failed (exit ${check.exitCode})`}.`);
+          await this.deps.sessions.note(
+            session.id,
+            'notice',
+            `[Check] \`${command}\` ${check.timedOut ? `timed out after ${Math.round(timeoutMs / 1000)}s` : check.exitCode === 0 ? 'passed' : `failed (exit ${check.exitCode})`}.`,
+          );
         }
         members.push({ session, check });
       }
@@ -123,22 +185,53 @@ export class BestOfService {
       await this.publish(groupId);
       const variants = [];
       for (const { session, check } of members) {
-        const diff = await git.diffAgainstBase(session.worktreePath, session.baseBranch).catch(() => null);
-        variants.push({ sessionId: session.id, label: `${session.agent}/${session.model}`, diff: diff?.patch ?? '', check });
+        const diff = await git
+          .diffAgainstBase(session.worktreePath, session.baseBranch)
+          .catch(() => null);
+        variants.push({
+          sessionId: session.id,
+          label: `${session.agent}/${session.model}`,
+          diff: diff?.patch ?? '',
+          check,
+        });
       }
       const choice = modelChoice(settings, 'review', agents.installed());
-      const reply = await agents.utility(choice, judgePrompt(group.prompt, variants, command), project.path, signal);
-      const ranking = parseRanking(reply.answer, variants.map((v) => v.sessionId));
+      const reply = await agents.utility(
+        choice,
+        judgePrompt(group.prompt, variants, command),
+        project.path,
+        signal,
+      );
+      const ranking = parseRanking(
+        reply.answer,
+        variants.map((v) => v.sessionId),
+      );
       if (!ranking) {
-        await store.groups.setStatus(groupId, 'failed', `The judge's answer held no ranking: ${reply.answer.slice(0, 300)}`);
+        await store.groups.setStatus(
+          groupId,
+          'failed',
+          `The judge's answer held no ranking: ${reply.answer.slice(0, 300)}`,
+        );
       } else {
         await store.groups.setRanking(groupId, ranking, null);
         const winner = members.find((m) => m.session.id === ranking[0]?.sessionId)?.session;
-        app.emit({ type: 'notice', notice: { level: 'info', text: `Best of ${members.length} ranked: ${winner ? winner.title || winner.branch : 'no winner'} is first.` } });
+        app.emit({
+          type: 'notice',
+          notice: {
+            level: 'info',
+            text: `Best of ${members.length} ranked: ${winner ? winner.title || winner.branch : 'no winner'} is first.`,
+          },
+        });
       }
     } catch (error) {
       runtime.logger.log('warn', `best-of: evaluating group ${groupId} failed`, error);
-      await store.groups.setStatus(groupId, 'failed', `Judging failed: ${error instanceof Error ? error.message : String(error)}`).catch(() => {});
+      await store.groups
+        .setStatus(
+          groupId,
+          'failed',
+          `Judging failed: ${error instanceof Error ? error.message : String(error)}`,
+        )
+        .catch(() => {});
     }
     await this.publish(groupId);
   }

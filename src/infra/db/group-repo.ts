@@ -1,11 +1,20 @@
 import type { Selectable } from 'kysely';
-import { isGroupStatus, type CheckResult, type GroupStatus, type RankEntry, type SessionGroup } from '../../domain/best-of.js';
+import {
+  isGroupStatus,
+  type CheckResult,
+  type GroupStatus,
+  type RankEntry,
+  type SessionGroup,
+} from '../../domain/best-of.js';
 import type { Executor } from './executor.js';
 import type { SessionGroupMemberTable, SessionGroupTable } from './schema.js';
 
 /** Best-of-N groups: their sessions, each variant's check result and the judge's ranking. */
 export interface GroupRepo {
-  create(group: { id: string; projectId: number; prompt: string; sessionIds: readonly string[] }, now: number): Promise<void>;
+  create(
+    group: { id: string; projectId: number; prompt: string; sessionIds: readonly string[] },
+    now: number,
+  ): Promise<void>;
   get(id: string): Promise<SessionGroup | undefined>;
   /** The group a session belongs to. */
   ofSession(sessionId: string): Promise<SessionGroup | undefined>;
@@ -23,14 +32,25 @@ function decodeRanking(text: string | null): RankEntry[] {
     if (!Array.isArray(value)) return [];
     return value.flatMap((v: unknown) => {
       const e = v as Partial<RankEntry> | null;
-      return e && typeof e.sessionId === 'string' && typeof e.rank === 'number' ? [{ sessionId: e.sessionId, rank: e.rank, reason: typeof e.reason === 'string' ? e.reason : '' }] : [];
+      return e && typeof e.sessionId === 'string' && typeof e.rank === 'number'
+        ? [
+            {
+              sessionId: e.sessionId,
+              rank: e.rank,
+              reason: typeof e.reason === 'string' ? e.reason : '',
+            },
+          ]
+        : [];
     });
   } catch {
     return [];
   }
 }
 
-function decode(row: Selectable<SessionGroupTable>, members: readonly Selectable<SessionGroupMemberTable>[]): SessionGroup {
+function decode(
+  row: Selectable<SessionGroupTable>,
+  members: readonly Selectable<SessionGroupMemberTable>[],
+): SessionGroup {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -39,7 +59,14 @@ function decode(row: Selectable<SessionGroupTable>, members: readonly Selectable
     members: members.map((m) => ({
       sessionId: m.session_id,
       position: m.position,
-      check: m.check_exit === null ? null : { exitCode: m.check_exit, timedOut: m.check_timed_out === 1, output: m.check_output ?? '' },
+      check:
+        m.check_exit === null
+          ? null
+          : {
+              exitCode: m.check_exit,
+              timedOut: m.check_timed_out === 1,
+              output: m.check_output ?? '',
+            },
     })),
     ranking: decodeRanking(row.ranking),
     note: row.note,
@@ -61,15 +88,41 @@ export function createGroupRepo(db: Executor): GroupRepo {
       )
       .orderBy('position')
       .execute();
-    return rows.map((row) => decode(row, members.filter((m) => m.group_id === row.id)));
+    return rows.map((row) =>
+      decode(
+        row,
+        members.filter((m) => m.group_id === row.id),
+      ),
+    );
   };
   return {
     async create({ id, projectId, prompt, sessionIds }, now) {
-      await db.insertInto('session_group').values({ id, project_id: projectId, prompt, status: 'running', ranking: null, note: null, chosen_session_id: null, created_at: now }).execute();
+      await db
+        .insertInto('session_group')
+        .values({
+          id,
+          project_id: projectId,
+          prompt,
+          status: 'running',
+          ranking: null,
+          note: null,
+          chosen_session_id: null,
+          created_at: now,
+        })
+        .execute();
       if (sessionIds.length > 0) {
         await db
           .insertInto('session_group_member')
-          .values(sessionIds.map((sessionId, i) => ({ session_id: sessionId, group_id: id, position: i + 1, check_exit: null, check_timed_out: null, check_output: null })))
+          .values(
+            sessionIds.map((sessionId, i) => ({
+              session_id: sessionId,
+              group_id: id,
+              position: i + 1,
+              check_exit: null,
+              check_timed_out: null,
+              check_output: null,
+            })),
+          )
           .execute();
       }
     },
@@ -78,11 +131,22 @@ export function createGroupRepo(db: Executor): GroupRepo {
       return (await load(rows))[0];
     },
     async ofSession(sessionId) {
-      const member = await db.selectFrom('session_group_member').select('group_id').where('session_id', '=', sessionId).executeTakeFirst();
+      const member = await db
+        .selectFrom('session_group_member')
+        .select('group_id')
+        .where('session_id', '=', sessionId)
+        .executeTakeFirst();
       return member ? this.get(member.group_id) : undefined;
     },
     async listByProject(projectId) {
-      return load(await db.selectFrom('session_group').selectAll().where('project_id', '=', projectId).orderBy('created_at').execute());
+      return load(
+        await db
+          .selectFrom('session_group')
+          .selectAll()
+          .where('project_id', '=', projectId)
+          .orderBy('created_at')
+          .execute(),
+      );
     },
     async setStatus(id, status, note) {
       await db
@@ -94,15 +158,27 @@ export function createGroupRepo(db: Executor): GroupRepo {
     async setCheck(sessionId, check) {
       await db
         .updateTable('session_group_member')
-        .set({ check_exit: check.exitCode, check_timed_out: check.timedOut ? 1 : 0, check_output: check.output })
+        .set({
+          check_exit: check.exitCode,
+          check_timed_out: check.timedOut ? 1 : 0,
+          check_output: check.output,
+        })
         .where('session_id', '=', sessionId)
         .execute();
     },
     async setRanking(id, ranking, note) {
-      await db.updateTable('session_group').set({ status: 'ranked', ranking: JSON.stringify(ranking), note }).where('id', '=', id).execute();
+      await db
+        .updateTable('session_group')
+        .set({ status: 'ranked', ranking: JSON.stringify(ranking), note })
+        .where('id', '=', id)
+        .execute();
     },
     async choose(id, sessionId) {
-      await db.updateTable('session_group').set({ status: 'chosen', chosen_session_id: sessionId }).where('id', '=', id).execute();
+      await db
+        .updateTable('session_group')
+        .set({ status: 'chosen', chosen_session_id: sessionId })
+        .where('id', '=', id)
+        .execute();
     },
   };
 }

@@ -26,6 +26,9 @@ import type { Session } from '../../domain/session.js';
 import type { KeyContext } from './context.js';
 import { editBuffer } from './session.js';
 
+/** The most sessions `alt+n` fans a new session's prompt out to (more with `grove run -n`). */
+const MAX_COMPOSER_VARIANTS = 4;
+
 type SessionMode = Extract<Mode, { kind: 'session' }>;
 
 /** The session mode with the composer closed (no picker, no attachments). */
@@ -115,7 +118,8 @@ function send(
       return;
     case 'prompt':
       ctx.apply({ type: 'mode', mode: { ...closed(mode), scrollBack: 0 } });
-      if (assist.images.length > 0)
+      if ((mode.bestOf ?? 1) > 1 && session.prompt === null) ctx.commands.sendBestOf(session.id, text, mode.bestOf ?? 1);
+      else if (assist.images.length > 0)
         ctx.commands.sendPrompt(session.id, text || 'See the attached image.', assist.images);
       else ctx.commands.sendPrompt(session.id, text);
       return;
@@ -327,6 +331,13 @@ export function handleComposerKey(
       return;
     case 'saveDraft':
       saveDraftSession(ctx, mode, session, buffer, assist);
+      return;
+    case 'bestOf':
+      if (!session || session.status !== 'Draft' || session.prompt !== null) {
+        update(ctx, mode, buffer, { ...assist, completion: null, error: 'Best of N is for a new session (its first prompt).' });
+        return;
+      }
+      ctx.apply({ type: 'mode', mode: { ...mode, bestOf: ((mode.bestOf ?? 1) % MAX_COMPOSER_VARIANTS) + 1 } });
       return;
     case 'older':
     case 'newer':

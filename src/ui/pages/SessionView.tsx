@@ -239,7 +239,7 @@ export function SessionView({ state, theme, height, session }: { state: AppState
           width={width}
           theme={theme}
           mode={session.permissionMode}
-          title={isWorking(session.status) ? 'Prompt (queued until the turn ends)' : session.prompt === null ? 'Task for the agent' : 'Reply'}
+          title={isWorking(session.status) ? 'Prompt (queued until the turn ends)' : session.prompt === null ? `Task for the agent${bestOfComposer(state) > 1 ? ` · best of ${bestOfComposer(state)}` : ''}` : 'Reply'}
         />
       ) : null}
       {composer && state.mode.kind === 'session' ? <ComposerAssistLines assist={state.mode.assist} history={state.promptHistory} width={width} theme={theme} /> : null}
@@ -289,4 +289,9 @@ function groupStatusText(status: GroupStatus): string {
       return never;
     }
   }
+}
+
+/** Best of N set in the composer (`alt+n`), 1 when not set. */
+function bestOfComposer(state: AppState): number {
+  return state.mode.kind === 'session' ? (state.mode.bestOf ?? 1) : 1;
 }
