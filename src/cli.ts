@@ -53,7 +53,8 @@ function leadingDir(argv: readonly string[]): readonly string[] | null {
   const first = argv[0];
   if (first === undefined) return null;
   if (first === '-C' || first === '--C') return argv[1] === undefined ? null : [first, argv[1]];
-  if ((first.startsWith('-C') && !first.startsWith('--')) || first.startsWith('--C=')) return [first];
+  if ((first.startsWith('-C') && !first.startsWith('--')) || first.startsWith('--C='))
+    return [first];
   return null;
 }
 
@@ -65,7 +66,11 @@ export function parseCli(argv: readonly string[]): CliCommand {
   // `grove -C DIR ls` is `grove ls -C DIR`: a -C before a command goes to the command.
   const dir = leadingDir(argv);
   const after = dir ? COMMAND_NAMES.find((c) => c === argv[dir.length]) : undefined;
-  if (dir && after) return { kind: 'headless', command: parseHeadless(after, [...dir, ...argv.slice(dir.length + 1)]) };
+  if (dir && after)
+    return {
+      kind: 'headless',
+      command: parseHeadless(after, [...dir, ...argv.slice(dir.length + 1)]),
+    };
   let parsed;
   try {
     parsed = parseArgs({
@@ -80,7 +85,11 @@ export function parseCli(argv: readonly string[]): CliCommand {
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(message.replace(/\. To specify a positional argument.*$/s, '').replace(/^Option '(-C), --C <value>' argument missing$/, 'option -C needs a directory'));
+    throw new UsageError(
+      message
+        .replace(/\. To specify a positional argument.*$/s, '')
+        .replace(/^Option '(-C), --C <value>' argument missing$/, 'option -C needs a directory'),
+    );
   }
   const values = TuiArgs.safeParse(parsed.values);
   if (!values.success) throw new UsageError(values.error.issues[0]?.message ?? 'invalid arguments');
@@ -90,7 +99,9 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (positional !== undefined) {
     // `grove frob`: a word where a command goes is a command Grove does not have.
     if (positional === argv[0] && /^[a-z][\w-]*$/i.test(positional)) {
-      throw new UsageError(`unknown command '${positional}' (commands: ${COMMAND_NAMES.join(', ')})`);
+      throw new UsageError(
+        `unknown command '${positional}' (commands: ${COMMAND_NAMES.join(', ')})`,
+      );
     }
     throw new UsageError(`unexpected argument '${positional}'`);
   }

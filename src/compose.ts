@@ -46,13 +46,19 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
   const paths = grovePaths(env);
   // GROVE_HOME is private (0700); infra/private-files.ts.
   makePrivateDir(paths.home);
-  const logger = createFileLogger(paths.logFile, () => [env['GITHUB_TOKEN'] ?? '', env['GH_TOKEN'] ?? '']);
+  const logger = createFileLogger(paths.logFile, () => [
+    env['GITHUB_TOKEN'] ?? '',
+    env['GH_TOKEN'] ?? '',
+  ]);
   const db = openDatabase(paths.database, migrationsDir());
   const clock = systemClock;
   const owner = processOwner();
   const store = createStore(db.kysely);
   // Every agent process starts here: confined, tied to this process, recorded for the sweep.
-  const launcher = createLauncher({ runDir: paths.run, allowUnconfined: async () => (await store.settings.getGlobal(ALLOW_UNCONFINED_KEY)) === 'on' });
+  const launcher = createLauncher({
+    runDir: paths.run,
+    allowUnconfined: async () => (await store.settings.getGlobal(ALLOW_UNCONFINED_KEY)) === 'on',
+  });
   return {
     paths,
     logger,

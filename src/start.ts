@@ -7,7 +7,12 @@ import { DatabaseError } from './infra/db/errors.js';
 import { shellRunner } from './infra/shell.js';
 import { createClipboard } from './infra/clipboard.js';
 import { createImageStore } from './infra/images.js';
-import { editorCommand, openTmuxWindow, runInteractive, shellCommand } from './infra/interactive.js';
+import {
+  editorCommand,
+  openTmuxWindow,
+  runInteractive,
+  shellCommand,
+} from './infra/interactive.js';
 import { createNotifier } from './infra/notify.js';
 import { createHandoff } from './runtime/handoff.js';
 import { usageErrorText, type HeadlessCommand } from './commands/args.js';
@@ -18,7 +23,10 @@ import { sanitizeText } from './domain/sanitize.js';
 import { App } from './app/app.js';
 import { Controller } from './app/controller.js';
 import { initialState, TABS, type Tab } from './app/state.js';
-import { recoverInterruptedOperations, recoverInterruptedReviews } from './app/services/recovery.js';
+import {
+  recoverInterruptedOperations,
+  recoverInterruptedReviews,
+} from './app/services/recovery.js';
 import { ACTIVE_PROJECT_KEY, ACTIVE_TAB_KEY, loadSettings } from './app/services/projects.js';
 import { setupTerminal } from './runtime/terminal.js';
 import { createRenderer } from './runtime/renderer.js';
@@ -56,7 +64,9 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
 
   const dir = resolve(command.dir ?? process.cwd());
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    process.stderr.write(`grove: no such directory: ${dir}\nUsage: grove [-C DIR] [--help] [--version]\n`);
+    process.stderr.write(
+      `grove: no such directory: ${dir}\nUsage: grove [-C DIR] [--help] [--version]\n`,
+    );
     process.exit(2);
   }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
@@ -90,7 +100,10 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   const projects = await store.projects.list();
   if (!root && projects.length === 0) {
     await db.close();
-    fail(`${dir} is not inside a git repository. Start grove in a repository, or pass -C <dir>.`, 1);
+    fail(
+      `${dir} is not inside a git repository. Start grove in a repository, or pass -C <dir>.`,
+      1,
+    );
   }
 
   // Operations left unfinished by a process that is gone: fail them, return their sessions to Review.
@@ -98,21 +111,34 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   const checkoutNotices: string[] = [];
   // First end any agent a dead Grove left running, so nothing writes to a worktree recovery calls "as it was".
   const swept = await agents.sweepLeftovers();
-  if (swept > 0) logger.log('warn', `ended ${swept} agent process group(s) left by a Grove process that is gone`);
-  const interrupted = await recoverInterruptedOperations(store, clock.now(), (o, heartbeatAt) => isOwnerAlive(o, owner, heartbeatAt, clock.now()), undefined, {
-    git,
-    owner,
-    logger,
-    onProjectNotice: (text) => checkoutNotices.push(text),
-  });
-  if (interrupted.length > 0) logger.log('warn', `recovered ${interrupted.length} interrupted session(s)`);
+  if (swept > 0)
+    logger.log(
+      'warn',
+      `ended ${swept} agent process group(s) left by a Grove process that is gone`,
+    );
+  const interrupted = await recoverInterruptedOperations(
+    store,
+    clock.now(),
+    (o, heartbeatAt) => isOwnerAlive(o, owner, heartbeatAt, clock.now()),
+    undefined,
+    {
+      git,
+      owner,
+      logger,
+      onProjectNotice: (text) => checkoutNotices.push(text),
+    },
+  );
+  if (interrupted.length > 0)
+    logger.log('warn', `recovered ${interrupted.length} interrupted session(s)`);
   await recoverInterruptedReviews(store, clock.now());
 
   const storedTab = await store.settings.getGlobal(ACTIVE_TAB_KEY);
   let tab: Tab = TABS.includes(storedTab as Tab) ? (storedTab as Tab) : 'sessions';
   if (!root) {
     tab = 'projects';
-    checkoutNotices.push(`${dir} is not inside a git repository, so no project is active: pick one below (Enter), or start grove in a repository (or with -C DIR).`);
+    checkoutNotices.push(
+      `${dir} is not inside a git repository, so no project is active: pick one below (Enter), or start grove in a repository (or with -C DIR).`,
+    );
   }
   const [sessions, settings] = await Promise.all([
     activeProjectId === null ? Promise.resolve([]) : store.sessions.listByProject(activeProjectId),
@@ -131,7 +157,11 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   };
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
     process.on(signal, () => {
       // A shell or an editor has the terminal (o, e): its Ctrl+C is its own.
       if (signal === 'SIGINT' && terminal.suspended) return;
@@ -143,21 +173,51 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   process.on('exit', cleanup);
 
   const app = new App(
-    initialState({ version: VERSION, columns: terminal.columns, rows: terminal.rows, now: clock.now(), tab, projects, activeProjectId, sessions, settings }),
+    initialState({
+      version: VERSION,
+      columns: terminal.columns,
+      rows: terminal.rows,
+      now: clock.now(),
+      tab,
+      projects,
+      activeProjectId,
+      sessions,
+      settings,
+    }),
     logger,
   );
   const handoff = createHandoff({
     terminal,
-    commandFor: (tool) => (tool === 'shell' ? { command: shellCommand(env), args: [] } : { command: editorCommand(env), args: ['.'] }),
+    commandFor: (tool) =>
+      tool === 'shell'
+        ? { command: shellCommand(env), args: [] }
+        : { command: editorCommand(env), args: ['.'] },
     invalidate: () => renderer.invalidate(),
     redraw: (columns, rows) => app.emit({ type: 'resize', columns, rows }),
     runInteractive: (command, args, cwd) => runInteractive(command, args, cwd, env),
-    openTmuxWindow: env['TMUX'] ? (command, args, cwd) => openTmuxWindow(command, args, cwd, env) : null,
+    openTmuxWindow: env['TMUX']
+      ? (command, args, cwd) => openTmuxWindow(command, args, cwd, env)
+      : null,
   });
   const notifier = createNotifier((data) => terminal.write(data), env);
-  const controller = new Controller({ app, store, git, agents, forge, shell: shellRunner, runtime, clipboard: createClipboard((data) => terminal.write(data), env), images: createImageStore(join(paths.home, 'images'), env), handoff, notifier });
+  const controller = new Controller({
+    app,
+    store,
+    git,
+    agents,
+    forge,
+    shell: shellRunner,
+    runtime,
+    clipboard: createClipboard((data) => terminal.write(data), env),
+    images: createImageStore(join(paths.home, 'images'), env),
+    handoff,
+    notifier,
+  });
   app.setCommands(controller);
-  if (process.env['GROVE_CRASH_TEST'] === '1') setTimeout(() => { throw new Error('crash requested by GROVE_CRASH_TEST'); }, 300);
+  if (process.env['GROVE_CRASH_TEST'] === '1')
+    setTimeout(() => {
+      throw new Error('crash requested by GROVE_CRASH_TEST');
+    }, 300);
 
   const renderer = createRenderer((data) => terminal.write(data), createTheme(env), env['HOME']);
   const started = performance.now();
@@ -184,7 +244,10 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
       if (firstFrame) {
         firstFrame = false;
         phases.push(`first frame ${performance.now().toFixed(0)}`);
-        logger.log('info', `first frame after ${(performance.now() - started).toFixed(1)} ms (render ${ms.toFixed(1)} ms); start-up: ${phases.join(', ')} ms`);
+        logger.log(
+          'info',
+          `first frame after ${(performance.now() - started).toFixed(1)} ms (render ${ms.toFixed(1)} ms); start-up: ${phases.join(', ')} ms`,
+        );
         if (hooks.afterFirstFrame) setImmediate(hooks.afterFirstFrame);
       }
     },
@@ -199,7 +262,8 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
 
 async function headless(command: HeadlessCommand): Promise<number> {
   // Neither opens the database (doctor inspects it read-only by itself).
-  if (command.kind === 'help' || command.kind === 'doctor') return runHeadless(command, null as unknown as Infra, io());
+  if (command.kind === 'help' || command.kind === 'doctor')
+    return runHeadless(command, null as unknown as Infra, io());
   let infra: Infra;
   try {
     infra = openInfra(process.env);
@@ -220,7 +284,9 @@ async function headless(command: HeadlessCommand): Promise<number> {
       return error.exitCode;
     }
     infra.logger.log('error', `grove ${command.kind} failed`, error);
-    process.stderr.write(`grove: ${sanitizeText(error instanceof Error ? error.message : String(error))}\n`);
+    process.stderr.write(
+      `grove: ${sanitizeText(error instanceof Error ? error.message : String(error))}\n`,
+    );
     return 1;
   } finally {
     await shutdownContexts();
@@ -230,7 +296,14 @@ async function headless(command: HeadlessCommand): Promise<number> {
 
 /** Headless output is sanitized: no escape sequence reaches a terminal or a file from it. */
 function io(): HeadlessIo {
-  return { stdout: sanitizedOutput(process.stdout), stderr: sanitizedOutput(process.stderr), stdin: process.stdin, stderrIsTTY: process.stderr.isTTY === true, env: process.env, cwd: process.cwd() };
+  return {
+    stdout: sanitizedOutput(process.stdout),
+    stderr: sanitizedOutput(process.stderr),
+    stdin: process.stdin,
+    stderrIsTTY: process.stderr.isTTY === true,
+    env: process.env,
+    cwd: process.cwd(),
+  };
 }
 
 export interface StartHooks {

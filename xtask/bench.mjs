@@ -30,7 +30,18 @@ function world() {
   const repo = join(dir, 'repo');
   mkdirSync(home, { recursive: true });
   mkdirSync(repo, { recursive: true });
-  const git = (...args) => execFileSync('git', args, { cwd: repo, env: { ...process.env, HOME: home, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  const git = (...args) =>
+    execFileSync('git', args, {
+      cwd: repo,
+      env: {
+        ...process.env,
+        HOME: home,
+        GIT_AUTHOR_NAME: 'b',
+        GIT_AUTHOR_EMAIL: 'b@b',
+        GIT_COMMITTER_NAME: 'b',
+        GIT_COMMITTER_EMAIL: 'b@b',
+      },
+    });
   git('init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), '# bench\n');
   git('add', '-A');
@@ -39,7 +50,15 @@ function world() {
 }
 
 function env(w, rows = ROWS) {
-  return { PATH: process.env.PATH, HOME: w.home, GROVE_HOME: w.groveHome, TERM: 'xterm-256color', LANG: 'C.UTF-8', COLUMNS: String(COLUMNS), LINES: String(rows) };
+  return {
+    PATH: process.env.PATH,
+    HOME: w.home,
+    GROVE_HOME: w.groveHome,
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+    COLUMNS: String(COLUMNS),
+    LINES: String(rows),
+  };
 }
 
 /** Spawns grove under `script` (a real pty) and resolves when the first full frame is out. */
@@ -47,7 +66,11 @@ function startInPty(w, marker, rows = ROWS) {
   return new Promise((resolvePromise, reject) => {
     const started = process.hrtime.bigint();
     const command = `stty cols ${COLUMNS} rows ${rows}; exec ${process.execPath} ${BIN}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: w.repo, env: env(w, rows), stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: w.repo,
+      env: env(w, rows),
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let out = '';
     let done = false;
     const timer = setTimeout(() => {
@@ -68,7 +91,9 @@ function startInPty(w, marker, rows = ROWS) {
 
 function nodePid(scriptPid) {
   // script → sh (exec'd into node): the child of script is node.
-  const children = execFileSync('pgrep', ['-P', String(scriptPid)], { encoding: 'utf8' }).trim().split('\n');
+  const children = execFileSync('pgrep', ['-P', String(scriptPid)], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
   return Number(children[0]);
 }
 
@@ -78,7 +103,9 @@ function cpuTicks(pid) {
 }
 
 function rssMb(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 
@@ -101,7 +128,8 @@ async function stop(child) {
 function seed(w, count) {
   const db = new Database(join(w.groveHome, 'db', 'grove.db'));
   const project = db.prepare('SELECT id FROM project LIMIT 1').get();
-  const insert = db.prepare(`INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at, active_seconds)
+  const insert =
+    db.prepare(`INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at, active_seconds)
     VALUES (?, ?, ?, ?, 'main', ?, ?, 'claude', 'sonnet', 'high', 'p', ?, ?, ?, ?, ?, ?)`);
   const statuses = ['Review', 'Done', 'Canceled', 'Question', 'Review', 'Done'];
   const sizes = ['XS', 'S', 'M', 'L', 'XL', 'XXL'];
@@ -109,7 +137,20 @@ function seed(w, count) {
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const id = `bench-${String(i).padStart(6, '0')}-0000-0000-000000000000`;
-      insert.run(id, project.id, `Benchmark session number ${i} doing some work`, statuses[i % statuses.length], `grove/b${i}`, `/tmp/wt/b${i}`, sizes[i % sizes.length], i % 300, i % 70, now - i * 1000, now - i * 500, i * 7);
+      insert.run(
+        id,
+        project.id,
+        `Benchmark session number ${i} doing some work`,
+        statuses[i % statuses.length],
+        `grove/b${i}`,
+        `/tmp/wt/b${i}`,
+        sizes[i % sizes.length],
+        i % 300,
+        i % 70,
+        now - i * 1000,
+        now - i * 500,
+        i * 7,
+      );
     }
   })();
   db.close();
@@ -127,7 +168,9 @@ async function firstFrames(w, label) {
     times.push(ms);
     await stop(child);
   }
-  console.log(`first frame, ${label}: median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms (${RUNS} runs)`);
+  console.log(
+    `first frame, ${label}: median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms (${RUNS} runs)`,
+  );
   return median(times);
 }
 
@@ -137,7 +180,11 @@ function painted(child, marker, timeoutMs = 20_000) {
     let out = '';
     const timer = setTimeout(() => {
       child.stdout.off('data', onData);
-      reject(new Error(`${marker} was not painted within ${timeoutMs} ms; got: ${JSON.stringify(out.slice(-400))}`));
+      reject(
+        new Error(
+          `${marker} was not painted within ${timeoutMs} ms; got: ${JSON.stringify(out.slice(-400))}`,
+        ),
+      );
     }, timeoutMs);
     const onData = (chunk) => {
       out += chunk.toString('utf8');
@@ -163,7 +210,8 @@ async function keyToFrame(child, keys, presses) {
     const before = frames;
     const pressed = process.hrtime.bigint();
     child.stdin.write(keys[i % keys.length]);
-    while (frames === before && Number(process.hrtime.bigint() - pressed) / 1e6 < 2000) await new Promise((r) => setImmediate(r));
+    while (frames === before && Number(process.hrtime.bigint() - pressed) / 1e6 < 2000)
+      await new Promise((r) => setImmediate(r));
     latencies.push(Number(process.hrtime.bigint() - pressed) / 1e6);
   }
   child.stdout.off('data', count);
@@ -185,17 +233,36 @@ async function diffScroll(lines) {
   try {
     const warm = await startInPty(w, 'Sessions');
     await stop(warm.child);
-    const git = (cwd, ...args) => execFileSync('git', args, { cwd, env: { ...process.env, HOME: w.home, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+    const git = (cwd, ...args) =>
+      execFileSync('git', args, {
+        cwd,
+        env: {
+          ...process.env,
+          HOME: w.home,
+          GIT_AUTHOR_NAME: 'b',
+          GIT_AUTHOR_EMAIL: 'b@b',
+          GIT_COMMITTER_NAME: 'b',
+          GIT_COMMITTER_EMAIL: 'b@b',
+        },
+      });
     const worktree = join(w.dir, 'wt');
     git(w.repo, 'worktree', 'add', '-q', '-b', 'grove/bench', worktree, 'main');
-    writeFileSync(join(worktree, 'big.ts'), Array.from({ length: lines }, (_, i) => `export const value${i} = ${i}; // a line of the benchmark diff`).join('\n') + '\n');
+    writeFileSync(
+      join(worktree, 'big.ts'),
+      Array.from(
+        { length: lines },
+        (_, i) => `export const value${i} = ${i}; // a line of the benchmark diff`,
+      ).join('\n') + '\n',
+    );
     git(worktree, 'add', '-A');
     git(worktree, 'commit', '-q', '-m', 'bench');
     const db = new Database(join(w.groveHome, 'db', 'grove.db'));
     const project = db.prepare('SELECT id FROM project LIMIT 1').get();
     const now = Date.now();
-    db.prepare(`INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at)
-      VALUES ('bench-diff-0000-0000-0000-000000000000', ?, 'Diff benchmark', 'Review', 'main', 'grove/bench', ?, 'claude', 'sonnet', 'high', 'p', 'XXL', ?, 0, ?, ?)`).run(project.id, worktree, lines, now, now);
+    db.prepare(
+      `INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at)
+      VALUES ('bench-diff-0000-0000-0000-000000000000', ?, 'Diff benchmark', 'Review', 'main', 'grove/bench', ?, 'claude', 'sonnet', 'high', 'p', 'XXL', ?, 0, ?, ?)`,
+    ).run(project.id, worktree, lines, now, now);
     db.close();
     const { child } = await startInPty(w, 'Diff benchmark', DIFF_ROWS);
     const loaded = painted(child, 'wrap off');
@@ -228,23 +295,37 @@ async function diffBench() {
   }
   const [s, l] = [median(small), median(large)];
   const q1 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 4)];
-  console.log(`diff scroll, 20 lines vs 20,000 lines: key-to-frame median ${s.toFixed(1)} ms vs ${l.toFixed(1)} ms (first quartile ${q1(small).toFixed(1)} vs ${q1(large).toFixed(1)} ms, min ${Math.min(...small).toFixed(1)} vs ${Math.min(...large).toFixed(1)} ms; G, then 2 x 100 alternating K/J, ${COLUMNS}x${DIFF_ROWS} terminal)`);
+  console.log(
+    `diff scroll, 20 lines vs 20,000 lines: key-to-frame median ${s.toFixed(1)} ms vs ${l.toFixed(1)} ms (first quartile ${q1(small).toFixed(1)} vs ${q1(large).toFixed(1)} ms, min ${Math.min(...small).toFixed(1)} vs ${Math.min(...large).toFixed(1)} ms; G, then 2 x 100 alternating K/J, ${COLUMNS}x${DIFF_ROWS} terminal)`,
+  );
   const ok = l <= Math.max(s * 1.5, s + 5);
-  console.log(`target: the 20,000-line diff scrolls at the 20-line one's frame time (median within 1.5x or 5 ms): ${ok ? 'ok' : 'MISSED'}`);
+  console.log(
+    `target: the 20,000-line diff scrolls at the 20-line one's frame time (median within 1.5x or 5 ms): ${ok ? 'ok' : 'MISSED'}`,
+  );
 }
 
 // Grove under load (xtask/bench-load.mjs): --only idle,streaming,scroll,turn runs those alone.
-const onlyLoad = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',').filter((name) => LOAD_SCENARIOS.includes(name)) : [];
+const onlyLoad = process.argv.includes('--only')
+  ? process.argv[process.argv.indexOf('--only') + 1]
+      .split(',')
+      .filter((name) => LOAD_SCENARIOS.includes(name))
+  : [];
 if (onlyLoad.length > 0) {
   await runLoadBench(onlyLoad);
   process.exit(process.exitCode ?? 0);
 }
 
-if (process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'diff') {
+if (
+  process.argv.includes('--only') &&
+  process.argv[process.argv.indexOf('--only') + 1] === 'diff'
+) {
   await diffBench();
   process.exit(0);
 }
-if (process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'overlap') {
+if (
+  process.argv.includes('--only') &&
+  process.argv[process.argv.indexOf('--only') + 1] === 'overlap'
+) {
   await overlapBench();
   process.exit(0);
 }
@@ -284,16 +365,23 @@ try {
     const before = painted;
     const pressed = process.hrtime.bigint();
     child.stdin.write('j');
-    while (painted === before && Number(process.hrtime.bigint() - pressed) / 1e6 < 2000) await new Promise((r) => setImmediate(r));
+    while (painted === before && Number(process.hrtime.bigint() - pressed) / 1e6 < 2000)
+      await new Promise((r) => setImmediate(r));
     latencies.push(Number(process.hrtime.bigint() - pressed) / 1e6);
   }
   const p95 = [...latencies].sort((a, b) => a - b)[Math.floor(latencies.length * 0.95)];
-  console.log(`idle CPU with 500 sessions: ${early.toFixed(2)} % over 1-11 s after start, ${idle.toFixed(2)} % over 15-25 s (steady)`);
+  console.log(
+    `idle CPU with 500 sessions: ${early.toFixed(2)} % over 1-11 s after start, ${idle.toFixed(2)} % over 15-25 s (steady)`,
+  );
   console.log(`resident memory with 500 sessions: ${rss.toFixed(1)} MB`);
-  console.log(`key to frame with 500 sessions (j, 100 presses): median ${median(latencies).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`);
+  console.log(
+    `key to frame with 500 sessions (j, 100 presses): median ${median(latencies).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`,
+  );
   await stop(child);
   const verdict = (ok) => (ok ? 'ok' : 'MISSED');
-  console.log(`targets: first frame < 150 ms with 500 sessions: ${verdict(full < 150)}; idle CPU (steady) < 1 %: ${verdict(idle < 1)}; RSS < 100 MB: ${verdict(rss < 100)}`);
+  console.log(
+    `targets: first frame < 150 ms with 500 sessions: ${verdict(full < 150)}; idle CPU (steady) < 1 %: ${verdict(idle < 1)}; RSS < 100 MB: ${verdict(rss < 100)}`,
+  );
   void empty;
 } finally {
   rmSync(w.dir, { recursive: true, force: true });

@@ -16,7 +16,10 @@ export function patch(name, filter, replacements) {
       b.onLoad({ filter }, async (args) => {
         let source = await readFile(args.path, 'utf8');
         for (const [from, to] of replacements) {
-          if (!source.includes(from)) throw new Error(`${name}: ${args.path} no longer contains ${JSON.stringify(from)}; update xtask/dependency-patches.mjs`);
+          if (!source.includes(from))
+            throw new Error(
+              `${name}: ${args.path} no longer contains ${JSON.stringify(from)}; update xtask/dependency-patches.mjs`,
+            );
           source = source.replace(from, to);
         }
         return { contents: source, loader: 'js' };
@@ -83,11 +86,21 @@ export const dependencyPatches = [
   // instantiates it asynchronously through fetch(), which needs a top-level
   // await (impossible in CommonJS) and loads Node's whole HTTP stack at
   // start-up (about 20 ms). Instantiate the same bytes synchronously instead.
-  patch('yoga-sync-instantiate', /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/, [
-    ['if(h.instantiateWasm)try{', 'if(h.instantiateSync)return a(new WebAssembly.Instance(new WebAssembly.Module(wa()),d)),{};if(h.instantiateWasm)try{'],
-  ]),
+  patch(
+    'yoga-sync-instantiate',
+    /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/,
+    [
+      [
+        'if(h.instantiateWasm)try{',
+        'if(h.instantiateSync)return a(new WebAssembly.Instance(new WebAssembly.Module(wa()),d)),{};if(h.instantiateWasm)try{',
+      ],
+    ],
+  ),
   patch('yoga-sync-load', /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/, [
-    ['const Yoga = wrapAssembly(await loadYoga());', 'const yogaModule = { instantiateSync: true };\nloadYoga(yogaModule);\nconst Yoga = wrapAssembly(yogaModule);'],
+    [
+      'const Yoga = wrapAssembly(await loadYoga());',
+      'const yogaModule = { instantiateSync: true };\nloadYoga(yogaModule);\nconst Yoga = wrapAssembly(yogaModule);',
+    ],
   ]),
   // ink builds each frame cell by cell (one object per cell, a style diff per
   // cell): about half of a full frame's time. Same output, less work: shared
@@ -98,7 +111,10 @@ export const dependencyPatches = [
       "import { styledCharsFromTokens, styledCharsToString, tokenize, } from '@alcalzone/ansi-tokenize';",
       `import { ansiCodesToString, diffAnsiCodes, reduceAnsiCodesIncremental, styledCharsToString, tokenize, } from '@alcalzone/ansi-tokenize';${PRELUDE}`,
     ],
-    ['cached = styledCharsFromTokens(tokenize(line)).filter(', 'cached = sharedStyledChars(tokenize(line)).filter('],
+    [
+      'cached = styledCharsFromTokens(tokenize(line)).filter(',
+      'cached = sharedStyledChars(tokenize(line)).filter(',
+    ],
     ['caches = new OutputCaches();', 'caches = outputCaches();'],
     [
       `row.push({
@@ -109,7 +125,9 @@ export const dependencyPatches = [
                 });`,
       'row.push(BLANK_CELL);',
     ],
-    ['return styledCharsToString(lineWithoutEmptyItems).trimEnd();', 'return fastStyledCharsToString(lineWithoutEmptyItems).trimEnd();'],
+    [
+      'return styledCharsToString(lineWithoutEmptyItems).trimEnd();',
+      'return fastStyledCharsToString(lineWithoutEmptyItems).trimEnd();',
+    ],
   ]),
 ];
-

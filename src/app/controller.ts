@@ -1,6 +1,16 @@
 import type { App } from './app.js';
 import type { AppCommands, CommentInput, SessionChoiceChange } from './commands.js';
-import type { Agents, Clipboard, Forge, GitClient, ImageStore, Notifier, Runtime, Store, TerminalHandoff } from './ports.js';
+import type {
+  Agents,
+  Clipboard,
+  Forge,
+  GitClient,
+  ImageStore,
+  Notifier,
+  Runtime,
+  Store,
+  TerminalHandoff,
+} from './ports.js';
 import { SessionActions, withForkContext } from './services/session-actions.js';
 import { Notifications } from './services/notifications.js';
 import { ComposerService } from './services/composer.js';
@@ -72,7 +82,14 @@ export class Controller implements AppCommands {
     const shutdown = this.stopping.signal;
     this.pool = new ChannelPool(agents);
     this.sessions = new SessionService({ app, store, git, shell, runtime, shutdown });
-    this.composer = new ComposerService({ app, store, git, runtime, whenReady: (id) => this.sessions.whenReady(id), ...(deps.images ? { images: deps.images } : {}) });
+    this.composer = new ComposerService({
+      app,
+      store,
+      git,
+      runtime,
+      whenReady: (id) => this.sessions.whenReady(id),
+      ...(deps.images ? { images: deps.images } : {}),
+    });
     // The service graph has one direction (docs/architecture/runtime-flow.md):
     // workers run operations; review queues its operations on them; turns end
     // by calling review's afterTurn. Each service gets what it uses at
@@ -94,7 +111,18 @@ export class Controller implements AppCommands {
       onQueueChanged: (sessionId) => this.publishQueue(sessionId),
       hold: (sessionId, next) => this.budget.hold(sessionId, next),
     });
-    this.review = new ReviewService({ app, store, git, agents, sessions: this.sessions, pool: this.pool, runtime, forge, queue: this.workers, shutdown });
+    this.review = new ReviewService({
+      app,
+      store,
+      git,
+      agents,
+      sessions: this.sessions,
+      pool: this.pool,
+      runtime,
+      forge,
+      queue: this.workers,
+      shutdown,
+    });
     const review = this.review;
     const focusedReviews = deps.focusedReviews ?? true;
     this.turns = new TurnRunner({
@@ -106,7 +134,8 @@ export class Controller implements AppCommands {
       pool: this.pool,
       runtime,
       shutdown,
-      afterTurn: (sessionId, signal, operation) => review.afterTurn(sessionId, signal, focusedReviews, operation),
+      afterTurn: (sessionId, signal, operation) =>
+        review.afterTurn(sessionId, signal, focusedReviews, operation),
     });
     this.gitStatus = new GitStatusPoller({ app, store, git, runtime });
     this.budget = new BudgetService({ app, store, runtime });
@@ -131,7 +160,13 @@ export class Controller implements AppCommands {
       runtime,
       sessions: this.sessions,
       enqueueStart: async (sessionId, prompt, display) => {
-        await store.operations.enqueue(sessionId, 'start_prompt', { prompt, display }, runtime.clock.now(), runtime.owner);
+        await store.operations.enqueue(
+          sessionId,
+          'start_prompt',
+          { prompt, display },
+          runtime.clock.now(),
+          runtime.owner,
+        );
         this.publishQueue(sessionId);
         this.workers.notify(sessionId);
       },
@@ -150,22 +185,30 @@ export class Controller implements AppCommands {
       sessions: this.sessions,
       submitPrompt: (sessionId, prompt) => this.submitPrompt(sessionId, prompt),
       merge: (sessionId) => this.review.confirmMerge(sessionId),
-      cancel: (sessionId) => cancelSession(this.review.ctx, sessionId, (id) => this.workers.abort(id)),
+      cancel: (sessionId) =>
+        cancelSession(this.review.ctx, sessionId, (id) => this.workers.abort(id)),
       shutdown,
     });
     // The last variant of a best-of-N group to finish starts its checks and the judge.
     this.workers.onOutcome((outcome) => {
       if (outcome.operation.kind !== 'start_prompt' && outcome.operation.kind !== 'reply') return;
-      app.task('Checking the best-of-N group', () => this.bestOf.sessionSettled(outcome.operation.sessionId));
+      app.task('Checking the best-of-N group', () =>
+        this.bestOf.sessionSettled(outcome.operation.sessionId),
+      );
     });
     // Spending shown in the header follows every turn; a changed budget setting lets held prompts go when it allows.
     this.workers.onOutcome((outcome) => {
       const projectId = app.state.activeProjectId;
-      if (projectId !== null && (outcome.operation.kind === 'start_prompt' || outcome.operation.kind === 'reply')) app.task('Reading the budgets', () => this.budget.refresh(projectId));
+      if (
+        projectId !== null &&
+        (outcome.operation.kind === 'start_prompt' || outcome.operation.kind === 'reply')
+      )
+        app.task('Reading the budgets', () => this.budget.refresh(projectId));
     });
     app.subscribe((event) => {
       if (event.type !== 'settingsLoaded') return;
-      for (const sessionId of Object.keys(app.state.budget?.held ?? {})) this.workers.notify(sessionId);
+      for (const sessionId of Object.keys(app.state.budget?.held ?? {}))
+        this.workers.notify(sessionId);
       const projectId = app.state.activeProjectId;
       if (projectId !== null) app.task('Reading the budgets', () => this.budget.refresh(projectId));
     });
@@ -191,16 +234,26 @@ export class Controller implements AppCommands {
     if (app.state.activeProjectId !== null) this.composer.loadProject(app.state.activeProjectId);
     const activeId = app.state.activeProjectId;
     if (activeId !== null) app.task('Reading the budgets', () => this.budget.refresh(activeId));
-    if (activeId !== null) app.task('Reading the best-of-N groups', () => this.bestOf.load(activeId));
+    if (activeId !== null)
+      app.task('Reading the best-of-N groups', () => this.bestOf.load(activeId));
     // Disk reclaim at start-up, when the setting asks for it (off by default).
-    app.task('Reclaiming disk', () => reclaimOnStart({ app, store: this.deps.store, git: this.deps.git, runtime: this.deps.runtime }));
+    app.task('Reclaiming disk', () =>
+      reclaimOnStart({
+        app,
+        store: this.deps.store,
+        git: this.deps.git,
+        runtime: this.deps.runtime,
+      }),
+    );
     // Sessions changed by another Grove process (a headless command) show up here.
     this.refreshTimer = setInterval(() => {
       this.projects
         .refreshSessions()
         // Another process's merge may have ended: the local merge queue can go on.
         .then((changed) => changed && this.review.mergeQueue.pump())
-        .catch((error: unknown) => this.deps.runtime.logger.log('warn', 'session refresh failed', error));
+        .catch((error: unknown) =>
+          this.deps.runtime.logger.log('warn', 'session refresh failed', error),
+        );
     }, 2000);
     this.refreshTimer.unref();
     this.review.start();
@@ -225,12 +278,23 @@ export class Controller implements AppCommands {
     this.deps.app.task('Reading the queue', async () => {
       const ops = await this.deps.store.operations.listUnfinished(sessionId);
       const prompts = ops
-        .filter((op) => op.status === 'queued' && (op.kind === 'reply' || op.kind === 'start_prompt'))
+        .filter(
+          (op) => op.status === 'queued' && (op.kind === 'reply' || op.kind === 'start_prompt'),
+        )
         // A turn of inline comments shows its short form (one line per comment), not the whole prompt.
-        .map((op) => (typeof op.payload['display'] === 'string' ? op.payload['display'] : typeof op.payload['prompt'] === 'string' ? op.payload['prompt'] : ''));
+        .map((op) =>
+          typeof op.payload['display'] === 'string'
+            ? op.payload['display']
+            : typeof op.payload['prompt'] === 'string'
+              ? op.payload['prompt']
+              : '',
+        );
       // The next prompt waits for its agent's usage limit to lift.
       const head = ops.find((op) => op.status === 'queued');
-      const waiting = head?.notBefore && head.notBefore > this.deps.runtime.clock.now() ? { agent: head.waitAgent ?? 'the agent', until: head.notBefore } : null;
+      const waiting =
+        head?.notBefore && head.notBefore > this.deps.runtime.clock.now()
+          ? { agent: head.waitAgent ?? 'the agent', until: head.notBefore }
+          : null;
       this.deps.app.emit({ type: 'queueChanged', sessionId, prompts, waiting });
     });
   }
@@ -276,14 +340,26 @@ export class Controller implements AppCommands {
     const choice = this.sessions.mainChoice();
     const available = app.state.agents?.find((a) => a.id === choice.agent);
     if (available && !available.path) {
-      this.notice('error', `${choice.agent} is not installed (not found on PATH). Install it or pick another agent in Settings.`);
+      this.notice(
+        'error',
+        `${choice.agent} is not installed (not found on PATH). Install it or pick another agent in Settings.`,
+      );
       return;
     }
     app.task('Creating the session', async () => {
       // A worktree starts from a commit: an empty repository has none, and says so before a prompt is typed.
       const project = app.state.projects.find((p) => p.id === projectId);
-      if (project && !(await this.deps.git.headCommit(project.path).then(() => true, () => false))) {
-        this.notice('error', `${project.path} has no commits yet, and a session starts from one. Make a first commit (git commit --allow-empty -m "Initial commit"), then press a again.`);
+      if (
+        project &&
+        !(await this.deps.git.headCommit(project.path).then(
+          () => true,
+          () => false,
+        ))
+      ) {
+        this.notice(
+          'error',
+          `${project.path} has no commits yet, and a session starts from one. Make a first commit (git commit --allow-empty -m "Initial commit"), then press a again.`,
+        );
         return;
       }
       const session = await this.sessions.create(projectId, choice, app.state.settings);
@@ -300,14 +376,20 @@ export class Controller implements AppCommands {
       const session = await this.actions.saveAsDraft(sessionId, text);
       this.composer.saveDraft(sessionId, '');
       if (session) app.emit({ type: 'sessionUpdated', session });
-      this.notice('info', 'Saved as a draft session: r in the list starts it, R starts every draft (or the marked ones).');
+      this.notice(
+        'info',
+        'Saved as a draft session: r in the list starts it, R starts every draft (or the marked ones).',
+      );
     });
   }
 
   startDraft(sessionId: string): void {
     const session = sessionById(this.deps.app.state, sessionId);
     if (!session || !SessionActions.isSavedDraft(session)) {
-      this.notice('warn', "Only a draft session (saved with Ctrl+S in a new session's composer) can be started with r.");
+      this.notice(
+        'warn',
+        "Only a draft session (saved with Ctrl+S in a new session's composer) can be started with r.",
+      );
       return;
     }
     this.deps.app.task('Starting the draft', () => this.actions.startDraft(sessionId));
@@ -318,7 +400,12 @@ export class Controller implements AppCommands {
     app.task('Starting the drafts', async () => {
       const started = await this.actions.startDrafts(sessionIds);
       app.emit({ type: 'markSession', sessionId: null });
-      this.notice('info', started === 0 ? 'No draft session to start.' : `Started ${started} draft session${started === 1 ? '' : 's'}.`);
+      this.notice(
+        'info',
+        started === 0
+          ? 'No draft session to start.'
+          : `Started ${started} draft session${started === 1 ? '' : 's'}.`,
+      );
     });
   }
 
@@ -328,9 +415,16 @@ export class Controller implements AppCommands {
     app.task('Forking the session', async () => {
       const child = await this.actions.fork(sessionId);
       app.emit({ type: 'selectSession', sessionId: child.id });
-      app.emit({ type: 'transcriptLoaded', sessionId: child.id, entries: await this.deps.store.transcript.list(child.id) });
+      app.emit({
+        type: 'transcriptLoaded',
+        sessionId: child.id,
+        entries: await this.deps.store.transcript.list(child.id),
+      });
       app.emit({ type: 'sessionOpened', sessionId: child.id, compose: true });
-      app.emit({ type: 'notice', notice: { level: 'info', text: 'Forked: write the first prompt of the new session.' } });
+      app.emit({
+        type: 'notice',
+        notice: { level: 'info', text: 'Forked: write the first prompt of the new session.' },
+      });
     });
   }
 
@@ -359,7 +453,13 @@ export class Controller implements AppCommands {
   sendPrompt(sessionId: string, text: string, images: readonly string[] = []): void {
     this.deps.app.task('Sending the prompt', async () => {
       // The transcript shows which images went with the prompt.
-      const extra = images.length > 0 ? { images, display: `${text}\n[Images: ${images.map((p) => p.split('/').pop() ?? p).join(', ')}]` } : {};
+      const extra =
+        images.length > 0
+          ? {
+              images,
+              display: `${text}\n[Images: ${images.map((p) => p.split('/').pop() ?? p).join(', ')}]`,
+            }
+          : {};
       const refused = await this.submitPrompt(sessionId, text, extra);
       if (refused) this.notice('warn', refused);
       else await this.composer.recordSent(sessionId, text);
@@ -397,17 +497,38 @@ export class Controller implements AppCommands {
         }
         const info = providerInfo(change.agent);
         if (!info) return;
-        await store.sessions.update(sessionId, { agent: change.agent, model: info.defaultModel, reasoning: info.defaultReasoning, providerConversationId: null }, now);
+        await store.sessions.update(
+          sessionId,
+          {
+            agent: change.agent,
+            model: info.defaultModel,
+            reasoning: info.defaultReasoning,
+            providerConversationId: null,
+          },
+          now,
+        );
         await this.pool.release(sessionId);
-        await this.sessions.note(sessionId, 'notice', `[Agent] ${info.name} (${info.defaultModel} [${info.defaultReasoning}]) from the next turn, in a new conversation on the same worktree.`);
+        await this.sessions.note(
+          sessionId,
+          'notice',
+          `[Agent] ${info.name} (${info.defaultModel} [${info.defaultReasoning}]) from the next turn, in a new conversation on the same worktree.`,
+        );
       } else if ('model' in change) {
         if (change.model === session.model) return;
         await store.sessions.update(sessionId, { model: change.model }, now);
-        await this.sessions.note(sessionId, 'notice', `[Model] ${change.model} from the next turn.`);
+        await this.sessions.note(
+          sessionId,
+          'notice',
+          `[Model] ${change.model} from the next turn.`,
+        );
       } else {
         if (change.reasoning === session.reasoning) return;
         await store.sessions.update(sessionId, { reasoning: change.reasoning }, now);
-        await this.sessions.note(sessionId, 'notice', `[Reasoning] ${change.reasoning} from the next turn.`);
+        await this.sessions.note(
+          sessionId,
+          'notice',
+          `[Reasoning] ${change.reasoning} from the next turn.`,
+        );
       }
       await this.sessions.publishSession(sessionId);
     });
@@ -419,13 +540,20 @@ export class Controller implements AppCommands {
       const session = await store.sessions.get(sessionId);
       if (!session) return;
       if (isWorking(session.status)) {
-        this.notice('warn', 'The agent is working: /clear after the turn ends (or stop it with Ctrl+C).');
+        this.notice(
+          'warn',
+          'The agent is working: /clear after the turn ends (or stop it with Ctrl+C).',
+        );
         return;
       }
       await store.sessions.update(sessionId, { providerConversationId: null }, runtime.clock.now());
       // An app-server keeps the old thread in memory: end it too.
       await this.pool.release(sessionId);
-      await this.sessions.note(sessionId, 'notice', '[Clear] A fresh agent context: the next prompt starts a new conversation on the same worktree and branch.');
+      await this.sessions.note(
+        sessionId,
+        'notice',
+        '[Clear] A fresh agent context: the next prompt starts a new conversation on the same worktree and branch.',
+      );
       await this.sessions.publishSession(sessionId);
     });
   }
@@ -434,22 +562,41 @@ export class Controller implements AppCommands {
    * Stores the prompt as a queued operation and wakes the session's worker.
    * Returns why it was refused, or null.
    */
-  async submitPrompt(sessionId: string, text: string, extra: Readonly<Record<string, unknown>> = {}): Promise<string | null> {
+  async submitPrompt(
+    sessionId: string,
+    text: string,
+    extra: Readonly<Record<string, unknown>> = {},
+  ): Promise<string | null> {
     const { store, runtime } = this.deps;
     const session = await store.sessions.get(sessionId);
     if (!session) return 'The session no longer exists.';
-    if (isTerminal(session.status) || session.status === 'Merged' || session.status === 'Queued' || session.status === 'Merging') {
+    if (
+      isTerminal(session.status) ||
+      session.status === 'Merged' ||
+      session.status === 'Queued' ||
+      session.status === 'Merging'
+    ) {
       return `This session is ${session.status}; it takes no prompts now.`;
     }
     const first = session.prompt === null;
     if (first) {
-      await store.sessions.update(sessionId, { prompt: text, title: provisionalTitle(text), titleProvisional: true }, runtime.clock.now());
+      await store.sessions.update(
+        sessionId,
+        { prompt: text, title: provisionalTitle(text), titleProvisional: true },
+        runtime.clock.now(),
+      );
       await this.sessions.publishSession(sessionId);
     }
     // A fork's first prompt carries its parent's context; the transcript shows what was typed.
     const prompt = first ? withForkContext(session, text) : text;
     const display = prompt !== text && extra['display'] === undefined ? { display: text } : {};
-    await store.operations.enqueue(sessionId, first ? 'start_prompt' : 'reply', { ...extra, ...display, prompt }, runtime.clock.now(), runtime.owner);
+    await store.operations.enqueue(
+      sessionId,
+      first ? 'start_prompt' : 'reply',
+      { ...extra, ...display, prompt },
+      runtime.clock.now(),
+      runtime.owner,
+    );
     this.publishQueue(sessionId);
     this.workers.notify(sessionId);
     return null;
@@ -459,7 +606,10 @@ export class Controller implements AppCommands {
     const { app, store, runtime } = this.deps;
     app.task('Stopping', async () => {
       // Only prompts: a queued merge, rebase or publish is not Ctrl+C's to drop.
-      const retracted = await store.operations.retractNewestQueued(sessionId, runtime.clock.now(), ['start_prompt', 'reply']);
+      const retracted = await store.operations.retractNewestQueued(sessionId, runtime.clock.now(), [
+        'start_prompt',
+        'reply',
+      ]);
       if (retracted) {
         this.publishQueue(sessionId);
         this.notice('info', 'Removed the newest queued prompt.');
@@ -467,11 +617,16 @@ export class Controller implements AppCommands {
       }
       if (this.workers.abort(sessionId)) return;
       // A turn another Grove process runs (a headless command): ask it to stop.
-      const elsewhere = (await store.operations.listUnfinished(sessionId)).find((op) => op.status === 'running' && op.owner !== runtime.owner);
+      const elsewhere = (await store.operations.listUnfinished(sessionId)).find(
+        (op) => op.status === 'running' && op.owner !== runtime.owner,
+      );
       if (elsewhere && !this.leases.alive(elsewhere.owner, elsewhere.heartbeatAt ?? null)) {
         // Nobody is left to honour a stop request: recover the session now.
         await this.leases.check();
-        this.notice('info', 'The Grove process running this turn is gone; the session is back in Review.');
+        this.notice(
+          'info',
+          'The Grove process running this turn is gone; the session is back in Review.',
+        );
       } else if (elsewhere) {
         await store.operations.requestCancel(elsewhere.id);
         this.notice('info', 'Asked the other Grove process running this turn to stop it.');
@@ -517,7 +672,11 @@ export class Controller implements AppCommands {
   }
 
   submitDiffComments(sessionId: string): void {
-    this.deps.app.task('Sending the comments', () => this.review.comments.submit(sessionId, (prompt, extra) => this.submitPrompt(sessionId, prompt, extra)));
+    this.deps.app.task('Sending the comments', () =>
+      this.review.comments.submit(sessionId, (prompt, extra) =>
+        this.submitPrompt(sessionId, prompt, extra),
+      ),
+    );
   }
 
   reviewToComments(sessionId: string): void {
@@ -568,16 +727,25 @@ export class Controller implements AppCommands {
     this.deps.app.task('Starting best of N', async () => {
       const { sessions } = await this.bestOf.startFrom(sessionId, text, n);
       await this.composer.recordSent(sessionId, text);
-      this.notice('info', `Best of ${sessions.length}: the prompt runs in ${sessions.length} sessions; when all are over they are checked and ranked.`);
+      this.notice(
+        'info',
+        `Best of ${sessions.length}: the prompt runs in ${sessions.length} sessions; when all are over they are checked and ranked.`,
+      );
     });
   }
 
   chooseWinner(sessionId: string): void {
     this.deps.app.task('Choosing the winner', async () => {
       const group = await this.deps.store.groups.ofSession(sessionId);
-      const refused = group ? await this.bestOf.choose(group.id) : 'This session is not one of a best-of-N group.';
+      const refused = group
+        ? await this.bestOf.choose(group.id)
+        : 'This session is not one of a best-of-N group.';
       if (refused) this.notice('warn', refused);
-      else this.notice('info', 'The winner is in the merge queue; the other variants are canceled (their branches are kept).');
+      else
+        this.notice(
+          'info',
+          'The winner is in the merge queue; the other variants are canceled (their branches are kept).',
+        );
     });
   }
 
@@ -605,7 +773,8 @@ export class Controller implements AppCommands {
     this.deps.app.task('Raising the budget', async () => {
       await this.budget.raise(sessionId, scope, measure, limit);
       // A project limit held every session at it; each looks again.
-      for (const id of new Set([sessionId, ...Object.keys(this.deps.app.state.budget?.held ?? {})])) this.workers.notify(id);
+      for (const id of new Set([sessionId, ...Object.keys(this.deps.app.state.budget?.held ?? {})]))
+        this.workers.notify(id);
     });
   }
 
@@ -623,7 +792,10 @@ export class Controller implements AppCommands {
         const via = await clipboard.copy(text);
         this.notice('info', `Copied ${what} via ${via}: ${text}`);
       } catch (error) {
-        this.notice('warn', `Could not copy ${what}: ${error instanceof Error ? error.message : String(error)}`);
+        this.notice(
+          'warn',
+          `Could not copy ${what}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     });
   }

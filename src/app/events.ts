@@ -42,7 +42,11 @@ export type AppEvent =
       readonly sessions: readonly Session[];
       readonly settings: Readonly<Record<string, string>>;
     }
-  | { readonly type: 'sessionsLoaded'; readonly projectId: number; readonly sessions: readonly Session[] }
+  | {
+      readonly type: 'sessionsLoaded';
+      readonly projectId: number;
+      readonly sessions: readonly Session[];
+    }
   | { readonly type: 'sessionUpdated'; readonly session: Session }
   | { readonly type: 'sessionRemoved'; readonly sessionId: string }
   | { readonly type: 'settingsLoaded'; readonly settings: Readonly<Record<string, string>> }
@@ -60,28 +64,57 @@ export type AppEvent =
   /** A best-of-N group changed (created, checked, judged, ranked, chosen). */
   | { readonly type: 'groupChanged'; readonly group: SessionGroup }
   /** `waiting`: the next prompt waits for its agent's usage limit to lift (null: it does not). */
-  | { readonly type: 'queueChanged'; readonly sessionId: string; readonly prompts: readonly string[]; readonly waiting?: UsageLimit | null }
+  | {
+      readonly type: 'queueChanged';
+      readonly sessionId: string;
+      readonly prompts: readonly string[];
+      readonly waiting?: UsageLimit | null;
+    }
   /** `place`: put the open diff view on its first line ('start') or keep its place, clamped ('keep'). */
   | { readonly type: 'diffLoaded'; readonly diff: DiffView; readonly place?: 'start' | 'keep' }
-  | { readonly type: 'diffCommentsLoaded'; readonly sessionId: string; readonly comments: readonly DiffComment[] }
+  | {
+      readonly type: 'diffCommentsLoaded';
+      readonly sessionId: string;
+      readonly comments: readonly DiffComment[];
+    }
   /** A session's pull-request review threads as stored (error: the last fetch failed, in words). */
-  | { readonly type: 'reviewThreadsLoaded'; readonly sessionId: string; readonly threads: readonly ReviewThread[]; readonly error: string | null }
+  | {
+      readonly type: 'reviewThreadsLoaded';
+      readonly sessionId: string;
+      readonly threads: readonly ReviewThread[];
+      readonly error: string | null;
+    }
   | { readonly type: 'agentsDetected'; readonly agents: readonly AgentAvailability[] }
   | { readonly type: 'sandboxChecked'; readonly missing: boolean }
   | { readonly type: 'gitStatus'; readonly projectId: number; readonly status: GitStatusView }
   /** Spending of the project and its sessions against their limits. */
-  | { readonly type: 'budgetLoaded'; readonly projectId: number; readonly project: BudgetLine; readonly sessions: Readonly<Record<string, BudgetLine>> }
+  | {
+      readonly type: 'budgetLoaded';
+      readonly projectId: number;
+      readonly project: BudgetLine;
+      readonly sessions: Readonly<Record<string, BudgetLine>>;
+    }
   /** A session's queued prompts are held at a budget limit (null: no longer). */
   | { readonly type: 'budgetHeld'; readonly sessionId: string; readonly stop: BudgetStop | null }
   /** A worktree's tracked and untracked files, for `@` completion. */
   | { readonly type: 'fileIndexLoaded'; readonly worktree: string; readonly files: FileIndex }
   /** The active project's prompt history and the sessions' drafts. */
-  | { readonly type: 'composerDataLoaded'; readonly projectId: number; readonly history: readonly string[]; readonly drafts: Readonly<Record<string, string>> }
+  | {
+      readonly type: 'composerDataLoaded';
+      readonly projectId: number;
+      readonly history: readonly string[];
+      readonly drafts: Readonly<Record<string, string>>;
+    }
   | { readonly type: 'promptRecorded'; readonly projectId: number; readonly text: string }
   /** A session's draft was stored (null: cleared). */
   | { readonly type: 'draftSaved'; readonly sessionId: string; readonly text: string | null }
   /** An image attached to the open composer of a session (or text to insert there instead). */
-  | { readonly type: 'composerAttach'; readonly sessionId: string; readonly image?: string; readonly insert?: string }
+  | {
+      readonly type: 'composerAttach';
+      readonly sessionId: string;
+      readonly image?: string;
+      readonly insert?: string;
+    }
   /** Marks a draft session in the list for R (or unmarks it); null clears every mark. */
   | { readonly type: 'markSession'; readonly sessionId: string | null };
 

@@ -29,7 +29,14 @@ export interface TerminalHandoff {
    * `waited`: Grove gave it the terminal and it has exited (with
    * `exitCode`); false: it opened in a new tmux window. `command` names it.
    */
-  open(tool: 'shell' | 'editor', cwd: string): Promise<{ readonly waited: boolean; readonly exitCode: number | null; readonly command: string }>;
+  open(
+    tool: 'shell' | 'editor',
+    cwd: string,
+  ): Promise<{
+    readonly waited: boolean;
+    readonly exitCode: number | null;
+    readonly command: string;
+  }>;
 }
 
 export type { Notifier } from '../infra/notify.js';

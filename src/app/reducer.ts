@@ -17,7 +17,10 @@ function upsertSession(list: readonly Session[], session: Session): readonly Ses
   return next;
 }
 
-function withoutKey<T>(record: Readonly<Record<string, T>>, key: string): Readonly<Record<string, T>> {
+function withoutKey<T>(
+  record: Readonly<Record<string, T>>,
+  key: string,
+): Readonly<Record<string, T>> {
   if (!(key in record)) return record;
   const next = { ...record };
   delete next[key];
@@ -78,12 +81,33 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       return { ...state, selectedSetting: event.index };
     case 'mode':
       // Opening a session is seeing it: its "needs you" marker goes.
-      return { ...state, mode: event.mode, attention: event.mode.kind === 'list' ? state.attention : withoutKey(state.attention, event.mode.sessionId) };
+      return {
+        ...state,
+        mode: event.mode,
+        attention:
+          event.mode.kind === 'list'
+            ? state.attention
+            : withoutKey(state.attention, event.mode.sessionId),
+      };
     case 'sessionOpened':
-      return reduce(state, { type: 'mode', mode: { kind: 'session', sessionId: event.sessionId, scrollBack: 0, composer: event.compose ? emptyBuffer : null, question: null } });
+      return reduce(state, {
+        type: 'mode',
+        mode: {
+          kind: 'session',
+          sessionId: event.sessionId,
+          scrollBack: 0,
+          composer: event.compose ? emptyBuffer : null,
+          question: null,
+        },
+      });
     case 'markSession':
       if (event.sessionId === null) return { ...state, marked: [] };
-      return { ...state, marked: state.marked.includes(event.sessionId) ? state.marked.filter((id) => id !== event.sessionId) : [...state.marked, event.sessionId] };
+      return {
+        ...state,
+        marked: state.marked.includes(event.sessionId)
+          ? state.marked.filter((id) => id !== event.sessionId)
+          : [...state.marked, event.sessionId],
+      };
     case 'popup':
       return { ...state, popup: event.popup };
     case 'notice':
@@ -119,7 +143,10 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       return fixMode(fixSelection({ ...state, sessions: event.sessions }));
     case 'sessionUpdated': {
       if (event.session.projectId !== state.activeProjectId) return state;
-      const next = fixSelection({ ...state, sessions: upsertSession(state.sessions, event.session) });
+      const next = fixSelection({
+        ...state,
+        sessions: upsertSession(state.sessions, event.session),
+      });
       return withAttention(next, sessionById(state, event.session.id), event.session);
     }
     case 'sessionRemoved':
@@ -148,7 +175,8 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       return { ...state, transcripts: { ...state.transcripts, [event.sessionId]: merged } };
     }
     case 'progress':
-      if (event.text === null) return { ...state, progress: withoutKey(state.progress, event.sessionId) };
+      if (event.text === null)
+        return { ...state, progress: withoutKey(state.progress, event.sessionId) };
       if (state.progress[event.sessionId] === event.text) return state;
       return { ...state, progress: { ...state.progress, [event.sessionId]: event.text } };
     case 'groupChanged':
@@ -161,19 +189,43 @@ export function reduce(state: AppState, event: AppEvent): AppState {
           event.prompts.length === 0
             ? withoutKey(state.queued, event.sessionId)
             : { ...state.queued, [event.sessionId]: event.prompts },
-        waiting: event.waiting ? { ...state.waiting, [event.sessionId]: event.waiting } : withoutKey(state.waiting, event.sessionId),
+        waiting: event.waiting
+          ? { ...state.waiting, [event.sessionId]: event.waiting }
+          : withoutKey(state.waiting, event.sessionId),
       };
     case 'diffLoaded': {
       // A load that was canceled or superseded (a newer one started) is dropped.
       const current = state.diff;
-      if (current && current.sessionId === event.diff.sessionId && (event.diff.generation ?? 0) < (current.generation ?? 0)) return state;
-      const mode = event.place && state.mode.kind === 'diff' && state.mode.sessionId === event.diff.sessionId ? placeDiffCursor(state.mode, event.diff, event.place, current?.sessionId === event.diff.sessionId ? current : null) : state.mode;
+      if (
+        current &&
+        current.sessionId === event.diff.sessionId &&
+        (event.diff.generation ?? 0) < (current.generation ?? 0)
+      )
+        return state;
+      const mode =
+        event.place && state.mode.kind === 'diff' && state.mode.sessionId === event.diff.sessionId
+          ? placeDiffCursor(
+              state.mode,
+              event.diff,
+              event.place,
+              current?.sessionId === event.diff.sessionId ? current : null,
+            )
+          : state.mode;
       return { ...state, diff: event.diff, mode };
     }
     case 'diffCommentsLoaded':
-      return { ...state, diffComments: { ...state.diffComments, [event.sessionId]: event.comments } };
+      return {
+        ...state,
+        diffComments: { ...state.diffComments, [event.sessionId]: event.comments },
+      };
     case 'reviewThreadsLoaded':
-      return { ...state, reviewThreads: { ...state.reviewThreads, [event.sessionId]: { threads: event.threads, error: event.error } } };
+      return {
+        ...state,
+        reviewThreads: {
+          ...state.reviewThreads,
+          [event.sessionId]: { threads: event.threads, error: event.error },
+        },
+      };
     case 'agentsDetected':
       return { ...state, agents: event.agents };
     case 'sandboxChecked':
@@ -183,11 +235,31 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       return { ...state, git: event.status };
     case 'budgetLoaded':
       if (event.projectId !== state.activeProjectId) return state;
-      return { ...state, budget: { project: event.project, sessions: event.sessions, held: state.budget?.held ?? {} } };
+      return {
+        ...state,
+        budget: {
+          project: event.project,
+          sessions: event.sessions,
+          held: state.budget?.held ?? {},
+        },
+      };
     case 'budgetHeld': {
-      const budget = state.budget ?? { project: { spent: { tokens: 0, usd: 0, unpriced: [] }, tokens: null, usd: null }, sessions: {}, held: {} };
+      const budget = state.budget ?? {
+        project: { spent: { tokens: 0, usd: 0, unpriced: [] }, tokens: null, usd: null },
+        sessions: {},
+        held: {},
+      };
       if (event.stop === null && !(event.sessionId in budget.held)) return state;
-      return { ...state, budget: { ...budget, held: event.stop === null ? withoutKey(budget.held, event.sessionId) : { ...budget.held, [event.sessionId]: event.stop } } };
+      return {
+        ...state,
+        budget: {
+          ...budget,
+          held:
+            event.stop === null
+              ? withoutKey(budget.held, event.sessionId)
+              : { ...budget.held, [event.sessionId]: event.stop },
+        },
+      };
     }
     case 'fileIndexLoaded':
     case 'composerDataLoaded':

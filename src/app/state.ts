@@ -4,7 +4,14 @@ import type { TextBuffer } from '../domain/composer.js';
 import type { ComposerAssist } from '../domain/composer-assist.js';
 import type { FileIndex } from '../domain/file-match.js';
 import type { DiffComment } from '../domain/diff-comment.js';
-import { fileTree, nearestLine, parsePatchRows, treeOrder, type DiffRow, type LineAnchor } from '../domain/diff-rows.js';
+import {
+  fileTree,
+  nearestLine,
+  parsePatchRows,
+  treeOrder,
+  type DiffRow,
+  type LineAnchor,
+} from '../domain/diff-rows.js';
 import { orderedSessions } from '../domain/session-order.js';
 import type { Project } from '../domain/project.js';
 import type { ReviewThread } from '../domain/review-thread.js';
@@ -67,9 +74,19 @@ export type ConfirmIntent =
   /** Close the composer, keeping its text as the session's draft. */
   | { readonly kind: 'closeComposer'; readonly sessionId: string; readonly text: string }
   /** Resolve these review threads on GitHub (Grove answered them). */
-  | { readonly kind: 'resolveThreads'; readonly sessionId: string; readonly threadIds: readonly string[] }
+  | {
+      readonly kind: 'resolveThreads';
+      readonly sessionId: string;
+      readonly threadIds: readonly string[];
+    }
   /** Raise the limit that holds the session's prompts to `limit`, and go on. */
-  | { readonly kind: 'raiseBudget'; readonly sessionId: string; readonly scope: BudgetScope; readonly measure: BudgetMeasure; readonly limit: number };
+  | {
+      readonly kind: 'raiseBudget';
+      readonly sessionId: string;
+      readonly scope: BudgetScope;
+      readonly measure: BudgetMeasure;
+      readonly limit: number;
+    };
 
 export type Popup =
   | {
@@ -81,8 +98,18 @@ export type Popup =
     }
   /** `scroll`: the first key row shown, when the keys do not fit the screen. */
   | { readonly kind: 'help'; readonly scroll?: number }
-  | { readonly kind: 'info'; readonly title: string; readonly lines: readonly string[]; readonly busy: boolean }
-  | { readonly kind: 'input'; readonly title: string; readonly purpose: InputPurpose; readonly buffer: TextBuffer };
+  | {
+      readonly kind: 'info';
+      readonly title: string;
+      readonly lines: readonly string[];
+      readonly busy: boolean;
+    }
+  | {
+      readonly kind: 'input';
+      readonly title: string;
+      readonly purpose: InputPurpose;
+      readonly buffer: TextBuffer;
+    };
 
 export type InputPurpose =
   | { readonly kind: 'setting'; readonly key: string }
@@ -162,21 +189,57 @@ export interface DiffMode {
  * The diff view's place once its diff arrives: the first line of the first
  * file of the tree ('start'), or where it was, clamped to what exists now ('keep').
  */
-export function placeDiffCursor(mode: DiffMode, view: DiffView, place: 'start' | 'keep', previous: DiffView | null = null): DiffMode {
+export function placeDiffCursor(
+  mode: DiffMode,
+  view: DiffView,
+  place: 'start' | 'keep',
+  previous: DiffView | null = null,
+): DiffMode {
   if (view.error || view.files.length === 0) return mode;
   // Kept: the same file by path (the list may have changed), else the same index.
   const path = previous?.files[mode.fileIndex]?.path;
   const samePath = path === undefined ? -1 : view.files.findIndex((f) => f.path === path);
-  const fileIndex = place === 'start' ? (treeOrder(fileTree(view.files))[0] ?? 0) : samePath >= 0 ? samePath : Math.min(mode.fileIndex, view.files.length - 1);
+  const fileIndex =
+    place === 'start'
+      ? (treeOrder(fileTree(view.files))[0] ?? 0)
+      : samePath >= 0
+        ? samePath
+        : Math.min(mode.fileIndex, view.files.length - 1);
   const file = view.files[fileIndex];
   const rows = file?.rows ?? (file ? parsePatchRows(file.patch) : []);
-  const cursor = place === 'start' ? nearestLine(rows, 0, 1) : Math.min(mode.cursor, Math.max(0, rows.length - 1));
-  return { ...mode, fileIndex, cursor, scroll: place === 'start' ? 0 : Math.min(mode.scroll, cursor), anchor: null };
+  const cursor =
+    place === 'start'
+      ? nearestLine(rows, 0, 1)
+      : Math.min(mode.cursor, Math.max(0, rows.length - 1));
+  return {
+    ...mode,
+    fileIndex,
+    cursor,
+    scroll: place === 'start' ? 0 : Math.min(mode.scroll, cursor),
+    anchor: null,
+  };
 }
 
 /** A diff view at its start: the patch pane of the first file. */
-export function diffMode(sessionId: string, fields: Partial<Omit<DiffMode, 'kind' | 'sessionId'>> = {}): DiffMode {
-  return { kind: 'diff', sessionId, focus: 'patch', fileIndex: 0, cursor: 0, scroll: 0, hscroll: 0, wrap: false, anchor: null, commentIndex: 0, search: null, editor: null, ...fields };
+export function diffMode(
+  sessionId: string,
+  fields: Partial<Omit<DiffMode, 'kind' | 'sessionId'>> = {},
+): DiffMode {
+  return {
+    kind: 'diff',
+    sessionId,
+    focus: 'patch',
+    fileIndex: 0,
+    cursor: 0,
+    scroll: 0,
+    hscroll: 0,
+    wrap: false,
+    anchor: null,
+    commentIndex: 0,
+    search: null,
+    editor: null,
+    ...fields,
+  };
 }
 
 /** The session view's review-thread panel: the highlighted thread and the ones picked with Space. */

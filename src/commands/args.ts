@@ -1,15 +1,43 @@
 import { MAX_VARIANTS } from '../domain/best-of.js';
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
-import { PERMISSION_MODES, parsePermissionModeFlag, permissionModeFlag, type PermissionMode } from '../domain/permission-mode.js';
+import {
+  PERMISSION_MODES,
+  parsePermissionModeFlag,
+  permissionModeFlag,
+  type PermissionMode,
+} from '../domain/permission-mode.js';
 import { UsageError } from './usage-error.js';
 
 export const OUTPUTS = ['text', 'json', 'stream-json', 'diff'] as const;
 export type OutputFormat = (typeof OUTPUTS)[number];
 
 export type HeadlessCommand =
-  | { kind: 'run'; dir: string | null; agent: string | null; model: string | null; reasoning: string | null; n: number | null; agents: string | null; mode: PermissionMode | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null }
-  | { kind: 'reply'; dir: string | null; id: string; mode: PermissionMode | null; output: OutputFormat; timeoutMs: number | null; progress: boolean; prompt: string | null; threads: boolean }
+  | {
+      kind: 'run';
+      dir: string | null;
+      agent: string | null;
+      model: string | null;
+      reasoning: string | null;
+      n: number | null;
+      agents: string | null;
+      mode: PermissionMode | null;
+      output: OutputFormat;
+      timeoutMs: number | null;
+      progress: boolean;
+      prompt: string | null;
+    }
+  | {
+      kind: 'reply';
+      dir: string | null;
+      id: string;
+      mode: PermissionMode | null;
+      output: OutputFormat;
+      timeoutMs: number | null;
+      progress: boolean;
+      prompt: string | null;
+      threads: boolean;
+    }
   | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
   | { kind: 'diff'; dir: string | null; id: string }
@@ -22,9 +50,23 @@ export type HeadlessCommand =
   | { kind: 'doctor'; json: boolean }
   | { kind: 'help'; command: string };
 
-export const COMMAND_NAMES = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish', 'threads', 'gc', 'doctor'] as const;
+export const COMMAND_NAMES = [
+  'run',
+  'reply',
+  'ls',
+  'show',
+  'diff',
+  'merge',
+  'rebase',
+  'cancel',
+  'publish',
+  'threads',
+  'gc',
+  'doctor',
+] as const;
 
-const EXIT_LINE = 'Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 5 held at a budget limit,\n130 interrupted.';
+const EXIT_LINE =
+  'Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 5 held at a budget limit,\n130 interrupted.';
 const TURN_OPTIONS = `  --mode MODE         auto-edit, read-only or plan: what the agent may do
   --output FORMAT     text (default), json, stream-json or diff
   --timeout DURATION  Stop the turn after DURATION (90s, 10m, 1h) and exit 4
@@ -170,13 +212,18 @@ export function parseDuration(text: string): number {
   return Math.round(value * factor);
 }
 
-const Output = z.enum(OUTPUTS, { message: "--output must be one of text, json, stream-json, diff" });
+const Output = z.enum(OUTPUTS, {
+  message: '--output must be one of text, json, stream-json, diff',
+});
 
 /** `--mode auto-edit|read-only|plan`; null when absent. */
 function parseMode(value: unknown): PermissionMode | null {
   if (typeof value !== 'string') return null;
   const mode = parsePermissionModeFlag(value);
-  if (!mode) throw new UsageError(`--mode must be one of ${PERMISSION_MODES.map(permissionModeFlag).join(', ')} (got '${value}')`);
+  if (!mode)
+    throw new UsageError(
+      `--mode must be one of ${PERMISSION_MODES.map(permissionModeFlag).join(', ')} (got '${value}')`,
+    );
   return mode;
 }
 
@@ -185,11 +232,28 @@ interface Parsed {
   readonly positionals: string[];
 }
 
-function parse(args: readonly string[], options: Record<string, { type: 'string' | 'boolean'; short?: string }>): Parsed {
+function parse(
+  args: readonly string[],
+  options: Record<string, { type: 'string' | 'boolean'; short?: string }>,
+): Parsed {
   try {
-    return parseArgs({ args: [...args], options: { C: { type: 'string', short: 'C' }, help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: [...args],
+      options: {
+        C: { type: 'string', short: 'C' },
+        help: { type: 'boolean', short: 'h' },
+        ...options,
+      },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
-    throw new UsageError((error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument.*$/s, ''));
+    throw new UsageError(
+      (error instanceof Error ? error.message : String(error)).replace(
+        /\. To specify a positional argument.*$/s,
+        '',
+      ),
+    );
   }
 }
 
@@ -211,13 +275,17 @@ function noMore(positionals: string[], from: number): void {
 /** What goes to stderr for a usage error: the message, the usage line, where to read more. */
 export function usageErrorText(error: UsageError): string {
   const help = COMMAND_NAMES.find((c) => c === error.command);
-  if (!help) return `grove: ${error.message}\nUsage: grove [-C DIR] [--help] [--version]\nTry 'grove --help' for more.\n`;
+  if (!help)
+    return `grove: ${error.message}\nUsage: grove [-C DIR] [--help] [--version]\nTry 'grove --help' for more.\n`;
   const usage = COMMAND_HELP[help].split('\n')[0] ?? '';
   return `grove: ${error.message}\n${usage}\nTry 'grove ${help} --help' for more.\n`;
 }
 
 /** Parses a headless command (argv after the command name). */
-export function parseHeadless(name: (typeof COMMAND_NAMES)[number], args: readonly string[]): HeadlessCommand {
+export function parseHeadless(
+  name: (typeof COMMAND_NAMES)[number],
+  args: readonly string[],
+): HeadlessCommand {
   try {
     return parseCommand(name, args);
   } catch (error) {
@@ -226,18 +294,36 @@ export function parseHeadless(name: (typeof COMMAND_NAMES)[number], args: readon
   }
 }
 
-function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly string[]): HeadlessCommand {
-  const turn = { mode: { type: 'string' as const }, output: { type: 'string' as const }, timeout: { type: 'string' as const }, progress: { type: 'boolean' as const } };
+function parseCommand(
+  name: (typeof COMMAND_NAMES)[number],
+  args: readonly string[],
+): HeadlessCommand {
+  const turn = {
+    mode: { type: 'string' as const },
+    output: { type: 'string' as const },
+    timeout: { type: 'string' as const },
+    progress: { type: 'boolean' as const },
+  };
   switch (name) {
     case 'run': {
-      const { values, positionals } = parse(args, { agent: { type: 'string' }, model: { type: 'string' }, reasoning: { type: 'string' }, n: { type: 'string', short: 'n' }, agents: { type: 'string' }, ...turn });
+      const { values, positionals } = parse(args, {
+        agent: { type: 'string' },
+        model: { type: 'string' },
+        reasoning: { type: 'string' },
+        n: { type: 'string', short: 'n' },
+        agents: { type: 'string' },
+        ...turn,
+      });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
       const n = typeof values.n === 'string' ? Number(values.n) : null;
-      if (n !== null && (!Number.isInteger(n) || n < 2 || n > MAX_VARIANTS)) throw new UsageError(`-n must be a whole number from 2 to ${MAX_VARIANTS}`);
-      if (typeof values.agents === 'string' && n === null) throw new UsageError('--agents needs -n N');
+      if (n !== null && (!Number.isInteger(n) || n < 2 || n > MAX_VARIANTS))
+        throw new UsageError(`-n must be a whole number from 2 to ${MAX_VARIANTS}`);
+      if (typeof values.agents === 'string' && n === null)
+        throw new UsageError('--agents needs -n N');
       const output = Output.safeParse(values.output ?? 'text');
-      if (!output.success) throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
+      if (!output.success)
+        throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
       return {
         kind: 'run',
         dir: str(values.C),
@@ -258,22 +344,47 @@ function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly strin
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 2);
       const output = Output.safeParse(values.output ?? 'text');
-      if (!output.success) throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
+      if (!output.success)
+        throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
       const threads = values.threads === true;
-      if (threads && positionals[1] !== undefined) throw new UsageError('--threads takes no PROMPT (the review threads are the prompt)');
-      return { kind: 'reply', dir: str(values.C), id: needId(name, positionals), mode: parseMode(values.mode), output: output.data, timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null, progress: values.progress === true, prompt: positionals[1] ?? null, threads };
+      if (threads && positionals[1] !== undefined)
+        throw new UsageError('--threads takes no PROMPT (the review threads are the prompt)');
+      return {
+        kind: 'reply',
+        dir: str(values.C),
+        id: needId(name, positionals),
+        mode: parseMode(values.mode),
+        output: output.data,
+        timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null,
+        progress: values.progress === true,
+        prompt: positionals[1] ?? null,
+        threads,
+      };
     }
     case 'ls': {
-      const { values, positionals } = parse(args, { json: { type: 'boolean' }, all: { type: 'boolean' } });
+      const { values, positionals } = parse(args, {
+        json: { type: 'boolean' },
+        all: { type: 'boolean' },
+      });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 0);
-      return { kind: 'ls', dir: str(values.C), json: values.json === true, all: values.all === true };
+      return {
+        kind: 'ls',
+        dir: str(values.C),
+        json: values.json === true,
+        all: values.all === true,
+      };
     }
     case 'show': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' } });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
-      return { kind: 'show', dir: str(values.C), id: needId(name, positionals), json: values.json === true };
+      return {
+        kind: 'show',
+        dir: str(values.C),
+        id: needId(name, positionals),
+        json: values.json === true,
+      };
     }
     case 'diff':
     case 'merge':
@@ -281,34 +392,72 @@ function parseCommand(name: (typeof COMMAND_NAMES)[number], args: readonly strin
       const { values, positionals } = parse(args, { progress: { type: 'boolean' } });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
-      if (name === 'diff') return { kind: 'diff', dir: str(values.C), id: needId(name, positionals) };
-      return { kind: name, dir: str(values.C), id: needId(name, positionals), progress: values.progress === true };
+      if (name === 'diff')
+        return { kind: 'diff', dir: str(values.C), id: needId(name, positionals) };
+      return {
+        kind: name,
+        dir: str(values.C),
+        id: needId(name, positionals),
+        progress: values.progress === true,
+      };
     }
     case 'cancel': {
       const { values, positionals } = parse(args, { yes: { type: 'boolean', short: 'y' } });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
-      return { kind: 'cancel', dir: str(values.C), id: needId(name, positionals), yes: values.yes === true };
+      return {
+        kind: 'cancel',
+        dir: str(values.C),
+        id: needId(name, positionals),
+        yes: values.yes === true,
+      };
     }
     case 'publish': {
-      const { values, positionals } = parse(args, { branch: { type: 'string' }, progress: { type: 'boolean' } });
+      const { values, positionals } = parse(args, {
+        branch: { type: 'string' },
+        progress: { type: 'boolean' },
+      });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
-      return { kind: 'publish', dir: str(values.C), id: needId(name, positionals), branch: str(values.branch), progress: values.progress === true };
+      return {
+        kind: 'publish',
+        dir: str(values.C),
+        id: needId(name, positionals),
+        branch: str(values.branch),
+        progress: values.progress === true,
+      };
     }
     case 'threads': {
-      const { values, positionals } = parse(args, { json: { type: 'boolean' }, resolve: { type: 'boolean' } });
+      const { values, positionals } = parse(args, {
+        json: { type: 'boolean' },
+        resolve: { type: 'boolean' },
+      });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
-      return { kind: 'threads', dir: str(values.C), id: needId(name, positionals), json: values.json === true, resolve: values.resolve === true };
+      return {
+        kind: 'threads',
+        dir: str(values.C),
+        id: needId(name, positionals),
+        json: values.json === true,
+        resolve: values.resolve === true,
+      };
     }
     case 'gc': {
-      const { values, positionals } = parse(args, { days: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+      const { values, positionals } = parse(args, {
+        days: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+      });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 0);
       const days = str(values.days);
-      if (days !== null && !/^\d+$/.test(days)) throw new UsageError(`--days must be a whole number of days (got '${days}')`);
-      return { kind: 'gc', dir: str(values.C), days: days === null ? null : Number(days), dryRun: values['dry-run'] === true };
+      if (days !== null && !/^\d+$/.test(days))
+        throw new UsageError(`--days must be a whole number of days (got '${days}')`);
+      return {
+        kind: 'gc',
+        dir: str(values.C),
+        days: days === null ? null : Number(days),
+        dryRun: values['dry-run'] === true,
+      };
     }
     case 'doctor': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' } });

@@ -36,7 +36,9 @@ function notStarted(message: string, prompt: string): string {
 }
 
 /** The agent's open questions, numbered, with their suggested answers (empty when there are none). */
-export function questionLines(questions: readonly { readonly text: string; readonly options: readonly string[] }[]): string {
+export function questionLines(
+  questions: readonly { readonly text: string; readonly options: readonly string[] }[],
+): string {
   if (questions.length === 0) return '';
   const lines = ['', `Open questions (${questions.length}; answer with grove reply):`];
   questions.forEach((q, i) => {
@@ -51,7 +53,11 @@ function showProgress(io: HeadlessIo, flag: boolean): boolean {
 }
 
 /** Runs one headless command; resolves with the exit code. */
-export async function runHeadless(command: HeadlessCommand, infra: Infra, io: HeadlessIo): Promise<number> {
+export async function runHeadless(
+  command: HeadlessCommand,
+  infra: Infra,
+  io: HeadlessIo,
+): Promise<number> {
   switch (command.kind) {
     case 'help':
       io.stdout.write(`${COMMAND_HELP[command.command as keyof typeof COMMAND_HELP]}\n`);
@@ -60,30 +66,66 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       return runGc(infra, io, command);
     case 'doctor':
       // Needs no infra: it must work when the database does not open.
-      return runDoctor({ json: command.json, env: io.env, paths: grovePaths(io.env), migrationsDir: migrationsDir(), stdout: io.stdout });
+      return runDoctor({
+        json: command.json,
+        env: io.env,
+        paths: grovePaths(io.env),
+        migrationsDir: migrationsDir(),
+        stdout: io.stdout,
+      });
     case 'run': {
       const prompt = await readPrompt(io, command.prompt);
-      if (command.n !== null) return runBestOf(infra, io, command, prompt, showProgress(io, command.progress));
+      if (command.n !== null)
+        return runBestOf(infra, io, command, prompt, showProgress(io, command.progress));
       const ctx = await headlessContext(infra, io, command.dir, showProgress(io, command.progress));
       // An agent not set in the settings follows the installed ones.
-      const choice = choiceFor({ ...ctx.app.state.settings, [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(',') }, command.agent, command.model, command.reasoning);
+      const choice = choiceFor(
+        { ...ctx.app.state.settings, [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(',') },
+        command.agent,
+        command.model,
+        command.reasoning,
+      );
       const detected = await infra.agents.detect();
       if (!detected.find((a) => a.id === choice.agent)?.path) {
-        throw new CommandError(notStarted(`${choice.agent} is not installed (not found on PATH). Install it, or pick another agent with --agent.`, prompt), EXIT.failed);
+        throw new CommandError(
+          notStarted(
+            `${choice.agent} is not installed (not found on PATH). Install it, or pick another agent with --agent.`,
+            prompt,
+          ),
+          EXIT.failed,
+        );
       }
       const startedAt = infra.clock.now();
-      const session = await ctx.controller.sessions.create(ctx.project.id, choice, ctx.app.state.settings, command.mode ?? 'auto_edit').catch((error: unknown) => {
-        throw new CommandError(notStarted(error instanceof Error ? error.message : String(error), prompt), EXIT.failed);
-      });
+      const session = await ctx.controller.sessions
+        .create(ctx.project.id, choice, ctx.app.state.settings, command.mode ?? 'auto_edit')
+        .catch((error: unknown) => {
+          throw new CommandError(
+            notStarted(error instanceof Error ? error.message : String(error), prompt),
+            EXIT.failed,
+          );
+        });
       ctx.progress(`Session ${shortId(session.id)} on ${session.branch} (${session.worktreePath})`);
       ctx.app.subscribe(eventPrinter(ctx, session.id, command.output));
-      if (command.output === 'stream-json') io.stdout.write(`${JSON.stringify({ type: 'session', sessionId: session.id, branch: session.branch, worktree: session.worktreePath })}\n`);
+      if (command.output === 'stream-json')
+        io.stdout.write(
+          `${JSON.stringify({ type: 'session', sessionId: session.id, branch: session.branch, worktree: session.worktreePath })}\n`,
+        );
       try {
         await ctx.controller.sessions.whenReady(session.id);
       } catch (error) {
         // Nothing was asked of an agent: the session, its branch and worktree go again.
-        await ctx.controller.sessions.discardUnstarted(session.id).catch((e: unknown) => infra.logger.log('warn', 'discarding the unstarted session failed', e));
-        throw new CommandError(notStarted(`could not create the worktree: ${error instanceof Error ? error.message : String(error)}`, prompt), EXIT.failed);
+        await ctx.controller.sessions
+          .discardUnstarted(session.id)
+          .catch((e: unknown) =>
+            infra.logger.log('warn', 'discarding the unstarted session failed', e),
+          );
+        throw new CommandError(
+          notStarted(
+            `could not create the worktree: ${error instanceof Error ? error.message : String(error)}`,
+            prompt,
+          ),
+          EXIT.failed,
+        );
       }
       const operationId = await submitTurn(ctx, session.id, prompt);
       const outcome = await waitForOperation(ctx, session.id, operationId, command.timeoutMs);
@@ -96,7 +138,12 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       const session = await findSession(infra, command.id);
       let prompt = command.threads ? '' : await readPrompt(io, command.prompt);
       const project = await infra.store.projects.get(session.projectId);
-      const ctx = await headlessContext(infra, io, project?.path ?? command.dir, showProgress(io, command.progress));
+      const ctx = await headlessContext(
+        infra,
+        io,
+        project?.path ?? command.dir,
+        showProgress(io, command.progress),
+      );
       const startedAt = infra.clock.now();
       const since = await infra.store.transcript.count(session.id);
       ctx.app.subscribe(eventPrinter(ctx, session.id, command.output));
@@ -116,15 +163,28 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       const sessions = command.all ? all : all.filter((s) => groupOf(s.status) !== 'archive');
       const now = infra.clock.now();
       if (command.json) {
-        io.stdout.write(`${JSON.stringify(sessions.map((s) => listItem(s, now)), null, 2)}\n`);
+        io.stdout.write(
+          `${JSON.stringify(
+            sessions.map((s) => listItem(s, now)),
+            null,
+            2,
+          )}\n`,
+        );
         return EXIT.ok;
       }
       if (sessions.length === 0) {
-        io.stdout.write(command.all ? 'No sessions.\n' : 'No active sessions (grove ls --all shows the archive).\n');
+        io.stdout.write(
+          command.all
+            ? 'No sessions.\n'
+            : 'No active sessions (grove ls --all shows the archive).\n',
+        );
         return EXIT.ok;
       }
       for (const s of sessions) {
-        io.stdout.write(`${shortId(s.id)}  ${s.status.padEnd(11)} [${s.size}]`.padEnd(30) + ` ${formatDuration(activeWorkSeconds(s, now)).padStart(7)}  ${s.agent}/${s.model}  ${s.title || '(untitled)'}\n`);
+        io.stdout.write(
+          `${shortId(s.id)}  ${s.status.padEnd(11)} [${s.size}]`.padEnd(30) +
+            ` ${formatDuration(activeWorkSeconds(s, now)).padStart(7)}  ${s.agent}/${s.model}  ${s.title || '(untitled)'}\n`,
+        );
       }
       return EXIT.ok;
     }
@@ -132,18 +192,39 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       const session = await findSession(infra, command.id);
       const entries = await infra.store.transcript.list(session.id);
       if (command.json) {
-        const diff = await infra.git.diffStats(session.worktreePath, session.baseBranch).catch(() => null);
+        const diff = await infra.git
+          .diffStats(session.worktreePath, session.baseBranch)
+          .catch(() => null);
         const answer = entries.filter((e) => e.kind === 'assistant_answer').at(-1)?.content ?? '';
-        const result = sessionResult(session, answer, diff?.files ?? [], session.activeSeconds * 1000);
-        io.stdout.write(`${JSON.stringify({ ...result, transcript: entries.map((e) => ({ kind: e.kind, content: e.content, at: new Date(e.createdAt).toISOString() })) }, null, 2)}\n`);
+        const result = sessionResult(
+          session,
+          answer,
+          diff?.files ?? [],
+          session.activeSeconds * 1000,
+        );
+        io.stdout.write(
+          `${JSON.stringify({ ...result, transcript: entries.map((e) => ({ kind: e.kind, content: e.content, at: new Date(e.createdAt).toISOString() })) }, null, 2)}\n`,
+        );
         return EXIT.ok;
       }
       io.stdout.write(`${session.title || '(untitled)'}\n`);
-      io.stdout.write(`id ${session.id}  status ${session.status}  [${session.size}] +${session.addedLines}/-${session.deletedLines}\n`);
-      io.stdout.write(`branch ${session.branch} (base ${session.baseBranch})  worktree ${session.worktreePath}\n`);
-      io.stdout.write(`agent ${session.agent}/${session.model} [${session.reasoning}]  mode ${permissionModeLabel(session.permissionMode)}  tokens ${session.inputTokens} in / ${session.outputTokens} out\n`);
-      if (session.reviewRequest) io.stdout.write(`pull request #${session.reviewRequest.number} ${session.reviewRequest.state}: ${session.reviewRequest.url}\n`);
-      if (session.keptBranch) io.stdout.write(`kept branch ${session.keptBranch} (restore: ${restoreCommand(session.keptBranch)})\n`);
+      io.stdout.write(
+        `id ${session.id}  status ${session.status}  [${session.size}] +${session.addedLines}/-${session.deletedLines}\n`,
+      );
+      io.stdout.write(
+        `branch ${session.branch} (base ${session.baseBranch})  worktree ${session.worktreePath}\n`,
+      );
+      io.stdout.write(
+        `agent ${session.agent}/${session.model} [${session.reasoning}]  mode ${permissionModeLabel(session.permissionMode)}  tokens ${session.inputTokens} in / ${session.outputTokens} out\n`,
+      );
+      if (session.reviewRequest)
+        io.stdout.write(
+          `pull request #${session.reviewRequest.number} ${session.reviewRequest.state}: ${session.reviewRequest.url}\n`,
+        );
+      if (session.keptBranch)
+        io.stdout.write(
+          `kept branch ${session.keptBranch} (restore: ${restoreCommand(session.keptBranch)})\n`,
+        );
       for (const line of await budgetLines(infra, session)) io.stdout.write(`${line}\n`);
       for (const entry of entries) {
         // A tool call is shown folded, as in the session view: its summary line.
@@ -160,9 +241,14 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
     }
     case 'diff': {
       const session = await findSession(infra, command.id);
-      const diff = await infra.git.diffAgainstBase(session.worktreePath, session.baseBranch).catch((error: unknown) => {
-        throw new CommandError(`could not compute the diff: ${error instanceof Error ? error.message : String(error)}`, EXIT.failed);
-      });
+      const diff = await infra.git
+        .diffAgainstBase(session.worktreePath, session.baseBranch)
+        .catch((error: unknown) => {
+          throw new CommandError(
+            `could not compute the diff: ${error instanceof Error ? error.message : String(error)}`,
+            EXIT.failed,
+          );
+        });
       io.stdout.write(diff.patch);
       return EXIT.ok;
     }
@@ -171,31 +257,57 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
     case 'publish': {
       const session = await findSession(infra, command.id);
       const project = await infra.store.projects.get(session.projectId);
-      const ctx = await headlessContext(infra, io, project?.path ?? command.dir, showProgress(io, command.progress));
+      const ctx = await headlessContext(
+        infra,
+        io,
+        project?.path ?? command.dir,
+        showProgress(io, command.progress),
+      );
       ctx.app.subscribe(eventPrinter(ctx, session.id, 'text'));
       if (command.kind === 'merge') {
-        if (session.reviewRequest?.state === 'open') throw new CommandError(`session has pull request #${session.reviewRequest.number}; merge it on GitHub.`, EXIT.failed);
-        if (!['Review', 'AgentReview', 'Question'].includes(session.status)) throw new CommandError(`a ${session.status} session cannot be merged.`, EXIT.failed);
+        if (session.reviewRequest?.state === 'open')
+          throw new CommandError(
+            `session has pull request #${session.reviewRequest.number}; merge it on GitHub.`,
+            EXIT.failed,
+          );
+        if (!['Review', 'AgentReview', 'Question'].includes(session.status))
+          throw new CommandError(`a ${session.status} session cannot be merged.`, EXIT.failed);
         // Said before the merge (while both branches exist), on standard error: standard output stays the result.
         const warning = await mergeOverlapLines(infra, session, ctx.project.path);
         if (warning.length > 0) io.stderr.write(`grove: ${warning.join('\n')}\n`);
         await ctx.controller.review.ctx.setStatus(session.id, 'Queued');
       }
-      const payload = command.kind === 'publish' ? { remoteBranch: session.publishedBranch ?? command.branch ?? session.branch } : {};
-      const operationId = await infra.store.operations.enqueue(session.id, command.kind, payload, infra.clock.now(), infra.runtime.owner);
+      const payload =
+        command.kind === 'publish'
+          ? { remoteBranch: session.publishedBranch ?? command.branch ?? session.branch }
+          : {};
+      const operationId = await infra.store.operations.enqueue(
+        session.id,
+        command.kind,
+        payload,
+        infra.clock.now(),
+        infra.runtime.owner,
+      );
       const outcome = await waitForOperation(ctx, session.id, operationId, null);
       const final = (await infra.store.sessions.get(session.id)) ?? session;
       // A stop that came after the work was done (the merge landed) stopped nothing.
-      const finished = outcome.outcome?.status === 'done' || (command.kind === 'merge' && final.status === 'Done');
+      const finished =
+        outcome.outcome?.status === 'done' || (command.kind === 'merge' && final.status === 'Done');
       if (outcome.interrupted && !finished) {
-        io.stderr.write(`grove: interrupted; the ${command.kind} was stopped and the session (${shortId(session.id)}) is in ${final.status}.\n`);
+        io.stderr.write(
+          `grove: interrupted; the ${command.kind} was stopped and the session (${shortId(session.id)}) is in ${final.status}.\n`,
+        );
         return EXIT.interrupted;
       }
       if (!finished) {
-        io.stderr.write(`grove: ${(outcome.outcome?.error ?? `the ${command.kind} did not finish`).replace(/^\[[A-Za-z ]*Error\]\s*/, '')}\n`);
+        io.stderr.write(
+          `grove: ${(outcome.outcome?.error ?? `the ${command.kind} did not finish`).replace(/^\[[A-Za-z ]*Error\]\s*/, '')}\n`,
+        );
         return EXIT.failed;
       }
-      io.stdout.write(`${final.status}${final.mergedCommit && command.kind === 'merge' ? ` ${final.mergedCommit}` : ''}${final.reviewRequest && command.kind === 'publish' ? ` ${final.reviewRequest.url}` : ''}\n`);
+      io.stdout.write(
+        `${final.status}${final.mergedCommit && command.kind === 'merge' ? ` ${final.mergedCommit}` : ''}${final.reviewRequest && command.kind === 'publish' ? ` ${final.reviewRequest.url}` : ''}\n`,
+      );
       return EXIT.ok;
     }
     case 'threads': {
@@ -208,17 +320,26 @@ export async function runHeadless(command: HeadlessCommand, infra: Infra, io: He
       const session = await findSession(infra, command.id);
       const project = await infra.store.projects.get(session.projectId);
       const ctx = await headlessContext(infra, io, project?.path ?? command.dir, io.stderrIsTTY);
-      if (['Done', 'Canceled', 'Merged', 'Merging', 'Rebasing'].includes(session.status)) throw new CommandError(`a ${session.status} session cannot be canceled.`, EXIT.failed);
+      if (['Done', 'Canceled', 'Merged', 'Merging', 'Rebasing'].includes(session.status))
+        throw new CommandError(`a ${session.status} session cannot be canceled.`, EXIT.failed);
       const risk = await workAtRisk(ctx.controller.review.ctx, session);
       // Nothing can be lost without work on the branch or in the worktree (or a turn that may be making some).
-      const atRisk = risk.uncommitted > 0 || risk.unmergedCommits > 0 || session.status === 'InProgress';
+      const atRisk =
+        risk.uncommitted > 0 || risk.unmergedCommits > 0 || session.status === 'InProgress';
       if (!command.yes && atRisk) {
-        throw new CommandError(`${cancelLines(session, risk).join('\n')}\nRun again with --yes to cancel.`, EXIT.usage);
+        throw new CommandError(
+          `${cancelLines(session, risk).join('\n')}\nRun again with --yes to cancel.`,
+          EXIT.usage,
+        );
       }
       await stopOtherProcesses(ctx, session.id);
-      await cancelSession(ctx.controller.review.ctx, session.id, (id) => ctx.controller.workers.abort(id));
+      await cancelSession(ctx.controller.review.ctx, session.id, (id) =>
+        ctx.controller.workers.abort(id),
+      );
       const final = (await infra.store.sessions.get(session.id)) ?? session;
-      io.stdout.write(`${final.status}${final.keptBranch ? ` (work kept on branch ${final.keptBranch})` : ''}\n`);
+      io.stdout.write(
+        `${final.status}${final.keptBranch ? ` (work kept on branch ${final.keptBranch})` : ''}\n`,
+      );
       return final.status === 'Canceled' ? EXIT.ok : EXIT.failed;
     }
     default:

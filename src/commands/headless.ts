@@ -18,7 +18,15 @@ import type { HeadlessCommand, OutputFormat } from './args.js';
 import { UsageError } from './usage-error.js';
 import { sessionResult } from './session-json.js';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, questions: 3, timeout: 4, budget: 5, interrupted: 130 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  questions: 3,
+  timeout: 4,
+  budget: 5,
+  interrupted: 130,
+} as const;
 
 export interface HeadlessIo {
   readonly stdout: NodeJS.WritableStream;
@@ -49,9 +57,14 @@ export interface HeadlessContext {
 }
 
 /** The project for -C DIR (or the current directory); it must be a git repository. */
-export async function openProject(infra: Infra, io: HeadlessIo, dirOption: string | null): Promise<Project> {
+export async function openProject(
+  infra: Infra,
+  io: HeadlessIo,
+  dirOption: string | null,
+): Promise<Project> {
   const dir = resolve(io.cwd, dirOption ?? '.');
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`no such directory: ${dir}`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`no such directory: ${dir}`);
   const root = await infra.git.repoRoot(dir);
   if (!root) throw new CommandError(`${dir} is not inside a git repository.`, EXIT.failed);
   return infra.store.projects.upsert(root, basename(root), infra.clock.now());
@@ -64,25 +77,59 @@ export async function shutdownContexts(): Promise<void> {
   await Promise.allSettled(openContexts.splice(0).map((ctx) => ctx.controller.shutdown()));
 }
 
-export async function headlessContext(infra: Infra, io: HeadlessIo, dirOption: string | null, showProgress: boolean): Promise<HeadlessContext> {
+export async function headlessContext(
+  infra: Infra,
+  io: HeadlessIo,
+  dirOption: string | null,
+  showProgress: boolean,
+): Promise<HeadlessContext> {
   const project = await openProject(infra, io, dirOption);
   // Operations of Grove processes that are gone are failed first, as the TUI does.
   // Agents left running by a dead Grove are ended first: recovery must not call a worktree "as it was" while one can write to it.
   await infra.agents.sweepLeftovers();
-  await recoverInterruptedOperations(infra.store, infra.clock.now(), (owner, heartbeatAt) => isOwnerAlive(owner, infra.runtime.owner, heartbeatAt, infra.clock.now()), undefined, {
-    git: infra.git,
-    owner: infra.runtime.owner,
-    logger: infra.logger,
-    onProjectNotice: (text) => io.stderr.write(`grove: ${text}\n`),
-  });
-  const [sessions, settings] = await Promise.all([infra.store.sessions.listByProject(project.id), loadSettings(infra.store, project.id)]);
+  await recoverInterruptedOperations(
+    infra.store,
+    infra.clock.now(),
+    (owner, heartbeatAt) =>
+      isOwnerAlive(owner, infra.runtime.owner, heartbeatAt, infra.clock.now()),
+    undefined,
+    {
+      git: infra.git,
+      owner: infra.runtime.owner,
+      logger: infra.logger,
+      onProjectNotice: (text) => io.stderr.write(`grove: ${text}\n`),
+    },
+  );
+  const [sessions, settings] = await Promise.all([
+    infra.store.sessions.listByProject(project.id),
+    loadSettings(infra.store, project.id),
+  ]);
   const app = new App(
-    initialState({ version: VERSION, columns: 80, rows: 24, now: infra.clock.now(), tab: 'sessions', projects: [project], activeProjectId: project.id, sessions, settings }),
+    initialState({
+      version: VERSION,
+      columns: 80,
+      rows: 24,
+      now: infra.clock.now(),
+      tab: 'sessions',
+      projects: [project],
+      activeProjectId: project.id,
+      sessions,
+      settings,
+    }),
     infra.logger,
   );
   // No screen: keep the queue drained so the snapshot stays current.
   app.onWake(() => setImmediate(() => app.drain()));
-  const controller = new Controller({ app, store: infra.store, git: infra.git, agents: infra.agents, forge: infra.forge, shell: shellRunner, runtime: infra.runtime, focusedReviews: false });
+  const controller = new Controller({
+    app,
+    store: infra.store,
+    git: infra.git,
+    agents: infra.agents,
+    forge: infra.forge,
+    shell: shellRunner,
+    runtime: infra.runtime,
+    focusedReviews: false,
+  });
   app.setCommands(controller);
   const progress = (text: string): void => {
     if (showProgress) io.stderr.write(`${text}\n`);
@@ -97,8 +144,14 @@ export async function findSession(infra: Infra, id: string): Promise<Session> {
   const matches = await infra.store.sessions.findByIdPrefix(id);
   if (matches.length === 0) throw new CommandError(`no session matches '${id}'`, EXIT.usage);
   if (matches.length > 1) {
-    const list = matches.slice(0, 5).map((s) => `  ${s.id}  ${s.title}`).join('\n');
-    throw new CommandError(`'${id}' matches ${matches.length} sessions; give more of the id:\n${list}`, EXIT.usage);
+    const list = matches
+      .slice(0, 5)
+      .map((s) => `  ${s.id}  ${s.title}`)
+      .join('\n');
+    throw new CommandError(
+      `'${id}' matches ${matches.length} sessions; give more of the id:\n${list}`,
+      EXIT.usage,
+    );
   }
   const [session] = matches;
   if (!session) throw new CommandError(`no session matches '${id}'`, EXIT.usage);
@@ -108,17 +161,24 @@ export async function findSession(infra: Infra, id: string): Promise<Session> {
 export async function readPrompt(io: HeadlessIo, prompt: string | null): Promise<string> {
   if (prompt !== null && prompt !== '-') return prompt;
   if (io.stdin.isTTY) {
-    if (prompt === '-') throw new UsageError("'-' reads the prompt from standard input, but it is a terminal");
+    if (prompt === '-')
+      throw new UsageError("'-' reads the prompt from standard input, but it is a terminal");
     throw new UsageError('give the prompt as an argument, or pipe it on standard input');
   }
   const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  for await (const chunk of io.stdin)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') throw new UsageError('the prompt on standard input is empty');
   return text;
 }
 
-export function choiceFor(settings: Readonly<Record<string, string>>, agent: string | null, model: string | null, reasoning: string | null): ModelChoice {
+export function choiceFor(
+  settings: Readonly<Record<string, string>>,
+  agent: string | null,
+  model: string | null,
+  reasoning: string | null,
+): ModelChoice {
   const base = modelChoice(settings, 'main');
   if (agent === null && model === null && reasoning === null) return base;
   const info = providerInfo(agent ?? base.agent);
@@ -126,13 +186,23 @@ export function choiceFor(settings: Readonly<Record<string, string>>, agent: str
   const sameAgent = info.id === base.agent;
   const chosenReasoning = reasoning ?? (sameAgent ? base.reasoning : info.defaultReasoning);
   if (!info.reasoningLevels.includes(chosenReasoning)) {
-    throw new UsageError(`${info.id} has no reasoning level '${chosenReasoning}' (use ${info.reasoningLevels.join(', ')})`);
+    throw new UsageError(
+      `${info.id} has no reasoning level '${chosenReasoning}' (use ${info.reasoningLevels.join(', ')})`,
+    );
   }
-  return { agent: info.id, model: model ?? (sameAgent ? base.model : info.defaultModel), reasoning: chosenReasoning };
+  return {
+    agent: info.id,
+    model: model ?? (sameAgent ? base.model : info.defaultModel),
+    reasoning: chosenReasoning,
+  };
 }
 
 /** Turns app events into stderr progress lines or stream-json lines. */
-export function eventPrinter(ctx: HeadlessContext, sessionId: string, output: OutputFormat): (event: AppEvent) => void {
+export function eventPrinter(
+  ctx: HeadlessContext,
+  sessionId: string,
+  output: OutputFormat,
+): (event: AppEvent) => void {
   let lastProgress = '';
   return (event) => {
     if (output === 'stream-json') {
@@ -140,7 +210,12 @@ export function eventPrinter(ctx: HeadlessContext, sessionId: string, output: Ou
       if (line) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
       return;
     }
-    if (event.type === 'progress' && event.sessionId === sessionId && event.text && event.text !== lastProgress) {
+    if (
+      event.type === 'progress' &&
+      event.sessionId === sessionId &&
+      event.text &&
+      event.text !== lastProgress
+    ) {
       lastProgress = event.text;
       ctx.progress(`… ${event.text}`);
     } else if (event.type === 'transcriptAppended' && event.sessionId === sessionId) {
@@ -156,18 +231,30 @@ export function eventPrinter(ctx: HeadlessContext, sessionId: string, output: Ou
 function streamEvent(event: AppEvent, sessionId: string): Record<string, unknown> | null {
   switch (event.type) {
     case 'progress':
-      return event.sessionId === sessionId && event.text ? { type: 'progress', text: event.text } : null;
+      return event.sessionId === sessionId && event.text
+        ? { type: 'progress', text: event.text }
+        : null;
     case 'transcriptAppended':
-      return event.sessionId === sessionId ? { type: 'transcript', entries: event.entries.map((e) => ({ kind: e.kind, content: e.content })) } : null;
+      return event.sessionId === sessionId
+        ? {
+            type: 'transcript',
+            entries: event.entries.map((e) => ({ kind: e.kind, content: e.content })),
+          }
+        : null;
     case 'sessionUpdated':
-      return event.session.id === sessionId ? { type: 'status', status: event.session.status, title: event.session.title } : null;
+      return event.session.id === sessionId
+        ? { type: 'status', status: event.session.status, title: event.session.title }
+        : null;
     default:
       return null;
   }
 }
 
 export interface TurnOutcome {
-  readonly outcome: { readonly status: 'done' | 'failed' | 'canceled'; readonly error: string | null } | null;
+  readonly outcome: {
+    readonly status: 'done' | 'failed' | 'canceled';
+    readonly error: string | null;
+  } | null;
   readonly timedOut: boolean;
   readonly interrupted: boolean;
   /** Why the turn did not start: a budget limit holds the session's queue (the prompt stays queued). */
@@ -181,17 +268,31 @@ const POLL_MS = 250;
  * queued (found among the session's unfinished operations; this process's
  * worker may already be running it).
  */
-export async function submitTurn(ctx: HeadlessContext, sessionId: string, prompt: string): Promise<string> {
+export async function submitTurn(
+  ctx: HeadlessContext,
+  sessionId: string,
+  prompt: string,
+): Promise<string> {
   const { store } = ctx.infra;
   const before = new Set((await store.operations.listUnfinished(sessionId)).map((op) => op.id));
   let finishedHere: string | null = null;
   ctx.controller.workers.onOutcome((o) => {
-    if (o.operation.sessionId === sessionId && !before.has(o.operation.id) && o.operation.payload['prompt'] === prompt) finishedHere ??= o.operation.id;
+    if (
+      o.operation.sessionId === sessionId &&
+      !before.has(o.operation.id) &&
+      o.operation.payload['prompt'] === prompt
+    )
+      finishedHere ??= o.operation.id;
   });
   const refused = await ctx.controller.submitPrompt(sessionId, prompt);
   if (refused) throw new CommandError(refused, EXIT.failed);
   for (;;) {
-    const mine = (await store.operations.listUnfinished(sessionId)).find((op) => !before.has(op.id) && (op.kind === 'start_prompt' || op.kind === 'reply') && op.payload['prompt'] === prompt);
+    const mine = (await store.operations.listUnfinished(sessionId)).find(
+      (op) =>
+        !before.has(op.id) &&
+        (op.kind === 'start_prompt' || op.kind === 'reply') &&
+        op.payload['prompt'] === prompt,
+    );
     if (mine) return mine.id;
     // Already over (this process ran it at once): its outcome is on its way.
     if (finishedHere !== null) return finishedHere;
@@ -206,7 +307,12 @@ export async function submitTurn(ctx: HeadlessContext, sessionId: string, prompt
  * process runs no other operation of the session (those are left to
  * whoever queued them).
  */
-export async function waitForOperation(ctx: HeadlessContext, sessionId: string, operationId: string, timeoutMs: number | null): Promise<TurnOutcome> {
+export async function waitForOperation(
+  ctx: HeadlessContext,
+  sessionId: string,
+  operationId: string,
+  timeoutMs: number | null,
+): Promise<TurnOutcome> {
   const { workers } = ctx.controller;
   const { store, clock } = ctx.infra;
   let outcome: TurnOutcome['outcome'] = null;
@@ -239,7 +345,12 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
     if (op?.status === 'queued') {
       // Not started (another process holds the session): it never will.
       workers.release(sessionId);
-      await store.operations.finish(operationId, 'canceled', 'stopped before it started', clock.now());
+      await store.operations.finish(
+        operationId,
+        'canceled',
+        'stopped before it started',
+        clock.now(),
+      );
       if (workers.current(sessionId)?.id === operationId) workers.abort(sessionId);
       else settle('canceled', null);
     } else if (op?.status === 'running') {
@@ -255,11 +366,14 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
-  const timer = timeoutMs === null ? null : setTimeout(() => {
-    timedOut = true;
-    ctx.progress(`Timed out after ${Math.round(timeoutMs / 1000)}s; stopping the turn…`);
-    void stop();
-  }, timeoutMs);
+  const timer =
+    timeoutMs === null
+      ? null
+      : setTimeout(() => {
+          timedOut = true;
+          ctx.progress(`Timed out after ${Math.round(timeoutMs / 1000)}s; stopping the turn…`);
+          void stop();
+        }, timeoutMs);
   let announcedWait = false;
   let announcedLimit: number | null = null;
   try {
@@ -275,21 +389,28 @@ export async function waitForOperation(ctx: HeadlessContext, sessionId: string, 
         // Its agent reported a usage limit: the worker runs it again when the limit lifts.
         if (announcedLimit !== op.notBefore) {
           announcedLimit = op.notBefore;
-          ctx.progress(`The prompt is ${waitingText({ agent: op.waitAgent ?? 'the agent', until: op.notBefore }, clock.now())} (a usage limit); it runs then (Ctrl+C cancels it).`);
+          ctx.progress(
+            `The prompt is ${waitingText({ agent: op.waitAgent ?? 'the agent', until: op.notBefore }, clock.now())} (a usage limit); it runs then (Ctrl+C cancels it).`,
+          );
         }
         workers.notify(sessionId);
       } else if (op.status === 'queued' || op.owner !== ctx.infra.runtime.owner) {
-        if (!announcedWait && (op.status === 'running' || (await store.operations.listUnfinished(sessionId)).some((o) => o.status === 'running'))) {
+        if (
+          !announcedWait &&
+          (op.status === 'running' ||
+            (await store.operations.listUnfinished(sessionId)).some((o) => o.status === 'running'))
+        ) {
           announcedWait = true;
           ctx.progress('Waiting for another Grove process that is working on this session…');
         }
         // Take it when the other process lets go (the worker also retries by itself).
         workers.notify(sessionId);
       }
-      if (!outcome && held === null) await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, POLL_MS);
-      });
+      if (!outcome && held === null)
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, POLL_MS);
+        });
     }
     await workers.idle(sessionId);
     await ctx.controller.turns.settled();
@@ -312,13 +433,21 @@ const STOP_WAIT_MS = 45_000;
  */
 export async function stopOtherProcesses(ctx: HeadlessContext, sessionId: string): Promise<void> {
   const { store, clock, runtime } = ctx.infra;
-  const othersRunning = async (): Promise<boolean> => (await store.operations.listUnfinished(sessionId)).some((op) => op.status === 'running' && op.owner !== runtime.owner);
+  const othersRunning = async (): Promise<boolean> =>
+    (await store.operations.listUnfinished(sessionId)).some(
+      (op) => op.status === 'running' && op.owner !== runtime.owner,
+    );
   if (!(await othersRunning())) return;
-  for (const op of await store.operations.listUnfinished(sessionId)) await store.operations.requestCancel(op.id);
+  for (const op of await store.operations.listUnfinished(sessionId))
+    await store.operations.requestCancel(op.id);
   ctx.progress('Asking the other Grove process working on this session to stop…');
   const deadline = clock.now() + STOP_WAIT_MS;
   while (await othersRunning()) {
-    if (clock.now() > deadline) throw new CommandError('another Grove process is still working on this session and did not stop; nothing was changed. Try again.', EXIT.failed);
+    if (clock.now() > deadline)
+      throw new CommandError(
+        'another Grove process is still working on this session and did not stop; nothing was changed. Try again.',
+        EXIT.failed,
+      );
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
@@ -328,18 +457,35 @@ export async function stopOtherProcesses(ctx: HeadlessContext, sessionId: string
  * (the first such prompt at or after transcript position `since`), up to
  * the next prompt.
  */
-export async function turnAnswer(infra: Infra, sessionId: string, since: number, prompt: string): Promise<string> {
+export async function turnAnswer(
+  infra: Infra,
+  sessionId: string,
+  since: number,
+  prompt: string,
+): Promise<string> {
   const entries = (await infra.store.transcript.list(sessionId)).filter((e) => e.position >= since);
   // The transcript holds the prompt sanitized.
   const stored = sanitizeText(prompt);
-  const start = entries.findIndex((e) => e.kind === 'user_prompt' && (e.content === stored || e.content === prompt));
+  const start = entries.findIndex(
+    (e) => e.kind === 'user_prompt' && (e.content === stored || e.content === prompt),
+  );
   if (start === -1) return '';
   const rest = entries.slice(start + 1);
   const next = rest.findIndex((e) => e.kind === 'user_prompt');
-  return (next === -1 ? rest : rest.slice(0, next)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content).join('\n\n');
+  return (next === -1 ? rest : rest.slice(0, next))
+    .filter((e) => e.kind === 'assistant_answer')
+    .map((e) => e.content)
+    .join('\n\n');
 }
 
-export async function printResult(ctx: HeadlessContext, session: Session, since: number, prompt: string, output: OutputFormat, startedAt: number): Promise<void> {
+export async function printResult(
+  ctx: HeadlessContext,
+  session: Session,
+  since: number,
+  prompt: string,
+  output: OutputFormat,
+  startedAt: number,
+): Promise<void> {
   const { infra, io } = ctx;
   const answer = await turnAnswer(infra, session.id, since, prompt);
   if (output === 'text') {
@@ -354,35 +500,51 @@ export async function printResult(ctx: HeadlessContext, session: Session, since:
     }
     return;
   }
-  const diff = await infra.git.diffAgainstBase(session.worktreePath, session.baseBranch).catch(() => null);
+  const diff = await infra.git
+    .diffAgainstBase(session.worktreePath, session.baseBranch)
+    .catch(() => null);
   if (output === 'diff') {
     io.stdout.write(diff?.patch ?? '');
     return;
   }
   const result = sessionResult(session, answer, diff?.files ?? [], infra.clock.now() - startedAt);
-  io.stdout.write(`${JSON.stringify(output === 'stream-json' ? { type: 'result', ...result } : result, null, output === 'json' ? 2 : undefined)}\n`);
+  io.stdout.write(
+    `${JSON.stringify(output === 'stream-json' ? { type: 'result', ...result } : result, null, output === 'json' ? 2 : undefined)}\n`,
+  );
 }
 
 /**
  * Why a turn did not finish, always on stderr (with or without --progress):
  * a script needs the reason next to the exit code.
  */
-export async function reportOutcome(ctx: HeadlessContext, outcome: TurnOutcome, session: Session, since: number): Promise<void> {
+export async function reportOutcome(
+  ctx: HeadlessContext,
+  outcome: TurnOutcome,
+  session: Session,
+  since: number,
+): Promise<void> {
   const { io, infra } = ctx;
   const kept = `the session (${shortId(session.id)}) is in ${session.status} with its work kept`;
   if (outcome.held) {
-    io.stderr.write(`grove: ${outcome.held} The prompt was not sent and stays queued in session ${shortId(session.id)}; it runs once the limit is raised (Settings in the TUI, or its popup when you open the session).\n`);
+    io.stderr.write(
+      `grove: ${outcome.held} The prompt was not sent and stays queued in session ${shortId(session.id)}; it runs once the limit is raised (Settings in the TUI, or its popup when you open the session).\n`,
+    );
   } else if (outcome.interrupted) {
     io.stderr.write(`grove: interrupted; the turn was stopped and ${kept}.\n`);
   } else if (outcome.timedOut) {
     io.stderr.write(`grove: timed out; the turn was stopped and ${kept}.\n`);
   } else if (outcome.outcome?.status === 'failed') {
     const entries = await infra.store.transcript.list(session.id);
-    const errors = entries.filter((e) => e.position >= since && e.kind === 'notice' && e.content.startsWith('[Error]')).map((e) => e.content.replace(/^\[Error\]\s*/, ''));
-    const reason = errors.length > 0 ? errors.join('\n') : (outcome.outcome.error ?? 'the turn failed');
+    const errors = entries
+      .filter((e) => e.position >= since && e.kind === 'notice' && e.content.startsWith('[Error]'))
+      .map((e) => e.content.replace(/^\[Error\]\s*/, ''));
+    const reason =
+      errors.length > 0 ? errors.join('\n') : (outcome.outcome.error ?? 'the turn failed');
     io.stderr.write(`grove: ${reason}\n`);
   } else if (outcome.outcome?.status === 'canceled') {
-    io.stderr.write(`grove: the turn was stopped by another Grove process; the session (${shortId(session.id)}) keeps its work.\n`);
+    io.stderr.write(
+      `grove: the turn was stopped by another Grove process; the session (${shortId(session.id)}) keeps its work.\n`,
+    );
   }
 }
 

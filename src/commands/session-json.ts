@@ -43,12 +43,20 @@ export function sessionResult(
     model: session.model,
     permissionMode: permissionModeFlag(session.permissionMode),
     answer,
-    summary: session.summary ? { turn: session.summary.turn, session: session.summary.session } : null,
+    summary: session.summary
+      ? { turn: session.summary.turn, session: session.summary.session }
+      : null,
     questions: session.questions.map((q) => ({ text: q.text, options: [...q.options] })),
     files: files.map((f) => ({ path: f.path, added: f.added, deleted: f.deleted })),
     usage: { inputTokens: session.inputTokens, outputTokens: session.outputTokens },
     durationMs,
-    pullRequest: session.reviewRequest ? { number: session.reviewRequest.number, url: session.reviewRequest.url, state: session.reviewRequest.state } : null,
+    pullRequest: session.reviewRequest
+      ? {
+          number: session.reviewRequest.number,
+          url: session.reviewRequest.url,
+          state: session.reviewRequest.state,
+        }
+      : null,
   };
 }
 

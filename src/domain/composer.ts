@@ -132,7 +132,12 @@ function remove(b: TextBuffer, from: number, to: number): TextBuffer {
 }
 
 /** Replaces `from`..`to` with `inserted` (one undo step), the cursor after it. */
-export function replaceRange(b: TextBuffer, from: number, to: number, inserted: string): TextBuffer {
+export function replaceRange(
+  b: TextBuffer,
+  from: number,
+  to: number,
+  inserted: string,
+): TextBuffer {
   return edit(b, b.text.slice(0, from) + inserted + b.text.slice(to), from + inserted.length);
 }
 
@@ -176,12 +181,24 @@ export function applyEdit(b: TextBuffer, action: EditAction): TextBuffer {
     case 'undo': {
       const previous = b.undo[b.undo.length - 1];
       if (!previous) return b;
-      return { text: previous.text, cursor: previous.cursor, undo: b.undo.slice(0, -1), redo: [...b.redo, { text, cursor }], typing: false };
+      return {
+        text: previous.text,
+        cursor: previous.cursor,
+        undo: b.undo.slice(0, -1),
+        redo: [...b.redo, { text, cursor }],
+        typing: false,
+      };
     }
     case 'redo': {
       const next = b.redo[b.redo.length - 1];
       if (!next) return b;
-      return { text: next.text, cursor: next.cursor, undo: [...b.undo, { text, cursor }], redo: b.redo.slice(0, -1), typing: false };
+      return {
+        text: next.text,
+        cursor: next.cursor,
+        undo: [...b.undo, { text, cursor }],
+        redo: b.redo.slice(0, -1),
+        typing: false,
+      };
     }
     default: {
       const never: never = action;

@@ -9,9 +9,27 @@ export interface Key {
   readonly text?: string;
 }
 
-export type TerminalEvent = { readonly type: 'key'; readonly key: Key } | { readonly type: 'paste'; readonly text: string };
+export type TerminalEvent =
+  { readonly type: 'key'; readonly key: Key } | { readonly type: 'paste'; readonly text: string };
 
-const NAMED = new Set(['enter', 'escape', 'tab', 'backspace', 'delete', 'up', 'down', 'left', 'right', 'home', 'end', 'pageup', 'pagedown', 'insert', 'space', ...Array.from({ length: 12 }, (_, i) => `f${i + 1}`)]);
+const NAMED = new Set([
+  'enter',
+  'escape',
+  'tab',
+  'backspace',
+  'delete',
+  'up',
+  'down',
+  'left',
+  'right',
+  'home',
+  'end',
+  'pageup',
+  'pagedown',
+  'insert',
+  'space',
+  ...Array.from({ length: 12 }, (_, i) => `f${i + 1}`),
+]);
 
 /**
  * The canonical id used in key-binding tables: 'a', 'A', '?', 'enter',

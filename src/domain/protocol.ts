@@ -12,7 +12,12 @@ export const MAX_OPTIONS = 3;
 
 const QuestionSchema = z.object({
   text: z.string().check(z.describe('The question, self-contained.')),
-  options: z.array(z.string()).check(z.maxLength(MAX_OPTIONS), z.describe('Up to three short answers, the recommended one first.')),
+  options: z
+    .array(z.string())
+    .check(
+      z.maxLength(MAX_OPTIONS),
+      z.describe('Up to three short answers, the recommended one first.'),
+    ),
 });
 
 const SummarySchema = z.object({
@@ -55,9 +60,20 @@ export type AgentResponse = z.infer<typeof AgentResponseSchema>;
 
 /** The reply schema sent to the agent (strict: every property described). */
 const WireSchema = z.strictObject({
-  answer: z.string().check(z.describe('Markdown for the developer: what you did, what to check, anything left.')),
-  questions: z.array(z.strictObject(QuestionSchema.shape)).check(z.maxLength(MAX_QUESTIONS), z.describe('Clarifying questions, only when you truly cannot proceed without an answer. Empty otherwise.')),
-  summary: z.nullable(z.strictObject(SummarySchema.shape)).check(z.describe('Summaries for session turns; null for one-off utility prompts.')),
+  answer: z
+    .string()
+    .check(z.describe('Markdown for the developer: what you did, what to check, anything left.')),
+  questions: z
+    .array(z.strictObject(QuestionSchema.shape))
+    .check(
+      z.maxLength(MAX_QUESTIONS),
+      z.describe(
+        'Clarifying questions, only when you truly cannot proceed without an answer. Empty otherwise.',
+      ),
+    ),
+  summary: z
+    .nullable(z.strictObject(SummarySchema.shape))
+    .check(z.describe('Summaries for session turns; null for one-off utility prompts.')),
 });
 
 const PROTOCOL_KEYS = ['answer', 'questions', 'summary'] as const;
@@ -73,11 +89,16 @@ function stripSchemaKey(schema: Record<string, unknown>): Record<string, unknown
  */
 export function agentResponseJsonSchema(allRequired = false): Record<string, unknown> {
   const schema = stripSchemaKey(z.toJSONSchema(WireSchema, { target: 'draft-7' }));
-  return { ...schema, additionalProperties: false, required: allRequired ? [...PROTOCOL_KEYS] : ['answer'] };
+  return {
+    ...schema,
+    additionalProperties: false,
+    required: allRequired ? [...PROTOCOL_KEYS] : ['answer'],
+  };
 }
 
-
-export type ParseResult = { readonly ok: true; readonly value: AgentResponse } | { readonly ok: false; readonly diagnostic: string };
+export type ParseResult =
+  | { readonly ok: true; readonly value: AgentResponse }
+  | { readonly ok: false; readonly diagnostic: string };
 
 // ---------------------------------------------------------------------------
 // Finding the reply object.
@@ -188,7 +209,10 @@ function checkJson(text: string, from: number, to: number): SyntaxReport {
   const keys: string[] = [];
   let expect = 'value' as Expect;
   let i = from;
-  const fail = (position: number, problem: string): SyntaxReport => ({ error: { position, problem }, keys });
+  const fail = (position: number, problem: string): SyntaxReport => ({
+    error: { position, problem },
+    keys,
+  });
   const afterValue = (): void => {
     expect = stack.length > 0 ? 'commaOrEnd' : 'done';
   };
@@ -197,12 +221,18 @@ function checkJson(text: string, from: number, to: number): SyntaxReport {
     for (let j = at + 1; j < to; j++) {
       const c = text.charCodeAt(j);
       if (c === QUOTE) return j + 1;
-      if (c < 0x20) return { position: j, problem: 'a control character (such as a raw line break) inside a string' };
+      if (c < 0x20)
+        return {
+          position: j,
+          problem: 'a control character (such as a raw line break) inside a string',
+        };
       if (c === BACKSLASH) {
         const next = text[j + 1];
-        if (next === undefined || j + 1 >= to) return { position: j, problem: 'an unterminated string' };
+        if (next === undefined || j + 1 >= to)
+          return { position: j, problem: 'an unterminated string' };
         if (next === 'u') {
-          if (!HEX4.test(text.slice(j + 2, j + 6))) return { position: j, problem: 'an invalid \\u escape' };
+          if (!HEX4.test(text.slice(j + 2, j + 6)))
+            return { position: j, problem: 'an invalid \\u escape' };
           j += 5;
         } else if ('"\\/bfnrt'.includes(next)) {
           j += 1;
@@ -214,8 +244,15 @@ function checkJson(text: string, from: number, to: number): SyntaxReport {
     return { position: to, problem: 'an unterminated string (the text ends inside it)' };
   };
   for (;;) {
-    while (i < to && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
-    if (i >= to) return expect === 'done' ? { error: null, keys } : fail(to, `an unexpected end of input (${stack.length} unclosed bracket${stack.length === 1 ? '' : 's'})`);
+    while (i < to && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t'))
+      i++;
+    if (i >= to)
+      return expect === 'done'
+        ? { error: null, keys }
+        : fail(
+            to,
+            `an unexpected end of input (${stack.length} unclosed bracket${stack.length === 1 ? '' : 's'})`,
+          );
     const c = text[i] ?? '';
     switch (expect) {
       case 'done':
@@ -248,10 +285,17 @@ function checkJson(text: string, from: number, to: number): SyntaxReport {
           i++;
           break;
         }
-        if (c !== '"') return fail(i, expect === 'key' ? "a property name that is not in double quotes (or a trailing ',')" : 'a property name that is not in double quotes');
+        if (c !== '"')
+          return fail(
+            i,
+            expect === 'key'
+              ? "a property name that is not in double quotes (or a trailing ',')"
+              : 'a property name that is not in double quotes',
+          );
         const end = scanString(i);
         if (typeof end !== 'number') return fail(end.position, end.problem);
-        if (stack.length === 1 && keys.length < MAX_KEYS_SHOWN) keys.push(text.slice(i + 1, end - 1));
+        if (stack.length === 1 && keys.length < MAX_KEYS_SHOWN)
+          keys.push(text.slice(i + 1, end - 1));
         i = end;
         expect = 'colon';
         break;
@@ -283,7 +327,13 @@ function checkJson(text: string, from: number, to: number): SyntaxReport {
           afterValue();
         } else {
           const literal = ['true', 'false', 'null'].find((word) => text.startsWith(word, i));
-          if (!literal) return fail(i, expect === 'valueOrEnd' && c === ',' ? "a trailing ',' or an empty array element" : 'a character that cannot start a JSON value');
+          if (!literal)
+            return fail(
+              i,
+              expect === 'valueOrEnd' && c === ','
+                ? "a trailing ',' or an empty array element"
+                : 'a character that cannot start a JSON value',
+            );
           i += literal.length;
           afterValue();
         }
@@ -308,9 +358,7 @@ function showKey(key: string): string {
   return /^[\w.$-]{1,40}$/.test(key) ? key : '(unusual key)';
 }
 
-type Attempt =
-  | { readonly kind: 'value'; readonly value: unknown }
-  | { readonly kind: 'invalid' };
+type Attempt = { readonly kind: 'value'; readonly value: unknown } | { readonly kind: 'invalid' };
 
 function tryParse(text: string): Attempt {
   try {
@@ -319,7 +367,9 @@ function tryParse(text: string): Attempt {
     try {
       // RangeError (absurd nesting) or a syntax error: one lenient retry for raw control characters.
       const lenient = escapeControlCharsInStrings(text);
-      return lenient === text ? { kind: 'invalid' } : { kind: 'value', value: JSON.parse(lenient) as unknown };
+      return lenient === text
+        ? { kind: 'invalid' }
+        : { kind: 'value', value: JSON.parse(lenient) as unknown };
     } catch {
       return { kind: 'invalid' };
     }
@@ -371,18 +421,32 @@ export function parseAgentResponse(raw: string): ParseResult {
     if (!MENTIONS_PROTOCOL_KEY.test(slice)) continue;
     const attempt = tryParse(slice);
     if (attempt.kind !== 'value') continue;
-    const value = consider(attempt.value, n === spans.length - 1 ? 'the last JSON object' : `JSON object ${n + 1} of ${spans.length}`);
+    const value = consider(
+      attempt.value,
+      n === spans.length - 1 ? 'the last JSON object' : `JSON object ${n + 1} of ${spans.length}`,
+    );
     if (value) return { ok: true, value };
   }
 
   // Where a parser stops: in the unclosed object at the end, else the last object, else the whole reply.
   const last = spans[spans.length - 1];
-  const target = unclosedAt !== -1 && (!last || unclosedAt > last.start) ? { start: unclosedAt, end: text.length, source: `the unclosed JSON object starting at position ${unclosedAt}` } : last ? { ...last, source: `the last JSON object (positions ${last.start}–${last.end})` } : { start: 0, end: text.length, source: 'the whole reply' };
+  const target =
+    unclosedAt !== -1 && (!last || unclosedAt > last.start)
+      ? {
+          start: unclosedAt,
+          end: text.length,
+          source: `the unclosed JSON object starting at position ${unclosedAt}`,
+        }
+      : last
+        ? { ...last, source: `the last JSON object (positions ${last.start}–${last.end})` }
+        : { start: 0, end: text.length, source: 'the whole reply' };
   const report = checkJson(text, target.start, target.end);
   const keys: string[] = keysFound ?? [...report.keys];
-  const at = (problem: SyntaxProblem): string => `${problem.problem} at position ${problem.position} (${lineAndColumn(text, problem.position)})`;
+  const at = (problem: SyntaxProblem): string =>
+    `${problem.problem} at position ${problem.position} (${lineAndColumn(text, problem.position)})`;
   // Where a parser reading the whole reply as JSON stops, when that is not the place reported above.
-  const wholeError = target.start !== 0 || target.end !== text.length ? checkJson(text, 0, text.length).error : null;
+  const wholeError =
+    target.start !== 0 || target.end !== text.length ? checkJson(text, 0, text.length).error : null;
   const lines = text.split('\n').length;
   const fences = (text.match(/^[ \t]*```/gm) ?? []).length;
   const parts = [
@@ -390,8 +454,14 @@ export function parseAgentResponse(raw: string): ParseResult {
     `JSON objects found: ${spans.length} complete${unclosedAt === -1 ? '' : ', 1 unclosed'}.`,
     `Code fence lines: ${fences}.`,
     wholeError ? `Parser: the whole reply is not JSON: ${at(wholeError)}.` : '',
-    report.error ? `Parser: in ${target.source}, ${at(report.error)}.` : `Parser: ${target.source} is valid JSON${whole.kind === 'value' && !isPlainObject(whole.value) && spans.length === 0 ? ' but not an object' : ''}.`,
-    schemaProblem ? `Schema: ${schemaProblem.slice(0, 200)}.` : !MENTIONS_PROTOCOL_KEY.test(text) && (sawObject || spans.length > 0) ? 'Schema: no object has any of the keys answer, questions, summary.' : '',
+    report.error
+      ? `Parser: in ${target.source}, ${at(report.error)}.`
+      : `Parser: ${target.source} is valid JSON${whole.kind === 'value' && !isPlainObject(whole.value) && spans.length === 0 ? ' but not an object' : ''}.`,
+    schemaProblem
+      ? `Schema: ${schemaProblem.slice(0, 200)}.`
+      : !MENTIONS_PROTOCOL_KEY.test(text) && (sawObject || spans.length > 0)
+        ? 'Schema: no object has any of the keys answer, questions, summary.'
+        : '',
     `Top-level keys: ${keys.length > 0 ? keys.slice(0, MAX_KEYS_SHOWN).map(showKey).join(', ') : 'none'}.`,
   ];
   return { ok: false, diagnostic: parts.filter(Boolean).join(' ') };

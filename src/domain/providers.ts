@@ -98,6 +98,7 @@ export function defaultChoice(id: ProviderId, role: 'main' | 'fast' | 'review'):
   return {
     agent: id,
     model: role === 'fast' ? info.fastModel : info.defaultModel,
-    reasoning: role === 'fast' ? (info.reasoningLevels[0] ?? info.defaultReasoning) : info.defaultReasoning,
+    reasoning:
+      role === 'fast' ? (info.reasoningLevels[0] ?? info.defaultReasoning) : info.defaultReasoning,
   };
 }

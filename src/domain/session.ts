@@ -122,7 +122,10 @@ export function timerAfterStatusChange(
   const active = countsActiveTime(next);
   if (session.activeSince !== null) {
     if (active) return { activeSeconds: session.activeSeconds, activeSince: session.activeSince };
-    return { activeSeconds: activeWorkSeconds(session, Math.min(now, activeUntil)), activeSince: null };
+    return {
+      activeSeconds: activeWorkSeconds(session, Math.min(now, activeUntil)),
+      activeSince: null,
+    };
   }
   return { activeSeconds: session.activeSeconds, activeSince: active ? now : null };
 }

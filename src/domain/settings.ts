@@ -92,7 +92,9 @@ function roleRows(role: ModelRole, label: string, purpose: string): SettingRow[]
       fallback: (values) => {
         const info = providerInfo(agentOf(values, role));
         if (!info) return '';
-        return role === 'fast' ? (info.reasoningLevels[0] ?? info.defaultReasoning) : info.defaultReasoning;
+        return role === 'fast'
+          ? (info.reasoningLevels[0] ?? info.defaultReasoning)
+          : info.defaultReasoning;
       },
     },
   ];
@@ -127,16 +129,39 @@ export const NOTIFY_KEYS = {
 } as const;
 
 /** Whether a notification channel is on (all are, unless turned off). */
-export function notifyChannelOn(values: SettingValues, key: (typeof NOTIFY_KEYS)[keyof typeof NOTIFY_KEYS]): boolean {
+export function notifyChannelOn(
+  values: SettingValues,
+  key: (typeof NOTIFY_KEYS)[keyof typeof NOTIFY_KEYS],
+): boolean {
   return values[key] !== 'off';
 }
 
 function notifyRows(): SettingRow[] {
-  const row = (key: string, label: string, description: string): SettingRow => ({ key, label, scope: 'global', kind: 'choice', description, choices: () => ['on', 'off'], fallback: () => 'on' });
+  const row = (key: string, label: string, description: string): SettingRow => ({
+    key,
+    label,
+    scope: 'global',
+    kind: 'choice',
+    description,
+    choices: () => ['on', 'off'],
+    fallback: () => 'on',
+  });
   return [
-    row(NOTIFY_KEYS.bell, 'Notify: terminal bell', 'Ring the terminal bell when a session needs you (questions, ready for review, a failed merge, its pull request merged or closed).'),
-    row(NOTIFY_KEYS.osc, 'Notify: terminal notification', 'Send an OSC 9 and OSC 777 notification (shown by iTerm2, kitty, WezTerm, foot, Ghostty, Windows Terminal, and tmux with allow-passthrough) when a session needs you.'),
-    row(NOTIFY_KEYS.desktop, 'Notify: desktop', 'Show a desktop notification (notify-send on Linux, osascript on macOS, where available) when a session needs you.'),
+    row(
+      NOTIFY_KEYS.bell,
+      'Notify: terminal bell',
+      'Ring the terminal bell when a session needs you (questions, ready for review, a failed merge, its pull request merged or closed).',
+    ),
+    row(
+      NOTIFY_KEYS.osc,
+      'Notify: terminal notification',
+      'Send an OSC 9 and OSC 777 notification (shown by iTerm2, kitty, WezTerm, foot, Ghostty, Windows Terminal, and tmux with allow-passthrough) when a session needs you.',
+    ),
+    row(
+      NOTIFY_KEYS.desktop,
+      'Notify: desktop',
+      'Show a desktop notification (notify-send on Linux, osascript on macOS, where available) when a session needs you.',
+    ),
   ];
 }
 
@@ -156,13 +181,38 @@ function budgetRows(): SettingRow[] {
     description,
     choices: () => [],
     fallback: () => '',
-    validate: (value) => ((money ? DOLLAR_AMOUNT : TOKEN_AMOUNT).test(value.replace(/[_,]/g, '')) ? null : money ? `${label}: give an amount in dollars such as 5 or 12.50 (empty: no limit).` : `${label}: give a number of tokens such as 500k or 2M (empty: no limit).`),
+    validate: (value) =>
+      (money ? DOLLAR_AMOUNT : TOKEN_AMOUNT).test(value.replace(/[_,]/g, ''))
+        ? null
+        : money
+          ? `${label}: give an amount in dollars such as 5 or 12.50 (empty: no limit).`
+          : `${label}: give a number of tokens such as 500k or 2M (empty: no limit).`,
   });
   return [
-    row(BUDGET_KEYS.sessionTokens, 'Session budget (tokens)', 'Tokens (input + output) a session may spend before Grove holds its next prompt and asks (e.g. 2M; empty: no limit).', false),
-    row(BUDGET_KEYS.sessionUsd, 'Session budget ($)', 'US dollars a session may spend, priced with GROVE_HOME/prices.json (example prices: edit them), before Grove holds its next prompt and asks (empty: no limit).', true),
-    row(BUDGET_KEYS.projectTokens, 'Project budget (tokens)', "Tokens all of this project's sessions together may spend before Grove holds new prompts and asks (empty: no limit).", false),
-    row(BUDGET_KEYS.projectUsd, 'Project budget ($)', "US dollars all of this project's sessions together may spend, priced with GROVE_HOME/prices.json, before Grove holds new prompts and asks (empty: no limit).", true),
+    row(
+      BUDGET_KEYS.sessionTokens,
+      'Session budget (tokens)',
+      'Tokens (input + output) a session may spend before Grove holds its next prompt and asks (e.g. 2M; empty: no limit).',
+      false,
+    ),
+    row(
+      BUDGET_KEYS.sessionUsd,
+      'Session budget ($)',
+      'US dollars a session may spend, priced with GROVE_HOME/prices.json (example prices: edit them), before Grove holds its next prompt and asks (empty: no limit).',
+      true,
+    ),
+    row(
+      BUDGET_KEYS.projectTokens,
+      'Project budget (tokens)',
+      "Tokens all of this project's sessions together may spend before Grove holds new prompts and asks (empty: no limit).",
+      false,
+    ),
+    row(
+      BUDGET_KEYS.projectUsd,
+      'Project budget ($)',
+      "US dollars all of this project's sessions together may spend, priced with GROVE_HOME/prices.json, before Grove holds new prompts and asks (empty: no limit).",
+      true,
+    ),
   ];
 }
 
@@ -182,7 +232,8 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     label: 'Setup command',
     scope: 'project',
     kind: 'text',
-    description: 'Runs in each new worktree (GROVE_WORKTREE, GROVE_SESSION_ID, GROVE_BASE_BRANCH are set).',
+    description:
+      'Runs in each new worktree (GROVE_WORKTREE, GROVE_SESSION_ID, GROVE_BASE_BRANCH are set).',
     choices: () => [],
     fallback: () => '',
   },
@@ -191,7 +242,8 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     label: 'Check command',
     scope: 'project',
     kind: 'text',
-    description: "Best-of-N: runs in each variant's worktree when all have finished (e.g. npm test); its result goes to the judge.",
+    description:
+      "Best-of-N: runs in each variant's worktree when all have finished (e.g. npm test); its result goes to the judge.",
     choices: () => [],
     fallback: () => '',
   },
@@ -200,7 +252,8 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     label: 'Check timeout',
     scope: 'project',
     kind: 'choice',
-    description: 'How long the check command may run in each worktree before it is stopped (it then counts as failed).',
+    description:
+      'How long the check command may run in each worktree before it is stopped (it then counts as failed).',
     choices: () => ['1m', '5m', '10m', '30m'],
     fallback: () => '5m',
   },
@@ -218,7 +271,8 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     label: 'Run agents unconfined',
     scope: 'global',
     kind: 'choice',
-    description: 'Only when no sandbox engine (bubblewrap, Seatbelt) is available: run agents anyway, able to write anywhere you can.',
+    description:
+      'Only when no sandbox engine (bubblewrap, Seatbelt) is available: run agents anyway, able to write anywhere you can.',
     choices: () => ['off', 'on'],
     fallback: () => 'off',
   },
@@ -227,7 +281,8 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     label: 'Model request retries',
     scope: 'global',
     kind: 'choice',
-    description: "How often Gemini CLI may retry a failing model request before Grove stops the turn (default: Gemini CLI's own limit, general.maxAttempts, at most 9 retries). Each retry shows as progress.",
+    description:
+      "How often Gemini CLI may retry a failing model request before Grove stops the turn (default: Gemini CLI's own limit, general.maxAttempts, at most 9 retries). Each retry shows as progress.",
     choices: () => ['default', '0', '1', '2', '3', '5'],
     fallback: () => 'default',
   },
@@ -247,7 +302,8 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     label: 'Reclaim disk at start-up',
     scope: 'global',
     kind: 'choice',
-    description: 'Run grove gc when Grove starts: remove the worktrees of Done and Canceled sessions older than the age below, keeping any uncommitted work in refs/grove/snapshots/<id> first.',
+    description:
+      'Run grove gc when Grove starts: remove the worktrees of Done and Canceled sessions older than the age below, keeping any uncommitted work in refs/grove/snapshots/<id> first.',
     choices: () => ['off', 'on'],
     fallback: () => 'off',
   },
@@ -256,7 +312,8 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     label: 'Reclaim after (days)',
     scope: 'global',
     kind: 'choice',
-    description: 'How long a Done or Canceled session keeps its worktree before grove gc (or the start-up reclaim) removes it.',
+    description:
+      'How long a Done or Canceled session keeps its worktree before grove gc (or the start-up reclaim) removes it.',
     choices: () => ['1', '7', '14', '30', '60', '90'],
     fallback: () => '14',
   },
@@ -264,7 +321,8 @@ export const SETTING_ROWS: readonly SettingRow[] = [
 
 export function settingValue(row: SettingRow, values: SettingValues): string {
   const stored = values[row.key];
-  if (stored !== undefined && (row.kind === 'text' || row.choices(values).includes(stored))) return stored;
+  if (stored !== undefined && (row.kind === 'text' || row.choices(values).includes(stored)))
+    return stored;
   return row.fallback(values);
 }
 
@@ -287,4 +345,3 @@ export function parseInterval(value: string): number | null {
   const match = /^(\d+)s$/.exec(value);
   return match ? Number(match[1]) * 1000 : null;
 }
-

@@ -18,8 +18,12 @@ const SECRET_PATTERNS: readonly RegExp[] = [
 /** Removes anything that looks like a credential before it reaches the log. */
 export function redactSecrets(text: string, extraSecrets: readonly string[] = []): string {
   let out = text;
-  for (const secret of extraSecrets) if (secret.length >= 8) out = out.split(secret).join('[redacted]');
-  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, (_m, prefix: string) => (prefix.endsWith(' ') ? `${prefix}[redacted]` : '[redacted]'));
+  for (const secret of extraSecrets)
+    if (secret.length >= 8) out = out.split(secret).join('[redacted]');
+  for (const pattern of SECRET_PATTERNS)
+    out = out.replace(pattern, (_m, prefix: string) =>
+      prefix.endsWith(' ') ? `${prefix}[redacted]` : '[redacted]',
+    );
   return out;
 }
 
@@ -33,7 +37,10 @@ function describe(detail: unknown): string {
   }
 }
 
-export function createFileLogger(file: string, secrets: () => readonly string[] = () => []): Logger {
+export function createFileLogger(
+  file: string,
+  secrets: () => readonly string[] = () => [],
+): Logger {
   let ready = false;
   return {
     log(level, message, detail) {

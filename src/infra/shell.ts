@@ -9,7 +9,10 @@ export interface ShellResult {
 
 export interface ShellRunner {
   /** Runs a user-configured shell command (e.g. the worktree setup command). */
-  run(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal }): Promise<ShellResult>;
+  run(
+    command: string,
+    options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
+  ): Promise<ShellResult>;
 }
 
 const MAX_OUTPUT = 64 * 1024;

@@ -24,7 +24,10 @@ export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): vo
     if (state.mode.kind === 'diff') return handleDiffPaste(ctx, state.mode, text);
     if (state.mode.kind === 'session' && state.mode.question) {
       const q = state.mode.question;
-      ctx.apply({ type: 'mode', mode: { ...state.mode, question: { ...q, buffer: insertText(q.buffer, text) } } });
+      ctx.apply({
+        type: 'mode',
+        mode: { ...state.mode, question: { ...q, buffer: insertText(q.buffer, text) } },
+      });
     }
     return;
   }

@@ -5,16 +5,32 @@ const PASTE_END = '\x1b[201~';
 /** xterm / kitty modifier parameter: 1 + bitmask (shift 1, alt 2, ctrl 4, super/meta 8). */
 function modifiers(param: number | undefined): { shift: boolean; alt: boolean; ctrl: boolean } {
   const bits = Math.max(0, (param ?? 1) - 1);
-  return { shift: (bits & 1) !== 0, alt: (bits & 2) !== 0 || (bits & 8) !== 0, ctrl: (bits & 4) !== 0 };
+  return {
+    shift: (bits & 1) !== 0,
+    alt: (bits & 2) !== 0 || (bits & 8) !== 0,
+    ctrl: (bits & 4) !== 0,
+  };
 }
 
-function key(name: string, mods: Partial<{ shift: boolean; alt: boolean; ctrl: boolean }> = {}, text?: string): TerminalEvent {
-  const k: Key = { name, ctrl: mods.ctrl ?? false, alt: mods.alt ?? false, shift: mods.shift ?? false };
+function key(
+  name: string,
+  mods: Partial<{ shift: boolean; alt: boolean; ctrl: boolean }> = {},
+  text?: string,
+): TerminalEvent {
+  const k: Key = {
+    name,
+    ctrl: mods.ctrl ?? false,
+    alt: mods.alt ?? false,
+    shift: mods.shift ?? false,
+  };
   return { type: 'key', key: text !== undefined && !k.ctrl && !k.alt ? { ...k, text } : k };
 }
 
 /** A printable character (or space) as a key. */
-function charKey(char: string, mods: Partial<{ shift: boolean; alt: boolean; ctrl: boolean }> = {}): TerminalEvent {
+function charKey(
+  char: string,
+  mods: Partial<{ shift: boolean; alt: boolean; ctrl: boolean }> = {},
+): TerminalEvent {
   if (char === ' ') return key('space', mods, ' ');
   const upper = char !== char.toLowerCase();
   return key(char, { ...mods, shift: (mods.shift ?? false) || upper }, char);
@@ -44,10 +60,39 @@ function codeKey(code: number, param: number | undefined): TerminalEvent {
   }
 }
 
-const CSI_LETTERS: Record<string, string> = { A: 'up', B: 'down', C: 'right', D: 'left', H: 'home', F: 'end', P: 'f1', Q: 'f2', R: 'f3', S: 'f4' };
+const CSI_LETTERS: Record<string, string> = {
+  A: 'up',
+  B: 'down',
+  C: 'right',
+  D: 'left',
+  H: 'home',
+  F: 'end',
+  P: 'f1',
+  Q: 'f2',
+  R: 'f3',
+  S: 'f4',
+};
 const CSI_TILDE: Record<number, string> = {
-  1: 'home', 2: 'insert', 3: 'delete', 4: 'end', 5: 'pageup', 6: 'pagedown', 7: 'home', 8: 'end',
-  11: 'f1', 12: 'f2', 13: 'f3', 14: 'f4', 15: 'f5', 17: 'f6', 18: 'f7', 19: 'f8', 20: 'f9', 21: 'f10', 23: 'f11', 24: 'f12',
+  1: 'home',
+  2: 'insert',
+  3: 'delete',
+  4: 'end',
+  5: 'pageup',
+  6: 'pagedown',
+  7: 'home',
+  8: 'end',
+  11: 'f1',
+  12: 'f2',
+  13: 'f3',
+  14: 'f4',
+  15: 'f5',
+  17: 'f6',
+  18: 'f7',
+  19: 'f8',
+  20: 'f9',
+  21: 'f10',
+  23: 'f11',
+  24: 'f12',
 };
 
 /** Control bytes (0x00–0x1f) and DEL as keys. */
@@ -68,7 +113,8 @@ function controlKey(byte: number): TerminalEvent {
     case 0x1b:
       return key('escape');
     default:
-      if (byte >= 0x01 && byte <= 0x1a) return key(String.fromCharCode(byte + 0x60), { ctrl: true });
+      if (byte >= 0x01 && byte <= 0x1a)
+        return key(String.fromCharCode(byte + 0x60), { ctrl: true });
       return key(String.fromCharCode(byte + 0x40), { ctrl: true }); // 0x1c–0x1f: \ ] ^ _
   }
 }
@@ -164,8 +210,13 @@ export class KeyDecoder {
     }
     // Alt + the next key.
     const code = b.codePointAt(1) ?? 0;
-    const inner = code < 0x20 || code === 0x7f ? controlKey(code) : charKey(String.fromCodePoint(code));
-    if (inner.type === 'key') out.push({ type: 'key', key: { name: inner.key.name, ctrl: inner.key.ctrl, shift: inner.key.shift, alt: true } });
+    const inner =
+      code < 0x20 || code === 0x7f ? controlKey(code) : charKey(String.fromCodePoint(code));
+    if (inner.type === 'key')
+      out.push({
+        type: 'key',
+        key: { name: inner.key.name, ctrl: inner.key.ctrl, shift: inner.key.shift, alt: true },
+      });
     return 1 + String.fromCodePoint(code).length;
   }
 

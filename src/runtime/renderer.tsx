@@ -30,7 +30,11 @@ export interface Renderer {
   unmount(): void;
 }
 
-export function createRenderer(write: (data: string) => void, theme: Theme, home: string | undefined): Renderer {
+export function createRenderer(
+  write: (data: string) => void,
+  theme: Theme,
+  home: string | undefined,
+): Renderer {
   const painter = new ScreenPainter(write);
   let rows = 24;
   const sink = new FrameSink((frame) => painter.paint(frame, rows));

@@ -48,7 +48,9 @@ export function setupTerminal(stdin: ReadStream, stdout: WriteStream): Terminal 
   let suspended = false;
   const leave = (): void => {
     try {
-      stdout.write(ATTRIBUTES_RESET + KITTY_POP + BRACKETED_PASTE_OFF + CURSOR_SHOW + ALT_SCREEN_OFF);
+      stdout.write(
+        ATTRIBUTES_RESET + KITTY_POP + BRACKETED_PASTE_OFF + CURSOR_SHOW + ALT_SCREEN_OFF,
+      );
     } catch {
       // The terminal may already be gone (SIGHUP).
     }
@@ -77,7 +79,9 @@ export function setupTerminal(stdin: ReadStream, stdout: WriteStream): Terminal 
       if (!restored && !suspended) stdout.write(data);
     },
     onData(listener) {
-      stdin.on('data', (chunk: string | Buffer) => listener(typeof chunk === 'string' ? chunk : chunk.toString('utf8')));
+      stdin.on('data', (chunk: string | Buffer) =>
+        listener(typeof chunk === 'string' ? chunk : chunk.toString('utf8')),
+      );
     },
     onResize(listener) {
       stdout.on('resize', () => listener(stdout.columns || 80, stdout.rows || 24));

@@ -17,7 +17,8 @@ function Page({ state, theme, height }: { state: AppState; theme: Theme; height:
   const mode = state.mode;
   if (mode.kind === 'session') {
     const session = sessionById(state, mode.sessionId);
-    if (session) return <SessionView state={state} theme={theme} height={height} session={session} />;
+    if (session)
+      return <SessionView state={state} theme={theme} height={height} session={session} />;
   }
   if (mode.kind === 'diff') {
     const session = sessionById(state, mode.sessionId);
@@ -35,11 +36,20 @@ function Page({ state, theme, height }: { state: AppState; theme: Theme; height:
 }
 
 /** The whole screen: exactly as tall as the terminal, never taller. */
-export function Root({ state, theme, home }: { state: AppState; theme: Theme; home: string | undefined }) {
+export function Root({
+  state,
+  theme,
+  home,
+}: {
+  state: AppState;
+  theme: Theme;
+  home: string | undefined;
+}) {
   const pageHeight = sessionPageHeight(state);
   const session = openSession(state);
   const modeName: ModeName = currentModeName(state);
-  const underlying: ModeName = state.mode.kind === 'list' ? state.tab : state.mode.kind === 'diff' ? 'diff' : 'session';
+  const underlying: ModeName =
+    state.mode.kind === 'list' ? state.tab : state.mode.kind === 'diff' ? 'diff' : 'session';
   const hints = availableBindings(state.popup ? underlying : modeName, session);
   return (
     <Box flexDirection="column" width={state.columns} height={state.rows}>

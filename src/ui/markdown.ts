@@ -15,13 +15,19 @@ function rendererFor(width: number): Marked {
   if (!marked) {
     marked = new Marked();
     // The published types lag behind marked's extension type.
-    marked.use(markedTerminal({ width, reflowText: true, tab: 2, showSectionPrefix: false }) as Parameters<Marked['use']>[0]);
+    marked.use(
+      markedTerminal({ width, reflowText: true, tab: 2, showSectionPrefix: false }) as Parameters<
+        Marked['use']
+      >[0],
+    );
     // marked-terminal prints the inline tokens of tight list items raw
     // (`**bold**`, `[link](url)`); render them like paragraph text.
     marked.use({
       renderer: {
         text(token) {
-          return 'tokens' in token && token.tokens ? this.parser.parseInline(token.tokens) : token.text;
+          return 'tokens' in token && token.tokens
+            ? this.parser.parseInline(token.tokens)
+            : token.text;
         },
       },
     });

@@ -20,7 +20,9 @@ export function fit(text: string, width: number): string {
 export function truncate(text: string, width: number): string {
   if (width <= 0) return '';
   const chars = Array.from(oneLine(text));
-  return chars.length > width ? chars.slice(0, Math.max(0, width - 1)).join('') + '…' : chars.join('');
+  return chars.length > width
+    ? chars.slice(0, Math.max(0, width - 1)).join('') + '…'
+    : chars.join('');
 }
 
 /** Hard-wraps plain text to `width`, keeping words together where possible. */

@@ -2,7 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GROVE_BIN, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  GROVE_BIN,
+  makeRepo,
+  makeWorld,
+  startGrove,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { seedSessions } from '../helpers/seed.js';
 
@@ -136,7 +142,12 @@ describe('quitting', () => {
 });
 
 function run(args: string[], cwd: string, env: Record<string, string>) {
-  return spawnSync(process.execPath, [GROVE_BIN, ...args], { cwd, env, encoding: 'utf8', timeout: 10_000 });
+  return spawnSync(process.execPath, [GROVE_BIN, ...args], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
 }
 
 describe('command-line errors', () => {
@@ -156,7 +167,10 @@ describe('command-line errors', () => {
   it.each([
     [['--frobnicate'], /Unknown option '--frobnicate'/],
     [['-C'], /-C/],
-    [['frob'], /unknown command 'frob' \(commands: run, reply, ls, show, diff, merge, rebase, cancel, publish\)/],
+    [
+      ['frob'],
+      /unknown command 'frob' \(commands: run, reply, ls, show, diff, merge, rebase, cancel, publish, threads, gc, doctor\)/,
+    ],
     [['-C', '.', 'extra'], /unexpected argument 'extra'/],
   ])('rejects %j with a usage error and exit code 2', (args, message) => {
     const result = run(args, world.dir, world.env());
@@ -230,7 +244,14 @@ describe('the session list', () => {
   it('opens a session with Enter and goes back with q', async () => {
     const repo = makeRepo(world);
     await seedSessions(world.groveHome, repo, [
-      { title: 'Needs review', status: 'Review', transcript: [['user_prompt', 'Please fix the bug'], ['assistant_answer', 'I fixed the **bug** in `main.ts`.']] },
+      {
+        title: 'Needs review',
+        status: 'Review',
+        transcript: [
+          ['user_prompt', 'Please fix the bug'],
+          ['assistant_answer', 'I fixed the **bug** in `main.ts`.'],
+        ],
+      },
     ]);
     term = await startGrove(world, repo);
     await term.waitFor('Needs review');

@@ -2,7 +2,15 @@ import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { GROVE_BIN, agentWorldEnv, git, makeRepo, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  GROVE_BIN,
+  agentWorldEnv,
+  git,
+  makeRepo,
+  makeWorld,
+  startGrove,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
 import { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -10,7 +18,12 @@ import { waitUntil } from '../helpers/wait.js';
 // GROVE_HOME at once. The TUI shows the session the command made, and its
 // progress, without a key press.
 
-const reply = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` } });
+const reply = (answer: string) =>
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
+  });
 
 let world: GroveWorld;
 let server: FakeModelServer;
@@ -25,8 +38,14 @@ beforeEach(async () => {
   env = agentWorldEnv(world, agentEnv(server, world.home));
   server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Greeting from a script') },
-    { when: 'Write the git commit message for the changes', text: reply('Add the scripted greeting\n\nCreates hello.txt.') },
-    { when: 'You are reviewing the work of a coding agent', text: reply('## Review\n### Project Impact\nSmall.\n### Suggestions\nNone.') },
+    {
+      when: 'Write the git commit message for the changes',
+      text: reply('Add the scripted greeting\n\nCreates hello.txt.'),
+    },
+    {
+      when: 'You are reviewing the work of a coding agent',
+      text: reply('## Review\n### Project Impact\nSmall.\n### Suggestions\nNone.'),
+    },
   ]);
 });
 
@@ -45,7 +64,11 @@ interface Result {
 
 function groveRun(args: readonly string[]): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [GROVE_BIN, ...args], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [GROVE_BIN, ...args], {
+      cwd: repo,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -65,7 +88,10 @@ function sessionModelRequests(): number {
 
 async function slowTurnFromCommand(): Promise<{ t: TmuxTerminal; run: Promise<Result> }> {
   server.script('anthropic', [
-    { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+    {
+      when: 'Scripted greeting task',
+      toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
+    },
     { when: 'Scripted greeting task', delayMs: 60_000, then: { text: reply('too late') } },
   ]);
   const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
@@ -79,8 +105,18 @@ async function slowTurnFromCommand(): Promise<{ t: TmuxTerminal; run: Promise<Re
 describe('a headless command and the TUI on one store', () => {
   it('the TUI shows the session `grove run` creates, its progress and its result', async () => {
     server.script('anthropic', [
-      { when: 'Scripted greeting task', delayMs: 1500, then: { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello from a script\n' } } },
-      { when: 'Scripted greeting task', delayMs: 6000, then: { text: reply('Wrote **hello.txt** from a script.') } },
+      {
+        when: 'Scripted greeting task',
+        delayMs: 1500,
+        then: {
+          toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello from a script\n' },
+        },
+      },
+      {
+        when: 'Scripted greeting task',
+        delayMs: 6000,
+        then: { text: reply('Wrote **hello.txt** from a script.') },
+      },
     ]);
     const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
     term = t;
@@ -113,7 +149,18 @@ describe('a headless command and the TUI on one store', () => {
   it('canceling in the TUI stops the turn a command is running, and its work stays on the branch', async () => {
     const { t, run } = await slowTurnFromCommand();
     // The agent has written its file and waits on the (slow) model.
-    for (let i = 0; i < 300 && server.modelRequests('anthropic').filter((r) => JSON.stringify(r.body).includes('Scripted greeting task') && !JSON.stringify(r.body).includes('Write a title')).length < 2; i++) {
+    for (
+      let i = 0;
+      i < 300 &&
+      server
+        .modelRequests('anthropic')
+        .filter(
+          (r) =>
+            JSON.stringify(r.body).includes('Scripted greeting task') &&
+            !JSON.stringify(r.body).includes('Write a title'),
+        ).length < 2;
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
 
@@ -129,7 +176,9 @@ describe('a headless command and the TUI on one store', () => {
     expect(git(repo, 'show', `${branch}:hello.txt`)).toBe('hello');
     // The command's turn stopped (and saved its work) before the TUI removed the worktree.
     const shown = await groveRun(['show', branch.slice('grove/'.length), '--json']);
-    const notes = (JSON.parse(shown.stdout) as { transcript: { content: string }[] }).transcript.map((e) => e.content.split(' ')[0]);
+    const notes = (
+      JSON.parse(shown.stdout) as { transcript: { content: string }[] }
+    ).transcript.map((e) => e.content.split(' ')[0]);
     expect(notes).toContain('[Stopped]');
     expect(notes.indexOf('[Stopped]')).toBeLessThan(notes.indexOf('[Cancel]'));
   });
@@ -139,7 +188,11 @@ describe('a headless command and the TUI on one store', () => {
     await t.keys('Enter');
     await t.waitFor(/InProgress[\s\S]*› Scripted greeting task/, 10_000);
     // The agent has written hello.txt once it asks its model for the next step.
-    await waitUntil('the agent to have written hello.txt', () => sessionModelRequests() >= 2, 20_000);
+    await waitUntil(
+      'the agent to have written hello.txt',
+      () => sessionModelRequests() >= 2,
+      20_000,
+    );
 
     await t.keys('C-c');
 
@@ -154,7 +207,10 @@ describe('a headless command and the TUI on one store', () => {
 
   it('the TUI shows a session canceled by `grove cancel`', async () => {
     server.script('anthropic', [
-      { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      {
+        when: 'Scripted greeting task',
+        toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
+      },
       { when: 'Scripted greeting task', text: reply('Done it.') },
     ]);
     const first = await groveRun(['run', '--output', 'json', 'Scripted greeting task']);
@@ -172,11 +228,21 @@ describe('a headless command and the TUI on one store', () => {
 });
 
 describe('grove run in a terminal', () => {
-  const inTerminal = (args: readonly string[]): Promise<TmuxTerminal> => TmuxTerminal.start({ command: [process.execPath, GROVE_BIN, ...args], cwd: repo, env, columns: 140, rows: 30 });
+  const inTerminal = (args: readonly string[]): Promise<TmuxTerminal> =>
+    TmuxTerminal.start({
+      command: [process.execPath, GROVE_BIN, ...args],
+      cwd: repo,
+      env,
+      columns: 140,
+      rows: 30,
+    });
 
   it('shows progress on standard error when it is a terminal', async () => {
     server.script('anthropic', [
-      { when: 'Scripted greeting task', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      {
+        when: 'Scripted greeting task',
+        toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
+      },
       { when: 'Scripted greeting task', text: reply('All written.') },
     ]);
     const t = await inTerminal(['run', 'Scripted greeting task']);
@@ -194,11 +260,15 @@ describe('grove run in a terminal', () => {
     term = t;
 
     expect(await t.waitForExit(20_000)).toBe(2);
-    expect(await t.screen()).toContain('grove: give the prompt as an argument, or pipe it on standard input');
+    expect(await t.screen()).toContain(
+      'grove: give the prompt as an argument, or pipe it on standard input',
+    );
     const dash = await inTerminal(['run', '-']);
     await t.kill();
     term = dash;
     expect(await dash.waitForExit(20_000)).toBe(2);
-    expect(await dash.screen()).toContain("grove: '-' reads the prompt from standard input, but it is a terminal");
+    expect(await dash.screen()).toContain(
+      "grove: '-' reads the prompt from standard input, but it is a terminal",
+    );
   });
 });

@@ -5,7 +5,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startGitHubProject, type FakeGitHub } from '../helpers/fake-github.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { agentWorldEnv, git, makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  agentWorldEnv,
+  git,
+  makeWorld,
+  newSession,
+  startGrove,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
 import { withStore } from '../helpers/seed.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 
@@ -15,7 +22,12 @@ import type { TmuxTerminal } from '../helpers/tmux.js';
 
 const TOKEN = 'grove-e2e-secret-3b9d0c7a51';
 
-const reply = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` } });
+const reply = (answer: string) =>
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
+  });
 
 let world: GroveWorld;
 let model: FakeModelServer;
@@ -30,8 +42,14 @@ beforeEach(async () => {
   model = await startFakeModelServer();
   model.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
-    { when: 'Write the git commit message for the changes', text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.') },
-    { when: 'You are reviewing the work of a coding agent', text: reply('## Review\n### Project Impact\nSmall and safe.\n### Suggestions\nNone.') },
+    {
+      when: 'Write the git commit message for the changes',
+      text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.'),
+    },
+    {
+      when: 'You are reviewing the work of a coding agent',
+      text: reply('## Review\n### Project Impact\nSmall and safe.\n### Suggestions\nNone.'),
+    },
   ]);
   // Poll pull requests every second; no background fetch (the remote URL is github.com).
   await withStore(world.groveHome, async (store) => {
@@ -50,7 +68,12 @@ afterEach(async () => {
 
 async function start(): Promise<TmuxTerminal> {
   mkdirSync(join(world.home, 'gh-config'), { recursive: true });
-  const env = { ...agentWorldEnv(world, agentEnv(model, world.home)), GITHUB_TOKEN: TOKEN, GROVE_GITHUB_API_URL: github.url, GH_CONFIG_DIR: join(world.home, 'gh-config') };
+  const env = {
+    ...agentWorldEnv(world, agentEnv(model, world.home)),
+    GITHUB_TOKEN: TOKEN,
+    GROVE_GITHUB_API_URL: github.url,
+    GH_CONFIG_DIR: join(world.home, 'gh-config'),
+  };
   const t = await startGrove(world, repo, { env, columns: 160, rows: 34 });
   term = t;
   await t.waitFor('No sessions yet.');
@@ -60,7 +83,10 @@ async function start(): Promise<TmuxTerminal> {
 describe('publishing from the TUI', () => {
   it('publishes the session as a draft pull request and follows it to Merged', async () => {
     model.script('anthropic', [
-      { when: 'Create hello.txt', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      {
+        when: 'Create hello.txt',
+        toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
+      },
       { when: 'Create hello.txt', text: reply('I created hello.txt.') },
     ]);
     const t = await start();
@@ -79,8 +105,18 @@ describe('publishing from the TUI', () => {
 
     await t.waitFor('PR #1 open draft https://github.com/acme/widgets/pull/1', 30_000);
     await t.waitFor('[Review Request] Created draft pull request #1', 15_000);
-    expect(execFileSync('git', ['rev-parse', `refs/heads/${branch}`], { cwd: bare, encoding: 'utf8' }).trim()).toBe(git(repo, 'rev-parse', branch));
-    expect(github.pull(1)).toMatchObject({ draft: true, head: branch, base: 'main', title: 'Add the greeting files' });
+    expect(
+      execFileSync('git', ['rev-parse', `refs/heads/${branch}`], {
+        cwd: bare,
+        encoding: 'utf8',
+      }).trim(),
+    ).toBe(git(repo, 'rev-parse', branch));
+    expect(github.pull(1)).toMatchObject({
+      draft: true,
+      head: branch,
+      base: 'main',
+      title: 'Add the greeting files',
+    });
 
     github.merge(1);
     await t.waitFor('Pull request #1 was merged on GitHub', 30_000);
@@ -95,7 +131,11 @@ describe('publishing from the TUI', () => {
 
   it('queues a publish pressed while the turn runs, and opens the pull request after it', async () => {
     model.script('anthropic', [
-      { when: 'Create hello.txt', delayMs: 3000, then: { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } } },
+      {
+        when: 'Create hello.txt',
+        delayMs: 3000,
+        then: { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      },
       { when: 'Create hello.txt', text: reply('I created hello.txt.') },
     ]);
     const t = await start();

@@ -3,20 +3,49 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { agentWorldEnv, git, makeRepo, makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  agentWorldEnv,
+  git,
+  makeRepo,
+  makeWorld,
+  newSession,
+  startGrove,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 
 // Reviewing and landing a session the way a person does it: read the
 // answer, open the diff, merge it, or throw it away without losing work.
 
-const reply = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: 'Wrote the notes.', session: 'Notes and a helper.' } });
+const reply = (answer: string) =>
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: 'Wrote the notes.', session: 'Notes and a helper.' },
+  });
 
 /** A long markdown answer: headings, lists, code, a table, a link. */
 function longAnswer(): string {
   const parts = ['# Top of the answer', '', 'I wrote **notes.md** and `util.js`.', ''];
   for (let i = 1; i <= 60; i++) {
-    parts.push(`## Section ${i}`, '', `- point ${i}.a with a [link](https://example.com/${i})`, `- point ${i}.b`, '');
-    if (i % 20 === 0) parts.push('```js', `const answer${i} = ${i};`, '```', '', '| key | value |', '| --- | --- |', `| row${i} | ${i * 2} |`, '');
+    parts.push(
+      `## Section ${i}`,
+      '',
+      `- point ${i}.a with a [link](https://example.com/${i})`,
+      `- point ${i}.b`,
+      '',
+    );
+    if (i % 20 === 0)
+      parts.push(
+        '```js',
+        `const answer${i} = ${i};`,
+        '```',
+        '',
+        '| key | value |',
+        '| --- | --- |',
+        `| row${i} | ${i * 2} |`,
+        '',
+      );
   }
   parts.push('Bottom of the answer.');
   return parts.join('\n');
@@ -38,8 +67,14 @@ beforeEach(async () => {
   chmodSync(join(world.bin, 'xsel'), 0o755);
   server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Write the notes') },
-    { when: 'Write the git commit message for the changes', text: reply('Add notes and a helper\n\nNotes for the team and a small helper.') },
-    { when: 'You are reviewing the work of a coding agent', text: reply('## Review\n### Project Impact\nSmall.\n### Suggestions\n- (low) none') },
+    {
+      when: 'Write the git commit message for the changes',
+      text: reply('Add notes and a helper\n\nNotes for the team and a small helper.'),
+    },
+    {
+      when: 'You are reviewing the work of a coding agent',
+      text: reply('## Review\n### Project Impact\nSmall.\n### Suggestions\n- (low) none'),
+    },
   ]);
 });
 
@@ -50,20 +85,49 @@ afterEach(async () => {
   world.cleanup();
 });
 
-async function sessionInReview(prompt: string, answer: string): Promise<{ t: TmuxTerminal; branch: string; worktree: string }> {
+async function sessionInReview(
+  prompt: string,
+  answer: string,
+): Promise<{ t: TmuxTerminal; branch: string; worktree: string }> {
   server.script('anthropic', [
-    { when: prompt, toolCall: { kind: 'write_file', path: 'notes.md', content: '# Notes\n\nline one\nline two\n' } },
-    { when: prompt, toolCall: { kind: 'write_file', path: 'util.js', content: 'export const one = 1;\n' } },
+    {
+      when: prompt,
+      toolCall: {
+        kind: 'write_file',
+        path: 'notes.md',
+        content: '# Notes\n\nline one\nline two\n',
+      },
+    },
+    {
+      when: prompt,
+      toolCall: { kind: 'write_file', path: 'util.js', content: 'export const one = 1;\n' },
+    },
     { when: prompt, text: reply(answer) },
   ]);
-  const t = await startGrove(world, repo, { env: agentWorldEnv(world, { ...agentEnv(server, world.home), PATH: `${world.bin}:${process.env['PATH'] ?? ''}` }), columns: 110, rows: 32 });
+  // DISPLAY: a desktop session, so `y` goes to the clipboard tool (the xsel stand-in) rather than OSC 52.
+  const t = await startGrove(world, repo, {
+    env: {
+      ...agentWorldEnv(world, {
+        ...agentEnv(server, world.home),
+        PATH: `${world.bin}:${process.env['PATH'] ?? ''}`,
+      }),
+      DISPLAY: ':99',
+    },
+    columns: 110,
+    rows: 32,
+  });
   term = t;
   await t.waitFor('No sessions yet.');
   await newSession(t, prompt);
   await t.waitFor(/\[Commit\] Add notes and a helper/, 30_000);
   await t.waitFor(/ Review /, 15_000);
   const branch = git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/');
-  const worktree = git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9)).find((p) => p !== repo) ?? '';
+  const worktree =
+    git(repo, 'worktree', 'list', '--porcelain')
+      .split('\n')
+      .filter((l) => l.startsWith('worktree '))
+      .map((l) => l.slice(9))
+      .find((p) => p !== repo) ?? '';
   return { t, branch, worktree };
 }
 
@@ -134,6 +198,8 @@ describe('reviewing and landing a session', () => {
 
     await t.keys('y');
     await t.waitFor('Copied the command that restores the branch');
-    expect(readFileSync(clipboardFile, 'utf8')).toBe(`git worktree add ../${branch.replace('/', '-')} ${branch}`);
+    expect(readFileSync(clipboardFile, 'utf8')).toBe(
+      `git worktree add ../${branch.replace('/', '-')} ${branch}`,
+    );
   });
 });

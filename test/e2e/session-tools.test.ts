@@ -109,7 +109,11 @@ describe('session tools in the TUI', () => {
     await t.keys('F');
 
     await t.waitFor('forked from "Greet the team"', 20_000);
-    server.script('anthropic', [{ when: 'Now say goodbye', text: reply('Goodbye, team.') }]);
+    // The fork's first prompt gets a title too; its request also holds the prompt text.
+    server.script('anthropic', [
+      { when: 'Write a title for a coding task', text: reply('Say goodbye') },
+      { when: 'Now say goodbye', text: reply('Goodbye, team.') },
+    ]);
     await t.type('Now say goodbye');
     await t.keys('Enter');
     await t.waitFor('Goodbye, team.', 30_000);

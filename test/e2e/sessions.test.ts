@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { agentWorldEnv, git, makeRepo, makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  agentWorldEnv,
+  git,
+  makeRepo,
+  makeWorld,
+  newSession,
+  startGrove,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -11,7 +19,12 @@ import { waitUntil } from '../helpers/wait.js';
 // the fake model server) works on it in its own worktree.
 
 const reply = (answer: string, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` }, ...extra });
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
+    ...extra,
+  });
 
 let world: GroveWorld;
 let server: FakeModelServer;
@@ -25,8 +38,14 @@ beforeEach(async () => {
   // Utility prompts: the title, the commit message and the focused review.
   server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
-    { when: 'Write the git commit message for the changes', text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.') },
-    { when: 'You are reviewing the work of a coding agent', text: reply('## Review\n### Project Impact\nSmall and safe.\n### Suggestions\nNone.') },
+    {
+      when: 'Write the git commit message for the changes',
+      text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.'),
+    },
+    {
+      when: 'You are reviewing the work of a coding agent',
+      text: reply('## Review\n### Project Impact\nSmall and safe.\n### Suggestions\nNone.'),
+    },
   ]);
 });
 
@@ -38,7 +57,11 @@ afterEach(async () => {
 });
 
 async function start(): Promise<TmuxTerminal> {
-  term = await startGrove(world, repo, { env: agentWorldEnv(world, agentEnv(server, world.home)), columns: 120, rows: 34 });
+  term = await startGrove(world, repo, {
+    env: agentWorldEnv(world, agentEnv(server, world.home)),
+    columns: 120,
+    rows: 34,
+  });
   await term.waitFor('No sessions yet.');
   return term;
 }
@@ -50,7 +73,11 @@ function sessionBranch(): string {
 describe('agent sessions in the TUI', () => {
   it('runs a task in its own worktree, commits it on the session branch, and amends on a follow-up', async () => {
     server.script('anthropic', [
-      { when: 'Create hello.txt', delayMs: 1500, then: { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } } },
+      {
+        when: 'Create hello.txt',
+        delayMs: 1500,
+        then: { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      },
       { when: 'Create hello.txt', text: reply('I created **hello.txt**.') },
     ]);
     const t = await start();
@@ -71,8 +98,14 @@ describe('agent sessions in the TUI', () => {
     expect(git(repo, 'status', '--porcelain')).toBe('');
 
     server.script('anthropic', [
-      { when: 'Write the git commit message for the changes', text: reply('Add the greeting files\n\nCreates hello.txt and bye.txt.') },
-      { when: 'Also add bye.txt', toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' } },
+      {
+        when: 'Write the git commit message for the changes',
+        text: reply('Add the greeting files\n\nCreates hello.txt and bye.txt.'),
+      },
+      {
+        when: 'Also add bye.txt',
+        toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' },
+      },
       { when: 'Also add bye.txt', text: reply('Added bye.txt too.') },
     ]);
     await t.waitFor(/ Review /, 15_000);
@@ -87,9 +120,14 @@ describe('agent sessions in the TUI', () => {
     expect(git(repo, 'show', `${branch}:bye.txt`)).toBe('bye');
   });
 
-  it('asks the agent\'s questions and sends the answers as one Clarifications reply', async () => {
+  it("asks the agent's questions and sends the answers as one Clarifications reply", async () => {
     server.script('anthropic', [
-      { when: 'Greet the user', text: reply('', { questions: [{ text: 'Which greeting should I use?', options: ['hello', 'hi'] }] }) },
+      {
+        when: 'Greet the user',
+        text: reply('', {
+          questions: [{ text: 'Which greeting should I use?', options: ['hello', 'hi'] }],
+        }),
+      },
       { when: 'Clarifications:', text: reply('Used hi as you asked.') },
     ]);
     const t = await start();
@@ -102,13 +140,17 @@ describe('agent sessions in the TUI', () => {
     await t.keys('j', 'Enter');
 
     await t.waitFor('Used hi as you asked.', 30_000);
-    const request = server.modelRequests('anthropic').find((r) => JSON.stringify(r.body).includes('Clarifications:'));
+    const request = server
+      .modelRequests('anthropic')
+      .find((r) => JSON.stringify(r.body).includes('Clarifications:'));
     expect(JSON.stringify(request?.body)).toContain('1. Q: Which greeting should I use?');
     expect(JSON.stringify(request?.body)).toContain('A: hi');
   });
 
   it('picks the permission mode in the composer with Shift+Tab, shows it in the header, and switches it later', async () => {
-    server.script('anthropic', [{ when: 'Plan the greeting', text: reply('1. Create hello.txt.') }]);
+    server.script('anthropic', [
+      { when: 'Plan the greeting', text: reply('1. Create hello.txt.') },
+    ]);
     const t = await start();
 
     await t.keys('a');
@@ -122,23 +164,37 @@ describe('agent sessions in the TUI', () => {
     await t.waitFor('1. Create hello.txt.', 20_000);
     const planned = await t.waitFor(/Review/);
     expect(planned).toMatch(/\] {2}Plan {2}/);
-    const turn = server.modelRequests('anthropic').find((r) => JSON.stringify(r.body).includes('Plan the greeting') && !JSON.stringify(r.body).includes('Write a title'));
+    const turn = server
+      .modelRequests('anthropic')
+      .find(
+        (r) =>
+          JSON.stringify(r.body).includes('Plan the greeting') &&
+          !JSON.stringify(r.body).includes('Write a title'),
+      );
     expect(JSON.stringify(turn?.body)).toContain('This session is in Plan mode');
 
     await t.keys('BTab');
 
-    const switched = await t.waitFor('[Mode] Auto Edit: edits and commands, confined to the worktree.');
+    const switched = await t.waitFor(
+      '[Mode] Auto Edit: edits and commands, confined to the worktree.',
+    );
     expect(switched).toMatch(/\] {2}Auto Edit {2}/);
   });
 
   it('stops a running turn with Ctrl+C and keeps the session in Review', async () => {
-    server.script('anthropic', [{ when: 'A very slow task', delayMs: 60_000, then: { text: reply('too late') } }]);
+    server.script('anthropic', [
+      { when: 'A very slow task', delayMs: 60_000, then: { text: reply('too late') } },
+    ]);
     const t = await start();
 
     await newSession(t, 'A very slow task');
     await t.waitFor(/InProgress/, 15_000);
     // The agent has sent the turn to the model: Ctrl+C stops a turn that is really running.
-    await waitUntil('the model has the request', () => server.modelRequests('anthropic').some((r) => JSON.stringify(r.body).includes('A very slow task')));
+    await waitUntil('the model has the request', () =>
+      server
+        .modelRequests('anthropic')
+        .some((r) => JSON.stringify(r.body).includes('A very slow task')),
+    );
     await t.keys('C-c');
 
     await t.waitFor('[Stopped] You stopped the turn.', 15_000);
@@ -166,7 +222,12 @@ describe('agent sessions in the TUI', () => {
     await t.waitFor('[Setup] Copied from the main checkout (.worktreeinclude): .env', 15_000);
     await t.waitFor('setup ran in main', 15_000);
     await t.waitFor('Looked.', 30_000);
-    const worktree = git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9)).find((p) => p !== repo) ?? '';
+    const worktree =
+      git(repo, 'worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter((l) => l.startsWith('worktree '))
+        .map((l) => l.slice(9))
+        .find((p) => p !== repo) ?? '';
     expect(readFileSync(join(worktree, '.env'), 'utf8')).toBe('SECRET=1\n');
   });
 });

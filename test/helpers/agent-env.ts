@@ -7,7 +7,11 @@ import type { FakeModelServer } from './fake-model/server.js';
  * with a private HOME, no outside traffic and no retries (so a failure is
  * quick). Writes the config files Codex and Gemini need into that HOME.
  */
-export function agentEnv(server: FakeModelServer, home: string, extra: Record<string, string> = {}): Record<string, string> {
+export function agentEnv(
+  server: FakeModelServer,
+  home: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   mkdirSync(join(home, '.gemini'), { recursive: true });
   writeFileSync(
     join(home, '.gemini', 'settings.json'),

@@ -30,7 +30,15 @@ export interface GitHubRequest {
   status: number;
 }
 
-export type FailureKind = 'bad_credentials' | 'rate_limited' | 'missing_scope' | 'not_found' | 'validation' | 'server' | 'graphql_forbidden' | 'graphql_rate_limited';
+export type FailureKind =
+  | 'bad_credentials'
+  | 'rate_limited'
+  | 'missing_scope'
+  | 'not_found'
+  | 'validation'
+  | 'server'
+  | 'graphql_forbidden'
+  | 'graphql_rate_limited';
 
 export interface FailureRule {
   readonly kind: FailureKind;
@@ -105,23 +113,50 @@ export interface FakeGitHub {
   setToken(token: string): void;
   pull(number: number): FakePull;
   /** "On GitHub": a person opens a pull request (its head must be on the remote). */
-  open(input: { head: string; base: string; title: string; body: string; draft?: boolean }): FakePull;
+  open(input: {
+    head: string;
+    base: string;
+    title: string;
+    body: string;
+    draft?: boolean;
+  }): FakePull;
   /** "On GitHub": merge, close, reopen, edit, review. */
   merge(number: number): void;
   close(number: number): void;
   reopen(number: number): void;
   edit(number: number, change: { title?: string; body?: string }): void;
-  review(number: number, login: string, state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED'): void;
+  review(
+    number: number,
+    login: string,
+    state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED',
+  ): void;
   /** Review threads on every pull request. */
   readonly threads: FakeThread[];
   /** "On GitHub": a reviewer starts a thread on a line (with replies, if given). */
-  addReviewThread(pull: number, input: { path: string; line: number | null; startLine?: number; author: string; body: string; replies?: readonly { author: string; body: string }[] }): FakeThread;
+  addReviewThread(
+    pull: number,
+    input: {
+      path: string;
+      line: number | null;
+      startLine?: number;
+      author: string;
+      body: string;
+      replies?: readonly { author: string; body: string }[];
+    },
+  ): FakeThread;
   thread(id: string): FakeThread;
   /** "On GitHub": someone writes on a thread, or resolves it. */
   commentOnThread(id: string, author: string, body: string): void;
   resolveThread(id: string): void;
   /** Check runs reported for a commit sha. */
-  setCheckRuns(sha: string, runs: { name: string; status: 'queued' | 'in_progress' | 'completed'; conclusion: string | null }[]): void;
+  setCheckRuns(
+    sha: string,
+    runs: {
+      name: string;
+      status: 'queued' | 'in_progress' | 'completed';
+      conclusion: string | null;
+    }[],
+  ): void;
   /** Shuts the server down. */
   stop(): Promise<void>;
 }
@@ -137,7 +172,15 @@ export interface FakeGitHubOptions {
 }
 
 const DOCS = 'https://docs.github.com/rest';
-const USER = { login: 'grove-tester', id: 1001, node_id: 'U_grove', type: 'User', site_admin: false, avatar_url: 'https://avatars.githubusercontent.com/u/1001', html_url: 'https://github.com/grove-tester' };
+const USER = {
+  login: 'grove-tester',
+  id: 1001,
+  node_id: 'U_grove',
+  type: 'User',
+  site_admin: false,
+  avatar_url: 'https://avatars.githubusercontent.com/u/1001',
+  html_url: 'https://github.com/grove-tester',
+};
 
 function readBody(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve) => {
@@ -160,7 +203,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
   let token = options.token;
   const requests: GitHubRequest[] = [];
   const pulls: FakePull[] = [];
-  const checkRuns = new Map<string, { name: string; status: string; conclusion: string | null }[]>();
+  const checkRuns = new Map<
+    string,
+    { name: string; status: string; conclusion: string | null }[]
+  >();
   const threads: FakeThread[] = [];
   let commentSeq = 0;
   let failures: (FailureRule & { left: number })[] = [];
@@ -171,7 +217,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
 
   const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   /** A new open pull request with the next number. */
-  const addPull = (fields: Pick<FakePull, 'draft' | 'title' | 'body' | 'head' | 'headSha' | 'base'>): FakePull => {
+  const addPull = (
+    fields: Pick<FakePull, 'draft' | 'title' | 'body' | 'head' | 'headSha' | 'base'>,
+  ): FakePull => {
     const stamp = now();
     const pull: FakePull = {
       number: pulls.reduce((n, p) => Math.max(n, p.number), 0) + 1,
@@ -201,7 +249,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
   const headSha = (branch: string): string | null => {
     if (!options.bareRepo) return '0'.repeat(40);
     try {
-      return execFileSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: options.bareRepo, encoding: 'utf8' }).trim() || null;
+      return (
+        execFileSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
+          cwd: options.bareRepo,
+          encoding: 'utf8',
+        }).trim() || null
+      );
     } catch {
       return null;
     }
@@ -233,8 +286,20 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       labels: [],
       milestone: null,
       draft: p.draft,
-      head: { label: `${owner}:${p.head}`, ref: p.head, sha: p.headSha, user: { ...USER, login: owner }, repo: repoJson() },
-      base: { label: `${owner}:${p.base}`, ref: p.base, sha: headSha(p.base) ?? '0'.repeat(40), user: { ...USER, login: owner }, repo: repoJson() },
+      head: {
+        label: `${owner}:${p.head}`,
+        ref: p.head,
+        sha: p.headSha,
+        user: { ...USER, login: owner },
+        repo: repoJson(),
+      },
+      base: {
+        label: `${owner}:${p.base}`,
+        ref: p.base,
+        sha: headSha(p.base) ?? '0'.repeat(40),
+        user: { ...USER, login: owner },
+        repo: repoJson(),
+      },
       author_association: 'OWNER',
       auto_merge: null,
     };
@@ -256,7 +321,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     };
   };
 
-  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+  const send = (
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): void => {
     if (remaining > 0) remaining--;
     const text = body === undefined ? '' : JSON.stringify(body);
     res.writeHead(status, {
@@ -288,25 +358,75 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
           'x-ratelimit-used': String(limit),
           'x-ratelimit-resource': 'core',
         });
-        res.end(JSON.stringify({ message: 'API rate limit exceeded for user ID 1001. If you reach out to GitHub Support for help, please include the request ID FAKE.', documentation_url: `${DOCS}/overview/rate-limits-for-the-rest-api`, status: '403' }));
+        res.end(
+          JSON.stringify({
+            message:
+              'API rate limit exceeded for user ID 1001. If you reach out to GitHub Support for help, please include the request ID FAKE.',
+            documentation_url: `${DOCS}/overview/rate-limits-for-the-rest-api`,
+            status: '403',
+          }),
+        );
         return 403;
       }
       case 'missing_scope':
-        send(res, 403, { message: 'Resource not accessible by personal access token', documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`, status: '403' }, { 'x-accepted-github-permissions': 'pull_requests=write' });
+        send(
+          res,
+          403,
+          {
+            message: 'Resource not accessible by personal access token',
+            documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`,
+            status: '403',
+          },
+          { 'x-accepted-github-permissions': 'pull_requests=write' },
+        );
         return 403;
       case 'not_found':
         send(res, 404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
         return 404;
       case 'validation':
-        send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: rule.message ?? `No commits between main and ${owner}:branch` }], documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`, status: '422' });
+        send(res, 422, {
+          message: 'Validation Failed',
+          errors: [
+            {
+              resource: 'PullRequest',
+              code: 'custom',
+              message: rule.message ?? `No commits between main and ${owner}:branch`,
+            },
+          ],
+          documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`,
+          status: '422',
+        });
         return 422;
       case 'graphql_forbidden':
-        send(res, 200, { data: null, errors: [{ type: 'FORBIDDEN', path: ['repository'], locations: [{ line: 2, column: 3 }], message: 'Resource not accessible by personal access token' }] });
+        send(res, 200, {
+          data: null,
+          errors: [
+            {
+              type: 'FORBIDDEN',
+              path: ['repository'],
+              locations: [{ line: 2, column: 3 }],
+              message: 'Resource not accessible by personal access token',
+            },
+          ],
+        });
         return 200;
       case 'graphql_rate_limited': {
         const reset = rule.resetAt ?? Math.floor(Date.now() / 1000) + 3600;
-        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset), 'x-ratelimit-used': '5000', 'x-ratelimit-resource': 'graphql' });
-        res.end(JSON.stringify({ errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1001.' }] }));
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'x-ratelimit-limit': '5000',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(reset),
+          'x-ratelimit-used': '5000',
+          'x-ratelimit-resource': 'graphql',
+        });
+        res.end(
+          JSON.stringify({
+            errors: [
+              { type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1001.' },
+            ],
+          }),
+        );
         return 200;
       }
       case 'server': {
@@ -337,26 +457,51 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       const head = req.query['head'];
       let list = pulls.filter((p) => state === 'all' || p.state === state);
       if (head) list = list.filter((p) => `${owner}:${p.head}` === head);
-      list = [...list].sort((a, b) => (req.query['direction'] === 'asc' ? a.number - b.number : b.number - a.number));
+      list = [...list].sort((a, b) =>
+        req.query['direction'] === 'asc' ? a.number - b.number : b.number - a.number,
+      );
       const perPage = Number(req.query['per_page'] ?? 30);
-      send(res, 200, list.slice(0, perPage).map((p) => pullJson(p, false)));
+      send(
+        res,
+        200,
+        list.slice(0, perPage).map((p) => pullJson(p, false)),
+      );
       return 200;
     }
     if (rest === '/pulls' && req.method === 'POST') {
       const head = typeof body['head'] === 'string' ? body['head'] : '';
       const baseRef = typeof body['base'] === 'string' ? body['base'] : '';
-      const headName = head.includes(':') ? head.split(':')[1] ?? '' : head;
+      const headName = head.includes(':') ? (head.split(':')[1] ?? '') : head;
       const errors: Record<string, string>[] = [];
       const sha = headSha(headName);
-      if (!body['title']) errors.push({ resource: 'PullRequest', field: 'title', code: 'missing_field' });
+      if (!body['title'])
+        errors.push({ resource: 'PullRequest', field: 'title', code: 'missing_field' });
       if (!sha) errors.push({ resource: 'PullRequest', field: 'head', code: 'invalid' });
-      if (!headSha(baseRef)) errors.push({ resource: 'PullRequest', field: 'base', code: 'invalid' });
-      if (sha && pulls.some((p) => p.state === 'open' && p.head === headName)) errors.push({ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${owner}:${headName}.` });
+      if (!headSha(baseRef))
+        errors.push({ resource: 'PullRequest', field: 'base', code: 'invalid' });
+      if (sha && pulls.some((p) => p.state === 'open' && p.head === headName))
+        errors.push({
+          resource: 'PullRequest',
+          code: 'custom',
+          message: `A pull request already exists for ${owner}:${headName}.`,
+        });
       if (errors.length > 0) {
-        send(res, 422, { message: 'Validation Failed', errors, documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`, status: '422' });
+        send(res, 422, {
+          message: 'Validation Failed',
+          errors,
+          documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`,
+          status: '422',
+        });
         return 422;
       }
-      const pull = addPull({ draft: body['draft'] === true, title: typeof body['title'] === 'string' ? body['title'] : '', body: typeof body['body'] === 'string' ? body['body'] : null, head: headName, headSha: sha ?? '', base: baseRef });
+      const pull = addPull({
+        draft: body['draft'] === true,
+        title: typeof body['title'] === 'string' ? body['title'] : '',
+        body: typeof body['body'] === 'string' ? body['body'] : null,
+        head: headName,
+        headSha: sha ?? '',
+        base: baseRef,
+      });
       send(res, 201, pullJson(pull, true), { location: `${url}${base}/pulls/${pull.number}` });
       return 201;
     }
@@ -384,13 +529,34 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       send(
         res,
         200,
-        pull.reviews.map((r, i) => ({ id: 7000 + i, node_id: `PRR_${i}`, user: { ...USER, login: r.login }, body: '', state: r.state, html_url: `https://github.com/${owner}/${repo}/pull/${pull.number}#pullrequestreview-${7000 + i}`, commit_id: pull.headSha, submitted_at: now(), author_association: 'MEMBER' })),
+        pull.reviews.map((r, i) => ({
+          id: 7000 + i,
+          node_id: `PRR_${i}`,
+          user: { ...USER, login: r.login },
+          body: '',
+          state: r.state,
+          html_url: `https://github.com/${owner}/${repo}/pull/${pull.number}#pullrequestreview-${7000 + i}`,
+          commit_id: pull.headSha,
+          submitted_at: now(),
+          author_association: 'MEMBER',
+        })),
       );
       return 200;
     }
     if ((m = /^\/commits\/([^/]+)\/check-runs$/.exec(rest)) && req.method === 'GET') {
       const runs = checkRuns.get(decodeURIComponent(m[1] ?? '')) ?? [];
-      send(res, 200, { total_count: runs.length, check_runs: runs.map((r, i) => ({ id: 8000 + i, name: r.name, head_sha: m?.[1], status: r.status, conclusion: r.conclusion, started_at: now(), completed_at: r.status === 'completed' ? now() : null })) });
+      send(res, 200, {
+        total_count: runs.length,
+        check_runs: runs.map((r, i) => ({
+          id: 8000 + i,
+          name: r.name,
+          head_sha: m?.[1],
+          status: r.status,
+          conclusion: r.conclusion,
+          started_at: now(),
+          completed_at: r.status === 'completed' ? now() : null,
+        })),
+      });
       return 200;
     }
     return notFound();
@@ -415,7 +581,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     originalStartLine: t.startLine,
     comments: { nodes: t.comments.map((c) => commentJson(t, c)) },
   });
-  const newComment = (author: string, body: string): FakeThreadComment => ({ id: `PRRC_kwDO${++commentSeq}`, author, body, createdAt: now() });
+  const newComment = (author: string, body: string): FakeThreadComment => ({
+    id: `PRRC_kwDO${++commentSeq}`,
+    author,
+    body,
+    createdAt: now(),
+  });
 
   /** POST /graphql: the review-thread query and mutations Grove sends. */
   const graphql = (req: GitHubRequest, res: ServerResponse): number => {
@@ -426,41 +597,76 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       send(res, 200, errors ? { data, errors } : { data });
       return 200;
     };
-    const notFound = (path: string, what: string): number => answer(null, [{ type: 'NOT_FOUND', path: [path], message: `Could not resolve to ${what}.` }]);
+    const notFound = (path: string, what: string): number =>
+      answer(null, [{ type: 'NOT_FOUND', path: [path], message: `Could not resolve to ${what}.` }]);
     if (query.includes('addPullRequestReviewThreadReply')) {
       const thread = threads.find((t) => t.id === vars['thread']);
-      if (!thread) return notFound('addPullRequestReviewThreadReply', `a node with the global id of '${String(vars['thread'])}'`);
+      if (!thread)
+        return notFound(
+          'addPullRequestReviewThreadReply',
+          `a node with the global id of '${String(vars['thread'])}'`,
+        );
       const comment = newComment(USER.login, typeof vars['body'] === 'string' ? vars['body'] : '');
       thread.comments.push(comment);
-      return answer({ addPullRequestReviewThreadReply: { comment: { id: comment.id, url: commentJson(thread, comment).url } } });
+      return answer({
+        addPullRequestReviewThreadReply: {
+          comment: { id: comment.id, url: commentJson(thread, comment).url },
+        },
+      });
     }
     if (query.includes('resolveReviewThread')) {
       const thread = threads.find((t) => t.id === vars['thread']);
-      if (!thread) return notFound('resolveReviewThread', `a node with the global id of '${String(vars['thread'])}'`);
+      if (!thread)
+        return notFound(
+          'resolveReviewThread',
+          `a node with the global id of '${String(vars['thread'])}'`,
+        );
       thread.isResolved = true;
       return answer({ resolveReviewThread: { thread: { id: thread.id, isResolved: true } } });
     }
     if (query.includes('reviewThreads')) {
-      if (vars['owner'] !== owner || vars['name'] !== repo) return notFound('repository', `a Repository with the name '${String(vars['owner'])}/${String(vars['name'])}'`);
+      if (vars['owner'] !== owner || vars['name'] !== repo)
+        return notFound(
+          'repository',
+          `a Repository with the name '${String(vars['owner'])}/${String(vars['name'])}'`,
+        );
       const pull = find(Number(vars['number']));
-      if (!pull) return answer({ repository: { pullRequest: null } }, [{ type: 'NOT_FOUND', path: ['repository', 'pullRequest'], message: `Could not resolve to a PullRequest with the number of ${String(vars['number'])}.` }]);
+      if (!pull)
+        return answer({ repository: { pullRequest: null } }, [
+          {
+            type: 'NOT_FOUND',
+            path: ['repository', 'pullRequest'],
+            message: `Could not resolve to a PullRequest with the number of ${String(vars['number'])}.`,
+          },
+        ]);
       const all = threads.filter((t) => t.pull === pull.number);
       const first = Number(/reviewThreads\(first:\s*(\d+)/.exec(query)?.[1] ?? 100);
-      const start = typeof vars['cursor'] === 'string' ? Number(Buffer.from(vars['cursor'], 'base64').toString('utf8')) : 0;
+      const start =
+        typeof vars['cursor'] === 'string'
+          ? Number(Buffer.from(vars['cursor'], 'base64').toString('utf8'))
+          : 0;
       const page = all.slice(start, start + first);
       const end = start + page.length;
       return answer({
         repository: {
           pullRequest: {
             reviewThreads: {
-              pageInfo: { hasNextPage: end < all.length, endCursor: page.length > 0 ? Buffer.from(String(end)).toString('base64') : null },
+              pageInfo: {
+                hasNextPage: end < all.length,
+                endCursor: page.length > 0 ? Buffer.from(String(end)).toString('base64') : null,
+              },
               nodes: page.map(threadJson),
             },
           },
         },
       });
     }
-    return answer(null, [{ message: 'fake GitHub: unsupported GraphQL document', extensions: { code: 'undefinedField' } }]);
+    return answer(null, [
+      {
+        message: 'fake GitHub: unsupported GraphQL document',
+        extensions: { code: 'undefinedField' },
+      },
+    ]);
   };
 
   const server = createServer((req, res) => {
@@ -477,8 +683,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       };
       requests.push(record);
       const query = (record.body as { query?: unknown } | null)?.query;
-      const graphqlMatches = (f: FailureRule): boolean => !f.graphql || (record.path === '/graphql' && typeof query === 'string' && f.graphql.test(query));
-      const rule = failures.find((f) => f.left > 0 && (!f.method || f.method === record.method) && (!f.path || f.path.test(record.path)) && graphqlMatches(f));
+      const graphqlMatches = (f: FailureRule): boolean =>
+        !f.graphql ||
+        (record.path === '/graphql' && typeof query === 'string' && f.graphql.test(query));
+      const rule = failures.find(
+        (f) =>
+          f.left > 0 &&
+          (!f.method || f.method === record.method) &&
+          (!f.path || f.path.test(record.path)) &&
+          graphqlMatches(f),
+      );
       if (rule) {
         rule.left--;
         record.status = failWith(res, rule);
@@ -489,7 +703,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         record.status = failWith(res, { kind: 'bad_credentials' });
         return;
       }
-      record.status = record.path === '/graphql' && record.method === 'POST' ? graphql(record, res) : route(record, res);
+      record.status =
+        record.path === '/graphql' && record.method === 'POST'
+          ? graphql(record, res)
+          : route(record, res);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -507,7 +724,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     repo,
     requests,
     pulls,
-    apiCalls: (method, path) => requests.filter((r) => r.status < 400 && (!method || r.method === method) && (!path || path.test(r.path))),
+    apiCalls: (method, path) =>
+      requests.filter(
+        (r) => r.status < 400 && (!method || r.method === method) && (!path || path.test(r.path)),
+      ),
     fail(rule) {
       failures.push({ ...rule, left: rule.times ?? Number.POSITIVE_INFINITY });
     },
@@ -525,7 +745,14 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     open(input) {
       const sha = headSha(input.head);
       if (!sha) throw new Error(`fake GitHub: ${input.head} is not on the remote`);
-      return addPull({ draft: input.draft ?? false, title: input.title, body: input.body, head: input.head, headSha: sha, base: input.base });
+      return addPull({
+        draft: input.draft ?? false,
+        title: input.title,
+        body: input.body,
+        head: input.head,
+        headSha: sha,
+        base: input.base,
+      });
     },
     merge(n) {
       const pull = get(n);
@@ -569,7 +796,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         startLine: input.startLine ?? null,
         isResolved: false,
         isOutdated: false,
-        comments: [newComment(input.author, input.body), ...(input.replies ?? []).map((r) => newComment(r.author, r.body))],
+        comments: [
+          newComment(input.author, input.body),
+          ...(input.replies ?? []).map((r) => newComment(r.author, r.body)),
+        ],
       };
       threads.push(thread);
       return thread;
@@ -605,7 +835,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
  * repository there) with pushes going to a local bare repository, and the
  * fake GitHub serving that repository.
  */
-export async function startGitHubProject(world: GroveWorld, token: string): Promise<{ repo: string; bare: string; github: FakeGitHub }> {
+export async function startGitHubProject(
+  world: GroveWorld,
+  token: string,
+): Promise<{ repo: string; bare: string; github: FakeGitHub }> {
   const remoteUrl = 'https://github.com/acme/widgets.git';
   const repo = makeRepo(world, 'widgets', true);
   const bare = join(world.dir, 'widgets-origin.git');

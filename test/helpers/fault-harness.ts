@@ -18,7 +18,11 @@ const grove = await startGroveApp(infra, repo);
 const ended = new Promise<string>((resolve) => {
   grove.app.subscribe((event) => {
     // `s` asks first (what would be pushed where): answer yes.
-    if (event.type === 'popup' && event.popup?.kind === 'confirm' && event.popup.intent.kind === 'syncMain')
+    if (
+      event.type === 'popup' &&
+      event.popup?.kind === 'confirm' &&
+      event.popup.intent.kind === 'syncMain'
+    )
       grove.controller.confirmSync(event.popup.intent.branch, event.popup.intent.head);
     if (event.type === 'popup' && event.popup?.kind === 'info' && !event.popup.busy)
       resolve(`${event.popup.title}\n${event.popup.lines.join('\n')}`);

@@ -3,7 +3,10 @@ import { App } from '../../src/app/app.js';
 import { Controller } from '../../src/app/controller.js';
 import type { AppEvent } from '../../src/app/events.js';
 import { loadSettings } from '../../src/app/services/projects.js';
-import { recoverInterruptedOperations, recoverInterruptedReviews } from '../../src/app/services/recovery.js';
+import {
+  recoverInterruptedOperations,
+  recoverInterruptedReviews,
+} from '../../src/app/services/recovery.js';
 import { initialState } from '../../src/app/state.js';
 import { VERSION, isOwnerAlive, type Infra } from '../../src/compose.js';
 import type { Project } from '../../src/domain/project.js';
@@ -31,19 +34,50 @@ export async function startGroveApp(infra: Infra, repo: string): Promise<GroveAp
   const { store, clock, runtime } = infra;
   const project = await store.projects.upsert(repo, basename(repo), clock.now());
   const checkoutNotices: string[] = [];
-  const interrupted = await recoverInterruptedOperations(store, clock.now(), (owner) => isOwnerAlive(owner, runtime.owner), undefined, {
-    git: infra.git,
-    owner: runtime.owner,
-    logger: infra.logger,
-    onProjectNotice: (text) => checkoutNotices.push(text),
-  });
+  const interrupted = await recoverInterruptedOperations(
+    store,
+    clock.now(),
+    (owner) => isOwnerAlive(owner, runtime.owner),
+    undefined,
+    {
+      git: infra.git,
+      owner: runtime.owner,
+      logger: infra.logger,
+      onProjectNotice: (text) => checkoutNotices.push(text),
+    },
+  );
   await recoverInterruptedReviews(store, clock.now());
-  const [sessions, settings] = await Promise.all([store.sessions.listByProject(project.id), loadSettings(store, project.id)]);
-  const app = new App(initialState({ version: VERSION, columns: 80, rows: 24, now: clock.now(), tab: 'sessions', projects: [project], activeProjectId: project.id, sessions, settings }), infra.logger);
+  const [sessions, settings] = await Promise.all([
+    store.sessions.listByProject(project.id),
+    loadSettings(store, project.id),
+  ]);
+  const app = new App(
+    initialState({
+      version: VERSION,
+      columns: 80,
+      rows: 24,
+      now: clock.now(),
+      tab: 'sessions',
+      projects: [project],
+      activeProjectId: project.id,
+      sessions,
+      settings,
+    }),
+    infra.logger,
+  );
   app.onWake(() => setImmediate(() => app.drain()));
   const events: AppEvent[] = [];
   app.subscribe((event) => events.push(event));
-  const controller = new Controller({ app, store, git: infra.git, agents: infra.agents, forge: infra.forge, shell: shellRunner, runtime, focusedReviews: false });
+  const controller = new Controller({
+    app,
+    store,
+    git: infra.git,
+    agents: infra.agents,
+    forge: infra.forge,
+    shell: shellRunner,
+    runtime,
+    focusedReviews: false,
+  });
   app.setCommands(controller);
   return { project, app, controller, interrupted, events, checkoutNotices };
 }

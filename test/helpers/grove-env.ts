@@ -25,7 +25,10 @@ export function makeWorld(): GroveWorld {
   const bin = join(dir, 'bin');
   mkdirSync(home, { recursive: true });
   mkdirSync(bin, { recursive: true });
-  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Grove Test\n\temail = test@grove.invalid\n[init]\n\tdefaultBranch = main\n');
+  writeFileSync(
+    join(home, '.gitconfig'),
+    '[user]\n\tname = Grove Test\n\temail = test@grove.invalid\n[init]\n\tdefaultBranch = main\n',
+  );
   return {
     dir,
     home,
@@ -48,7 +51,12 @@ export function makeWorld(): GroveWorld {
 export function makeRepo(world: GroveWorld, name = 'project', withOrigin = false): string {
   const repo = join(world.dir, name);
   mkdirSync(repo, { recursive: true });
-  const git = (...args: string[]): string => execFileSync('git', args, { cwd: repo, env: { ...process.env, HOME: world.home }, encoding: 'utf8' });
+  const git = (...args: string[]): string =>
+    execFileSync('git', args, {
+      cwd: repo,
+      env: { ...process.env, HOME: world.home },
+      encoding: 'utf8',
+    });
   git('init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), `# ${name}\n`);
   git('add', '-A');
@@ -62,7 +70,11 @@ export function makeRepo(world: GroveWorld, name = 'project', withOrigin = false
   return repo;
 }
 
-export async function startGrove(world: GroveWorld, cwd: string, options: { args?: string[]; env?: Record<string, string>; columns?: number; rows?: number } = {}): Promise<TmuxTerminal> {
+export async function startGrove(
+  world: GroveWorld,
+  cwd: string,
+  options: { args?: string[]; env?: Record<string, string>; columns?: number; rows?: number } = {},
+): Promise<TmuxTerminal> {
   return TmuxTerminal.start({
     command: [process.execPath, GROVE_BIN, ...(options.args ?? [])],
     cwd,
@@ -73,8 +85,16 @@ export async function startGrove(world: GroveWorld, cwd: string, options: { args
 }
 
 /** Env for a Grove whose agents are the real CLIs talking to the fake model server. */
-export function agentWorldEnv(world: GroveWorld, agentVars: Record<string, string>): Record<string, string> {
-  return { ...agentVars, PATH: `${REAL_CLI_BIN}:${world.bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`, GROVE_HOME: world.groveHome, TERM: 'xterm-256color' };
+export function agentWorldEnv(
+  world: GroveWorld,
+  agentVars: Record<string, string>,
+): Record<string, string> {
+  return {
+    ...agentVars,
+    PATH: `${REAL_CLI_BIN}:${world.bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+    GROVE_HOME: world.groveHome,
+    TERM: 'xterm-256color',
+  };
 }
 
 export function git(cwd: string, ...args: string[]): string {

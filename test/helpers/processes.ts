@@ -17,7 +17,13 @@ function info(pid: number): ProcessInfo | null {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-    return { pid, state: fields[0] ?? '?', ppid: Number(fields[1]), pgid: Number(fields[2]), cmdline };
+    return {
+      pid,
+      state: fields[0] ?? '?',
+      ppid: Number(fields[1]),
+      pgid: Number(fields[2]),
+      cmdline,
+    };
   } catch {
     return null;
   }

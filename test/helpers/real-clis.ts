@@ -9,12 +9,29 @@ const FIXTURE = resolve(import.meta.dirname, '..', 'fixtures', 'real-clis', 'nod
  */
 export function realCliPath(name: 'claude' | 'codex' | 'gemini'): string {
   const candidates: Record<typeof name, string[]> = {
-    claude: [join(FIXTURE, '@anthropic-ai', 'claude-code-linux-x64', 'claude'), join(FIXTURE, '.bin', 'claude')],
-    codex: [join(FIXTURE, '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex'), join(FIXTURE, '.bin', 'codex')],
+    claude: [
+      join(FIXTURE, '@anthropic-ai', 'claude-code-linux-x64', 'claude'),
+      join(FIXTURE, '.bin', 'claude'),
+    ],
+    codex: [
+      join(
+        FIXTURE,
+        '@openai',
+        'codex-linux-x64',
+        'vendor',
+        'x86_64-unknown-linux-musl',
+        'bin',
+        'codex',
+      ),
+      join(FIXTURE, '.bin', 'codex'),
+    ],
     gemini: [join(FIXTURE, '.bin', 'gemini')],
   };
   const found = candidates[name].find((p) => existsSync(p));
-  if (!found) throw new Error(`The pinned ${name} CLI is not installed: run node xtask/real-clis.mjs (npm test does this first).`);
+  if (!found)
+    throw new Error(
+      `The pinned ${name} CLI is not installed: run node xtask/real-clis.mjs (npm test does this first).`,
+    );
   return found;
 }
 

@@ -15,7 +15,8 @@ import { git, makeRepo, makeWorld, type GroveWorld } from './grove-env.js';
 import { REAL_CLI_BIN } from './real-clis.js';
 
 /** A protocol reply as the agent's final message. */
-export const reply = (answer: string): string => JSON.stringify({ answer, questions: [], summary: { turn: answer, session: answer } });
+export const reply = (answer: string): string =>
+  JSON.stringify({ answer, questions: [], summary: { turn: answer, session: answer } });
 
 /**
  * Grove's app core in this process, on real infrastructure: a real git
@@ -33,7 +34,11 @@ export interface ReviewWorld {
   readonly projectId: number;
   readonly events: AppEvent[];
   /** A session in Review whose branch holds one commit with `files` (created through the real session service). */
-  session(options: { files: Record<string, string | Buffer>; message: string; title?: string }): Promise<Session>;
+  session(options: {
+    files: Record<string, string | Buffer>;
+    message: string;
+    title?: string;
+  }): Promise<Session>;
   get(sessionId: string): Promise<Session>;
   /** The session's transcript notices, in order. */
   notices(sessionId: string): Promise<string[]>;
@@ -52,7 +57,11 @@ export function writeFiles(dir: string, files: Record<string, string | Buffer>):
 }
 
 /** Polls until `probe` returns something other than undefined/false/null. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -62,7 +71,10 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -85,15 +97,37 @@ export async function makeReviewWorld(): Promise<ReviewWorld> {
   };
   const infra = openInfra(env);
   const project = await infra.store.projects.upsert(repo, 'project', infra.clock.now());
-  const [sessions, settings] = await Promise.all([infra.store.sessions.listByProject(project.id), loadSettings(infra.store, project.id)]);
+  const [sessions, settings] = await Promise.all([
+    infra.store.sessions.listByProject(project.id),
+    loadSettings(infra.store, project.id),
+  ]);
   const app = new App(
-    initialState({ version: 'test', columns: 100, rows: 30, now: infra.clock.now(), tab: 'sessions', projects: [project], activeProjectId: project.id, sessions, settings }),
+    initialState({
+      version: 'test',
+      columns: 100,
+      rows: 30,
+      now: infra.clock.now(),
+      tab: 'sessions',
+      projects: [project],
+      activeProjectId: project.id,
+      sessions,
+      settings,
+    }),
     infra.logger,
   );
   app.onWake(() => setImmediate(() => app.drain()));
   const events: AppEvent[] = [];
   app.subscribe((event) => events.push(event));
-  const controller = new Controller({ app, store: infra.store, git: infra.git, agents: infra.agents, forge: infra.forge, shell: shellRunner, runtime: infra.runtime, focusedReviews: false });
+  const controller = new Controller({
+    app,
+    store: infra.store,
+    git: infra.git,
+    agents: infra.agents,
+    forge: infra.forge,
+    shell: shellRunner,
+    runtime: infra.runtime,
+    focusedReviews: false,
+  });
   app.setCommands(controller);
   const store = infra.store;
 
@@ -114,22 +148,42 @@ export async function makeReviewWorld(): Promise<ReviewWorld> {
     projectId: project.id,
     events,
     async session({ files, message, title }) {
-      const created = await controller.sessions.create(project.id, { agent: 'claude', model: 'sonnet', reasoning: 'high' }, app.state.settings);
+      const created = await controller.sessions.create(
+        project.id,
+        { agent: 'claude', model: 'sonnet', reasoning: 'high' },
+        app.state.settings,
+      );
       await controller.sessions.whenReady(created.id);
       writeFiles(created.worktreePath, files);
       git(created.worktreePath, 'add', '-A');
-      execFileSync('git', ['commit', '-q', '-F', '-'], { cwd: created.worktreePath, input: message });
+      execFileSync('git', ['commit', '-q', '-F', '-'], {
+        cwd: created.worktreePath,
+        input: message,
+      });
       const now = infra.clock.now();
-      await store.sessions.update(created.id, { title: title ?? message.split('\n')[0] ?? '', prompt: title ?? message, commitMessage: message, headCommit: git(created.worktreePath, 'rev-parse', 'HEAD') }, now);
+      await store.sessions.update(
+        created.id,
+        {
+          title: title ?? message.split('\n')[0] ?? '',
+          prompt: title ?? message,
+          commitMessage: message,
+          headCommit: git(created.worktreePath, 'rev-parse', 'HEAD'),
+        },
+        now,
+      );
       await store.sessions.setStatus(created.id, 'InProgress', now);
       await store.sessions.setStatus(created.id, 'Review', now);
       await controller.sessions.publishSession(created.id);
-      await waitFor('the session in the snapshot', () => app.state.sessions.find((s) => s.id === created.id && s.status === 'Review'));
+      await waitFor('the session in the snapshot', () =>
+        app.state.sessions.find((s) => s.id === created.id && s.status === 'Review'),
+      );
       return get(created.id);
     },
     get,
     async notices(sessionId) {
-      return (await store.transcript.list(sessionId)).filter((e) => e.kind === 'notice').map((e) => e.content);
+      return (await store.transcript.list(sessionId))
+        .filter((e) => e.kind === 'notice')
+        .map((e) => e.content);
     },
     commitOnMain(files, message) {
       writeFiles(repo, files);

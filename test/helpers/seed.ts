@@ -18,7 +18,10 @@ export interface SeedSession {
 }
 
 /** Writes sessions straight into a Grove database (as an earlier run would have). */
-export async function withStore<T>(groveHome: string, fn: (store: Store) => Promise<T>): Promise<T> {
+export async function withStore<T>(
+  groveHome: string,
+  fn: (store: Store) => Promise<T>,
+): Promise<T> {
   const db = openDatabase(`${groveHome}/db/grove.db`, MIGRATIONS);
   try {
     return await fn(createStore(db.kysely));
@@ -27,7 +30,11 @@ export async function withStore<T>(groveHome: string, fn: (store: Store) => Prom
   }
 }
 
-export async function seedSessions(groveHome: string, repo: string, sessions: readonly SeedSession[]): Promise<string[]> {
+export async function seedSessions(
+  groveHome: string,
+  repo: string,
+  sessions: readonly SeedSession[],
+): Promise<string[]> {
   return withStore(groveHome, async (store) => {
     const project = await store.projects.upsert(repo, basename(repo), Date.now());
     const ids: string[] = [];
@@ -51,13 +58,32 @@ export async function seedSessions(groveHome: string, repo: string, sessions: re
         prompt: s.title,
       });
       const path: SessionStatus[] =
-        s.status === 'Draft' ? [] : s.status === 'Done' ? ['InProgress', 'Review', 'Done'] : s.status === 'Queued' ? ['InProgress', 'Review', 'Queued'] : s.status === 'Merging' ? ['InProgress', 'Review', 'Queued', 'Merging'] : s.status === 'Canceled' ? ['Canceled'] : s.status === 'Review' ? ['InProgress', 'Review'] : s.status === 'Question' ? ['InProgress', 'Question'] : ['InProgress'];
+        s.status === 'Draft'
+          ? []
+          : s.status === 'Done'
+            ? ['InProgress', 'Review', 'Done']
+            : s.status === 'Queued'
+              ? ['InProgress', 'Review', 'Queued']
+              : s.status === 'Merging'
+                ? ['InProgress', 'Review', 'Queued', 'Merging']
+                : s.status === 'Canceled'
+                  ? ['Canceled']
+                  : s.status === 'Review'
+                    ? ['InProgress', 'Review']
+                    : s.status === 'Question'
+                      ? ['InProgress', 'Question']
+                      : ['InProgress'];
       for (const status of path) await store.sessions.setStatus(id, status, now);
       if (s.addedLines !== undefined || s.deletedLines !== undefined) {
         const [added, deleted] = [s.addedLines ?? 0, s.deletedLines ?? 0];
-        await store.sessions.update(id, { addedLines: added, deletedLines: deleted, size: sizeFromLines(added, deleted) }, now);
+        await store.sessions.update(
+          id,
+          { addedLines: added, deletedLines: deleted, size: sizeFromLines(added, deleted) },
+          now,
+        );
       }
-      for (const [kind, content] of s.transcript ?? []) await store.transcript.append(id, kind, content, now);
+      for (const [kind, content] of s.transcript ?? [])
+        await store.transcript.append(id, kind, content, now);
       if (s.status === 'Merging') {
         // Held by another live Grove process (this test process), so start-up
         // recovery leaves it alone and the merge queue waits for it.

@@ -47,4 +47,3 @@ export function makeSession(status: SessionStatus, fields: Partial<Session> = {}
     ...fields,
   };
 }
-

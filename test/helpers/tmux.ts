@@ -60,12 +60,28 @@ export class TmuxTerminal {
     // The outer shell then stays (silently) so the screen keeps exactly what
     // the program left on it (tmux's remain-on-exit notice would scroll it).
     const command = `cd ${shellQuote(options.cwd)} && sh -c ${shellQuote(inner)}; echo $? > ${status}.tmp && mv ${status}.tmp ${status}; exec sleep 86400`;
-    await term.tmux(['-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 100), '-y', String(options.rows ?? 30), 'sh', '-c', command]);
+    await term.tmux([
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      'main',
+      '-x',
+      String(options.columns ?? 100),
+      '-y',
+      String(options.rows ?? 30),
+      'sh',
+      '-c',
+      command,
+    ]);
     return term;
   }
 
   async tmux(args: readonly string[]): Promise<string> {
-    const { stdout } = await exec('tmux', ['-L', this.socket, ...args], { env: { ...process.env, TMUX: '' } });
+    const { stdout } = await exec('tmux', ['-L', this.socket, ...args], {
+      env: { ...process.env, TMUX: '' },
+    });
     return stdout;
   }
 
@@ -145,7 +161,8 @@ export class TmuxTerminal {
   /** The program's process id (not the wrapping shell's). */
   async pid(): Promise<number> {
     const file = join(this.stateDir, 'pid');
-    for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 100 && !existsSync(file); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     return Number(readFileSync(file, 'utf8').trim());
   }
 
@@ -154,7 +171,8 @@ export class TmuxTerminal {
     const pidFile = join(this.stateDir, 'pid');
     const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
     await this.tmux(['kill-server']).catch(() => {});
-    for (let i = 0; pid > 0 && i < 100 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; pid > 0 && i < 100 && isAlive(pid); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     rmSync(this.stateDir, { recursive: true, force: true });
   }
 }

@@ -5,13 +5,22 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentResponseJsonSchema } from '../../src/domain/protocol.js';
 import type { ProviderId } from '../../src/domain/providers.js';
-import { AgentError, type AgentChannel, type TurnEvent, type TurnRequest } from '../../src/infra/agent/channel.js';
+import {
+  AgentError,
+  type AgentChannel,
+  type TurnEvent,
+  type TurnRequest,
+} from '../../src/infra/agent/channel.js';
 import { createClaudeChannel } from '../../src/infra/agent/claude.js';
 import { createCodexChannel } from '../../src/infra/agent/codex.js';
 import { createGeminiChannel } from '../../src/infra/agent/gemini.js';
 import { runProtocolTurn } from '../../src/infra/agent/protocol-turn.js';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type ApiName, type FakeModelServer } from '../helpers/fake-model/server.js';
+import {
+  startFakeModelServer,
+  type ApiName,
+  type FakeModelServer,
+} from '../helpers/fake-model/server.js';
 import { realCliPath } from '../helpers/real-clis.js';
 
 // The real, pinned agent CLIs (test/fixtures/real-clis) driven by Grove's
@@ -26,12 +35,35 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  { provider: 'claude', api: 'anthropic', model: 'sonnet', nativeSchema: true, make: (env, bin) => createClaudeChannel({ env, turnTimeoutMs: 60_000 }, bin) },
-  { provider: 'codex', api: 'openai', model: 'gpt-5.5', nativeSchema: true, make: (env, bin) => createCodexChannel({ env, turnTimeoutMs: 60_000 }, bin) },
-  { provider: 'gemini', api: 'gemini', model: 'gemini-test', nativeSchema: false, make: (env, bin) => createGeminiChannel({ env, turnTimeoutMs: 60_000 }, bin) },
+  {
+    provider: 'claude',
+    api: 'anthropic',
+    model: 'sonnet',
+    nativeSchema: true,
+    make: (env, bin) => createClaudeChannel({ env, turnTimeoutMs: 60_000 }, bin),
+  },
+  {
+    provider: 'codex',
+    api: 'openai',
+    model: 'gpt-5.5',
+    nativeSchema: true,
+    make: (env, bin) => createCodexChannel({ env, turnTimeoutMs: 60_000 }, bin),
+  },
+  {
+    provider: 'gemini',
+    api: 'gemini',
+    model: 'gemini-test',
+    nativeSchema: false,
+    make: (env, bin) => createGeminiChannel({ env, turnTimeoutMs: 60_000 }, bin),
+  },
 ];
 
-const REPLY = (answer: string) => JSON.stringify({ answer, questions: [], summary: { turn: `did: ${answer}`, session: 'the session so far' } });
+const REPLY = (answer: string) =>
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: `did: ${answer}`, session: 'the session so far' },
+  });
 
 let server: FakeModelServer;
 let dir: string;
@@ -53,7 +85,11 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function request(c: Case, prompt: string, providerConversationId: string | null = null): TurnRequest {
+function request(
+  c: Case,
+  prompt: string,
+  providerConversationId: string | null = null,
+): TurnRequest {
   return {
     sessionId: 'session-1',
     cwd: repo,
@@ -71,15 +107,26 @@ function request(c: Case, prompt: string, providerConversationId: string | null 
 describe.each(CASES)('$provider, the real CLI against the fake model server', (c) => {
   const binary = realCliPath(c.provider);
   it('runs a turn that writes a file in the worktree and answers in the protocol', async () => {
-    server.script(c.api, [{ toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hi\n' } }, { text: REPLY('Wrote hello.txt') }]);
+    server.script(c.api, [
+      { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hi\n' } },
+      { text: REPLY('Wrote hello.txt') },
+    ]);
     channel = c.make(agentEnv(server, join(dir, 'home')), binary);
     const events: TurnEvent[] = [];
 
-    const turn = await runProtocolTurn(channel, request(c, 'Create hello.txt'), (e) => events.push(e), new AbortController().signal);
+    const turn = await runProtocolTurn(
+      channel,
+      request(c, 'Create hello.txt'),
+      (e) => events.push(e),
+      new AbortController().signal,
+    );
 
     expect(readFileSync(join(repo, 'hello.txt'), 'utf8')).toBe('hi\n');
     expect(turn.response.answer).toBe('Wrote hello.txt');
-    expect(turn.response.summary).toEqual({ turn: 'did: Wrote hello.txt', session: 'the session so far' });
+    expect(turn.response.summary).toEqual({
+      turn: 'did: Wrote hello.txt',
+      session: 'the session so far',
+    });
     expect(turn.result.inputTokens).toBeGreaterThan(0);
     expect(turn.result.outputTokens).toBeGreaterThan(0);
     expect(turn.result.providerConversationId).toBeTruthy();
@@ -89,9 +136,19 @@ describe.each(CASES)('$provider, the real CLI against the fake model server', (c
   it('continues the same conversation on the next turn', async () => {
     server.script(c.api, [{ text: REPLY('first') }, { text: REPLY('second') }]);
     channel = c.make(agentEnv(server, join(dir, 'home')), binary);
-    const first = await runProtocolTurn(channel, request(c, 'remember the word PELICAN'), () => {}, new AbortController().signal);
+    const first = await runProtocolTurn(
+      channel,
+      request(c, 'remember the word PELICAN'),
+      () => {},
+      new AbortController().signal,
+    );
 
-    const second = await runProtocolTurn(channel, request(c, 'which word?', first.result.providerConversationId), () => {}, new AbortController().signal);
+    const second = await runProtocolTurn(
+      channel,
+      request(c, 'which word?', first.result.providerConversationId),
+      () => {},
+      new AbortController().signal,
+    );
 
     expect(second.response.answer).toBe('second');
     const last = server.modelRequests(c.api).at(-1);
@@ -102,7 +159,12 @@ describe.each(CASES)('$provider, the real CLI against the fake model server', (c
     server.script(c.api, [{ text: 'Sure! I did it.' }, { text: REPLY('restated') }]);
     channel = c.make(agentEnv(server, join(dir, 'home')), binary);
 
-    const turn = await runProtocolTurn(channel, request(c, 'do it'), () => {}, new AbortController().signal);
+    const turn = await runProtocolTurn(
+      channel,
+      request(c, 'do it'),
+      () => {},
+      new AbortController().signal,
+    );
 
     expect(turn.response.answer).toBe('restated');
     expect(server.modelRequests(c.api)).toHaveLength(2);
@@ -111,10 +173,28 @@ describe.each(CASES)('$provider, the real CLI against the fake model server', (c
   });
 
   it('fails with a readable error when the model service rejects the key', async () => {
-    server.script(c.api, [{ error: { status: 401, body: c.api === 'anthropic' ? { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } : { error: { message: 'Incorrect API key provided', code: 401 } } } }]);
+    server.script(c.api, [
+      {
+        error: {
+          status: 401,
+          body:
+            c.api === 'anthropic'
+              ? {
+                  type: 'error',
+                  error: { type: 'authentication_error', message: 'invalid x-api-key' },
+                }
+              : { error: { message: 'Incorrect API key provided', code: 401 } },
+        },
+      },
+    ]);
     channel = c.make(agentEnv(server, join(dir, 'home')), binary);
 
-    const failure = await runProtocolTurn(channel, request(c, 'hello'), () => {}, new AbortController().signal).catch((e: unknown) => e);
+    const failure = await runProtocolTurn(
+      channel,
+      request(c, 'hello'),
+      () => {},
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
 
     expect(failure).toBeInstanceOf(AgentError);
     expect((failure as AgentError).provider).toBe(c.provider);
@@ -129,7 +209,9 @@ describe.each(CASES)('$provider, the real CLI against the fake model server', (c
     const started = Date.now();
     setTimeout(() => controller.abort(), 1500);
 
-    const failure = await channel.runTurn(request(c, 'slow'), () => {}, controller.signal).catch((e: unknown) => e);
+    const failure = await channel
+      .runTurn(request(c, 'slow'), () => {}, controller.signal)
+      .catch((e: unknown) => e);
 
     expect(failure).toBeInstanceOf(AgentError);
     expect((failure as AgentError).reason).toBe('canceled');
@@ -141,7 +223,9 @@ describe('a missing agent CLI', () => {
   it.each(CASES)('$provider says it is not installed', async (c) => {
     channel = c.make({ PATH: '/nonexistent', HOME: dir }, `grove-no-such-${c.provider}`);
 
-    const failure = await channel.runTurn(request(c, 'hi'), () => {}, new AbortController().signal).catch((e: unknown) => e);
+    const failure = await channel
+      .runTurn(request(c, 'hi'), () => {}, new AbortController().signal)
+      .catch((e: unknown) => e);
 
     expect(failure).toBeInstanceOf(AgentError);
     expect((failure as AgentError).reason).toBe('missing_cli');

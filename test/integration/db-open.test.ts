@@ -19,7 +19,9 @@ import { DatabaseError, type DatabaseErrorReason } from '../../src/infra/db/erro
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations/', import.meta.url));
 /** The shipped migrations, in order, and the number a new one would take. */
-const SHIPPED = readdirSync(MIGRATIONS).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort();
+const SHIPPED = readdirSync(MIGRATIONS)
+  .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+  .sort();
 const SHIPPED_VERSIONS = SHIPPED.map((f) => Number(f.slice(0, 3)));
 const NEXT = String(SHIPPED.length + 1).padStart(3, '0');
 
@@ -97,7 +99,13 @@ describe('openDatabase', () => {
     );
     expect(
       db.sqlite.prepare('SELECT version, name, applied_at FROM grove_migration').all(),
-    ).toEqual(SHIPPED.map((f) => ({ version: Number(f.slice(0, 3)), name: f.slice(4, -4), applied_at: 1234 })));
+    ).toEqual(
+      SHIPPED.map((f) => ({
+        version: Number(f.slice(0, 3)),
+        name: f.slice(4, -4),
+        applied_at: 1234,
+      })),
+    );
     expect(SHIPPED[0]).toBe('001_initial.sql');
     await db.close();
   });

@@ -120,7 +120,9 @@ describe('operations repository', () => {
     expect(await store.operations.claimNext('s1', 'host:cli', T0 + 20)).toBeUndefined();
     expect(await store.operations.heartbeat(first?.id ?? '', 'host:tui', T0 + 20_000)).toBe(true);
     expect(await store.operations.claimNext('s1', 'host:cli', T0 + 40_000)).toBeUndefined();
-    expect((await store.operations.claimNext('s1', 'host:cli', T0 + 20_000 + LEASE_MS + 1))?.owner).toBe('host:cli');
+    expect(
+      (await store.operations.claimNext('s1', 'host:cli', T0 + 20_000 + LEASE_MS + 1))?.owner,
+    ).toBe('host:cli');
   });
 
   it('finishes an operation once and records the error', async () => {
@@ -155,7 +157,9 @@ describe('operations repository', () => {
     await store.operations.setProgress(b, 'Thinking…');
 
     // The TUI (tui:2) sees the progress of the turn the command (cli:1) runs, not its own.
-    expect(await store.operations.progressElsewhere(projectId, 'tui:2')).toEqual([{ sessionId: 's1', progress: 'Editing hello.txt' }]);
+    expect(await store.operations.progressElsewhere(projectId, 'tui:2')).toEqual([
+      { sessionId: 's1', progress: 'Editing hello.txt' },
+    ]);
     expect(await store.operations.progressElsewhere(projectId + 1, 'tui:2')).toEqual([]);
 
     // A finished operation has no progress to show, and a later write cannot revive it.
@@ -209,7 +213,13 @@ describe('failInterrupted', () => {
     await store.sessions.setStatus('s1', 'InProgress', T0 + 1_000);
     const running = await store.operations.enqueue('s1', 'reply', {}, T0);
     await store.operations.claimNext('s1', 'host:dead', T0 + 1_000);
-    const prompt = await store.operations.enqueue('s1', 'reply', { prompt: 'next' }, T0 + 2_000, 'host:dead');
+    const prompt = await store.operations.enqueue(
+      's1',
+      'reply',
+      { prompt: 'next' },
+      T0 + 2_000,
+      'host:dead',
+    );
     const rebase = await store.operations.enqueue('s1', 'rebase', {}, T0 + 3_000, 'host:dead');
 
     const affected = await store.operations.failInterrupted(
@@ -229,7 +239,7 @@ describe('failInterrupted', () => {
     expect((await store.sessions.get('s1'))?.status).toBe('Review');
   });
 
-  it('stops the timer at the dead owner\'s last heartbeat, so the time Grove was down is not counted', async () => {
+  it("stops the timer at the dead owner's last heartbeat, so the time Grove was down is not counted", async () => {
     await store.sessions.setStatus('s1', 'InProgress', T0);
     await store.operations.enqueue('s1', 'reply', {}, T0);
     const [op] = [await store.operations.claimNext('s1', 'host:dead', T0)];
@@ -238,10 +248,14 @@ describe('failInterrupted', () => {
     // Restarted 18 minutes later.
     await store.operations.failInterrupted(T0 + 18 * 60_000, () => false);
 
-    expect(await store.sessions.get('s1')).toMatchObject({ status: 'Review', activeSince: null, activeSeconds: 5 });
+    expect(await store.sessions.get('s1')).toMatchObject({
+      status: 'Review',
+      activeSince: null,
+      activeSeconds: 5,
+    });
   });
 
-  it('tells the liveness check each running operation\'s last heartbeat', async () => {
+  it("tells the liveness check each running operation's last heartbeat", async () => {
     await store.operations.enqueue('s1', 'reply', {}, T0);
     const op = await store.operations.claimNext('s1', 'far:7', T0);
     await store.operations.heartbeat(op?.id ?? '', 'far:7', T0 + 4_000);

@@ -2,8 +2,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { expect } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer, type Scripted } from '../helpers/fake-model/server.js';
-import { GROVE_BIN, agentWorldEnv, makeRepo, makeWorld, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+  type Scripted,
+} from '../helpers/fake-model/server.js';
+import {
+  GROVE_BIN,
+  agentWorldEnv,
+  makeRepo,
+  makeWorld,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
 
 // Shared by the headless-*.test.ts files: the built binary (dist/grove.js)
 // run as a child process with a private HOME and GROVE_HOME, the pinned real
@@ -25,7 +35,12 @@ export interface Running {
 }
 
 export const reply = (answer: string, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session: `session: ${answer}` }, ...extra });
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
+    ...extra,
+  });
 
 export interface Harness {
   readonly world: GroveWorld;
@@ -49,20 +64,27 @@ export interface GroveOptions {
 }
 
 export async function harness(): Promise<Harness> {
-  if (!existsSync(GROVE_BIN)) throw new Error(`${GROVE_BIN} is missing: run npm run build first (npm test does).`);
+  if (!existsSync(GROVE_BIN))
+    throw new Error(`${GROVE_BIN} is missing: run npm run build first (npm test does).`);
   const world = makeWorld();
   const server = await startFakeModelServer();
   const repo = makeRepo(world);
   const env = agentWorldEnv(world, agentEnv(server, world.home));
   const start = (args: readonly string[], options: GroveOptions = {}): Running => {
-    const child = spawn(process.execPath, [GROVE_BIN, ...args], { cwd: options.cwd ?? repo, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [GROVE_BIN, ...args], {
+      cwd: options.cwd ?? repo,
+      env: { ...env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdin.on('error', () => {});
     if (options.input !== null) child.stdin.end(options.input ?? '');
-    const done = new Promise<Run>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+    const done = new Promise<Run>((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+    );
     return { child, done, stderr: () => stderr, stdout: () => stdout };
   };
   return {
@@ -72,7 +94,10 @@ export async function harness(): Promise<Harness> {
     env,
     start,
     grove: (args, options) => start(args, options).done,
-    utilities(title = 'Add a greeting file', commit = 'Add the greeting\n\nCreates the greeting file.') {
+    utilities(
+      title = 'Add a greeting file',
+      commit = 'Add the greeting\n\nCreates the greeting file.',
+    ) {
       const steps: Scripted[] = [
         { when: 'Write a title for a coding task', text: reply(title) },
         { when: 'Write the git commit message for the changes', text: reply(commit) },
@@ -87,7 +112,11 @@ export async function harness(): Promise<Harness> {
 }
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+export async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

@@ -24,7 +24,10 @@ afterEach(async () => {
 async function helloSession(prompt = 'Create hello.txt') {
   h.utilities();
   h.server.script('anthropic', [
-    { when: prompt, toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\nworld\n' } },
+    {
+      when: prompt,
+      toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\nworld\n' },
+    },
     { when: prompt, text: reply('I created hello.txt.') },
   ]);
   const run = await h.grove(['run', '--output', 'json', prompt]);
@@ -72,21 +75,43 @@ describe('grove ls', () => {
     const lines = text.stdout.trimEnd().split('\n');
     // Newest first.
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^${question ?? ''}  Question +\\[XS\\] .* claude/sonnet  Has a question$`));
-    expect(lines[1]).toMatch(new RegExp(`^${review ?? ''}  Review +\\[S\\] .* claude/sonnet  Waiting for review$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^${question ?? ''}  Question +\\[XS\\] .* claude/sonnet  Has a question$`),
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(`^${review ?? ''}  Review +\\[S\\] .* claude/sonnet  Waiting for review$`),
+    );
 
     const all = await h.grove(['ls', '--all']);
     expectExit(all, 0);
-    expect(all.stdout.trimEnd().split('\n').map((l) => l.slice(0, 8))).toEqual([question, review, canceled, done]);
+    expect(
+      all.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.slice(0, 8)),
+    ).toEqual([question, review, canceled, done]);
 
     const json = await h.grove(['ls', '--json']);
     expectExit(json, 0);
     const list = ListSchema.parse(JSON.parse(json.stdout));
     expect(list.map((s) => s.title)).toEqual(['Has a question', 'Waiting for review']);
-    expect(list[1]).toMatchObject({ sessionId: ids[2], status: 'Review', size: 'S', added: 12, deleted: 3, agent: 'claude', model: 'sonnet' });
+    expect(list[1]).toMatchObject({
+      sessionId: ids[2],
+      status: 'Review',
+      size: 'S',
+      added: 12,
+      deleted: 3,
+      agent: 'claude',
+      model: 'sonnet',
+    });
 
     const jsonAll = await h.grove(['ls', '--json', '--all']);
-    expect(ListSchema.parse(JSON.parse(jsonAll.stdout)).map((s) => s.status)).toEqual(['Question', 'Review', 'Canceled', 'Done']);
+    expect(ListSchema.parse(JSON.parse(jsonAll.stdout)).map((s) => s.status)).toEqual([
+      'Question',
+      'Review',
+      'Canceled',
+      'Done',
+    ]);
   });
 
   it('lists only the sessions of the project in -C DIR', async () => {
@@ -110,14 +135,23 @@ describe('grove ls', () => {
 describe('session ids', () => {
   it('accepts a unique prefix (with or without dashes) and refuses an ambiguous one', async () => {
     const ids = await seedSessions(h.world.groveHome, h.repo, [
-      { title: 'First', status: 'Review', transcript: [['user_prompt', 'do the first thing'], ['assistant_answer', 'Did the first thing.']] },
+      {
+        title: 'First',
+        status: 'Review',
+        transcript: [
+          ['user_prompt', 'do the first thing'],
+          ['assistant_answer', 'Did the first thing.'],
+        ],
+      },
       { title: 'Second', status: 'Question' },
     ]);
 
     const ambiguous = await h.grove(['show', '0000000']);
     expectExit(ambiguous, 2);
     expect(ambiguous.stdout).toBe('');
-    expect(ambiguous.stderr).toBe(`grove: '0000000' matches 2 sessions; give more of the id:\n  ${ids[0] ?? ''}  First\n  ${ids[1] ?? ''}  Second\n`);
+    expect(ambiguous.stderr).toBe(
+      `grove: '0000000' matches 2 sessions; give more of the id:\n  ${ids[0] ?? ''}  First\n  ${ids[1] ?? ''}  Second\n`,
+    );
 
     for (const prefix of ['00000001', '00000001-aa', '00000001AAAA'.toLowerCase(), ids[0] ?? '']) {
       const run = await h.grove(['show', prefix, '--json']);
@@ -140,7 +174,9 @@ describe('grove show', () => {
     expect(text.stderr).toBe('');
     expect(text.stdout).toContain('Add a greeting file\n');
     expect(text.stdout).toContain(`id ${session.sessionId}  status Review  [XS] +2/-0\n`);
-    expect(text.stdout).toContain(`branch ${session.branch} (base main)  worktree ${session.worktree}\n`);
+    expect(text.stdout).toContain(
+      `branch ${session.branch} (base main)  worktree ${session.worktree}\n`,
+    );
     expect(text.stdout).toContain('› Create hello.txt\n');
     expect(text.stdout).toContain('I created hello.txt.\n');
     expect(text.stdout).toContain('Summary: session: I created hello.txt.\n');
@@ -150,7 +186,9 @@ describe('grove show', () => {
     const { durationMs: _runDuration, ...expected } = session;
     expect(rest).toEqual(expected);
     expect(transcript[0]).toMatchObject({ kind: 'user_prompt', content: 'Create hello.txt' });
-    expect(transcript.some((e) => e.kind === 'assistant_answer' && e.content === 'I created hello.txt.')).toBe(true);
+    expect(
+      transcript.some((e) => e.kind === 'assistant_answer' && e.content === 'I created hello.txt.'),
+    ).toBe(true);
   });
 });
 
@@ -230,7 +268,9 @@ describe('grove merge', () => {
 
     expectExit(run, 1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`grove: The main checkout (${h.repo}) has uncommitted changes. Commit or stash them and merge again. Nothing was changed.\n`);
+    expect(run.stderr).toBe(
+      `grove: The main checkout (${h.repo}) has uncommitted changes. Commit or stash them and merge again. Nothing was changed.\n`,
+    );
     expect(git(h.repo, 'rev-parse', 'main')).toBe(mainBefore);
     expect(readFileSync(join(h.repo, 'README.md'), 'utf8')).toBe('# project\nlocal edit\n');
     expect(existsSync(join(session.worktree, 'hello.txt'))).toBe(true);
@@ -259,8 +299,12 @@ describe('grove cancel', () => {
 
     expectExit(refused, 2);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toContain(`The agent is stopped and the worktree ${session.worktree} is removed.`);
-    expect(refused.stderr).toContain(`It holds 1 uncommitted change(s) and 1 commit(s) not on main: they are committed to ${session.branch} first and the branch is kept, so nothing is lost.`);
+    expect(refused.stderr).toContain(
+      `The agent is stopped and the worktree ${session.worktree} is removed.`,
+    );
+    expect(refused.stderr).toContain(
+      `It holds 1 uncommitted change(s) and 1 commit(s) not on main: they are committed to ${session.branch} first and the branch is kept, so nothing is lost.`,
+    );
     expect(refused.stderr).toContain('Run again with --yes to cancel.');
     expect((await showJson(session.sessionId)).status).toBe('Review');
     expect(existsSync(join(session.worktree, 'draft.txt'))).toBe(true);
@@ -274,12 +318,20 @@ describe('grove cancel', () => {
     expect(branchExists(session.branch)).toBe(true);
     expect(git(h.repo, 'show', `${session.branch}:hello.txt`)).toBe('hello\nworld');
     expect(git(h.repo, 'show', `${session.branch}:draft.txt`)).toBe('not committed yet');
-    expect(git(h.repo, 'rev-parse', 'main')).toBe(git(h.repo, 'rev-list', '--max-parents=0', 'main'));
+    expect(git(h.repo, 'rev-parse', 'main')).toBe(
+      git(h.repo, 'rev-list', '--max-parents=0', 'main'),
+    );
     const shown = await showJson(session.sessionId);
     expect(shown.status).toBe('Canceled');
-    expect((await h.grove(['show', session.sessionId])).stdout).toContain(`kept branch ${session.branch} (restore: git worktree add`);
+    expect((await h.grove(['show', session.sessionId])).stdout).toContain(
+      `kept branch ${session.branch} (restore: git worktree add`,
+    );
     expect(JSON.parse((await h.grove(['ls', '--json'])).stdout)).toEqual([]);
-    expect(ListSchema.parse(JSON.parse((await h.grove(['ls', '--all', '--json'])).stdout)).map((s) => s.status)).toEqual(['Canceled']);
+    expect(
+      ListSchema.parse(JSON.parse((await h.grove(['ls', '--all', '--json'])).stdout)).map(
+        (s) => s.status,
+      ),
+    ).toEqual(['Canceled']);
   });
 
   it('cancels a session with no work without --yes, deleting its branch', async () => {
@@ -299,7 +351,9 @@ describe('grove cancel', () => {
   });
 
   it('refuses to cancel a finished session (exit 1)', async () => {
-    const [id] = await seedSessions(h.world.groveHome, h.repo, [{ title: 'Finished', status: 'Done' }]);
+    const [id] = await seedSessions(h.world.groveHome, h.repo, [
+      { title: 'Finished', status: 'Done' },
+    ]);
 
     const run = await h.grove(['cancel', id ?? '', '--yes']);
 

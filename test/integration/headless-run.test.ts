@@ -22,7 +22,10 @@ afterEach(async () => {
 function helloTurn(prompt: string, answer = 'I created **hello.txt**.'): void {
   h.utilities();
   h.server.script('anthropic', [
-    { when: prompt, toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\nworld\n' } },
+    {
+      when: prompt,
+      toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\nworld\n' },
+    },
     { when: prompt, text: reply(answer) },
   ]);
 }
@@ -34,7 +37,9 @@ async function showJson(id: string) {
 }
 
 function sessionBranches(): string[] {
-  return git(h.repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/').split('\n').filter(Boolean);
+  return git(h.repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/')
+    .split('\n')
+    .filter(Boolean);
 }
 
 describe('grove run', () => {
@@ -82,7 +87,10 @@ describe('grove run', () => {
       status: 'Review',
       agent: 'claude',
       answer: 'I created **hello.txt**.',
-      summary: { turn: 'turn: I created **hello.txt**.', session: 'session: I created **hello.txt**.' },
+      summary: {
+        turn: 'turn: I created **hello.txt**.',
+        session: 'session: I created **hello.txt**.',
+      },
       questions: [],
       files: [{ path: 'hello.txt', added: 2, deleted: 0 }],
       pullRequest: null,
@@ -96,37 +104,76 @@ describe('grove run', () => {
 
     // The same session, as `show --json` and `ls --json` see it.
     const shown = await showJson(result.sessionId);
-    expect(shown).toMatchObject({ sessionId: result.sessionId, status: 'Review', answer: result.answer, files: result.files, usage: result.usage });
-    expect(shown.transcript.map((e) => e.kind)).toEqual(expect.arrayContaining(['user_prompt', 'assistant_answer']));
-    expect(shown.transcript.find((e) => e.kind === 'user_prompt')?.content).toBe('Create hello.txt with a greeting');
+    expect(shown).toMatchObject({
+      sessionId: result.sessionId,
+      status: 'Review',
+      answer: result.answer,
+      files: result.files,
+      usage: result.usage,
+    });
+    expect(shown.transcript.map((e) => e.kind)).toEqual(
+      expect.arrayContaining(['user_prompt', 'assistant_answer']),
+    );
+    expect(shown.transcript.find((e) => e.kind === 'user_prompt')?.content).toBe(
+      'Create hello.txt with a greeting',
+    );
     const ls = await h.grove(['ls', '--json']);
     expectExit(ls, 0);
     const list = ListSchema.parse(JSON.parse(ls.stdout));
-    expect(list).toEqual([expect.objectContaining({ sessionId: result.sessionId, status: 'Review', added: 2, deleted: 0, size: 'XS', branch: result.branch, title: 'Add a greeting file' })]);
+    expect(list).toEqual([
+      expect.objectContaining({
+        sessionId: result.sessionId,
+        status: 'Review',
+        added: 2,
+        deleted: 0,
+        size: 'XS',
+        branch: result.branch,
+        title: 'Add a greeting file',
+      }),
+    ]);
   });
 
   it('--output stream-json prints one JSON event per line, ending with the result', async () => {
     helloTurn('Create hello.txt');
 
-    const run = await h.grove(['run', '--output', 'stream-json', 'Create hello.txt with a greeting']);
+    const run = await h.grove([
+      'run',
+      '--output',
+      'stream-json',
+      'Create hello.txt with a greeting',
+    ]);
 
     expectExit(run, 0);
     expect(run.stderr).toBe('');
     expect(run.stdout.endsWith('\n')).toBe(true);
-    const events = run.stdout.trimEnd().split('\n').map((line) => StreamEventSchema.parse(JSON.parse(line)));
+    const events = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => StreamEventSchema.parse(JSON.parse(line)));
     const first = events[0];
     const last = events.at(-1);
-    if (first?.type !== 'session' || last?.type !== 'result') throw new Error(`unexpected first/last events:\n${run.stdout}`);
+    if (first?.type !== 'session' || last?.type !== 'result')
+      throw new Error(`unexpected first/last events:\n${run.stdout}`);
     expect(last.sessionId).toBe(first.sessionId);
     expect(last.branch).toBe(first.branch);
     expect(last.worktree).toBe(first.worktree);
-    expect(last).toMatchObject({ status: 'Review', answer: 'I created **hello.txt**.', files: [{ path: 'hello.txt', added: 2, deleted: 0 }] });
+    expect(last).toMatchObject({
+      status: 'Review',
+      answer: 'I created **hello.txt**.',
+      files: [{ path: 'hello.txt', added: 2, deleted: 0 }],
+    });
     const statuses = events.flatMap((e) => (e.type === 'status' ? [e.status] : []));
     expect(statuses).toContain('InProgress');
     expect(statuses.at(-1)).toBe('Review');
     const transcript = events.flatMap((e) => (e.type === 'transcript' ? e.entries : []));
-    expect(transcript).toContainEqual({ kind: 'user_prompt', content: 'Create hello.txt with a greeting' });
-    expect(transcript).toContainEqual({ kind: 'assistant_answer', content: 'I created **hello.txt**.' });
+    expect(transcript).toContainEqual({
+      kind: 'user_prompt',
+      content: 'Create hello.txt with a greeting',
+    });
+    expect(transcript).toContainEqual({
+      kind: 'assistant_answer',
+      content: 'I created **hello.txt**.',
+    });
     expect(events.filter((e) => e.type === 'result')).toHaveLength(1);
     // What the agent does, as it does it (before the result).
     const progress = events.flatMap((e, i) => (e.type === 'progress' ? [i] : []));
@@ -159,14 +206,18 @@ describe('grove run', () => {
     expectExit(absent, 0);
     const result = ResultSchema.parse(JSON.parse(absent.stdout));
     expect(result.answer).toBe('Piped.');
-    expect((await showJson(result.sessionId)).transcript.find((e) => e.kind === 'user_prompt')?.content).toBe('A piped prompt');
+    expect(
+      (await showJson(result.sessionId)).transcript.find((e) => e.kind === 'user_prompt')?.content,
+    ).toBe('A piped prompt');
     expect(sessionBranches()).toHaveLength(2);
   });
 
   it('works on the repository in -C DIR from anywhere', async () => {
     helloTurn('Create hello.txt');
 
-    const run = await h.grove(['run', '-C', h.repo, '--output', 'json', 'Create hello.txt'], { cwd: h.world.dir });
+    const run = await h.grove(['run', '-C', h.repo, '--output', 'json', 'Create hello.txt'], {
+      cwd: h.world.dir,
+    });
 
     expectExit(run, 0);
     const result = ResultSchema.parse(JSON.parse(run.stdout));
@@ -175,11 +226,15 @@ describe('grove run', () => {
   });
 
   it('says so when the agent CLI is not installed (exit 1, no session)', async () => {
-    const run = await h.grove(['run', 'Create hello.txt'], { env: { PATH: `${h.world.bin}:/usr/bin:/bin` } });
+    const run = await h.grove(['run', 'Create hello.txt'], {
+      env: { PATH: `${h.world.bin}:/usr/bin:/bin` },
+    });
 
     expectExit(run, 1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe('grove: claude is not installed (not found on PATH). Install it, or pick another agent with --agent.\nNo session was started. Your prompt was:\nCreate hello.txt\n');
+    expect(run.stderr).toBe(
+      'grove: claude is not installed (not found on PATH). Install it, or pick another agent with --agent.\nNo session was started. Your prompt was:\nCreate hello.txt\n',
+    );
     expect(sessionBranches()).toEqual([]);
   });
 
@@ -192,7 +247,9 @@ describe('grove run', () => {
 
     expectExit(run, 1);
     expect(run.stderr).toMatch(/^grove: could not create the worktree: .*no commits yet/);
-    expect(run.stderr).toContain('No session was started. Your prompt was:\nA long prompt I do not want to type again\n');
+    expect(run.stderr).toContain(
+      'No session was started. Your prompt was:\nA long prompt I do not want to type again\n',
+    );
     const ls = await h.grove(['ls', '--all', '--json', '-C', empty]);
     expectExit(ls, 0);
     expect(JSON.parse(ls.stdout)).toEqual([]);
@@ -202,7 +259,12 @@ describe('grove run', () => {
   it('--output json with questions: exit 3 and the questions in the object', async () => {
     h.utilities();
     h.server.script('anthropic', [
-      { when: 'Greet the user', text: reply('I need to know one thing.', { questions: [{ text: 'Which greeting?', options: ['hello', 'hi'] }] }) },
+      {
+        when: 'Greet the user',
+        text: reply('I need to know one thing.', {
+          questions: [{ text: 'Which greeting?', options: ['hello', 'hi'] }],
+        }),
+      },
     ]);
 
     const run = await h.grove(['run', '--output', 'json', 'Greet the user']);
@@ -210,7 +272,11 @@ describe('grove run', () => {
     expectExit(run, 3);
     expect(run.stderr).toBe('');
     const result = ResultSchema.parse(JSON.parse(run.stdout));
-    expect(result).toMatchObject({ status: 'Question', answer: 'I need to know one thing.', questions: [{ text: 'Which greeting?', options: ['hello', 'hi'] }] });
+    expect(result).toMatchObject({
+      status: 'Question',
+      answer: 'I need to know one thing.',
+      questions: [{ text: 'Which greeting?', options: ['hello', 'hi'] }],
+    });
   });
 
   it('refuses an empty prompt on standard input (usage error, no session)', async () => {
@@ -225,32 +291,53 @@ describe('grove run', () => {
   it('exits 3 with the questions, and `grove reply ID` answers them', async () => {
     h.utilities();
     h.server.script('anthropic', [
-      { when: 'Greet the user', text: reply('', { questions: [{ text: 'Which greeting should I use?', options: ['hello', 'hi'] }] }) },
+      {
+        when: 'Greet the user',
+        text: reply('', {
+          questions: [{ text: 'Which greeting should I use?', options: ['hello', 'hi'] }],
+        }),
+      },
     ]);
 
     const asked = await h.grove(['run', 'Greet the user']);
 
     expectExit(asked, 3);
     expect(asked.stderr).toBe('');
-    expect(asked.stdout).toContain('The agent asks:\n1. Which greeting should I use?\n   - hello\n   - hi\n');
+    expect(asked.stdout).toContain(
+      'The agent asks:\n1. Which greeting should I use?\n   - hello\n   - hi\n',
+    );
     const id = /Answer with: grove reply ([0-9a-f]{8}) "\.\.\."/.exec(asked.stdout)?.[1];
     expect(id, asked.stdout).toBeDefined();
     const before = await showJson(id ?? '');
     expect(before.status).toBe('Question');
-    expect(before.questions).toEqual([{ text: 'Which greeting should I use?', options: ['hello', 'hi'] }]);
+    expect(before.questions).toEqual([
+      { text: 'Which greeting should I use?', options: ['hello', 'hi'] },
+    ]);
 
     h.utilities('Greet the user', 'Add the greeting\n\nGreets with hi.');
     h.server.script('anthropic', [
-      { when: 'Use hi please', toolCall: { kind: 'write_file', path: 'greeting.txt', content: 'hi\n' } },
+      {
+        when: 'Use hi please',
+        toolCall: { kind: 'write_file', path: 'greeting.txt', content: 'hi\n' },
+      },
       { when: 'Use hi please', text: reply('Used hi.') },
     ]);
     const answered = await h.grove(['reply', id ?? '', '--output', 'json', 'Use hi please']);
 
     expectExit(answered, 0);
     const result = ResultSchema.parse(JSON.parse(answered.stdout));
-    expect(result).toMatchObject({ sessionId: before.sessionId, status: 'Review', answer: 'Used hi.', questions: [], files: [{ path: 'greeting.txt', added: 1, deleted: 0 }] });
+    expect(result).toMatchObject({
+      sessionId: before.sessionId,
+      status: 'Review',
+      answer: 'Used hi.',
+      questions: [],
+      files: [{ path: 'greeting.txt', added: 1, deleted: 0 }],
+    });
     // The follow-up continued the same Claude conversation.
-    const last = h.server.modelRequests('anthropic').filter((r) => JSON.stringify(r.body).includes('Use hi please')).at(-1);
+    const last = h.server
+      .modelRequests('anthropic')
+      .filter((r) => JSON.stringify(r.body).includes('Use hi please'))
+      .at(-1);
     expect(JSON.stringify(last?.body)).toContain('Greet the user');
   });
 
@@ -270,7 +357,16 @@ describe('grove run', () => {
   it('exits 1 with a message when the agent fails, leaving the session in Review', async () => {
     h.utilities();
     h.server.script('anthropic', [
-      { when: 'Fail please', error: { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } } },
+      {
+        when: 'Fail please',
+        error: {
+          status: 401,
+          body: {
+            type: 'error',
+            error: { type: 'authentication_error', message: 'invalid x-api-key' },
+          },
+        },
+      },
     ]);
 
     const run = await h.grove(['run', '--output', 'json', 'Fail please']);
@@ -281,14 +377,30 @@ describe('grove run', () => {
     expect(result.status).toBe('Review');
     const shown = await showJson(result.sessionId);
     expect(shown.status).toBe('Review');
-    expect(shown.transcript.some((e) => e.kind === 'notice' && /fail|error|401|api key/i.test(e.content))).toBe(true);
+    expect(
+      shown.transcript.some(
+        (e) => e.kind === 'notice' && /fail|error|401|api key/i.test(e.content),
+      ),
+    ).toBe(true);
     expect(existsSync(result.worktree)).toBe(true);
   });
 
   it('exits 1 when the model API rejects the request (HTTP 400), leaving the session in Review', async () => {
     h.utilities();
     h.server.script('anthropic', [
-      { when: 'Bad request please', error: { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } } } },
+      {
+        when: 'Bad request please',
+        error: {
+          status: 400,
+          body: {
+            type: 'error',
+            error: {
+              type: 'invalid_request_error',
+              message: 'prompt is too long: 250000 tokens > 200000 maximum',
+            },
+          },
+        },
+      },
     ]);
 
     const run = await h.grove(['run', '--output', 'json', 'Bad request please']);
@@ -304,7 +416,16 @@ describe('grove run', () => {
   it('exits 1 with the error on stderr in text mode too', async () => {
     h.utilities();
     h.server.script('anthropic', [
-      { when: 'Fail please', error: { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } } },
+      {
+        when: 'Fail please',
+        error: {
+          status: 401,
+          body: {
+            type: 'error',
+            error: { type: 'authentication_error', message: 'invalid x-api-key' },
+          },
+        },
+      },
     ]);
 
     const run = await h.grove(['run', 'Fail please']);
@@ -318,14 +439,19 @@ describe('grove run', () => {
   it('--timeout stops a slow turn: exit 4, work kept, session in Review', async () => {
     h.utilities();
     h.server.script('anthropic', [
-      { when: 'A slow task', toolCall: { kind: 'write_file', path: 'partial.txt', content: 'partial\n' } },
+      {
+        when: 'A slow task',
+        toolCall: { kind: 'write_file', path: 'partial.txt', content: 'partial\n' },
+      },
       { when: 'A slow task', delayMs: 60_000, then: { text: reply('too late') } },
     ]);
 
     const run = await h.grove(['run', '--timeout', '4s', '--output', 'json', 'A slow task']);
 
     expectExit(run, 4);
-    expect(run.stderr).toMatch(/^grove: timed out; the turn was stopped and the session \([0-9a-f]{8}\) is in Review with its work kept\.\n$/);
+    expect(run.stderr).toMatch(
+      /^grove: timed out; the turn was stopped and the session \([0-9a-f]{8}\) is in Review with its work kept\.\n$/,
+    );
     const result = ResultSchema.parse(JSON.parse(run.stdout));
     expect(result.status).toBe('Review');
     expect(readFileSync(join(result.worktree, 'partial.txt'), 'utf8')).toBe('partial\n');
@@ -336,12 +462,25 @@ describe('grove run', () => {
   it('SIGINT during a turn stops it: exit 130, session in Review with its work intact', async () => {
     h.utilities();
     h.server.script('anthropic', [
-      { when: 'A very slow task', toolCall: { kind: 'write_file', path: 'partial.txt', content: 'partial\n' } },
+      {
+        when: 'A very slow task',
+        toolCall: { kind: 'write_file', path: 'partial.txt', content: 'partial\n' },
+      },
       { when: 'A very slow task', delayMs: 60_000, then: { text: reply('too late') } },
     ]);
     const running = h.start(['run', '--progress', 'A very slow task']);
     // Wait until the agent has written its file and is waiting on the (slow) model.
-    await until('the second model request', () => h.server.modelRequests('anthropic').filter((r) => JSON.stringify(r.body).includes('A very slow task') && !JSON.stringify(r.body).includes('Write a title')).length >= 2);
+    await until(
+      'the second model request',
+      () =>
+        h.server
+          .modelRequests('anthropic')
+          .filter(
+            (r) =>
+              JSON.stringify(r.body).includes('A very slow task') &&
+              !JSON.stringify(r.body).includes('Write a title'),
+          ).length >= 2,
+    );
 
     running.child.kill('SIGINT');
     const run = await running.done;
@@ -349,7 +488,9 @@ describe('grove run', () => {
     expectExit(run, 130);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('Stopping the turn');
-    expect(run.stderr).toMatch(/grove: interrupted; the turn was stopped and the session \([0-9a-f]{8}\) is in Review with its work kept\.\n$/);
+    expect(run.stderr).toMatch(
+      /grove: interrupted; the turn was stopped and the session \([0-9a-f]{8}\) is in Review with its work kept\.\n$/,
+    );
     const list = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
     expect(list).toHaveLength(1);
     const shown = await showJson(list[0]?.sessionId ?? '');
@@ -371,21 +512,40 @@ describe('two commands on one session', () => {
       { when: 'Second task', text: reply('Second done.') },
     ]);
     const first = h.start(['run', '--output', 'json', 'First task']);
-    await until('the first turn to reach the slow model step', () => h.server.modelRequests('anthropic').filter((r) => JSON.stringify(r.body).includes('First task') && !JSON.stringify(r.body).includes('Write a title')).length >= 2);
+    await until(
+      'the first turn to reach the slow model step',
+      () =>
+        h.server
+          .modelRequests('anthropic')
+          .filter(
+            (r) =>
+              JSON.stringify(r.body).includes('First task') &&
+              !JSON.stringify(r.body).includes('Write a title'),
+          ).length >= 2,
+    );
     const [listed] = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
     expect(listed?.status).toBe('InProgress');
 
-    const second = await h.grove(['reply', '--progress', listed?.sessionId.slice(0, 8) ?? '', 'Second task']);
+    const second = await h.grove([
+      'reply',
+      '--progress',
+      listed?.sessionId.slice(0, 8) ?? '',
+      'Second task',
+    ]);
     const firstRun = await first.done;
 
     expectExit(firstRun, 0);
     expect(ResultSchema.parse(JSON.parse(firstRun.stdout)).answer).toBe('First done.');
     expectExit(second, 0);
     expect(second.stdout).toBe('Second done.\n');
-    expect(second.stderr).toContain('Waiting for another Grove process that is working on this session');
+    expect(second.stderr).toContain(
+      'Waiting for another Grove process that is working on this session',
+    );
     // One driver at a time: the second prompt started after the first answer.
     const shown = await showJson(listed?.sessionId ?? '');
-    const order = shown.transcript.filter((e) => e.kind === 'user_prompt' || e.kind === 'assistant_answer').map((e) => e.content);
+    const order = shown.transcript
+      .filter((e) => e.kind === 'user_prompt' || e.kind === 'assistant_answer')
+      .map((e) => e.content);
     expect(order).toEqual(['First task', 'First done.', 'Second task', 'Second done.']);
     expect(shown.files).toEqual([
       { path: 'one.txt', added: 1, deleted: 0 },
@@ -402,7 +562,17 @@ describe('grove cancel while another process runs the turn', () => {
       { when: 'First task', delayMs: 60_000, then: { text: reply('too late') } },
     ]);
     const first = h.start(['run', 'First task']);
-    await until('the first turn to reach the slow model step', () => h.server.modelRequests('anthropic').filter((r) => JSON.stringify(r.body).includes('First task') && !JSON.stringify(r.body).includes('Write a title')).length >= 2);
+    await until(
+      'the first turn to reach the slow model step',
+      () =>
+        h.server
+          .modelRequests('anthropic')
+          .filter(
+            (r) =>
+              JSON.stringify(r.body).includes('First task') &&
+              !JSON.stringify(r.body).includes('Write a title'),
+          ).length >= 2,
+    );
     const [listed] = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
     const id = listed?.sessionId ?? '';
 
@@ -418,7 +588,9 @@ describe('grove cancel while another process runs the turn', () => {
     expect(canceled.stdout).toBe(`Canceled (work kept on branch grove/${id.slice(0, 8)})\n`);
     expectExit(firstRun, 1);
     expect(firstRun.stdout).toBe('');
-    expect(firstRun.stderr).toBe(`grove: the turn was stopped by another Grove process; the session (${id.slice(0, 8)}) keeps its work.\n`);
+    expect(firstRun.stderr).toBe(
+      `grove: the turn was stopped by another Grove process; the session (${id.slice(0, 8)}) keeps its work.\n`,
+    );
     const shown = await showJson(id);
     expect(shown.status).toBe('Canceled');
     // The turn stopped and committed its work before the worktree went away.
@@ -433,12 +605,28 @@ describe('grove cancel while another process runs the turn', () => {
 describe('a queued reply that times out', () => {
   it('is withdrawn before it starts (exit 4) and the running turn goes on', async () => {
     h.utilities();
-    h.server.script('anthropic', [{ when: 'First task', delayMs: 5000, then: { text: reply('First done.') } }]);
+    h.server.script('anthropic', [
+      { when: 'First task', delayMs: 5000, then: { text: reply('First done.') } },
+    ]);
     const first = h.start(['run', 'First task']);
-    await until('the first turn to reach the model', () => h.server.modelRequests('anthropic').some((r) => JSON.stringify(r.body).includes('First task') && !JSON.stringify(r.body).includes('Write a title')));
+    await until('the first turn to reach the model', () =>
+      h.server
+        .modelRequests('anthropic')
+        .some(
+          (r) =>
+            JSON.stringify(r.body).includes('First task') &&
+            !JSON.stringify(r.body).includes('Write a title'),
+        ),
+    );
     const [listed] = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
 
-    const second = await h.grove(['reply', '--timeout', '1s', listed?.sessionId ?? '', 'Never sent']);
+    const second = await h.grove([
+      'reply',
+      '--timeout',
+      '1s',
+      listed?.sessionId ?? '',
+      'Never sent',
+    ]);
 
     expectExit(second, 4);
     expect(second.stdout).toBe('');
@@ -448,7 +636,11 @@ describe('a queued reply that times out', () => {
     expect(firstRun.stdout).toBe('First done.\n');
     const shown = await showJson(listed?.sessionId ?? '');
     expect(shown.transcript.map((e) => e.content)).not.toContain('Never sent');
-    expect(h.server.modelRequests('anthropic').some((r) => JSON.stringify(r.body).includes('Never sent'))).toBe(false);
+    expect(
+      h.server
+        .modelRequests('anthropic')
+        .some((r) => JSON.stringify(r.body).includes('Never sent')),
+    ).toBe(false);
   });
 });
 
@@ -468,7 +660,10 @@ describe('--mode', () => {
   it('grove run --mode read-only records the mode, offers the agent no tool that writes, and grove show shows it', async () => {
     h.utilities();
     h.server.script('anthropic', [
-      { when: 'Look at hello', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
+      {
+        when: 'Look at hello',
+        toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
+      },
       { when: 'Look at hello', text: reply('I only looked.') },
     ]);
 
@@ -476,11 +671,23 @@ describe('--mode', () => {
 
     expectExit(run, 0);
     const result = ResultSchema.parse(JSON.parse(run.stdout));
-    expect(result).toMatchObject({ permissionMode: 'read-only', answer: 'I only looked.', files: [] });
+    expect(result).toMatchObject({
+      permissionMode: 'read-only',
+      answer: 'I only looked.',
+      files: [],
+    });
     expect(existsSync(join(result.worktree, 'hello.txt'))).toBe(false);
     // The session turn (the title prompt quotes the task too).
-    const turnRequest = h.server.modelRequests('anthropic').find((r) => JSON.stringify(r.body).includes('Look at hello') && !JSON.stringify(r.body).includes('Write a title'));
-    const tools = ((turnRequest?.body as { tools?: { name: string }[] } | undefined)?.tools ?? []).map((t) => t.name);
+    const turnRequest = h.server
+      .modelRequests('anthropic')
+      .find(
+        (r) =>
+          JSON.stringify(r.body).includes('Look at hello') &&
+          !JSON.stringify(r.body).includes('Write a title'),
+      );
+    const tools = (
+      (turnRequest?.body as { tools?: { name: string }[] } | undefined)?.tools ?? []
+    ).map((t) => t.name);
     expect(tools).not.toContain('Write');
     expect(tools).not.toContain('Bash');
     expect(JSON.stringify(turnRequest?.body)).toContain('This session is in Read Only mode');
@@ -497,14 +704,18 @@ describe('--mode', () => {
     const { sessionId, permissionMode } = ResultSchema.parse(JSON.parse(first.stdout));
     expect(permissionMode).toBe('auto-edit');
     h.utilities();
-    h.server.script('anthropic', [{ when: 'Plan the docs', text: reply('Step 1: write the docs.') }]);
+    h.server.script('anthropic', [
+      { when: 'Plan the docs', text: reply('Step 1: write the docs.') },
+    ]);
 
     const planned = await h.grove(['reply', sessionId, '--mode', 'plan', 'Plan the docs']);
 
     expectExit(planned, 0);
     const shown = await showJson(sessionId);
     expect(shown.permissionMode).toBe('plan');
-    expect(shown.transcript.some((e) => e.kind === 'notice' && e.content.startsWith('[Mode] Plan: '))).toBe(true);
+    expect(
+      shown.transcript.some((e) => e.kind === 'notice' && e.content.startsWith('[Mode] Plan: ')),
+    ).toBe(true);
   });
 
   it('a bad --mode is a usage error that changes nothing', async () => {

@@ -3,7 +3,19 @@ import { z } from 'zod';
 // The JSON shapes documented in docs/usage/cli.md, written out here (not
 // imported from src/) so the tests check the binary against the document.
 
-const Status = z.enum(['Draft', 'InProgress', 'Question', 'Review', 'AgentReview', 'Queued', 'Merging', 'Rebasing', 'Merged', 'Done', 'Canceled']);
+const Status = z.enum([
+  'Draft',
+  'InProgress',
+  'Question',
+  'Review',
+  'AgentReview',
+  'Queued',
+  'Merging',
+  'Rebasing',
+  'Merged',
+  'Done',
+  'Canceled',
+]);
 const Uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
 export const ResultSchema = z
@@ -20,15 +32,33 @@ export const ResultSchema = z
     answer: z.string(),
     summary: z.object({ turn: z.string(), session: z.string() }).strict().nullable(),
     questions: z.array(z.object({ text: z.string(), options: z.array(z.string()) }).strict()),
-    files: z.array(z.object({ path: z.string().min(1), added: z.number().int().nonnegative(), deleted: z.number().int().nonnegative() }).strict()),
-    usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }).strict(),
+    files: z.array(
+      z
+        .object({
+          path: z.string().min(1),
+          added: z.number().int().nonnegative(),
+          deleted: z.number().int().nonnegative(),
+        })
+        .strict(),
+    ),
+    usage: z
+      .object({
+        inputTokens: z.number().int().nonnegative(),
+        outputTokens: z.number().int().nonnegative(),
+      })
+      .strict(),
     durationMs: z.number().int().nonnegative(),
-    pullRequest: z.object({ number: z.number().int(), url: z.string(), state: z.string() }).strict().nullable(),
+    pullRequest: z
+      .object({ number: z.number().int(), url: z.string(), state: z.string() })
+      .strict()
+      .nullable(),
   })
   .strict();
 
 export const ShowSchema = ResultSchema.extend({
-  transcript: z.array(z.object({ kind: z.string().min(1), content: z.string(), at: z.iso.datetime() }).strict()),
+  transcript: z.array(
+    z.object({ kind: z.string().min(1), content: z.string(), at: z.iso.datetime() }).strict(),
+  ),
 }).strict();
 
 export const ListSchema = z.array(
@@ -50,10 +80,22 @@ export const ListSchema = z.array(
 );
 
 const Event = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('session'), sessionId: Uuid, branch: z.string(), worktree: z.string() }).strict(),
+  z
+    .object({
+      type: z.literal('session'),
+      sessionId: Uuid,
+      branch: z.string(),
+      worktree: z.string(),
+    })
+    .strict(),
   z.object({ type: z.literal('status'), status: Status, title: z.string() }).strict(),
   z.object({ type: z.literal('progress'), text: z.string() }).strict(),
-  z.object({ type: z.literal('transcript'), entries: z.array(z.object({ kind: z.string(), content: z.string() }).strict()) }).strict(),
+  z
+    .object({
+      type: z.literal('transcript'),
+      entries: z.array(z.object({ kind: z.string(), content: z.string() }).strict()),
+    })
+    .strict(),
   ResultSchema.extend({ type: z.literal('result') }).strict(),
 ]);
 export const StreamEventSchema = Event;

@@ -8,7 +8,20 @@ import { ListSchema, ResultSchema } from './headless-schema.js';
 // Usage errors (exit 2), `--help` texts, and docs/usage/cli.md agreeing with
 // both the binary and the JSON shapes the other headless tests check.
 
-const COMMANDS = ['run', 'reply', 'ls', 'show', 'diff', 'merge', 'rebase', 'cancel', 'publish', 'threads', 'gc', 'doctor'] as const;
+const COMMANDS = [
+  'run',
+  'reply',
+  'ls',
+  'show',
+  'diff',
+  'merge',
+  'rebase',
+  'cancel',
+  'publish',
+  'threads',
+  'gc',
+  'doctor',
+] as const;
 const DOC = readFileSync(join(ROOT, 'docs', 'usage', 'cli.md'), 'utf8');
 
 /** The ```text blocks of the doc. */
@@ -27,18 +40,46 @@ afterAll(async () => {
 });
 
 describe('usage errors exit 2 with the command usage on stderr', () => {
-  const usageLine = (command: string): string => readFileSync(join(ROOT, 'docs', 'usage', 'cli.md'), 'utf8').split('\n').find((l) => l.startsWith(`Usage: grove ${command} `)) ?? `(no usage line for ${command} in cli.md)`;
+  const usageLine = (command: string): string =>
+    readFileSync(join(ROOT, 'docs', 'usage', 'cli.md'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`Usage: grove ${command} `)) ??
+    `(no usage line for ${command} in cli.md)`;
 
   it.each([
     [['run', '--bogus', 'hi'], 'run', "Unknown option '--bogus'"],
-    [['run', '--output', 'xml', 'hi'], 'run', '--output must be one of text, json, stream-json, diff'],
+    [
+      ['run', '--output', 'xml', 'hi'],
+      'run',
+      '--output must be one of text, json, stream-json, diff',
+    ],
     [['run', '--timeout', 'soon', 'hi'], 'run', "invalid duration 'soon' (use e.g. 90s, 10m, 1h)"],
     [['run', 'one', 'two'], 'run', "unexpected argument 'two'"],
-    [['run', '--agent', 'nobody', 'hi'], 'run', "unknown agent 'nobody' (use claude, codex or gemini)"],
-    [['run', '--reasoning', 'galactic', 'hi'], 'run', "claude has no reasoning level 'galactic' (use low, medium, high, xhigh, max)"],
-    [['reply', '--output', 'yaml', 'abc', 'hi'], 'reply', '--output must be one of text, json, stream-json, diff'],
-    [['run', '--mode', 'yolo', 'hi'], 'run', "--mode must be one of auto-edit, read-only, plan (got 'yolo')"],
-    [['reply', '--mode', 'write-all', 'abc', 'hi'], 'reply', "--mode must be one of auto-edit, read-only, plan (got 'write-all')"],
+    [
+      ['run', '--agent', 'nobody', 'hi'],
+      'run',
+      "unknown agent 'nobody' (use claude, codex or gemini)",
+    ],
+    [
+      ['run', '--reasoning', 'galactic', 'hi'],
+      'run',
+      "claude has no reasoning level 'galactic' (use low, medium, high, xhigh, max)",
+    ],
+    [
+      ['reply', '--output', 'yaml', 'abc', 'hi'],
+      'reply',
+      '--output must be one of text, json, stream-json, diff',
+    ],
+    [
+      ['run', '--mode', 'yolo', 'hi'],
+      'run',
+      "--mode must be one of auto-edit, read-only, plan (got 'yolo')",
+    ],
+    [
+      ['reply', '--mode', 'write-all', 'abc', 'hi'],
+      'reply',
+      "--mode must be one of auto-edit, read-only, plan (got 'write-all')",
+    ],
     [['reply'], 'reply', 'reply needs a session ID'],
     [['show'], 'show', 'show needs a session ID'],
     [['show', 'abc', '--yes'], 'show', "Unknown option '--yes'"],
@@ -49,7 +90,11 @@ describe('usage errors exit 2 with the command usage on stderr', () => {
     [['publish'], 'publish', 'publish needs a session ID'],
     [['threads'], 'threads', 'threads needs a session ID'],
     [['threads', 'abc', '--all'], 'threads', "Unknown option '--all'"],
-    [['reply', '--threads', 'abc', 'hi'], 'reply', '--threads takes no PROMPT (the review threads are the prompt)'],
+    [
+      ['reply', '--threads', 'abc', 'hi'],
+      'reply',
+      '--threads takes no PROMPT (the review threads are the prompt)',
+    ],
     [['ls', 'extra'], 'ls', "unexpected argument 'extra'"],
     [['ls', '--every'], 'ls', "Unknown option '--every'"],
     [['gc', '--days', 'two'], 'gc', "--days must be a whole number of days (got 'two')"],
@@ -59,7 +104,9 @@ describe('usage errors exit 2 with the command usage on stderr', () => {
 
     expectExit(run, 2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`grove: ${message}\n${usageLine(command)}\nTry 'grove ${command} --help' for more.\n`);
+    expect(run.stderr).toBe(
+      `grove: ${message}\n${usageLine(command)}\nTry 'grove ${command} --help' for more.\n`,
+    );
   });
 
   it('an unknown or ambiguous ID is a usage error too', async () => {
@@ -83,34 +130,48 @@ describe('--help', () => {
     expectExit(run, 0);
     expect(run.stderr).toBe('');
     for (const command of COMMANDS) expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
-    expect(run.stdout).toContain('Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 5 held at a budget limit,\n130 interrupted.');
+    expect(run.stdout).toContain(
+      'Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 5 held at a budget limit,\n130 interrupted.',
+    );
     expect(textBlocks()).toContain(run.stdout.trimEnd());
   });
 
-  it.each(COMMANDS)('grove %s --help (and -h) is printed word for word in cli.md', async (command) => {
-    const run = await h.grove([command, '--help']);
+  it.each(COMMANDS)(
+    'grove %s --help (and -h) is printed word for word in cli.md',
+    async (command) => {
+      const run = await h.grove([command, '--help']);
 
-    expectExit(run, 0);
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toMatch(new RegExp(`^Usage: grove ${command}( |$)`));
-    expect(textBlocks()).toContain(run.stdout.trimEnd());
-    expect(DOC).toContain(`### grove ${command}\n\n\`\`\`text\n${run.stdout.trimEnd()}\n\`\`\``);
-    expect((await h.grove([command, '-h'])).stdout).toBe(run.stdout);
-  });
+      expectExit(run, 0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toMatch(new RegExp(`^Usage: grove ${command}( |$)`));
+      expect(textBlocks()).toContain(run.stdout.trimEnd());
+      expect(DOC).toContain(`### grove ${command}\n\n\`\`\`text\n${run.stdout.trimEnd()}\n\`\`\``);
+      expect((await h.grove([command, '-h'])).stdout).toBe(run.stdout);
+    },
+  );
 
   it('every flag in a usage line is explained in the help below it', async () => {
     for (const command of COMMANDS) {
       const help = (await h.grove([command, '--help'])).stdout;
       const usage = help.split('\n')[0] ?? '';
       const flags = [...usage.matchAll(/\[(-C|--[a-z-]+)/g)].map((m) => m[1] ?? '');
-      for (const flag of flags) expect(help.split('\n').slice(1).join('\n'), `${command} ${flag}`).toContain(`${flag} `);
+      for (const flag of flags)
+        expect(help.split('\n').slice(1).join('\n'), `${command} ${flag}`).toContain(`${flag} `);
     }
   });
 });
 
 describe('cli.md', () => {
   it('documents every exit code the commands use', () => {
-    for (const [code, meaning] of [['0', 'Done'], ['1', 'failed'], ['2', 'Usage error'], ['3', 'asked questions'], ['4', 'Timed out'], ['5', 'budget limit'], ['130', 'Interrupted']] as const) {
+    for (const [code, meaning] of [
+      ['0', 'Done'],
+      ['1', 'failed'],
+      ['2', 'Usage error'],
+      ['3', 'asked questions'],
+      ['4', 'Timed out'],
+      ['5', 'budget limit'],
+      ['130', 'Interrupted'],
+    ] as const) {
       expect(DOC).toMatch(new RegExp(`^\\| ${code} \\| .*${meaning}`, 'm'));
     }
   });
@@ -118,7 +179,9 @@ describe('cli.md', () => {
   it('shows the JSON object with exactly the fields of the checked schema', () => {
     const example = /The JSON object:\n\n```json\n([\s\S]*?)\n```/.exec(DOC)?.[1];
     expect(example).toBeDefined();
-    expect(Object.keys(JSON.parse(example ?? '{}') as object)).toEqual(Object.keys(ResultSchema.shape));
+    expect(Object.keys(JSON.parse(example ?? '{}') as object)).toEqual(
+      Object.keys(ResultSchema.shape),
+    );
   });
 
   it('lists exactly the fields of `ls --json`', () => {
@@ -127,6 +190,7 @@ describe('cli.md', () => {
   });
 
   it('names every stream-json event type', () => {
-    for (const type of ['session', 'status', 'progress', 'transcript', 'result']) expect(DOC).toContain(`{"type":"${type}"`);
+    for (const type of ['session', 'status', 'progress', 'transcript', 'result'])
+      expect(DOC).toContain(`{"type":"${type}"`);
   });
 });

@@ -11,9 +11,17 @@ function render(markdown: string): { lines: string[]; stderr: string; stdout: st
 const lines = renderMarkdown(${JSON.stringify(markdown)}, 60);
 require('node:fs').writeFileSync(3, JSON.stringify(lines));
 });`;
-  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const run = spawnSync(process.execPath, ['-e', script], {
+    encoding: 'utf8',
+    env: { ...process.env, FORCE_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
   expect(run.status).toBe(0);
-  return { lines: JSON.parse(String(run.output[3])) as string[], stderr: run.stderr, stdout: run.stdout };
+  return {
+    lines: JSON.parse(String(run.output[3])) as string[],
+    stderr: run.stderr,
+    stdout: run.stdout,
+  };
 }
 
 describe('the bundled markdown renderer', () => {
@@ -24,7 +32,9 @@ describe('the bundled markdown renderer', () => {
   });
 
   it('shows a block in a language it does not carry plainly, printing nothing', () => {
-    const { lines, stderr, stdout } = render('```elixir\ndefmodule Greeter do end\n```\n\n```no-such-language\nx\n```\n');
+    const { lines, stderr, stdout } = render(
+      '```elixir\ndefmodule Greeter do end\n```\n\n```no-such-language\nx\n```\n',
+    );
     expect(lines.join('\n')).toContain('defmodule Greeter do end');
     expect(stderr).toBe('');
     expect(stdout).toBe('');

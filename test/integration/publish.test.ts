@@ -1,13 +1,29 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { headlessContext, shutdownContexts, type HeadlessContext } from '../../src/commands/headless.js';
+import {
+  headlessContext,
+  shutdownContexts,
+  type HeadlessContext,
+} from '../../src/commands/headless.js';
 import { openInfra, type Infra } from '../../src/compose.js';
 import type { Session } from '../../src/domain/session.js';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeGitHub, startGitHubProject, type FailureRule, type FakeGitHub } from '../helpers/fake-github.js';
+import {
+  startFakeGitHub,
+  startGitHubProject,
+  type FailureRule,
+  type FakeGitHub,
+} from '../helpers/fake-github.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import { GROVE_BIN, agentWorldEnv, git, makeWorld, type GroveWorld } from '../helpers/grove-env.js';
 
@@ -20,7 +36,8 @@ import { GROVE_BIN, agentWorldEnv, git, makeWorld, type GroveWorld } from '../he
 // Not shaped like a GitHub token, so only Grove's own handling keeps it out of files.
 const TOKEN = 'grove-secret-7f3a9c21d4e8b605';
 
-const reply = (answer: string, session = `session: ${answer}`) => JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session } });
+const reply = (answer: string, session = `session: ${answer}`) =>
+  JSON.stringify({ answer, questions: [], summary: { turn: `turn: ${answer}`, session } });
 
 let world: GroveWorld;
 let repo: string;
@@ -62,14 +79,22 @@ interface Run {
 }
 
 /** The built binary as a child process (asynchronously: the fake servers live in this process). */
-function grove(args: readonly string[], extraEnv: Record<string, string | undefined> = {}): Promise<Run> {
+function grove(
+  args: readonly string[],
+  extraEnv: Record<string, string | undefined> = {},
+): Promise<Run> {
   const merged: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...env, ...extraEnv })) if (v !== undefined) merged[k] = v;
   return new Promise((resolve) => {
-    execFile(process.execPath, [GROVE_BIN, ...args], { cwd: repo, env: merged, timeout: 90_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [GROVE_BIN, ...args],
+      { cwd: repo, env: merged, timeout: 90_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -77,9 +102,18 @@ function grove(args: readonly string[], extraEnv: Record<string, string | undefi
 async function sessionWithWork(): Promise<Session> {
   model.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
-    { when: 'Write the git commit message for the changes', text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.') },
-    { when: 'Create hello.txt', toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
-    { when: 'Create hello.txt', text: reply('I created hello.txt.', 'Created hello.txt with a greeting.') },
+    {
+      when: 'Write the git commit message for the changes',
+      text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.'),
+    },
+    {
+      when: 'Create hello.txt',
+      toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
+    },
+    {
+      when: 'Create hello.txt',
+      text: reply('I created hello.txt.', 'Created hello.txt with a greeting.'),
+    },
   ]);
   const run = await grove(['run', '--output', 'json', 'Create hello.txt with a greeting']);
   expect(run.stderr).toBe('');
@@ -104,13 +138,23 @@ async function load(id: string): Promise<Session> {
 
 /** A controller on the same GROVE_HOME, as the TUI builds it (for the pull request poller). */
 function controllerContext(): Promise<HeadlessContext> {
-  const io = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough(), stderrIsTTY: false, env, cwd: repo };
+  const io = {
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    stdin: new PassThrough(),
+    stderrIsTTY: false,
+    env,
+    cwd: repo,
+  };
   return headlessContext(store(), io, repo, false);
 }
 
 function remoteHead(branch: string): string | null {
   try {
-    return execFileSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: bare, encoding: 'utf8' }).trim();
+    return execFileSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
+      cwd: bare,
+      encoding: 'utf8',
+    }).trim();
   } catch {
     return null;
   }
@@ -132,11 +176,19 @@ describe('publish to GitHub', () => {
     // The branch is on the remote, and the local branch tracks it.
     expect(remoteHead(session.branch)).toBe(git(repo, 'rev-parse', session.branch));
     expect(git(repo, 'config', `branch.${session.branch}.remote`)).toBe('origin');
-    expect(git(repo, 'config', `branch.${session.branch}.merge`)).toBe(`refs/heads/${session.branch}`);
+    expect(git(repo, 'config', `branch.${session.branch}.merge`)).toBe(
+      `refs/heads/${session.branch}`,
+    );
 
     expect(github.pulls).toHaveLength(1);
     const pr = github.pull(1);
-    expect(pr).toMatchObject({ state: 'open', draft: true, head: session.branch, base: 'main', title: 'Add the greeting files' });
+    expect(pr).toMatchObject({
+      state: 'open',
+      draft: true,
+      head: session.branch,
+      base: 'main',
+      title: 'Add the greeting files',
+    });
     expect(pr.body).toContain('Creates hello.txt for the greeting.');
     expect(pr.body).toContain('Created hello.txt with a greeting.');
     expect(github.requests.length).toBeGreaterThan(0);
@@ -145,7 +197,14 @@ describe('publish to GitHub', () => {
     const stored = await load(session.id);
     expect(stored.status).toBe('Review');
     expect(stored.publishedBranch).toBe(session.branch);
-    expect(stored.reviewRequest).toMatchObject({ number: 1, url: 'https://github.com/acme/widgets/pull/1', state: 'open', isDraft: true, headBranch: session.branch, baseBranch: 'main' });
+    expect(stored.reviewRequest).toMatchObject({
+      number: 1,
+      url: 'https://github.com/acme/widgets/pull/1',
+      state: 'open',
+      isDraft: true,
+      headBranch: session.branch,
+      baseBranch: 'main',
+    });
 
     // A session with a pull request is merged on GitHub, not by the local merge queue.
     const merge = await grove(['merge', session.id]);
@@ -182,9 +241,18 @@ describe('publish to GitHub', () => {
     github.edit(1, { title: 'My own title' });
 
     model.script('anthropic', [
-      { when: 'Write the git commit message for the changes', text: reply('Add the greeting files\n\nCreates hello.txt and bye.txt.') },
-      { when: 'Also add bye.txt', toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' } },
-      { when: 'Also add bye.txt', text: reply('Added bye.txt too.', 'Greeting and farewell files.') },
+      {
+        when: 'Write the git commit message for the changes',
+        text: reply('Add the greeting files\n\nCreates hello.txt and bye.txt.'),
+      },
+      {
+        when: 'Also add bye.txt',
+        toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' },
+      },
+      {
+        when: 'Also add bye.txt',
+        text: reply('Added bye.txt too.', 'Greeting and farewell files.'),
+      },
     ]);
     const turn = await grove(['reply', session.id, 'Also add bye.txt']);
     expect(turn.code).toBe(0);
@@ -193,7 +261,9 @@ describe('publish to GitHub', () => {
     const after = remoteHead(session.branch);
     expect(after).not.toBe(before);
     expect(after).toBe(git(repo, 'rev-parse', session.branch));
-    expect(execFileSync('git', ['show', `${session.branch}:bye.txt`], { cwd: bare, encoding: 'utf8' })).toBe('bye\n');
+    expect(
+      execFileSync('git', ['show', `${session.branch}:bye.txt`], { cwd: bare, encoding: 'utf8' }),
+    ).toBe('bye\n');
 
     const pr = github.pull(1);
     expect(pr.title).toBe('My own title');
@@ -208,20 +278,33 @@ describe('publish to GitHub', () => {
     // The body Grove wrote is now the one it refreshes; an edit of it on GitHub is kept too.
     github.edit(1, { body: 'Hand-written description' });
     model.script('anthropic', [
-      { when: 'Write the git commit message for the changes', text: reply('Add three files\n\nCreates hello.txt, bye.txt and hi.txt.') },
-      { when: 'Also add hi.txt', toolCall: { kind: 'write_file', path: 'hi.txt', content: 'hi\n' } },
+      {
+        when: 'Write the git commit message for the changes',
+        text: reply('Add three files\n\nCreates hello.txt, bye.txt and hi.txt.'),
+      },
+      {
+        when: 'Also add hi.txt',
+        toolCall: { kind: 'write_file', path: 'hi.txt', content: 'hi\n' },
+      },
       { when: 'Also add hi.txt', text: reply('Added hi.txt.') },
     ]);
     expect((await grove(['reply', session.id, 'Also add hi.txt'])).code).toBe(0);
     expect(remoteHead(session.branch)).toBe(git(repo, 'rev-parse', session.branch));
-    expect(github.pull(1)).toMatchObject({ title: 'My own title', body: 'Hand-written description' });
+    expect(github.pull(1)).toMatchObject({
+      title: 'My own title',
+      body: 'Hand-written description',
+    });
   });
 
   it('pushes after a later turn that ends in questions too', async () => {
     const session = await sessionWithWork();
     expect((await grove(['publish', session.id])).code).toBe(0);
     const before = remoteHead(session.branch);
-    const asking = JSON.stringify({ answer: 'Added a draft of bye.txt.', questions: [{ text: 'Formal or casual?', options: ['Formal', 'Casual'] }], summary: { turn: 'Drafted bye.txt.', session: 'Greeting files.' } });
+    const asking = JSON.stringify({
+      answer: 'Added a draft of bye.txt.',
+      questions: [{ text: 'Formal or casual?', options: ['Formal', 'Casual'] }],
+      summary: { turn: 'Drafted bye.txt.', session: 'Greeting files.' },
+    });
     model.script('anthropic', [
       { when: 'Add bye.txt', toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' } },
       { when: 'Add bye.txt', text: asking },
@@ -231,7 +314,9 @@ describe('publish to GitHub', () => {
     expect((await load(session.id)).status).toBe('Question');
     const after = remoteHead(session.branch);
     expect(after).not.toBe(before);
-    expect(execFileSync('git', ['show', `${session.branch}:bye.txt`], { cwd: bare, encoding: 'utf8' })).toBe('bye\n');
+    expect(
+      execFileSync('git', ['show', `${session.branch}:bye.txt`], { cwd: bare, encoding: 'utf8' }),
+    ).toBe('bye\n');
     expect(await transcript(session.id)).toContain('[Branch Push] Pushed');
   });
 
@@ -242,12 +327,17 @@ describe('publish to GitHub', () => {
     github.fail({ kind: 'bad_credentials' });
 
     model.script('anthropic', [
-      { when: 'Also add bye.txt', toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' } },
+      {
+        when: 'Also add bye.txt',
+        toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' },
+      },
       { when: 'Also add bye.txt', text: reply('Added bye.txt too.') },
     ]);
     const turn = await grove(['reply', session.id, 'Also add bye.txt']);
     expect(turn.code).toBe(0);
-    expect(await transcript(session.id)).toMatch(/\[Branch Push Error\] GitHub rejected the token \(401\)/);
+    expect(await transcript(session.id)).toMatch(
+      /\[Branch Push Error\] GitHub rejected the token \(401\)/,
+    );
     expect(remoteHead(session.branch)).toBe(before);
     const after = await load(session.id);
     expect(after.status).toBe('Review');
@@ -258,7 +348,12 @@ describe('publish to GitHub', () => {
   it('adopts a pull request a person opened for the branch, and never rewrites its text', async () => {
     const session = await sessionWithWork();
     git(repo, 'push', '-q', 'origin', session.branch);
-    github.open({ head: session.branch, base: 'main', title: 'Greeting', body: 'Written by a person.' });
+    github.open({
+      head: session.branch,
+      base: 'main',
+      title: 'Greeting',
+      body: 'Written by a person.',
+    });
 
     const run = await grove(['publish', session.id]);
     expect(run.code).toBe(0);
@@ -266,8 +361,14 @@ describe('publish to GitHub', () => {
     expect(github.apiCalls('POST', /\/pulls$/)).toHaveLength(0);
 
     model.script('anthropic', [
-      { when: 'Write the git commit message for the changes', text: reply('Add two files\n\nCreates hello.txt and bye.txt.') },
-      { when: 'Also add bye.txt', toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' } },
+      {
+        when: 'Write the git commit message for the changes',
+        text: reply('Add two files\n\nCreates hello.txt and bye.txt.'),
+      },
+      {
+        when: 'Also add bye.txt',
+        toolCall: { kind: 'write_file', path: 'bye.txt', content: 'bye\n' },
+      },
       { when: 'Also add bye.txt', text: reply('Added bye.txt too.') },
     ]);
     expect((await grove(['reply', session.id, 'Also add bye.txt'])).code).toBe(0);
@@ -289,7 +390,11 @@ describe('publish to GitHub', () => {
     await ctx.controller.review.pullRequests.poll();
     const refreshed = await load(session.id);
     expect(refreshed.status).toBe('Review');
-    expect(refreshed.reviewRequest).toMatchObject({ state: 'open', reviewDecision: 'approved', checksSummary: '1 passed, 1 pending' });
+    expect(refreshed.reviewRequest).toMatchObject({
+      state: 'open',
+      reviewDecision: 'approved',
+      checksSummary: '1 passed, 1 pending',
+    });
 
     github.merge(1);
     await ctx.controller.review.pullRequests.poll();
@@ -370,7 +475,9 @@ describe('publish to GitHub', () => {
     github.fail({ kind: 'rate_limited', resetAt: reset });
     github.merge(1);
 
-    await expect(ctx.controller.review.pullRequests.poll()).rejects.toThrow(/rate limit.*resets at/i);
+    await expect(ctx.controller.review.pullRequests.poll()).rejects.toThrow(
+      /rate limit.*resets at/i,
+    );
     expect((await load(session.id)).status).toBe('Review');
   });
 });
@@ -386,40 +493,77 @@ interface ErrorCase {
 const RESET = Math.floor(Date.UTC(2031, 0, 1, 17, 45) / 1000);
 
 const ERROR_CASES: readonly ErrorCase[] = [
-  { name: '401 bad credentials', rule: { kind: 'bad_credentials' }, message: /GitHub rejected the token \(401\)/, pushed: false },
-  { name: '403 rate limited', rule: { kind: 'rate_limited', resetAt: RESET }, message: /rate limit is used up; it resets at 17:45/, pushed: false },
-  { name: '403 missing scope', rule: { kind: 'missing_scope' }, message: /GitHub refused \(403\): Resource not accessible by personal access token\. The token needs the `repo` scope/, pushed: false },
-  { name: '404 not found', rule: { kind: 'not_found' }, message: /Repository acme\/widgets not found on GitHub/, pushed: false },
-  { name: '422 validation failed', rule: { kind: 'validation', method: 'POST', message: 'No commits between main and grove' }, message: /GitHub did not accept the request: Validation Failed: No commits between main and grove/, pushed: true },
-  { name: '5xx server error', rule: { kind: 'server', status: 502 }, message: /GitHub had a server error \(502\)/, pushed: false },
+  {
+    name: '401 bad credentials',
+    rule: { kind: 'bad_credentials' },
+    message: /GitHub rejected the token \(401\)/,
+    pushed: false,
+  },
+  {
+    name: '403 rate limited',
+    rule: { kind: 'rate_limited', resetAt: RESET },
+    message: /rate limit is used up; it resets at 17:45/,
+    pushed: false,
+  },
+  {
+    name: '403 missing scope',
+    rule: { kind: 'missing_scope' },
+    message:
+      /GitHub refused \(403\): Resource not accessible by personal access token\. The token needs the `repo` scope/,
+    pushed: false,
+  },
+  {
+    name: '404 not found',
+    rule: { kind: 'not_found' },
+    message: /Repository acme\/widgets not found on GitHub/,
+    pushed: false,
+  },
+  {
+    name: '422 validation failed',
+    rule: { kind: 'validation', method: 'POST', message: 'No commits between main and grove' },
+    message:
+      /GitHub did not accept the request: Validation Failed: No commits between main and grove/,
+    pushed: true,
+  },
+  {
+    name: '5xx server error',
+    rule: { kind: 'server', status: 502 },
+    message: /GitHub had a server error \(502\)/,
+    pushed: false,
+  },
 ];
 
 describe('publish failures', () => {
-  it.each(ERROR_CASES)('$name: says so in words and leaves the session in Review, unpublished', async ({ rule, message, pushed }) => {
-    const session = await sessionWithWork();
-    github.fail(rule);
+  it.each(ERROR_CASES)(
+    '$name: says so in words and leaves the session in Review, unpublished',
+    async ({ rule, message, pushed }) => {
+      const session = await sessionWithWork();
+      github.fail(rule);
 
-    const run = await grove(['publish', session.id]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(message);
-    expect(run.stderr).not.toContain(TOKEN);
+      const run = await grove(['publish', session.id]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).not.toContain(TOKEN);
 
-    const after = await load(session.id);
-    expect(after.status).toBe('Review');
-    expect(after.reviewRequest).toBeNull();
-    expect(after.publishedBranch).toBeNull();
-    expect(github.pulls).toHaveLength(0);
-    expect(remoteHead(session.branch)).toBe(pushed ? git(repo, 'rev-parse', session.branch) : null);
-    expect(await transcript(session.id)).toMatch(message);
-    // The work is intact.
-    expect(git(repo, 'show', `${session.branch}:hello.txt`)).toBe('hello');
+      const after = await load(session.id);
+      expect(after.status).toBe('Review');
+      expect(after.reviewRequest).toBeNull();
+      expect(after.publishedBranch).toBeNull();
+      expect(github.pulls).toHaveLength(0);
+      expect(remoteHead(session.branch)).toBe(
+        pushed ? git(repo, 'rev-parse', session.branch) : null,
+      );
+      expect(await transcript(session.id)).toMatch(message);
+      // The work is intact.
+      expect(git(repo, 'show', `${session.branch}:hello.txt`)).toBe('hello');
 
-    // Once GitHub answers again, publishing works.
-    github.clearFailures();
-    const retry = await grove(['publish', session.id]);
-    expect(retry.code).toBe(0);
-    expect(github.pulls).toHaveLength(1);
-  });
+      // Once GitHub answers again, publishing works.
+      github.clearFailures();
+      const retry = await grove(['publish', session.id]);
+      expect(retry.code).toBe(0);
+      expect(github.pulls).toHaveLength(1);
+    },
+  );
 
   it('network down: says GitHub cannot be reached and pushes nothing', async () => {
     const session = await sessionWithWork();
@@ -432,14 +576,16 @@ describe('publish failures', () => {
     expect((await load(session.id)).status).toBe('Review');
   });
 
-  it('push rejected: gives the remote\'s reason and opens no pull request', async () => {
+  it("push rejected: gives the remote's reason and opens no pull request", async () => {
     const session = await sessionWithWork();
     const hook = join(bare, 'hooks', 'pre-receive');
     writeFileSync(hook, '#!/bin/sh\necho "error: pushes to acme/widgets are frozen" >&2\nexit 1\n');
     chmodSync(hook, 0o755);
     const run = await grove(['publish', session.id]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/The push to origin was rejected: pre-receive hook declined \(the remote says: pushes to acme\/widgets are frozen\)/);
+    expect(run.stderr).toMatch(
+      /The push to origin was rejected: pre-receive hook declined \(the remote says: pushes to acme\/widgets are frozen\)/,
+    );
     expect(github.pulls).toHaveLength(0);
     const after = await load(session.id);
     expect(after.status).toBe('Review');
@@ -449,9 +595,14 @@ describe('publish failures', () => {
 
   it('with no token: says how to provide one and pushes nothing', async () => {
     const session = await sessionWithWork();
-    const run = await grove(['publish', session.id], { GITHUB_TOKEN: undefined, GH_TOKEN: undefined });
+    const run = await grove(['publish', session.id], {
+      GITHUB_TOKEN: undefined,
+      GH_TOKEN: undefined,
+    });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/No GitHub token: set GITHUB_TOKEN or GH_TOKEN, or sign in with `gh auth login`/);
+    expect(run.stderr).toMatch(
+      /No GitHub token: set GITHUB_TOKEN or GH_TOKEN, or sign in with `gh auth login`/,
+    );
     expect(remoteHead(session.branch)).toBeNull();
     expect(github.requests).toHaveLength(0);
     const after = await load(session.id);
@@ -471,10 +622,16 @@ describe('the token from gh', () => {
   it('uses `gh auth token` for the repository host when neither variable is set', async () => {
     // A stand-in for the GitHub CLI on PATH (its real login needs the network).
     const calls = join(world.dir, 'gh-calls');
-    writeFileSync(join(world.bin, 'gh'), `#!/bin/sh\necho "$*" >> '${calls}'\n[ "$1 $2" = "auth token" ] && echo '${TOKEN}' && exit 0\nexit 1\n`);
+    writeFileSync(
+      join(world.bin, 'gh'),
+      `#!/bin/sh\necho "$*" >> '${calls}'\n[ "$1 $2" = "auth token" ] && echo '${TOKEN}' && exit 0\nexit 1\n`,
+    );
     chmodSync(join(world.bin, 'gh'), 0o755);
     const session = await sessionWithWork();
-    const run = await grove(['publish', session.id], { GITHUB_TOKEN: undefined, GH_TOKEN: undefined });
+    const run = await grove(['publish', session.id], {
+      GITHUB_TOKEN: undefined,
+      GH_TOKEN: undefined,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(calls, 'utf8')).toContain('auth token --hostname github.com');
     expect(github.requests.length).toBeGreaterThan(0);
@@ -505,8 +662,12 @@ describe('the token', () => {
     const dbDir = join(world.groveHome, 'db');
     const files = readdirSync(dbDir);
     expect(files).toContain('grove.db');
-    for (const file of files) expect(readFileSync(join(dbDir, file)).includes(Buffer.from(TOKEN)), file).toBe(false);
-    const dump = execFileSync('sqlite3', [join(dbDir, 'grove.db'), '.dump'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    for (const file of files)
+      expect(readFileSync(join(dbDir, file)).includes(Buffer.from(TOKEN)), file).toBe(false);
+    const dump = execFileSync('sqlite3', [join(dbDir, 'grove.db'), '.dump'], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     expect(dump).toContain('https://github.com/acme/widgets/pull/1');
     expect(dump).not.toContain(TOKEN);
   });

@@ -3,7 +3,13 @@ import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../helpers/grove-env.js';
-import { makeReviewWorld, reply, waitFor, writeFiles, type ReviewWorld } from '../helpers/review-world.js';
+import {
+  makeReviewWorld,
+  reply,
+  waitFor,
+  writeFiles,
+  type ReviewWorld,
+} from '../helpers/review-world.js';
 
 // Landing sessions on main through the merge queue: real git, real SQLite,
 // the real Claude Code CLI (against the fake model server) for conflicts.
@@ -21,23 +27,32 @@ afterEach(async () => {
 /** Presses `m` and confirms, as the session view does. */
 function merge(sessionId: string): void {
   w.controller.requestMerge(sessionId);
-  expect(w.app.state.popup).toMatchObject({ kind: 'confirm', intent: { kind: 'merge', sessionId } });
+  expect(w.app.state.popup).toMatchObject({
+    kind: 'confirm',
+    intent: { kind: 'merge', sessionId },
+  });
   w.controller.confirmMerge(sessionId);
 }
 
 async function settled(sessionId: string, statuses: readonly string[]): Promise<void> {
-  await waitFor(`session ${sessionId} to reach ${statuses.join('/')}`, async () => statuses.includes((await w.get(sessionId)).status));
+  await waitFor(`session ${sessionId} to reach ${statuses.join('/')}`, async () =>
+    statuses.includes((await w.get(sessionId)).status),
+  );
   await w.controller.workers.idle(sessionId);
 }
 
 /** Statuses the session went through, from the app events. */
 function statusTrail(sessionId: string): string[] {
-  return w.events.flatMap((e) => (e.type === 'sessionUpdated' && e.session.id === sessionId ? [e.session.status] : []));
+  return w.events.flatMap((e) =>
+    e.type === 'sessionUpdated' && e.session.id === sessionId ? [e.session.status] : [],
+  );
 }
 
 /** Waits for a merge of the session to start and end (Done, or back to Review). */
 async function mergeEnded(sessionId: string): Promise<void> {
-  await waitFor(`the merge of ${sessionId} to start`, () => statusTrail(sessionId).includes('Merging'));
+  await waitFor(`the merge of ${sessionId} to start`, () =>
+    statusTrail(sessionId).includes('Merging'),
+  );
   await settled(sessionId, ['Done', 'Review']);
 }
 
@@ -46,11 +61,21 @@ describe('merge', () => {
     const prompt = 'Write the notes file';
     w.server.script('anthropic', [
       { when: 'Write a title for a coding task', text: reply('Write the notes') },
-      { when: 'Write the git commit message for the changes', text: reply('Add team notes\n\nNotes for the team.') },
-      { when: prompt, toolCall: { kind: 'write_file', path: 'notes.md', content: '# Notes\n\nline one\n' } },
+      {
+        when: 'Write the git commit message for the changes',
+        text: reply('Add team notes\n\nNotes for the team.'),
+      },
+      {
+        when: prompt,
+        toolCall: { kind: 'write_file', path: 'notes.md', content: '# Notes\n\nline one\n' },
+      },
       { when: prompt, text: reply('Wrote notes.md') },
     ]);
-    const session = await w.controller.sessions.create(w.projectId, { agent: 'claude', model: 'sonnet', reasoning: 'high' }, w.app.state.settings);
+    const session = await w.controller.sessions.create(
+      w.projectId,
+      { agent: 'claude', model: 'sonnet', reasoning: 'high' },
+      w.app.state.settings,
+    );
     await w.controller.sessions.whenReady(session.id);
     expect(await w.controller.submitPrompt(session.id, prompt)).toBeNull();
     await settled(session.id, ['Review']);
@@ -66,7 +91,9 @@ describe('merge', () => {
     expect(after.status).toBe('Done');
     const head = git(w.repo, 'rev-parse', 'main');
     expect(after.mergedCommit).toBe(head);
-    expect(git(w.repo, 'log', '-1', '--format=%B', 'main')).toBe('Add team notes\n\nNotes for the team.');
+    expect(git(w.repo, 'log', '-1', '--format=%B', 'main')).toBe(
+      'Add team notes\n\nNotes for the team.',
+    );
     // One squashed commit on top of the initial one, with the agent's file.
     expect(git(w.repo, 'rev-list', '--count', 'main')).toBe('2');
     expect(git(w.repo, 'rev-list', '--parents', '-n', '1', 'main').split(' ')).toHaveLength(2);
@@ -75,15 +102,27 @@ describe('merge', () => {
     expect(existsSync(before.worktreePath)).toBe(false);
     expect(git(w.repo, 'branch', '--list', before.branch)).toBe('');
     expect(git(w.repo, 'worktree', 'list', '--porcelain')).not.toContain(before.worktreePath);
-    expect((await w.notices(session.id)).at(-1)).toMatch(new RegExp(`Merged into main as ${head.slice(0, 12)}`));
+    expect((await w.notices(session.id)).at(-1)).toMatch(
+      new RegExp(`Merged into main as ${head.slice(0, 12)}`),
+    );
   });
 
   it('hands a rebase conflict to the agent, which resolves it, then lands the session', async () => {
     w.commitOnMain({ 'shared.txt': 'one\ntwo\nthree\n' }, 'Add shared.txt');
-    const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\nthree\n', 'extra.txt': 'extra\n' }, message: 'Change two in the session\n\nBody of the session commit.' });
+    const session = await w.session({
+      files: { 'shared.txt': 'one\nSESSION\nthree\n', 'extra.txt': 'extra\n' },
+      message: 'Change two in the session\n\nBody of the session commit.',
+    });
     w.commitOnMain({ 'shared.txt': 'one\nMAIN\nthree\n' }, 'Change two on main');
     w.server.script('anthropic', [
-      { when: 'Grove is rebasing this branch onto `main`', toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nMAIN\nSESSION\nthree\n' } },
+      {
+        when: 'Grove is rebasing this branch onto `main`',
+        toolCall: {
+          kind: 'write_file',
+          path: 'shared.txt',
+          content: 'one\nMAIN\nSESSION\nthree\n',
+        },
+      },
       { when: 'Grove is rebasing this branch onto `main`', text: reply('Kept both lines.') },
     ]);
 
@@ -92,8 +131,15 @@ describe('merge', () => {
 
     const after = await w.get(session.id);
     expect(after.status).toBe('Done');
-    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n')).toEqual(['Change two in the session', 'Change two on main', 'Add shared.txt', 'Initial commit']);
-    expect(git(w.repo, 'log', '-1', '--format=%B', 'main')).toBe('Change two in the session\n\nBody of the session commit.');
+    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n')).toEqual([
+      'Change two in the session',
+      'Change two on main',
+      'Add shared.txt',
+      'Initial commit',
+    ]);
+    expect(git(w.repo, 'log', '-1', '--format=%B', 'main')).toBe(
+      'Change two in the session\n\nBody of the session commit.',
+    );
     expect(readFileSync(join(w.repo, 'shared.txt'), 'utf8')).toBe('one\nMAIN\nSESSION\nthree\n');
     expect(readFileSync(join(w.repo, 'extra.txt'), 'utf8')).toBe('extra\n');
     expect(after.mergedCommit).toBe(git(w.repo, 'rev-parse', 'main'));
@@ -108,11 +154,23 @@ describe('merge', () => {
 
   it('aborts a conflict the agent cannot resolve: back to Review, files named, branch as it was', async () => {
     w.commitOnMain({ 'shared.txt': 'one\ntwo\nthree\n', 'other.txt': 'x\n' }, 'Add shared files');
-    const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\nthree\n', 'other.txt': 'session\n' }, message: 'Session change' });
-    const mainHead = w.commitOnMain({ 'shared.txt': 'one\nMAIN\nthree\n', 'other.txt': 'main\n' }, 'Main change');
+    const session = await w.session({
+      files: { 'shared.txt': 'one\nSESSION\nthree\n', 'other.txt': 'session\n' },
+      message: 'Session change',
+    });
+    const mainHead = w.commitOnMain(
+      { 'shared.txt': 'one\nMAIN\nthree\n', 'other.txt': 'main\n' },
+      'Main change',
+    );
     const branchHead = git(w.repo, 'rev-parse', session.branch);
     // The agent answers without touching the files: the markers stay, three times.
-    w.server.script('anthropic', [1, 2, 3].map(() => ({ when: 'Grove is rebasing this branch onto', text: reply('I could not decide.') })));
+    w.server.script(
+      'anthropic',
+      [1, 2, 3].map(() => ({
+        when: 'Grove is rebasing this branch onto',
+        text: reply('I could not decide.'),
+      })),
+    );
 
     merge(session.id);
     await mergeEnded(session.id);
@@ -133,7 +191,9 @@ describe('merge', () => {
     expect(git(session.worktreePath, 'symbolic-ref', '--short', 'HEAD')).toBe(session.branch);
     expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(false);
     expect(git(session.worktreePath, 'status', '--porcelain')).toBe('');
-    expect(readFileSync(join(session.worktreePath, 'shared.txt'), 'utf8')).toBe('one\nSESSION\nthree\n');
+    expect(readFileSync(join(session.worktreePath, 'shared.txt'), 'utf8')).toBe(
+      'one\nSESSION\nthree\n',
+    );
     expect(git(w.repo, 'rev-parse', 'main')).toBe(mainHead);
     expect(git(w.repo, 'status', '--porcelain')).toBe('');
     // It can be merged again later.
@@ -141,7 +201,10 @@ describe('merge', () => {
   });
 
   it('refuses to merge into a dirty main checkout and touches nothing', async () => {
-    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add the feature' });
+    const session = await w.session({
+      files: { 'feature.txt': 'feature\n' },
+      message: 'Add the feature',
+    });
     writeFiles(w.repo, { 'README.md': '# project\nlocal edit\n', 'scratch.txt': 'mine\n' });
     const mainHead = git(w.repo, 'rev-parse', 'main');
     const branchHead = git(w.repo, 'rev-parse', session.branch);
@@ -152,7 +215,9 @@ describe('merge', () => {
 
     const after = await w.get(session.id);
     expect(after.status).toBe('Review');
-    expect((await w.notices(session.id)).at(-1)).toMatch(/main checkout .* has uncommitted changes.*Nothing was changed/);
+    expect((await w.notices(session.id)).at(-1)).toMatch(
+      /main checkout .* has uncommitted changes.*Nothing was changed/,
+    );
     expect(git(w.repo, 'rev-parse', 'main')).toBe(mainHead);
     expect(git(w.repo, 'status', '--porcelain')).toBe(status);
     expect(readFileSync(join(w.repo, 'README.md'), 'utf8')).toBe('# project\nlocal edit\n');
@@ -161,7 +226,10 @@ describe('merge', () => {
   });
 
   it('refuses to merge when the main checkout is on another branch', async () => {
-    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add the feature' });
+    const session = await w.session({
+      files: { 'feature.txt': 'feature\n' },
+      message: 'Add the feature',
+    });
     git(w.repo, 'checkout', '-q', '-b', 'elsewhere');
     const mainHead = git(w.repo, 'rev-parse', 'main');
 
@@ -177,12 +245,21 @@ describe('merge', () => {
   it('runs queued merges one at a time, first in first out', async () => {
     w.commitOnMain({ 'slow.txt': 'base\n' }, 'Add slow.txt');
     const a = await w.session({ files: { 'a.txt': 'a\n' }, message: 'Session A' });
-    const b = await w.session({ files: { 'b.txt': 'b\n', 'slow.txt': 'from B\n' }, message: 'Session B' });
+    const b = await w.session({
+      files: { 'b.txt': 'b\n', 'slow.txt': 'from B\n' },
+      message: 'Session B',
+    });
     const c = await w.session({ files: { 'c.txt': 'c\n' }, message: 'Session C' });
     w.commitOnMain({ 'slow.txt': 'from main\n' }, 'Touch slow.txt on main');
     // B goes first and its merge takes a while (the agent resolves a conflict), so C and A wait in the queue.
     w.server.script('anthropic', [
-      { when: 'Grove is rebasing this branch onto', delayMs: 1500, then: { toolCall: { kind: 'write_file', path: 'slow.txt', content: 'from main\nfrom B\n' } } },
+      {
+        when: 'Grove is rebasing this branch onto',
+        delayMs: 1500,
+        then: {
+          toolCall: { kind: 'write_file', path: 'slow.txt', content: 'from main\nfrom B\n' },
+        },
+      },
       { when: 'Grove is rebasing this branch onto', text: reply('Merged both.') },
     ]);
 
@@ -197,11 +274,19 @@ describe('merge', () => {
     expect((await w.get(a.id)).status).toBe('Queued');
 
     for (const s of [b, c, a]) await settled(s.id, ['Done']);
-    await waitFor('every merge to finish', async () => (await Promise.all([a, b, c].map((s) => w.get(s.id)))).every((s) => s.status === 'Done' || s.status === 'Review'));
+    await waitFor('every merge to finish', async () =>
+      (await Promise.all([a, b, c].map((s) => w.get(s.id)))).every(
+        (s) => s.status === 'Done' || s.status === 'Review',
+      ),
+    );
 
     for (const s of [a, b, c]) expect((await w.get(s.id)).status).toBe('Done');
     // First in, first out on main.
-    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n').slice(0, 3)).toEqual(['Session A', 'Session C', 'Session B']);
+    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n').slice(0, 3)).toEqual([
+      'Session A',
+      'Session C',
+      'Session B',
+    ]);
     // One at a time: never two sessions Merging at once.
     const merging = new Set<string>();
     const order: string[] = [];
@@ -218,7 +303,10 @@ describe('merge', () => {
   });
 
   it('includes work left uncommitted in the worktree', async () => {
-    const session = await w.session({ files: { 'feature.txt': 'v1\n' }, message: 'Add the feature' });
+    const session = await w.session({
+      files: { 'feature.txt': 'v1\n' },
+      message: 'Add the feature',
+    });
     writeFiles(session.worktreePath, { 'feature.txt': 'v2\n', 'later.txt': 'added by hand\n' });
 
     merge(session.id);
@@ -232,9 +320,14 @@ describe('merge', () => {
   });
 
   it('puts main back and returns to Review when a commit hook rejects the squash commit', async () => {
-    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add the feature' });
+    const session = await w.session({
+      files: { 'feature.txt': 'feature\n' },
+      message: 'Add the feature',
+    });
     const mainHead = git(w.repo, 'rev-parse', 'main');
-    writeFiles(w.repo, { '.git/hooks/commit-msg': '#!/bin/sh\necho "commit-msg: tickets need an ID" >&2\nexit 1\n' });
+    writeFiles(w.repo, {
+      '.git/hooks/commit-msg': '#!/bin/sh\necho "commit-msg: tickets need an ID" >&2\nexit 1\n',
+    });
     chmodSync(join(w.repo, '.git/hooks/commit-msg'), 0o755);
 
     merge(session.id);
@@ -255,10 +348,27 @@ describe('merge', () => {
 
   it('moves on to the next queued session when a merge fails', async () => {
     w.commitOnMain({ 'shared.txt': 'one\n' }, 'Add shared.txt');
-    const failing = await w.session({ files: { 'shared.txt': 'SESSION\n' }, message: 'Failing session' });
+    const failing = await w.session({
+      files: { 'shared.txt': 'SESSION\n' },
+      message: 'Failing session',
+    });
     const next = await w.session({ files: { 'next.txt': 'next\n' }, message: 'Next session' });
     w.commitOnMain({ 'shared.txt': 'MAIN\n' }, 'Main edit');
-    w.server.script('anthropic', [{ when: 'Grove is rebasing this branch onto', delayMs: 500, then: { error: { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } } } }]);
+    w.server.script('anthropic', [
+      {
+        when: 'Grove is rebasing this branch onto',
+        delayMs: 500,
+        then: {
+          error: {
+            status: 401,
+            body: {
+              type: 'error',
+              error: { type: 'authentication_error', message: 'invalid x-api-key' },
+            },
+          },
+        },
+      },
+    ]);
 
     merge(failing.id);
     await waitFor('the first merge to start', () => statusTrail(failing.id).includes('Merging'));
@@ -267,22 +377,33 @@ describe('merge', () => {
     await mergeEnded(next.id);
 
     expect((await w.get(failing.id)).status).toBe('Review');
-    expect((await w.notices(failing.id)).at(-1)).toMatch(/^\[Merge Error\] .*shared\.txt.*the agent could not help/);
+    expect((await w.notices(failing.id)).at(-1)).toMatch(
+      /^\[Merge Error\] .*shared\.txt.*the agent could not help/,
+    );
     expect((await w.get(next.id)).status).toBe('Done');
     expect(git(w.repo, 'log', '-1', '--format=%s', 'main')).toBe('Next session');
   });
 
   it('does not land into a main checkout that became dirty while the agent resolved conflicts', async () => {
     w.commitOnMain({ 'shared.txt': 'one\n' }, 'Add shared.txt');
-    const session = await w.session({ files: { 'shared.txt': 'SESSION\n' }, message: 'Session edit' });
+    const session = await w.session({
+      files: { 'shared.txt': 'SESSION\n' },
+      message: 'Session edit',
+    });
     const mainHead = w.commitOnMain({ 'shared.txt': 'MAIN\n' }, 'Main edit');
     w.server.script('anthropic', [
-      { when: 'Grove is rebasing this branch onto `main`', delayMs: 2500, then: { toolCall: { kind: 'write_file', path: 'shared.txt', content: 'MAIN\nSESSION\n' } } },
+      {
+        when: 'Grove is rebasing this branch onto `main`',
+        delayMs: 2500,
+        then: { toolCall: { kind: 'write_file', path: 'shared.txt', content: 'MAIN\nSESSION\n' } },
+      },
       { when: 'Grove is rebasing this branch onto `main`', text: reply('Resolved.') },
     ]);
 
     merge(session.id);
-    await waitFor('the agent to be asked', async () => (await w.notices(session.id)).some((n) => /asking the agent/.test(n)));
+    await waitFor('the agent to be asked', async () =>
+      (await w.notices(session.id)).some((n) => /asking the agent/.test(n)),
+    );
     // Meanwhile the person stages work of their own in the main checkout.
     writeFiles(w.repo, { 'mine.txt': 'my staged work\n', 'README.md': '# project\nmy edit\n' });
     git(w.repo, 'add', 'mine.txt');
@@ -300,14 +421,20 @@ describe('merge', () => {
 
   it('aborts a rebase an interrupted run left in the worktree first, never commits its conflict markers, and lands the session', async () => {
     w.commitOnMain({ 'shared.txt': 'one\ntwo\n' }, 'Add shared.txt');
-    const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\n' }, message: 'Session change' });
+    const session = await w.session({
+      files: { 'shared.txt': 'one\nSESSION\n' },
+      message: 'Session change',
+    });
     w.commitOnMain({ 'shared.txt': 'one\nMAIN\n' }, 'Main change');
     const branchHead = git(w.repo, 'rev-parse', session.branch);
     // Left mid-rebase, with conflict markers in shared.txt.
     spawnSync('git', ['rebase', 'main'], { cwd: session.worktreePath });
     expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(true);
     w.server.script('anthropic', [
-      { when: 'Grove is rebasing this branch onto `main`', toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nMAIN\nSESSION\n' } },
+      {
+        when: 'Grove is rebasing this branch onto `main`',
+        toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nMAIN\nSESSION\n' },
+      },
       { when: 'Grove is rebasing this branch onto `main`', text: reply('Kept both.') },
     ]);
 
@@ -318,6 +445,8 @@ describe('merge', () => {
     expect(git(w.repo, 'show', 'main:shared.txt')).toBe('one\nMAIN\nSESSION');
     expect(git(w.repo, 'log', '-p', 'main')).not.toMatch(/^\+(<{7}|>{7})/m);
     const notices = await w.notices(session.id);
-    expect(notices).toContain(`[Merge] The worktree was in the middle of an unfinished git rebase. Grove aborted it first: ${session.branch} is at ${branchHead.slice(0, 12)}, as before that rebase.`);
+    expect(notices).toContain(
+      `[Merge] The worktree was in the middle of an unfinished git rebase. Grove aborted it first: ${session.branch} is at ${branchHead.slice(0, 12)}, as before that rebase.`,
+    );
   });
 });

@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Popup } from '../../src/app/state.js';
 import { git } from '../helpers/grove-env.js';
-import { makeReviewWorld, reply, waitFor, writeFiles, type ReviewWorld } from '../helpers/review-world.js';
+import {
+  makeReviewWorld,
+  reply,
+  waitFor,
+  writeFiles,
+  type ReviewWorld,
+} from '../helpers/review-world.js';
 
 // Keeping work current: `r` rebases a session branch onto its base, `s`
 // syncs the project's branch with its upstream (pull --rebase, push).
@@ -19,7 +25,9 @@ afterEach(async () => {
 });
 
 function statusTrail(sessionId: string): string[] {
-  return w.events.flatMap((e) => (e.type === 'sessionUpdated' && e.session.id === sessionId ? [e.session.status] : []));
+  return w.events.flatMap((e) =>
+    e.type === 'sessionUpdated' && e.session.id === sessionId ? [e.session.status] : [],
+  );
 }
 
 async function rebased(sessionId: string): Promise<void> {
@@ -35,7 +43,8 @@ async function syncConfirmation(): Promise<Popup & { kind: 'confirm' }> {
   w.controller.syncMain();
   return waitFor('the sync confirmation', () => {
     for (const e of w.events.slice(seen)) {
-      if (e.type === 'popup' && e.popup?.kind === 'confirm' && e.popup.intent.kind === 'syncMain') return e.popup;
+      if (e.type === 'popup' && e.popup?.kind === 'confirm' && e.popup.intent.kind === 'syncMain')
+        return e.popup;
     }
     return undefined;
   });
@@ -63,7 +72,10 @@ async function sync(): Promise<Popup & { kind: 'info' }> {
 
 describe('session rebase (r)', () => {
   it('rebases the session branch onto main and returns to Review', async () => {
-    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add the feature' });
+    const session = await w.session({
+      files: { 'feature.txt': 'feature\n' },
+      message: 'Add the feature',
+    });
     const upstreamOfSession = w.commitOnMain({ 'main.txt': 'new on main\n' }, 'Move main on');
     writeFiles(session.worktreePath, { 'wip.txt': 'not yet committed\n' });
     expect(git(w.repo, 'rev-list', '--count', `${session.branch}..main`)).toBe('1');
@@ -88,14 +100,24 @@ describe('session rebase (r)', () => {
 
   it('resolves a rebase conflict with the agent and goes back to Question when the agent had asked something', async () => {
     w.commitOnMain({ 'shared.txt': 'one\ntwo\n' }, 'Add shared.txt');
-    const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\n' }, message: 'Session edit' });
-    await w.infra.store.sessions.update(session.id, { questions: [{ text: 'Which colour?', options: ['red', 'blue'] }] }, Date.now());
+    const session = await w.session({
+      files: { 'shared.txt': 'one\nSESSION\n' },
+      message: 'Session edit',
+    });
+    await w.infra.store.sessions.update(
+      session.id,
+      { questions: [{ text: 'Which colour?', options: ['red', 'blue'] }] },
+      Date.now(),
+    );
     await w.infra.store.sessions.setStatus(session.id, 'InProgress', Date.now());
     await w.infra.store.sessions.setStatus(session.id, 'Question', Date.now());
     await w.controller.sessions.publishSession(session.id);
     w.commitOnMain({ 'shared.txt': 'one\nMAIN\n' }, 'Main edit');
     w.server.script('anthropic', [
-      { when: 'Grove is rebasing this branch onto `main`', toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nMAIN\nSESSION\n' } },
+      {
+        when: 'Grove is rebasing this branch onto `main`',
+        toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nMAIN\nSESSION\n' },
+      },
       { when: 'Grove is rebasing this branch onto `main`', text: reply('Both kept.') },
     ]);
 
@@ -103,22 +125,40 @@ describe('session rebase (r)', () => {
 
     expect((await w.get(session.id)).status).toBe('Question');
     expect(git(w.repo, 'show', `${session.branch}:shared.txt`)).toBe('one\nMAIN\nSESSION');
-    expect(git(w.repo, 'merge-base', session.branch, 'main')).toBe(git(w.repo, 'rev-parse', 'main'));
+    expect(git(w.repo, 'merge-base', session.branch, 'main')).toBe(
+      git(w.repo, 'rev-parse', 'main'),
+    );
     expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(false);
     expect((await w.notices(session.id)).at(-1)).toBe('[Rebase] Rebased onto main.');
   });
 
   it('aborts a rebase the agent cannot help with and leaves the branch as it was', async () => {
     w.commitOnMain({ 'shared.txt': 'one\ntwo\n' }, 'Add shared.txt');
-    const session = await w.session({ files: { 'shared.txt': 'one\nSESSION\n' }, message: 'Session edit' });
+    const session = await w.session({
+      files: { 'shared.txt': 'one\nSESSION\n' },
+      message: 'Session edit',
+    });
     w.commitOnMain({ 'shared.txt': 'one\nMAIN\n' }, 'Main edit');
     const head = git(w.repo, 'rev-parse', session.branch);
-    w.server.script('anthropic', [{ when: 'Grove is rebasing this branch onto', error: { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } } }]);
+    w.server.script('anthropic', [
+      {
+        when: 'Grove is rebasing this branch onto',
+        error: {
+          status: 401,
+          body: {
+            type: 'error',
+            error: { type: 'authentication_error', message: 'invalid x-api-key' },
+          },
+        },
+      },
+    ]);
 
     await rebased(session.id);
 
     expect((await w.get(session.id)).status).toBe('Review');
-    expect((await w.notices(session.id)).at(-1)).toMatch(/^\[Rebase Error\] Conflicts in shared\.txt \(the agent could not help: .*\)\. The rebase was aborted/);
+    expect((await w.notices(session.id)).at(-1)).toMatch(
+      /^\[Rebase Error\] Conflicts in shared\.txt \(the agent could not help: .*\)\. The rebase was aborted/,
+    );
     expect(git(w.repo, 'rev-parse', session.branch)).toBe(head);
     expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(false);
     expect(git(session.worktreePath, 'status', '--porcelain')).toBe('');
@@ -135,7 +175,13 @@ describe('sync main (s)', () => {
     const popup = await syncConfirmation();
 
     expect(popup.title).toBe('Sync main with origin/main?');
-    expect(popup.lines).toEqual(['Push 2 commits from main to origin/main:', '  ↑ More of ours', '  ↑ Our change', 'Pull 1 commit from origin/main into main (yours are rebased on top):', '  ↓ Their change']);
+    expect(popup.lines).toEqual([
+      'Push 2 commits from main to origin/main:',
+      '  ↑ More of ours',
+      '  ↑ Our change',
+      'Pull 1 commit from origin/main into main (yours are rebased on top):',
+      '  ↓ Their change',
+    ]);
     expect(popup.yes).toBe(false);
     expect(git(w.origin, 'rev-parse', 'main')).toBe(originHead);
     expect(git(w.repo, 'rev-parse', 'main~1')).toBe(ours);
@@ -151,8 +197,14 @@ describe('sync main (s)', () => {
 
     w.controller.confirmSync(intent.branch, intent.head);
 
-    const ended = await waitFor('the answer', () => w.events.slice(seen).find((e) => e.type === 'popup' && e.popup?.kind === 'info' && !e.popup.busy));
-    expect(ended.type === 'popup' && ended.popup?.kind === 'info' ? ended.popup.title : '').toBe('Sync not started');
+    const ended = await waitFor('the answer', () =>
+      w.events
+        .slice(seen)
+        .find((e) => e.type === 'popup' && e.popup?.kind === 'info' && !e.popup.busy),
+    );
+    expect(ended.type === 'popup' && ended.popup?.kind === 'info' ? ended.popup.title : '').toBe(
+      'Sync not started',
+    );
     expect(git(w.origin, 'rev-parse', 'main')).toBe(originHead);
   });
 
@@ -161,8 +213,16 @@ describe('sync main (s)', () => {
 
     w.controller.syncMain();
 
-    const ended = await waitFor('the answer', () => w.events.slice(seen).find((e) => e.type === 'popup' && e.popup?.kind === 'info' && !e.popup.busy));
-    expect(ended.type === 'popup' && ended.popup?.kind === 'info' ? [ended.popup.title, ...ended.popup.lines] : []).toEqual(['Nothing to sync', 'main and origin/main are in step. Nothing was changed.']);
+    const ended = await waitFor('the answer', () =>
+      w.events
+        .slice(seen)
+        .find((e) => e.type === 'popup' && e.popup?.kind === 'info' && !e.popup.busy),
+    );
+    expect(
+      ended.type === 'popup' && ended.popup?.kind === 'info'
+        ? [ended.popup.title, ...ended.popup.lines]
+        : [],
+    ).toEqual(['Nothing to sync', 'main and origin/main are in step. Nothing was changed.']);
   });
 
   it('pulls incoming commits with rebase and pushes outgoing ones', async () => {
@@ -177,7 +237,11 @@ describe('sync main (s)', () => {
     expect(popup.lines).toContain('Pushed 1 commit(s) to origin/main:');
     expect(popup.lines).toContain('  ↑ Our change');
     // Linear history, ours on top of theirs, and origin has it all.
-    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n')).toEqual(['Our change', 'Their change', 'Initial commit']);
+    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n')).toEqual([
+      'Our change',
+      'Their change',
+      'Initial commit',
+    ]);
     expect(git(w.repo, 'rev-parse', 'main')).not.toBe(ours);
     expect(git(w.origin, 'rev-parse', 'main')).toBe(git(w.repo, 'rev-parse', 'main'));
     expect(git(w.repo, 'status', '--porcelain')).toBe('');
@@ -201,7 +265,10 @@ describe('sync main (s)', () => {
     w.pushFromElsewhere({ 'shared.txt': 'one\nTHEIRS\n' }, 'Their edit');
     w.commitOnMain({ 'shared.txt': 'one\nOURS\n' }, 'Our edit');
     w.server.script('anthropic', [
-      { when: 'Grove is rebasing this branch onto `origin/main`', toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nTHEIRS\nOURS\n' } },
+      {
+        when: 'Grove is rebasing this branch onto `origin/main`',
+        toolCall: { kind: 'write_file', path: 'shared.txt', content: 'one\nTHEIRS\nOURS\n' },
+      },
       { when: 'Grove is rebasing this branch onto `origin/main`', text: reply('Kept both.') },
     ]);
 
@@ -210,7 +277,10 @@ describe('sync main (s)', () => {
     expect(popup.title).toBe('Sync finished');
     expect(popup.lines).toContain('Resolved conflicts in: shared.txt');
     expect(popup.lines).toContain('  ↑ Our edit');
-    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n').slice(0, 2)).toEqual(['Our edit', 'Their edit']);
+    expect(git(w.repo, 'log', '--format=%s', 'main').split('\n').slice(0, 2)).toEqual([
+      'Our edit',
+      'Their edit',
+    ]);
     expect(git(w.origin, 'show', 'main:shared.txt')).toBe('one\nTHEIRS\nOURS');
     expect(git(w.origin, 'rev-parse', 'main')).toBe(git(w.repo, 'rev-parse', 'main'));
     expect(await w.infra.git.isRebaseInProgress(w.repo)).toBe(false);
@@ -223,7 +293,13 @@ describe('sync main (s)', () => {
     w.pushFromElsewhere({ 'shared.txt': 'one\nTHEIRS\n' }, 'Their edit');
     const ours = w.commitOnMain({ 'shared.txt': 'one\nOURS\n' }, 'Our edit');
     const originHead = git(w.origin, 'rev-parse', 'main');
-    w.server.script('anthropic', [1, 2, 3].map(() => ({ when: 'Grove is rebasing this branch onto', text: reply('Not sure.') })));
+    w.server.script(
+      'anthropic',
+      [1, 2, 3].map(() => ({
+        when: 'Grove is rebasing this branch onto',
+        text: reply('Not sure.'),
+      })),
+    );
 
     const popup = await sync();
 
@@ -258,7 +334,9 @@ describe('sync main (s)', () => {
 
     const noUpstream = await sync();
     expect(noUpstream.title).toBe('Sync stopped');
-    expect(noUpstream.lines).toEqual(['main has no upstream branch. Set one with: git push -u origin main']);
+    expect(noUpstream.lines).toEqual([
+      'main has no upstream branch. Set one with: git push -u origin main',
+    ]);
 
     git(w.repo, 'checkout', '-q', '--detach');
     const detached = await sync();

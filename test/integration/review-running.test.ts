@@ -12,7 +12,10 @@ beforeEach(async () => {
   w = await makeReviewWorld();
   w.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Draft the plan') },
-    { when: 'Write the git commit message for the changes', text: reply('Draft the plan\n\nA first plan.') },
+    {
+      when: 'Write the git commit message for the changes',
+      text: reply('Draft the plan\n\nA first plan.'),
+    },
   ]);
 });
 
@@ -21,19 +24,33 @@ afterEach(async () => {
 });
 
 function statusTrail(sessionId: string): string[] {
-  return w.events.flatMap((e) => (e.type === 'sessionUpdated' && e.session.id === sessionId ? [e.session.status] : []));
+  return w.events.flatMap((e) =>
+    e.type === 'sessionUpdated' && e.session.id === sessionId ? [e.session.status] : [],
+  );
 }
 
 /** Starts a turn that writes plan.md, then keeps the model busy for `delayMs`. */
-async function busySession(prompt: string, delayMs: number): Promise<{ id: string; worktree: string; branch: string }> {
+async function busySession(
+  prompt: string,
+  delayMs: number,
+): Promise<{ id: string; worktree: string; branch: string }> {
   w.server.script('anthropic', [
-    { when: prompt, toolCall: { kind: 'write_file', path: 'plan.md', content: '# Plan\n\nstep one\n' } },
+    {
+      when: prompt,
+      toolCall: { kind: 'write_file', path: 'plan.md', content: '# Plan\n\nstep one\n' },
+    },
     { when: prompt, delayMs, then: { text: reply('Planned.') } },
   ]);
-  const session = await w.controller.sessions.create(w.projectId, { agent: 'claude', model: 'sonnet', reasoning: 'high' }, w.app.state.settings);
+  const session = await w.controller.sessions.create(
+    w.projectId,
+    { agent: 'claude', model: 'sonnet', reasoning: 'high' },
+    w.app.state.settings,
+  );
   await w.controller.sessions.whenReady(session.id);
   expect(await w.controller.submitPrompt(session.id, prompt)).toBeNull();
-  await waitFor('the agent to write plan.md', () => existsSync(join(session.worktreePath, 'plan.md')));
+  await waitFor('the agent to write plan.md', () =>
+    existsSync(join(session.worktreePath, 'plan.md')),
+  );
   expect((await w.get(session.id)).status).toBe('InProgress');
   return { id: session.id, worktree: session.worktreePath, branch: session.branch };
 }
@@ -44,7 +61,11 @@ describe('while a turn runs', () => {
     const mainHead = w.commitOnMain({ 'main.txt': 'main moved\n' }, 'Main moves on');
 
     w.controller.rebase(s.id);
-    await waitFor('the queued notice', () => w.events.some((e) => e.type === 'notice' && /queued behind the running turn/.test(e.notice?.text ?? '')));
+    await waitFor('the queued notice', () =>
+      w.events.some(
+        (e) => e.type === 'notice' && /queued behind the running turn/.test(e.notice?.text ?? ''),
+      ),
+    );
     expect((await w.get(s.id)).status).toBe('InProgress');
 
     await waitFor('the rebase to run', () => statusTrail(s.id).includes('Rebasing'));
@@ -54,7 +75,12 @@ describe('while a turn runs', () => {
 
     const trail = statusTrail(s.id);
     expect(trail.indexOf('Rebasing')).toBeGreaterThan(trail.indexOf('InProgress'));
-    expect(trail.slice(trail.indexOf('InProgress')).filter((x, i, a) => x !== a[i - 1])).toEqual(['InProgress', 'Review', 'Rebasing', 'Review']);
+    expect(trail.slice(trail.indexOf('InProgress')).filter((x, i, a) => x !== a[i - 1])).toEqual([
+      'InProgress',
+      'Review',
+      'Rebasing',
+      'Review',
+    ]);
     expect(git(w.repo, 'rev-parse', `${s.branch}~1`)).toBe(mainHead);
     expect(git(w.repo, 'show', `${s.branch}:plan.md`)).toBe('# Plan\n\nstep one');
     expect(git(w.repo, 'log', '-1', '--format=%s', s.branch)).toBe('Draft the plan');
@@ -66,10 +92,15 @@ describe('while a turn runs', () => {
     const s = await busySession('Draft a long plan', 60_000);
 
     w.controller.requestCancel(s.id);
-    const lines = await waitFor('the cancel confirmation', () => (w.app.state.popup?.kind === 'confirm' ? w.app.state.popup.lines : undefined));
+    const lines = await waitFor('the cancel confirmation', () =>
+      w.app.state.popup?.kind === 'confirm' ? w.app.state.popup.lines : undefined,
+    );
     expect(lines.join('\n')).toMatch(/1 uncommitted change\(s\).*the branch is kept/);
     w.controller.confirmCancel(s.id);
-    await waitFor('the session to be canceled', async () => (await w.get(s.id)).status === 'Canceled');
+    await waitFor(
+      'the session to be canceled',
+      async () => (await w.get(s.id)).status === 'Canceled',
+    );
 
     const after = await w.get(s.id);
     expect(after.keptBranch).toBe(s.branch);
@@ -79,6 +110,8 @@ describe('while a turn runs', () => {
     const notices = await w.notices(s.id);
     expect(notices.at(-1)).toContain(`The work is kept on branch ${s.branch}`);
     // The agent process is gone: no operation of the session is still running.
-    expect((await w.infra.store.operations.listUnfinished(s.id)).filter((op) => op.status === 'running')).toEqual([]);
+    expect(
+      (await w.infra.store.operations.listUnfinished(s.id)).filter((op) => op.status === 'running'),
+    ).toEqual([]);
   });
 });

@@ -1,5 +1,15 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -33,7 +43,16 @@ beforeAll(async () => {
   // A second Grove process for the restart and lease tests: Node 20 runs no TypeScript, so bundle it.
   // It sits one folder below the repository root, like dist/grove.js, so it finds migrations/.
   mkdirSync(DRIVER_DIR, { recursive: true });
-  await build({ entryPoints: [join(ROOT, 'test', 'helpers', 'worker-driver.ts')], outfile: DRIVER, bundle: true, platform: 'node', format: 'esm', target: 'node22.19', packages: 'external', logLevel: 'warning' });
+  await build({
+    entryPoints: [join(ROOT, 'test', 'helpers', 'worker-driver.ts')],
+    outfile: DRIVER,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22.19',
+    packages: 'external',
+    logLevel: 'warning',
+  });
   return () => rmSync(DRIVER, { force: true });
 });
 
@@ -45,7 +64,10 @@ beforeEach(() => {
   control = join(dir, 'home', '.claude', 'fake-claude');
   const bin = join(dir, 'bin');
   for (const d of [repo, control, bin, join(dir, 'home')]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`);
+  writeFileSync(
+    join(bin, 'claude'),
+    `#!/bin/sh\nexec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`,
+  );
   chmodSync(join(bin, 'claude'), 0o755);
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'config', 'user.name', 'Grove Test');
@@ -86,7 +108,11 @@ async function startGrove(): Promise<GroveApp & { infra: Infra }> {
 }
 
 async function newSession(grove: GroveApp & { infra: Infra }): Promise<Session> {
-  const session = await grove.controller.sessions.create(grove.project.id, { agent: 'claude', model: 'sonnet', reasoning: 'high' }, grove.app.state.settings);
+  const session = await grove.controller.sessions.create(
+    grove.project.id,
+    { agent: 'claude', model: 'sonnet', reasoning: 'high' },
+    grove.app.state.settings,
+  );
   grove.app.emit({ type: 'sessionUpdated', session });
   await grove.controller.sessions.whenReady(session.id);
   return session;
@@ -106,7 +132,13 @@ interface OperationRow {
 
 /** Every operation of a session, oldest first, straight from SQLite. */
 async function operations(infra: Infra, sessionId: string): Promise<OperationRow[]> {
-  return infra.db.kysely.selectFrom('session_operation').selectAll().where('session_id', '=', sessionId).orderBy('queued_at').orderBy(sql`rowid`).execute();
+  return infra.db.kysely
+    .selectFrom('session_operation')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .orderBy('queued_at')
+    .orderBy(sql`rowid`)
+    .execute();
 }
 
 async function promptOperations(infra: Infra, sessionId: string): Promise<OperationRow[]> {
@@ -146,7 +178,9 @@ function hangingAgents(): { pid: number; child: number }[] {
   const ours = processesWithEnv(`FAKE_CLAUDE_DIR=${control}`);
   return ours.flatMap((agent) => {
     const child = ours.find((p) => p.ppid === agent.pid && p.cmdline.startsWith('sleep 600'));
-    return agent.cmdline.includes('fake-claude.mjs') && child ? [{ pid: agent.pid, child: child.pid }] : [];
+    return agent.cmdline.includes('fake-claude.mjs') && child
+      ? [{ pid: agent.pid, child: child.pid }]
+      : [];
   });
 }
 
@@ -180,8 +214,13 @@ function killGroup(pid: number): void {
 }
 
 /** The transcript without the agent's tool-call lines (agents-fidelity.test.ts covers those). */
-async function transcript(infra: Infra, sessionId: string): Promise<{ kind: string; content: string }[]> {
-  return (await infra.store.transcript.list(sessionId)).filter((e) => e.kind !== 'tool').map(({ kind, content }) => ({ kind, content }));
+async function transcript(
+  infra: Infra,
+  sessionId: string,
+): Promise<{ kind: string; content: string }[]> {
+  return (await infra.store.transcript.list(sessionId))
+    .filter((e) => e.kind !== 'tool')
+    .map(({ kind, content }) => ({ kind, content }));
 }
 
 async function status(infra: Infra, sessionId: string): Promise<string | undefined> {
@@ -195,25 +234,39 @@ describe('the session worker', () => {
     const session = await newSession(grove);
 
     await controller.submitPrompt(session.id, 'first [[prose]]');
-    await vi.waitFor(async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('done'), WAIT);
+    await vi.waitFor(
+      async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('done'),
+      WAIT,
+    );
     await controller.workers.idle(session.id);
     const calls = sessionCalls();
     expect(calls).toHaveLength(2);
     expect(calls[1]?.prompt).toContain('could not be read by Grove');
     expect(calls[1]?.prompt).not.toContain('RAW_PROSE_MARKER');
-    expect((await transcript(infra, session.id)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content)).toEqual(['Done.']);
+    expect(
+      (await transcript(infra, session.id))
+        .filter((e) => e.kind === 'assistant_answer')
+        .map((e) => e.content),
+    ).toEqual(['Done.']);
 
     writeFileSync(join(control, 'always-prose'), '');
     await controller.submitPrompt(session.id, 'second');
-    await vi.waitFor(async () => expect((await promptOperations(infra, session.id))[1]?.status).toBe('failed'), WAIT);
+    await vi.waitFor(
+      async () => expect((await promptOperations(infra, session.id))[1]?.status).toBe('failed'),
+      WAIT,
+    );
     await controller.workers.idle(session.id);
     expect(sessionCalls()).toHaveLength(4);
     expect(await status(infra, session.id)).toBe('Review');
     const entries = await transcript(infra, session.id);
     const error = entries.find((e) => e.kind === 'notice' && e.content.startsWith('[Error] '));
-    expect(error?.content).toMatch(/did not follow the reply format[\s\S]*\d+ characters[\s\S]*position \d+[\s\S]*Top-level keys: /);
+    expect(error?.content).toMatch(
+      /did not follow the reply format[\s\S]*\d+ characters[\s\S]*position \d+[\s\S]*Top-level keys: /,
+    );
     expect(entries.map((e) => e.content).join('\n')).not.toContain('RAW_PROSE_MARKER');
-    expect((await promptOperations(infra, session.id))[1]?.last_error).not.toContain('RAW_PROSE_MARKER');
+    expect((await promptOperations(infra, session.id))[1]?.last_error).not.toContain(
+      'RAW_PROSE_MARKER',
+    );
   });
 
   it('stores a prompt as a queued operation before it runs; it moves queued → running → done', async () => {
@@ -225,7 +278,9 @@ describe('the session worker', () => {
     children.push(other);
     const otherOwner = `${hostname()}:${other.pid}`;
     const blocker = await infra.store.operations.enqueue(session.id, 'utility', {}, Date.now());
-    expect((await infra.store.operations.claimNext(session.id, otherOwner, Date.now()))?.id).toBe(blocker);
+    expect((await infra.store.operations.claimNext(session.id, otherOwner, Date.now()))?.id).toBe(
+      blocker,
+    );
 
     const prompt = 'Add a.txt [[file:a.txt]] [[wait:first]] [[answer:First answer]]';
     expect(await controller.submitPrompt(session.id, prompt)).toBeNull();
@@ -233,7 +288,9 @@ describe('the session worker', () => {
 
     const queued = await promptOperations(infra, session.id);
     // Queued, marked with the process that queued it (so recovery elsewhere leaves it alone).
-    expect(queued.map((op) => [op.kind, op.status, op.owner, promptOf(op)])).toEqual([['start_prompt', 'queued', infra.runtime.owner, prompt]]);
+    expect(queued.map((op) => [op.kind, op.status, op.owner, promptOf(op)])).toEqual([
+      ['start_prompt', 'queued', infra.runtime.owner, prompt],
+    ]);
     expect(sessionCalls()).toEqual([]);
     await vi.waitFor(() => expect(grove.app.state.queued[session.id]).toEqual([prompt]), WAIT);
 
@@ -247,7 +304,10 @@ describe('the session worker', () => {
     await vi.waitFor(() => expect(grove.app.state.queued[session.id] ?? []).toEqual([]), WAIT);
 
     release('first');
-    await vi.waitFor(async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('done'), WAIT);
+    await vi.waitFor(
+      async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('done'),
+      WAIT,
+    );
     await controller.workers.idle(session.id);
 
     const [done] = await promptOperations(infra, session.id);
@@ -261,7 +321,11 @@ describe('the session worker', () => {
       { kind: 'user_prompt', content: prompt },
       { kind: 'assistant_answer', content: 'First answer' },
     ]);
-    expect(entries.some((e) => e.kind === 'notice' && e.content.startsWith('[Commit] Fake commit subject'))).toBe(true);
+    expect(
+      entries.some(
+        (e) => e.kind === 'notice' && e.content.startsWith('[Commit] Fake commit subject'),
+      ),
+    ).toBe(true);
     // The work is committed on the session branch; the main checkout is untouched.
     expect(git(repo, 'log', '-1', '--format=%s', session.branch)).toBe('Fake commit subject');
     expect(git(repo, 'show', '--name-only', '--format=', session.branch)).toBe('a.txt');
@@ -287,21 +351,49 @@ describe('the session worker', () => {
       ['reply', 'queued', 'two [[file:two.txt]] [[answer:A2]]'],
       ['reply', 'queued', 'three [[answer:A3]]'],
     ]);
-    await vi.waitFor(() => expect(grove.app.state.queued[session.id]).toEqual(['two [[file:two.txt]] [[answer:A2]]', 'three [[answer:A3]]']), WAIT);
-    expect(grove.events.some((e) => e.type === 'queueChanged' && e.sessionId === session.id && e.prompts.length === 2)).toBe(true);
+    await vi.waitFor(
+      () =>
+        expect(grove.app.state.queued[session.id]).toEqual([
+          'two [[file:two.txt]] [[answer:A2]]',
+          'three [[answer:A3]]',
+        ]),
+      WAIT,
+    );
+    expect(
+      grove.events.some(
+        (e) => e.type === 'queueChanged' && e.sessionId === session.id && e.prompts.length === 2,
+      ),
+    ).toBe(true);
 
     release('one');
-    await vi.waitFor(async () => expect((await promptOperations(infra, session.id)).map((op) => op.status)).toEqual(['done', 'done', 'done']), WAIT);
+    await vi.waitFor(
+      async () =>
+        expect((await promptOperations(infra, session.id)).map((op) => op.status)).toEqual([
+          'done',
+          'done',
+          'done',
+        ]),
+      WAIT,
+    );
     await controller.workers.idle(session.id);
 
-    expect(sessionCalls().map((call) => call.prompt.match(/^(one|two|three) /m)?.[1])).toEqual(['one', 'two', 'three']);
+    expect(sessionCalls().map((call) => call.prompt.match(/^(one|two|three) /m)?.[1])).toEqual([
+      'one',
+      'two',
+      'three',
+    ]);
     // Follow-ups resume the conversation the first turn started.
-    const calls = readFileSync(join(control, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { utility: boolean; resume: string | null; sessionId: string });
+    const calls = readFileSync(join(control, 'calls.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { utility: boolean; resume: string | null; sessionId: string });
     const turns = calls.filter((c) => !c.utility);
     expect(turns[0]?.resume).toBeNull();
     expect(turns[1]?.resume).toBe(turns[0]?.sessionId);
     expect(turns[2]?.resume).toBe(turns[0]?.sessionId);
-    const answers = (await transcript(infra, session.id)).filter((e) => e.kind === 'user_prompt' || e.kind === 'assistant_answer').map((e) => e.content.split(' ')[0]);
+    const answers = (await transcript(infra, session.id))
+      .filter((e) => e.kind === 'user_prompt' || e.kind === 'assistant_answer')
+      .map((e) => e.content.split(' ')[0]);
     expect(answers).toEqual(['one', 'A1', 'two', 'A2', 'three', 'A3']);
     await vi.waitFor(() => expect(grove.app.state.queued[session.id] ?? []).toEqual([]), WAIT);
     expect(await status(infra, session.id)).toBe('Review');
@@ -326,7 +418,12 @@ describe('the session worker', () => {
     controller.stop(session.id);
     await vi.waitFor(() => expect(app.state.queued[session.id]).toEqual(['second']), WAIT);
     expect(app.state.notice?.text).toBe('Removed the newest queued prompt.');
-    expect((await promptOperations(infra, session.id)).map((op) => [promptOf(op).split(' ')[0], op.status])).toEqual([
+    expect(
+      (await promptOperations(infra, session.id)).map((op) => [
+        promptOf(op).split(' ')[0],
+        op.status,
+      ]),
+    ).toEqual([
       ['work', 'running'],
       ['second', 'queued'],
       ['third', 'canceled'],
@@ -340,20 +437,34 @@ describe('the session worker', () => {
     controller.stop(session.id);
     await vi.waitFor(() => expect(isGone(agent.pid)).toBe(true), WAIT);
     await vi.waitFor(() => expect(isGone(agent.child)).toBe(true), WAIT);
-    await vi.waitFor(async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('canceled'), WAIT);
+    await vi.waitFor(
+      async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('canceled'),
+      WAIT,
+    );
     await controller.workers.idle(session.id);
 
-    expect((await promptOperations(infra, session.id)).map((op) => op.status)).toEqual(['canceled', 'canceled', 'canceled']);
+    expect((await promptOperations(infra, session.id)).map((op) => op.status)).toEqual([
+      'canceled',
+      'canceled',
+      'canceled',
+    ]);
     expect(await status(infra, session.id)).toBe('Review');
-    const notices = (await transcript(infra, session.id)).filter((e) => e.kind === 'notice').map((e) => e.content);
+    const notices = (await transcript(infra, session.id))
+      .filter((e) => e.kind === 'notice')
+      .map((e) => e.content);
     expect(notices.some((n) => n.startsWith('[Stopped]'))).toBe(true);
     // Nothing queued ran, and the worktree keeps the partial work (committed on the branch).
     expect(sessionCalls()).toHaveLength(1);
-    expect(readFileSync(join(session.worktreePath, 'partial.txt'), 'utf8')).toBe('written by fake claude\n');
+    expect(readFileSync(join(session.worktreePath, 'partial.txt'), 'utf8')).toBe(
+      'written by fake claude\n',
+    );
     expect(git(repo, 'show', '--name-only', '--format=', session.branch)).toBe('partial.txt');
 
     controller.stop(session.id);
-    await vi.waitFor(() => expect(app.state.notice?.text).toBe('Nothing is running in this session.'), WAIT);
+    await vi.waitFor(
+      () => expect(app.state.notice?.text).toBe('Nothing is running in this session.'),
+      WAIT,
+    );
   });
 
   it('Ctrl+C removes only prompts from the queue, never a queued merge, rebase or publish', async () => {
@@ -363,7 +474,13 @@ describe('the session worker', () => {
     await controller.submitPrompt(session.id, 'work [[hang]]');
     await vi.waitFor(() => expect(hangingAgents()).toHaveLength(1), WAIT);
     await controller.submitPrompt(session.id, 'queued prompt');
-    const rebase = await infra.store.operations.enqueue(session.id, 'rebase', {}, Date.now(), infra.runtime.owner);
+    const rebase = await infra.store.operations.enqueue(
+      session.id,
+      'rebase',
+      {},
+      Date.now(),
+      infra.runtime.owner,
+    );
     await vi.waitFor(() => expect(app.state.queued[session.id]).toEqual(['queued prompt']), WAIT);
 
     controller.stop(session.id);
@@ -378,48 +495,88 @@ describe('the session worker', () => {
     // The next Ctrl+C stops the turn; the rebase stays the worker's to run.
     await infra.store.operations.finish(rebase, 'canceled', null, Date.now());
     controller.stop(session.id);
-    await vi.waitFor(async () => expect((await operations(infra, session.id))[0]?.status).toBe('canceled'), WAIT);
+    await vi.waitFor(
+      async () => expect((await operations(infra, session.id))[0]?.status).toBe('canceled'),
+      WAIT,
+    );
     await controller.workers.idle(session.id);
   });
 
   it.each([
-    ['exits 1 mid-turn', 'crash [[file:partial.txt]] [[crash]]', null, /exited \(code 1\) without a result[\s\S]*simulated crash/],
-    ['is killed mid-turn', 'killed [[file:partial.txt]] [[hang]]', 'SIGKILL', /exited \(SIGKILL\) without a result/],
-  ] as const)('an agent that %s fails the turn with a notice; the session is in Review and the worktree intact', async (_name, prompt, signal, notice) => {
-    const grove = await startGrove();
-    const { infra, controller } = grove;
-    const session = await newSession(grove);
+    [
+      'exits 1 mid-turn',
+      'crash [[file:partial.txt]] [[crash]]',
+      null,
+      /exited \(code 1\) without a result[\s\S]*simulated crash/,
+    ],
+    [
+      'is killed mid-turn',
+      'killed [[file:partial.txt]] [[hang]]',
+      'SIGKILL',
+      /exited \(SIGKILL\) without a result/,
+    ],
+  ] as const)(
+    'an agent that %s fails the turn with a notice; the session is in Review and the worktree intact',
+    async (_name, prompt, signal, notice) => {
+      const grove = await startGrove();
+      const { infra, controller } = grove;
+      const session = await newSession(grove);
 
-    await controller.submitPrompt(session.id, prompt);
-    if (signal) {
-      await vi.waitFor(() => expect(hangingAgents()).toHaveLength(1), WAIT);
-      const [agent] = hangingAgents();
-      if (agent) process.kill(agent.pid, signal);
-    }
-    await vi.waitFor(async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('failed'), WAIT);
-    await controller.workers.idle(session.id);
+      await controller.submitPrompt(session.id, prompt);
+      if (signal) {
+        await vi.waitFor(() => expect(hangingAgents()).toHaveLength(1), WAIT);
+        const [agent] = hangingAgents();
+        if (agent) process.kill(agent.pid, signal);
+      }
+      await vi.waitFor(
+        async () => expect((await promptOperations(infra, session.id))[0]?.status).toBe('failed'),
+        WAIT,
+      );
+      await controller.workers.idle(session.id);
 
-    const [op] = await promptOperations(infra, session.id);
-    expect(op?.last_error).toMatch(/^Claude Code exited \((code 1|SIGKILL)\) without a result\.$/);
-    expect(await status(infra, session.id)).toBe('Review');
-    const entries = await transcript(infra, session.id);
-    const error = entries.find((e) => e.kind === 'notice' && e.content.startsWith('[Error] '));
-    expect(error?.content).toMatch(notice);
-    expect(entries.some((e) => e.kind === 'assistant_answer')).toBe(false);
-    expect(git(session.worktreePath, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe(session.branch);
-    expect(readFileSync(join(session.worktreePath, 'partial.txt'), 'utf8')).toBe('written by fake claude\n');
+      const [op] = await promptOperations(infra, session.id);
+      expect(op?.last_error).toMatch(
+        /^Claude Code exited \((code 1|SIGKILL)\) without a result\.$/,
+      );
+      expect(await status(infra, session.id)).toBe('Review');
+      const entries = await transcript(infra, session.id);
+      const error = entries.find((e) => e.kind === 'notice' && e.content.startsWith('[Error] '));
+      expect(error?.content).toMatch(notice);
+      expect(entries.some((e) => e.kind === 'assistant_answer')).toBe(false);
+      expect(git(session.worktreePath, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe(session.branch);
+      expect(readFileSync(join(session.worktreePath, 'partial.txt'), 'utf8')).toBe(
+        'written by fake claude\n',
+      );
 
-    // The session takes the next prompt.
-    await controller.submitPrompt(session.id, 'again [[answer:Recovered]]');
-    await vi.waitFor(async () => expect((await promptOperations(infra, session.id)).map((o) => o.status)).toEqual(['failed', 'done']), WAIT);
-    await controller.workers.idle(session.id);
-    expect((await transcript(infra, session.id)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content)).toEqual(['Recovered']);
-  });
+      // The session takes the next prompt.
+      await controller.submitPrompt(session.id, 'again [[answer:Recovered]]');
+      await vi.waitFor(
+        async () =>
+          expect((await promptOperations(infra, session.id)).map((o) => o.status)).toEqual([
+            'failed',
+            'done',
+          ]),
+        WAIT,
+      );
+      await controller.workers.idle(session.id);
+      expect(
+        (await transcript(infra, session.id))
+          .filter((e) => e.kind === 'assistant_answer')
+          .map((e) => e.content),
+      ).toEqual(['Recovered']);
+    },
+  );
 });
 
 /** Another Grove process that sends `prompt` to the session and keeps running; resolves once it is stored. */
-async function otherGrove(sessionId: string, prompt: string): Promise<ChildProcess & { pid: number }> {
-  const child = spawn(process.execPath, [DRIVER, repo, sessionId, prompt], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function otherGrove(
+  sessionId: string,
+  prompt: string,
+): Promise<ChildProcess & { pid: number }> {
+  const child = spawn(process.execPath, [DRIVER, repo, sessionId, prompt], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -451,8 +608,20 @@ describe('several Grove processes and a restart', () => {
     // Process A sends a prompt too: it is stored, but waits while B holds the session.
     const a = await otherGrove(session.id, 'from A [[answer:A ran]]');
     const ownerA = `${hostname()}:${a.pid}`;
-    expect(await first.infra.store.operations.claimNext(session.id, first.infra.runtime.owner, Date.now())).toBeUndefined();
-    expect((await promptOperations(first.infra, session.id)).map((op) => [promptOf(op).slice(0, 6), op.status, op.owner])).toEqual([
+    expect(
+      await first.infra.store.operations.claimNext(
+        session.id,
+        first.infra.runtime.owner,
+        Date.now(),
+      ),
+    ).toBeUndefined();
+    expect(
+      (await promptOperations(first.infra, session.id)).map((op) => [
+        promptOf(op).slice(0, 6),
+        op.status,
+        op.owner,
+      ]),
+    ).toEqual([
       ['from B', 'running', ownerB],
       ['from A', 'queued', ownerA],
     ]);
@@ -460,7 +629,10 @@ describe('several Grove processes and a restart', () => {
     // Starting another Grove while both live changes nothing (their work is not "interrupted").
     const c = await startGrove();
     expect(c.interrupted).toEqual([]);
-    expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual(['running', 'queued']);
+    expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual([
+      'running',
+      'queued',
+    ]);
     expect(sessionCalls().map((call) => call.prompt.includes('from B'))).toEqual([true]);
     expect(await status(c.infra, session.id)).toBe('InProgress');
 
@@ -473,21 +645,43 @@ describe('several Grove processes and a restart', () => {
     // the prompt A queued stays queued, for whoever drives the session next.
     const restarted = await startGrove();
     expect(restarted.interrupted).toEqual([session.id]);
-    expect((await promptOperations(restarted.infra, session.id)).map((op) => [promptOf(op).slice(0, 6), op.status, op.last_error])).toEqual([
+    expect(
+      (await promptOperations(restarted.infra, session.id)).map((op) => [
+        promptOf(op).slice(0, 6),
+        op.status,
+        op.last_error,
+      ]),
+    ).toEqual([
       ['from B', 'failed', INTERRUPTED_BY_RESTART],
       ['from A', 'queued', null],
     ]);
     expect(await status(restarted.infra, session.id)).toBe('Review');
     expect(restarted.app.state.sessions.find((s) => s.id === session.id)?.status).toBe('Review');
     // Its transcript says what happened.
-    expect((await transcript(restarted.infra, session.id)).filter((e) => e.kind === 'notice').map((e) => e.content)).toContain(INTERRUPTED_NOTICE);
+    expect(
+      (await transcript(restarted.infra, session.id))
+        .filter((e) => e.kind === 'notice')
+        .map((e) => e.content),
+    ).toContain(INTERRUPTED_NOTICE);
     expect(existsSync(session.worktreePath)).toBe(true);
 
     // The restarted process drives the session from here: A's prompt first, then its own.
-    expect(await restarted.controller.submitPrompt(session.id, 'after restart [[answer:Back]]')).toBeNull();
-    await vi.waitFor(async () => expect((await promptOperations(restarted.infra, session.id)).map((op) => op.status)).toEqual(['failed', 'done', 'done']), WAIT);
+    expect(
+      await restarted.controller.submitPrompt(session.id, 'after restart [[answer:Back]]'),
+    ).toBeNull();
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await promptOperations(restarted.infra, session.id)).map((op) => op.status),
+        ).toEqual(['failed', 'done', 'done']),
+      WAIT,
+    );
     await restarted.controller.workers.idle(session.id);
-    expect((await transcript(restarted.infra, session.id)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content)).toEqual(['A ran', 'Back']);
+    expect(
+      (await transcript(restarted.infra, session.id))
+        .filter((e) => e.kind === 'assistant_answer')
+        .map((e) => e.content),
+    ).toEqual(['A ran', 'Back']);
     expect(await status(restarted.infra, session.id)).toBe('Review');
   });
 
@@ -501,15 +695,29 @@ describe('several Grove processes and a restart', () => {
 
     const c = await startGrove();
     expect(c.interrupted).toEqual([]);
-    expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual(['running', 'queued']);
+    expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual([
+      'running',
+      'queued',
+    ]);
 
     // B finishes; A's prompt runs next, in A or in B (whichever worker claims it first), never in parallel.
     release('b');
-    await vi.waitFor(async () => expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual(['done', 'done']), WAIT);
+    await vi.waitFor(
+      async () =>
+        expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual([
+          'done',
+          'done',
+        ]),
+      WAIT,
+    );
     const [fromB, fromA] = await promptOperations(c.infra, session.id);
     expect(fromB?.owner).toBe(`${hostname()}:${b.pid}`);
     expect([`${hostname()}:${a.pid}`, `${hostname()}:${b.pid}`]).toContain(fromA?.owner);
     expect(fromA?.started_at).toBeGreaterThanOrEqual(fromB?.finished_at ?? Infinity);
-    expect((await transcript(c.infra, session.id)).filter((e) => e.kind === 'assistant_answer').map((e) => e.content)).toEqual(['B done', 'A done']);
+    expect(
+      (await transcript(c.infra, session.id))
+        .filter((e) => e.kind === 'assistant_answer')
+        .map((e) => e.content),
+    ).toEqual(['B done', 'A done']);
   });
 });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { applyEdit, bufferFrom, cursorPosition, editActionForKey, emptyBuffer, insertText, type EditAction, type TextBuffer } from '../../src/domain/composer.js';
+import {
+  applyEdit,
+  bufferFrom,
+  cursorPosition,
+  editActionForKey,
+  emptyBuffer,
+  insertText,
+  type EditAction,
+  type TextBuffer,
+} from '../../src/domain/composer.js';
 import { parseKeyId } from '../../src/domain/keys.js';
 
 /** `|` marks the cursor. */

@@ -5,11 +5,18 @@ import { describe, expect, it } from 'vitest';
 // Every runtime dependency is there because the app imports it.
 
 const root = join(import.meta.dirname, '..', '..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; engines: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  engines: Record<string, string>;
+};
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(join(dir, entry.name)) : /\.(tsx?|cjs)$/.test(entry.name) ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? sources(join(dir, entry.name))
+      : /\.(tsx?|cjs)$/.test(entry.name)
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -19,7 +26,9 @@ const code = sources(join(root, 'src'))
 
 describe('runtime dependencies', () => {
   it.each(Object.keys(pkg.dependencies))('%s is imported by the app', (name) => {
-    const imported = new RegExp(`(from|import\\(|require\\()\\s*'${name.replace(/[/.]/g, '\\$&')}(/[^']*)?'`);
+    const imported = new RegExp(
+      `(from|import\\(|require\\()\\s*'${name.replace(/[/.]/g, '\\$&')}(/[^']*)?'`,
+    );
     expect(code).toMatch(imported);
   });
 

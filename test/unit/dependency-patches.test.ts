@@ -10,7 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dependencyPatches } from '../../xtask/dependency-patches.mjs';
 
 interface OutputLike {
-  write(x: number, y: number, text: string, options: { transformers: ((line: string, index: number) => string)[] }): void;
+  write(
+    x: number,
+    y: number,
+    text: string,
+    options: { transformers: ((line: string, index: number) => string)[] },
+  ): void;
   clip(clip: { x1?: number; x2?: number; y1?: number; y2?: number }): void;
   unclip(): void;
   get(): { output: string; height: number };
@@ -59,30 +64,56 @@ function frame(Output: OutputClass, width: number, height: number, steps: readon
 
 const none = { transformers: [] };
 const scenes: Record<string, readonly Step[]> = {
-  'plain text and gaps': [(o) => o.write(0, 0, 'hello', none), (o) => o.write(10, 2, 'world\nsecond line', none)],
+  'plain text and gaps': [
+    (o) => o.write(0, 0, 'hello', none),
+    (o) => o.write(10, 2, 'world\nsecond line', none),
+  ],
   'nested and adjacent styles': [
-    (o) => o.write(0, 0, `${red('red')}${bold('bold')}${red(bold('both'))} plain ${inverse('inv')}`, none),
+    (o) =>
+      o.write(
+        0,
+        0,
+        `${red('red')}${bold('bold')}${red(bold('both'))} plain ${inverse('inv')}`,
+        none,
+      ),
     (o) => o.write(2, 1, `${rgb('truecolor')}${rgb(bold('x'))}`, none),
   ],
   'overlapping writes (a popup over a list)': [
-    (o) => o.write(0, 0, `${red('aaaaaaaaaaaaaaaaaaaa')}\n${bold('bbbbbbbbbbbbbbbbbbbb')}\ncccccccccccccccccccc`, none),
+    (o) =>
+      o.write(
+        0,
+        0,
+        `${red('aaaaaaaaaaaaaaaaaaaa')}\n${bold('bbbbbbbbbbbbbbbbbbbb')}\ncccccccccccccccccccc`,
+        none,
+      ),
     (o) => o.write(5, 1, inverse(' popup '), none),
   ],
-  'wide characters and emoji': [(o) => o.write(0, 0, `日本語 ${red('▶')} 🙂 ok`, none), (o) => o.write(1, 1, 'ｗｉｄｅ', none)],
+  'wide characters and emoji': [
+    (o) => o.write(0, 0, `日本語 ${red('▶')} 🙂 ok`, none),
+    (o) => o.write(1, 1, 'ｗｉｄｅ', none),
+  ],
   'clipping in both directions': [
     (o) => o.clip({ x1: 2, x2: 8, y1: 1, y2: 3 }),
-    (o) => o.write(0, 0, `${red('0123456789')}\n0123456789\n${bold('0123456789')}\n0123456789`, none),
+    (o) =>
+      o.write(0, 0, `${red('0123456789')}\n0123456789\n${bold('0123456789')}\n0123456789`, none),
     (o) => o.unclip(),
     (o) => o.write(0, 4, 'after', none),
   ],
-  transformers: [(o) => o.write(0, 0, 'one\ntwo', { transformers: [(line, index) => `${index}:${red(line)}`] })],
-  'text longer than the frame': [(o) => o.write(0, 0, 'x'.repeat(50), none), (o) => o.write(0, 9, 'below\nthe end', none)],
+  transformers: [
+    (o) => o.write(0, 0, 'one\ntwo', { transformers: [(line, index) => `${index}:${red(line)}`] }),
+  ],
+  'text longer than the frame': [
+    (o) => o.write(0, 0, 'x'.repeat(50), none),
+    (o) => o.write(0, 9, 'below\nthe end', none),
+  ],
 };
 
 describe('ink frames with the build patch', () => {
   it('is applied to the patched bundle only', () => {
     expect(readFileSync(join(dir, 'patched.mjs'), 'utf8')).toContain('fastStyledCharsToString');
-    expect(readFileSync(join(dir, 'original.mjs'), 'utf8')).not.toContain('fastStyledCharsToString');
+    expect(readFileSync(join(dir, 'original.mjs'), 'utf8')).not.toContain(
+      'fastStyledCharsToString',
+    );
   });
 
   for (const [name, steps] of Object.entries(scenes)) {
@@ -104,10 +135,15 @@ describe('ink frames with the build patch', () => {
     for (let i = 0; i < 200; i++) {
       const steps: Step[] = [];
       for (let w = 0; w < 1 + next(6); w++) {
-        const text = Array.from({ length: 1 + next(4) }, () => styles[next(styles.length)]!('word'.slice(0, 1 + next(4)) + ' é日'.slice(0, next(4)))).join('');
+        const text = Array.from({ length: 1 + next(4) }, () =>
+          styles[next(styles.length)]!('word'.slice(0, 1 + next(4)) + ' é日'.slice(0, next(4))),
+        ).join('');
         const x = next(25);
         const y = next(9);
-        if (next(4) === 0) steps.push((o) => o.clip({ x1: next(5), x2: 10 + next(20), y1: next(3), y2: 5 + next(5) }));
+        if (next(4) === 0)
+          steps.push((o) =>
+            o.clip({ x1: next(5), x2: 10 + next(20), y1: next(3), y2: 5 + next(5) }),
+          );
         steps.push((o) => o.write(x, y, text, none));
       }
       // Replay the same random choices for both classes.

@@ -16,55 +16,130 @@ describe('parseGitHubRemote', () => {
     'github.com:acme/widgets.git',
     'https://GitHub.com/acme/widgets.git',
   ])('%s is acme/widgets on github.com', (url) => {
-    expect(parseGitHubRemote(url)).toEqual({ host: 'github.com', owner: 'acme', repo: 'widgets', apiBaseUrl: 'https://api.github.com', graphqlUrl: 'https://api.github.com/graphql' });
+    expect(parseGitHubRemote(url)).toEqual({
+      host: 'github.com',
+      owner: 'acme',
+      repo: 'widgets',
+      apiBaseUrl: 'https://api.github.com',
+      graphqlUrl: 'https://api.github.com/graphql',
+    });
   });
 
-  it('puts an Enterprise host\'s API at https://HOST/api/v3', () => {
-    expect(parseGitHubRemote('git@ghe.example.com:team/app.git')).toEqual({ host: 'ghe.example.com', owner: 'team', repo: 'app', apiBaseUrl: 'https://ghe.example.com/api/v3', graphqlUrl: 'https://ghe.example.com/api/graphql' });
-    expect(parseGitHubRemote('https://ghe.example.com/team/app')?.apiBaseUrl).toBe('https://ghe.example.com/api/v3');
-    expect(parseGitHubRemote('https://ghe.example.com:8443/team/app.git')?.apiBaseUrl).toBe('https://ghe.example.com:8443/api/v3');
+  it("puts an Enterprise host's API at https://HOST/api/v3", () => {
+    expect(parseGitHubRemote('git@ghe.example.com:team/app.git')).toEqual({
+      host: 'ghe.example.com',
+      owner: 'team',
+      repo: 'app',
+      apiBaseUrl: 'https://ghe.example.com/api/v3',
+      graphqlUrl: 'https://ghe.example.com/api/graphql',
+    });
+    expect(parseGitHubRemote('https://ghe.example.com/team/app')?.apiBaseUrl).toBe(
+      'https://ghe.example.com/api/v3',
+    );
+    expect(parseGitHubRemote('https://ghe.example.com:8443/team/app.git')?.apiBaseUrl).toBe(
+      'https://ghe.example.com:8443/api/v3',
+    );
     // An SSH port says nothing about the web server's.
-    expect(parseGitHubRemote('ssh://git@ghe.example.com:2222/team/app.git')?.apiBaseUrl).toBe('https://ghe.example.com/api/v3');
+    expect(parseGitHubRemote('ssh://git@ghe.example.com:2222/team/app.git')?.apiBaseUrl).toBe(
+      'https://ghe.example.com/api/v3',
+    );
   });
 
   it('takes the API base from GROVE_GITHUB_API_URL when set', () => {
-    expect(parseGitHubRemote('git@github.com:acme/widgets.git', { GROVE_GITHUB_API_URL: 'http://127.0.0.1:9999/' })?.apiBaseUrl).toBe('http://127.0.0.1:9999');
+    expect(
+      parseGitHubRemote('git@github.com:acme/widgets.git', {
+        GROVE_GITHUB_API_URL: 'http://127.0.0.1:9999/',
+      })?.apiBaseUrl,
+    ).toBe('http://127.0.0.1:9999');
   });
 
   it('never keeps credentials from the URL', () => {
-    expect(JSON.stringify(parseGitHubRemote('https://me:hunter2hunter2@github.com/acme/widgets.git'))).not.toContain('hunter2');
+    expect(
+      JSON.stringify(parseGitHubRemote('https://me:hunter2hunter2@github.com/acme/widgets.git')),
+    ).not.toContain('hunter2');
   });
 
-  it.each(['/srv/git/widgets.git', 'file:///srv/git/widgets.git', 'https://github.com/acme', 'https://github.com/acme/widgets/tree/main', ''])('%s is not a GitHub repository', (url) => {
+  it.each([
+    '/srv/git/widgets.git',
+    'file:///srv/git/widgets.git',
+    'https://github.com/acme',
+    'https://github.com/acme/widgets/tree/main',
+    '',
+  ])('%s is not a GitHub repository', (url) => {
     expect(parseGitHubRemote(url)).toBeNull();
   });
 });
 
 describe('toForgeError', () => {
-  const failure = (status: number, data: unknown, headers: Record<string, string> = {}) => ({ status, response: { headers, data } });
+  const failure = (status: number, data: unknown, headers: Record<string, string> = {}) => ({
+    status,
+    response: { headers, data },
+  });
 
   it('words each GitHub failure', () => {
-    expect(toForgeError(failure(401, { message: 'Bad credentials' }), 'acme/widgets').reason).toBe('bad_credentials');
-    expect(toForgeError(failure(403, { message: 'Resource not accessible by personal access token' }), 'acme/widgets').message).toMatch(/needs the `repo` scope .* on acme\/widgets/);
-    expect(toForgeError(failure(403, { message: 'Protected branch update failed' }), 'acme/widgets').reason).toBe('branch_protection');
-    expect(toForgeError(failure(404, { message: 'Not Found' }), 'acme/widgets').message).toBe('Repository acme/widgets not found on GitHub, or the token cannot see it.');
-    expect(toForgeError(failure(422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', field: 'head', code: 'invalid' }] }), 'acme/widgets').message).toBe('GitHub did not accept the request: Validation Failed: head invalid.');
+    expect(toForgeError(failure(401, { message: 'Bad credentials' }), 'acme/widgets').reason).toBe(
+      'bad_credentials',
+    );
+    expect(
+      toForgeError(
+        failure(403, { message: 'Resource not accessible by personal access token' }),
+        'acme/widgets',
+      ).message,
+    ).toMatch(/needs the `repo` scope .* on acme\/widgets/);
+    expect(
+      toForgeError(failure(403, { message: 'Protected branch update failed' }), 'acme/widgets')
+        .reason,
+    ).toBe('branch_protection');
+    expect(toForgeError(failure(404, { message: 'Not Found' }), 'acme/widgets').message).toBe(
+      'Repository acme/widgets not found on GitHub, or the token cannot see it.',
+    );
+    expect(
+      toForgeError(
+        failure(422, {
+          message: 'Validation Failed',
+          errors: [{ resource: 'PullRequest', field: 'head', code: 'invalid' }],
+        }),
+        'acme/widgets',
+      ).message,
+    ).toBe('GitHub did not accept the request: Validation Failed: head invalid.');
     expect(toForgeError(failure(503, 'down'), 'acme/widgets').reason).toBe('server');
-    expect(toForgeError({ status: 500, message: 'fetch failed', cause: { code: 'ECONNREFUSED' } }, 'acme/widgets').message).toMatch(/Cannot reach GitHub \(ECONNREFUSED\)/);
+    expect(
+      toForgeError(
+        { status: 500, message: 'fetch failed', cause: { code: 'ECONNREFUSED' } },
+        'acme/widgets',
+      ).message,
+    ).toMatch(/Cannot reach GitHub \(ECONNREFUSED\)/);
   });
 
   it('gives the reset time of a used-up rate limit, from the headers', () => {
     const reset = Date.UTC(2031, 0, 1, 17, 45) / 1000;
-    const error = toForgeError(failure(403, { message: 'API rate limit exceeded' }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) }), 'acme/widgets');
+    const error = toForgeError(
+      failure(
+        403,
+        { message: 'API rate limit exceeded' },
+        { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) },
+      ),
+      'acme/widgets',
+    );
     expect(error).toBeInstanceOf(ForgeError);
     expect(error.reason).toBe('rate_limited');
     expect(error.resetAt).toBe(reset * 1000);
     const local = new Date(reset * 1000);
-    expect(error.message).toContain(`resets at ${String(local.getHours()).padStart(2, '0')}:${String(local.getMinutes()).padStart(2, '0')}`);
+    expect(error.message).toContain(
+      `resets at ${String(local.getHours()).padStart(2, '0')}:${String(local.getMinutes()).padStart(2, '0')}`,
+    );
   });
 
-  it('reads a secondary rate limit\'s retry-after', () => {
-    const error = toForgeError(failure(403, { message: 'You have exceeded a secondary rate limit' }, { 'retry-after': '60' }), 'acme/widgets', () => 1_000_000);
+  it("reads a secondary rate limit's retry-after", () => {
+    const error = toForgeError(
+      failure(
+        403,
+        { message: 'You have exceeded a secondary rate limit' },
+        { 'retry-after': '60' },
+      ),
+      'acme/widgets',
+      () => 1_000_000,
+    );
     expect(error.reason).toBe('rate_limited');
     expect(error.resetAt).toBe(1_060_000);
   });
@@ -74,14 +149,22 @@ describe('resolveGitHubToken', () => {
   const noGh = () => Promise.resolve(null);
 
   it('prefers GITHUB_TOKEN, then GH_TOKEN, then gh for the host', async () => {
-    expect(await resolveGitHubToken({ GITHUB_TOKEN: ' a ', GH_TOKEN: 'b' }, 'github.com', noGh)).toEqual({ token: 'a', source: 'GITHUB_TOKEN' });
-    expect(await resolveGitHubToken({ GH_TOKEN: 'b' }, 'github.com', noGh)).toEqual({ token: 'b', source: 'GH_TOKEN' });
+    expect(
+      await resolveGitHubToken({ GITHUB_TOKEN: ' a ', GH_TOKEN: 'b' }, 'github.com', noGh),
+    ).toEqual({ token: 'a', source: 'GITHUB_TOKEN' });
+    expect(await resolveGitHubToken({ GH_TOKEN: 'b' }, 'github.com', noGh)).toEqual({
+      token: 'b',
+      source: 'GH_TOKEN',
+    });
     const asked: (readonly string[])[] = [];
     const gh = (args: readonly string[]) => {
       asked.push(args);
       return Promise.resolve('c');
     };
-    expect(await resolveGitHubToken({ GITHUB_TOKEN: '  ' }, 'ghe.example.com', gh)).toEqual({ token: 'c', source: 'gh' });
+    expect(await resolveGitHubToken({ GITHUB_TOKEN: '  ' }, 'ghe.example.com', gh)).toEqual({
+      token: 'c',
+      source: 'gh',
+    });
     expect(asked).toEqual([['auth', 'token', '--hostname', 'ghe.example.com']]);
     expect(await resolveGitHubToken({}, 'github.com', noGh)).toBeNull();
   });

@@ -87,7 +87,10 @@ describe('key decoder', () => {
   });
 
   it('emits a bracketed paste as one event, even across chunks', () => {
-    expect(decode('\x1b[200~hello\r\nwor', 'ld\x1b[2', '01~x')).toEqual(['paste:hello\nworld', 'x']);
+    expect(decode('\x1b[200~hello\r\nwor', 'ld\x1b[2', '01~x')).toEqual([
+      'paste:hello\nworld',
+      'x',
+    ]);
   });
 
   it('keeps escape sequences inside a paste as text', () => {
@@ -100,7 +103,18 @@ describe('key decoder', () => {
     expect(decoder.kittySupported).toBe(true);
   });
 
-  it.each(['a', 'A', 'ctrl+c', 'alt+enter', 'shift+enter', 'shift+tab', 'ctrl+shift+z', 'space', 'enter', '?'])('round-trips the key id %s', (id) => {
+  it.each([
+    'a',
+    'A',
+    'ctrl+c',
+    'alt+enter',
+    'shift+enter',
+    'shift+tab',
+    'ctrl+shift+z',
+    'space',
+    'enter',
+    '?',
+  ])('round-trips the key id %s', (id) => {
     expect(keyId(parseKeyId(id))).toBe(id);
   });
 });

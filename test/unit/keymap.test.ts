@@ -1,12 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { KEYMAP, actionFor, availableBindings, displayKey, type ModeName } from '../../src/domain/keymap.js';
+import {
+  KEYMAP,
+  actionFor,
+  availableBindings,
+  displayKey,
+  type ModeName,
+} from '../../src/domain/keymap.js';
 import { keymapMarkdown } from '../../src/domain/keymap-doc.js';
 
 describe('key-binding tables', () => {
   it.each(Object.keys(KEYMAP) as ModeName[])('%s binds every key to one action only', (mode) => {
     const seen = new Map<string, string>();
-    const rows: readonly { keys: readonly string[]; action: string; statuses?: readonly string[] }[] = KEYMAP[mode];
+    const rows: readonly {
+      keys: readonly string[];
+      action: string;
+      statuses?: readonly string[];
+    }[] = KEYMAP[mode];
     for (const row of rows) {
       for (const key of row.keys) {
         const previous = seen.get(key);

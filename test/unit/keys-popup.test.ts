@@ -49,7 +49,10 @@ describe('the help popup', () => {
 
   it('stops scrolling at the last key row', () => {
     const short = { ...withPopup({ kind: 'help' }), rows: 14 };
-    const run = pressKeys(short, Array.from({ length: 40 }, () => 'j'));
+    const run = pressKeys(
+      short,
+      Array.from({ length: 40 }, () => 'j'),
+    );
     const end = run.state.popup?.kind === 'help' ? (run.state.popup.scroll ?? 0) : -1;
     expect(end).toBeGreaterThan(0);
     expect(pressKeys(run.state, ['j']).state).toBe(run.state);

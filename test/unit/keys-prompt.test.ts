@@ -120,7 +120,10 @@ describe('the prompt composer', () => {
   it('asks before closing a composer with text, offering to keep it as the draft', () => {
     const run = pressKeys(composerState(buffer), ['escape']);
     expect(composerOf(run.state)).toEqual(buffer);
-    expect(run.state.popup).toMatchObject({ kind: 'confirm', intent: { kind: 'closeComposer', sessionId: 'x', text: 'fix the\nbug now' } });
+    expect(run.state.popup).toMatchObject({
+      kind: 'confirm',
+      intent: { kind: 'closeComposer', sessionId: 'x', text: 'fix the\nbug now' },
+    });
     expect(run.calls).toEqual([]);
   });
 

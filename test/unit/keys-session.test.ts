@@ -126,7 +126,19 @@ const SESSION_INTENTS: Record<string, Intent> = {
   mode: { events: [], calls: [call('setPermissionMode', 'x', 'read_only')] },
   // The agent's tool calls unfold (and fold again on the next press).
   toolCalls: {
-    events: [{ type: 'mode', mode: { kind: 'session', sessionId: 'x', scrollBack: SCROLL_BACK, composer: null, question: null, toolsExpanded: true } }],
+    events: [
+      {
+        type: 'mode',
+        mode: {
+          kind: 'session',
+          sessionId: 'x',
+          scrollBack: SCROLL_BACK,
+          composer: null,
+          question: null,
+          toolsExpanded: true,
+        },
+      },
+    ],
     calls: [],
   },
   scrollDown: scrolled(SCROLL_BACK - 1),

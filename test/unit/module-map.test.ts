@@ -9,7 +9,11 @@ const map = readFileSync(join(root, 'docs', 'architecture', 'module-map.md'), 'u
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(join(dir, entry.name)) : /\.(tsx?|cjs)$/.test(entry.name) ? [relative(root, join(dir, entry.name))] : [],
+    entry.isDirectory()
+      ? sources(join(dir, entry.name))
+      : /\.(tsx?|cjs)$/.test(entry.name)
+        ? [relative(root, join(dir, entry.name))]
+        : [],
   );
 }
 

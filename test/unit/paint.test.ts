@@ -123,7 +123,23 @@ const SCREENS: Record<string, (columns: number, rows: number) => AppState> = {
   'the composer with a slash picker': (c, r) => {
     const base = sessionState(c, r, { composer: bufferFrom('/') });
     const composer = bufferFrom('/');
-    return { ...base, mode: { ...sessionState(c, r, { composer }).mode, assist: { completion: { kind: 'slash', items: slashCompletions('/', { agent: 'claude' }) ?? [], selected: 0 }, history: null, search: null, images: [], error: null } } } as AppState;
+    return {
+      ...base,
+      mode: {
+        ...sessionState(c, r, { composer }).mode,
+        assist: {
+          completion: {
+            kind: 'slash',
+            items: slashCompletions('/', { agent: 'claude' }) ?? [],
+            selected: 0,
+          },
+          history: null,
+          search: null,
+          images: [],
+          error: null,
+        },
+      },
+    } as AppState;
   },
   'the help overlay, scrolled': (c, r) => listState(c, r, { popup: { kind: 'help', scroll: 4 } }),
   'a notice on the footer': (c, r) =>
@@ -191,12 +207,24 @@ describe('the session view', () => {
     expect(frame.lines.at(-1)).toContain('/wt/');
   });
 
-  it('shows the session keys its status allows in the footer', () => {
+  it('shows the session keys its status allows in the footer, as many as fit, help always', () => {
     const frame = renderFrame(sessionState(160, 30));
     const session = sessions[0];
-    const footer = frame.lines.at(-2) ?? '';
-    for (const row of availableBindings('session', session).filter((r) => r.hint))
-      expect(footer).toContain(`${displayKey(row.keys[0] ?? '')} ${row.hint ?? ''}`);
+    const footer = (frame.lines.at(-2) ?? '').trim();
+    const hints = availableBindings('session', session)
+      .filter((r) => r.hint)
+      .map((row) => `${displayKey(row.keys[0] ?? '')} ${row.hint ?? ''}`);
+    const shown = footer.split(' · ');
+    // Table order, nothing that is not allowed, and the last ones (help) never dropped.
+    expect(shown.every((hint) => hints.includes(hint))).toBe(true);
+    expect(shown.map((hint) => hints.indexOf(hint))).toEqual(
+      [...shown.map((hint) => hints.indexOf(hint))].sort((a, b) => a - b),
+    );
+    expect(shown.at(-1)).toBe(hints.at(-1));
+    expect(shown[0]).toBe(hints[0]);
+    // A hint is left out only when it would not fit.
+    const next = hints.find((hint) => !shown.includes(hint));
+    if (next) expect(` ${[...shown, next].join(' · ')}`.length).toBeGreaterThan(158);
   });
 
   it('shows earlier lines when scrolled back', () => {
@@ -272,7 +300,8 @@ describe('a session row', () => {
     inputTokens: 12_300,
     outputTokens: 700,
   });
-  const rowState = (columns: number): AppState => appState({ columns, rows: 20, sessions: [row], selectedSessionId: 'r1' });
+  const rowState = (columns: number): AppState =>
+    appState({ columns, rows: 20, sessions: [row], selectedSessionId: 'r1' });
   const line = (frame: Frame): string => frame.lines.find((l) => l.includes('Rework')) ?? '';
 
   it('shows +/-, tokens, agent/model, status and time on a wide screen', () => {

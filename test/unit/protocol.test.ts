@@ -1,12 +1,33 @@
 import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { AgentResponseSchema, MAX_OPTIONS, MAX_QUESTIONS, agentResponseJsonSchema, parseAgentResponse, type AgentResponse } from '../../src/domain/protocol.js';
-import { AgentError, type AgentChannel, type TurnEvent, type TurnRequest, type TurnResult } from '../../src/infra/agent/channel.js';
+import {
+  AgentResponseSchema,
+  MAX_OPTIONS,
+  MAX_QUESTIONS,
+  agentResponseJsonSchema,
+  parseAgentResponse,
+  type AgentResponse,
+} from '../../src/domain/protocol.js';
+import {
+  AgentError,
+  type AgentChannel,
+  type TurnEvent,
+  type TurnRequest,
+  type TurnResult,
+} from '../../src/infra/agent/channel.js';
 import { runProtocolTurn } from '../../src/infra/agent/protocol-turn.js';
 
-const REPLY = { answer: 'Done: **fixed** the bug.', questions: [], summary: { turn: 'fixed it', session: 'fixed a bug' } };
+const REPLY = {
+  answer: 'Done: **fixed** the bug.',
+  questions: [],
+  summary: { turn: 'fixed it', session: 'fixed a bug' },
+};
 const REPLY_JSON = JSON.stringify(REPLY);
-const EXPECTED: AgentResponse = { answer: 'Done: **fixed** the bug.', questions: [], summary: { turn: 'fixed it', session: 'fixed a bug' } };
+const EXPECTED: AgentResponse = {
+  answer: 'Done: **fixed** the bug.',
+  questions: [],
+  summary: { turn: 'fixed it', session: 'fixed a bug' },
+};
 
 function ok(raw: string): AgentResponse {
   const result = parseAgentResponse(raw);
@@ -27,16 +48,37 @@ describe('parseAgentResponse: where the reply object is found', () => {
   // complete top-level JSON object that is a valid reply object.
   const cases: readonly { name: string; raw: string; answer: string }[] = [
     { name: 'a clean object', raw: REPLY_JSON, answer: REPLY.answer },
-    { name: 'a clean object with surrounding whitespace', raw: `\n\n  ${REPLY_JSON}\n  `, answer: REPLY.answer },
+    {
+      name: 'a clean object with surrounding whitespace',
+      raw: `\n\n  ${REPLY_JSON}\n  `,
+      answer: REPLY.answer,
+    },
     { name: 'a pretty-printed object', raw: JSON.stringify(REPLY, null, 2), answer: REPLY.answer },
-    { name: 'a trailing object after prose', raw: `I fixed it. Here is my reply:\n\n${REPLY_JSON}`, answer: REPLY.answer },
-    { name: 'prose with quotes, apostrophes and braces before the object', raw: `It's "done" — see {curly} and set {a, b.\n${REPLY_JSON}`, answer: REPLY.answer },
+    {
+      name: 'a trailing object after prose',
+      raw: `I fixed it. Here is my reply:\n\n${REPLY_JSON}`,
+      answer: REPLY.answer,
+    },
+    {
+      name: 'prose with quotes, apostrophes and braces before the object',
+      raw: `It's "done" — see {curly} and set {a, b.\n${REPLY_JSON}`,
+      answer: REPLY.answer,
+    },
     { name: 'inside a ```json fence', raw: fence(REPLY_JSON), answer: REPLY.answer },
     { name: 'inside a bare ``` fence', raw: fence(REPLY_JSON, ''), answer: REPLY.answer },
-    { name: 'inside a fence after prose, with prose after the fence', raw: `Summary below.\n${fence(JSON.stringify(REPLY, null, 2))}\nLet me know if you need more.`, answer: REPLY.answer },
+    {
+      name: 'inside a fence after prose, with prose after the fence',
+      raw: `Summary below.\n${fence(JSON.stringify(REPLY, null, 2))}\nLet me know if you need more.`,
+      answer: REPLY.answer,
+    },
     {
       name: 'nested fences: a fence inside the answer string of a fenced object',
-      raw: fence(JSON.stringify({ ...REPLY, answer: 'Use this:\n```ts\nconst x = { a: 1 };\n```\nand ```json\n{"b": 2}\n```' })),
+      raw: fence(
+        JSON.stringify({
+          ...REPLY,
+          answer: 'Use this:\n```ts\nconst x = { a: 1 };\n```\nand ```json\n{"b": 2}\n```',
+        }),
+      ),
       answer: 'Use this:\n```ts\nconst x = { a: 1 };\n```\nand ```json\n{"b": 2}\n```',
     },
     {
@@ -44,12 +86,39 @@ describe('parseAgentResponse: where the reply object is found', () => {
       raw: `Example:\n${fence('{"example": true}')}\nReply:\n${fence(JSON.stringify({ ...REPLY, answer: 'real' }))}`,
       answer: 'real',
     },
-    { name: 'several reply objects: the last one wins', raw: `${JSON.stringify({ answer: 'first' })}\n${JSON.stringify({ answer: 'second' })}\n${JSON.stringify({ answer: 'third' })}`, answer: 'third' },
-    { name: 'several objects: the last VALID reply wins over a later non-reply object', raw: `${JSON.stringify({ answer: 'the reply' })}\nFor example: {"path": "src/a.ts", "line": 3}`, answer: 'the reply' },
-    { name: 'several objects: the last valid reply wins over a later invalid one', raw: `${JSON.stringify({ answer: 'valid' })}\n${JSON.stringify({ answer: 42 })}`, answer: 'valid' },
-    { name: 'an object inside the answer is never the reply', raw: JSON.stringify({ answer: 'outer', questions: [] }).replace('"outer"', '"outer {\\"answer\\": \\"inner\\"}"'), answer: 'outer {"answer": "inner"}' },
-    { name: 'a raw line break inside a string is tolerated', raw: '{"answer": "line one\nline two"}', answer: 'line one\nline two' },
-    { name: 'unicode and escapes', raw: '{"answer": "caf\\u00e9 \\"quoted\\" \\\\ back\\/slash 🌲"}', answer: 'café "quoted" \\ back/slash 🌲' },
+    {
+      name: 'several reply objects: the last one wins',
+      raw: `${JSON.stringify({ answer: 'first' })}\n${JSON.stringify({ answer: 'second' })}\n${JSON.stringify({ answer: 'third' })}`,
+      answer: 'third',
+    },
+    {
+      name: 'several objects: the last VALID reply wins over a later non-reply object',
+      raw: `${JSON.stringify({ answer: 'the reply' })}\nFor example: {"path": "src/a.ts", "line": 3}`,
+      answer: 'the reply',
+    },
+    {
+      name: 'several objects: the last valid reply wins over a later invalid one',
+      raw: `${JSON.stringify({ answer: 'valid' })}\n${JSON.stringify({ answer: 42 })}`,
+      answer: 'valid',
+    },
+    {
+      name: 'an object inside the answer is never the reply',
+      raw: JSON.stringify({ answer: 'outer', questions: [] }).replace(
+        '"outer"',
+        '"outer {\\"answer\\": \\"inner\\"}"',
+      ),
+      answer: 'outer {"answer": "inner"}',
+    },
+    {
+      name: 'a raw line break inside a string is tolerated',
+      raw: '{"answer": "line one\nline two"}',
+      answer: 'line one\nline two',
+    },
+    {
+      name: 'unicode and escapes',
+      raw: '{"answer": "caf\\u00e9 \\"quoted\\" \\\\ back\\/slash 🌲"}',
+      answer: 'café "quoted" \\ back/slash 🌲',
+    },
   ];
 
   it.each(cases)('$name', ({ raw, answer }) => {
@@ -64,37 +133,74 @@ describe('parseAgentResponse: where the reply object is found', () => {
 describe('parseAgentResponse: fields', () => {
   it('missing optional keys default: questions none, summary absent', () => {
     expect(ok('{"answer":"only"}')).toEqual({ answer: 'only', questions: [] });
-    expect(ok('{"questions":[{"text":"Which?","options":["a"]}]}')).toEqual({ answer: '', questions: [{ text: 'Which?', options: ['a'] }] });
-    expect(ok('{"summary":{"turn":"t","session":"s"}}')).toEqual({ answer: '', questions: [], summary: { turn: 't', session: 's' } });
+    expect(ok('{"questions":[{"text":"Which?","options":["a"]}]}')).toEqual({
+      answer: '',
+      questions: [{ text: 'Which?', options: ['a'] }],
+    });
+    expect(ok('{"summary":{"turn":"t","session":"s"}}')).toEqual({
+      answer: '',
+      questions: [],
+      summary: { turn: 't', session: 's' },
+    });
   });
 
   it('null questions and answer are treated as missing; null summary stays null', () => {
-    expect(ok('{"answer":null,"questions":null,"summary":null}')).toEqual({ answer: '', questions: [], summary: null });
+    expect(ok('{"answer":null,"questions":null,"summary":null}')).toEqual({
+      answer: '',
+      questions: [],
+      summary: null,
+    });
   });
 
   it('extra keys are dropped, at the top and inside questions and summary', () => {
-    const value = ok(JSON.stringify({ ...REPLY, questions: [{ text: 'Q?', options: ['x'], why: 'because' }], summary: { ...REPLY.summary, mood: 'good' }, confidence: 0.9, files: ['a'] }));
+    const value = ok(
+      JSON.stringify({
+        ...REPLY,
+        questions: [{ text: 'Q?', options: ['x'], why: 'because' }],
+        summary: { ...REPLY.summary, mood: 'good' },
+        confidence: 0.9,
+        files: ['a'],
+      }),
+    );
     expect(value).toEqual({ ...EXPECTED, questions: [{ text: 'Q?', options: ['x'] }] });
     expect(Object.keys(value)).not.toContain('confidence');
   });
 
   it(`questions with more than ${MAX_OPTIONS} options are truncated to the first ${MAX_OPTIONS} (deliberately not rejected)`, () => {
-    const value = ok(JSON.stringify({ answer: '', questions: [{ text: 'Pick one', options: ['recommended', 'b', 'c', 'd', 'e'] }] }));
+    const value = ok(
+      JSON.stringify({
+        answer: '',
+        questions: [{ text: 'Pick one', options: ['recommended', 'b', 'c', 'd', 'e'] }],
+      }),
+    );
     expect(value.questions).toEqual([{ text: 'Pick one', options: ['recommended', 'b', 'c'] }]);
   });
 
   it(`more than ${MAX_QUESTIONS} questions are truncated; questions without text are dropped; missing options mean free text`, () => {
-    const questions = [{ text: '  ', options: ['x'] }, ...Array.from({ length: MAX_QUESTIONS + 2 }, (_, i) => ({ text: `Q${i}` }))];
+    const questions = [
+      { text: '  ', options: ['x'] },
+      ...Array.from({ length: MAX_QUESTIONS + 2 }, (_, i) => ({ text: `Q${i}` })),
+    ];
     const value = ok(JSON.stringify({ answer: 'a', questions }));
-    expect(value.questions.map((q) => q.text)).toEqual(Array.from({ length: MAX_QUESTIONS }, (_, i) => `Q${i}`));
+    expect(value.questions.map((q) => q.text)).toEqual(
+      Array.from({ length: MAX_QUESTIONS }, (_, i) => `Q${i}`),
+    );
     expect(value.questions.every((q) => q.options.length === 0)).toBe(true);
   });
 
   it.each([
     ['answer is a number', '{"answer": 42}', 'answer'],
     ['questions is a string', '{"answer":"a","questions":"none"}', 'questions'],
-    ['a question without text', '{"answer":"a","questions":[{"options":["x"]}]}', 'questions.0.text'],
-    ['an option that is not a string', '{"answer":"a","questions":[{"text":"q","options":[1]}]}', 'questions.0.options.0'],
+    [
+      'a question without text',
+      '{"answer":"a","questions":[{"options":["x"]}]}',
+      'questions.0.text',
+    ],
+    [
+      'an option that is not a string',
+      '{"answer":"a","questions":[{"text":"q","options":[1]}]}',
+      'questions.0.options.0',
+    ],
     ['a summary missing session', '{"answer":"a","summary":{"turn":"t"}}', 'summary.session'],
   ])('rejects wrong types: %s', (_name, raw, path) => {
     const diagnostic = fail(raw);
@@ -145,7 +251,11 @@ describe('parseAgentResponse: hostile output', () => {
 
   it('many small objects: the last valid reply wins', () => {
     const noise = '{"n": 1} '.repeat(100_000);
-    expect(ok(`${JSON.stringify({ answer: 'early' })}${noise}${JSON.stringify({ answer: 'late' })}${noise}`).answer).toBe('late');
+    expect(
+      ok(
+        `${JSON.stringify({ answer: 'early' })}${noise}${JSON.stringify({ answer: 'late' })}${noise}`,
+      ).answer,
+    ).toBe('late');
   });
 
   it.each([
@@ -172,33 +282,91 @@ describe('parseAgentResponse: the diagnostic', () => {
   // Each raw text holds a marker that must never reach the diagnostic.
   const SECRET = 'SECRET_OUTPUT_7f3a';
   const cases: readonly { name: string; raw: string; problem: RegExp; keys: string }[] = [
-    { name: 'no JSON at all', raw: `Sure! I did it. ${SECRET}`, problem: /the whole reply, a character that cannot start a JSON value at position 0 \(line 1, column 1\)/, keys: 'none' },
-    { name: 'truncated JSON', raw: `Here:\n{"answer": "I changed ${SECRET}`, problem: /the unclosed JSON object starting at position 6, an unterminated string \(the text ends inside it\) at position \d+ \(line 2, column \d+\)/, keys: 'answer' },
-    { name: 'truncated after a complete value', raw: `{"answer": "${SECRET}", "questions": [`, problem: /an unexpected end of input \(2 unclosed brackets\)/, keys: 'answer, questions' },
-    { name: 'an unterminated string at the end', raw: `{"answer": "${SECRET}\\"}`, problem: /an unterminated string/, keys: 'answer' },
-    { name: 'an invalid escape', raw: `{"summary": null, "answer": "${SECRET} \\q"}`, problem: /an invalid escape sequence at position 48 \(line 1, column 49\)/, keys: 'summary, answer' },
-    { name: 'a trailing comma', raw: `{"answer": "${SECRET}",}`, problem: /a property name that is not in double quotes \(or a trailing ','\) at position 32/, keys: 'answer' },
-    { name: 'single quotes', raw: `{'answer': '${SECRET}'}`, problem: /a property name that is not in double quotes at position 1/, keys: 'none' },
-    { name: 'an unquoted value', raw: `{"answer": ${SECRET}}`, problem: /a character that cannot start a JSON value at position 11/, keys: 'answer' },
-    { name: 'a missing comma', raw: `{"answer": "${SECRET}" "questions": []}`, problem: /a missing ',' or '}' after a value at position 32/, keys: 'answer' },
+    {
+      name: 'no JSON at all',
+      raw: `Sure! I did it. ${SECRET}`,
+      problem:
+        /the whole reply, a character that cannot start a JSON value at position 0 \(line 1, column 1\)/,
+      keys: 'none',
+    },
+    {
+      name: 'truncated JSON',
+      raw: `Here:\n{"answer": "I changed ${SECRET}`,
+      problem:
+        /the unclosed JSON object starting at position 6, an unterminated string \(the text ends inside it\) at position \d+ \(line 2, column \d+\)/,
+      keys: 'answer',
+    },
+    {
+      name: 'truncated after a complete value',
+      raw: `{"answer": "${SECRET}", "questions": [`,
+      problem: /an unexpected end of input \(2 unclosed brackets\)/,
+      keys: 'answer, questions',
+    },
+    {
+      name: 'an unterminated string at the end',
+      raw: `{"answer": "${SECRET}\\"}`,
+      problem: /an unterminated string/,
+      keys: 'answer',
+    },
+    {
+      name: 'an invalid escape',
+      raw: `{"summary": null, "answer": "${SECRET} \\q"}`,
+      problem: /an invalid escape sequence at position 48 \(line 1, column 49\)/,
+      keys: 'summary, answer',
+    },
+    {
+      name: 'a trailing comma',
+      raw: `{"answer": "${SECRET}",}`,
+      problem: /a property name that is not in double quotes \(or a trailing ','\) at position 32/,
+      keys: 'answer',
+    },
+    {
+      name: 'single quotes',
+      raw: `{'answer': '${SECRET}'}`,
+      problem: /a property name that is not in double quotes at position 1/,
+      keys: 'none',
+    },
+    {
+      name: 'an unquoted value',
+      raw: `{"answer": ${SECRET}}`,
+      problem: /a character that cannot start a JSON value at position 11/,
+      keys: 'answer',
+    },
+    {
+      name: 'a missing comma',
+      raw: `{"answer": "${SECRET}" "questions": []}`,
+      problem: /a missing ',' or '}' after a value at position 32/,
+      keys: 'answer',
+    },
   ];
 
-  it.each(cases)('$name: sizes, parser position and keys, never the raw output', ({ raw, problem, keys }) => {
-    const diagnostic = fail(raw);
-    expect(diagnostic).toContain(`(${raw.trim().length} characters, `);
-    expect(diagnostic).toMatch(problem);
-    expect(diagnostic).toContain(`Top-level keys: ${keys}.`);
-    expect(diagnostic).not.toContain(SECRET);
-    expect(diagnostic).not.toContain('Sure!');
-    // Only a reply with no double-quoted protocol key at all is said to lack them.
-    expect(diagnostic.includes('no object has any of the keys')).toBe(!raw.includes('"answer"') && raw.includes('{'));
-  });
+  it.each(cases)(
+    '$name: sizes, parser position and keys, never the raw output',
+    ({ raw, problem, keys }) => {
+      const diagnostic = fail(raw);
+      expect(diagnostic).toContain(`(${raw.trim().length} characters, `);
+      expect(diagnostic).toMatch(problem);
+      expect(diagnostic).toContain(`Top-level keys: ${keys}.`);
+      expect(diagnostic).not.toContain(SECRET);
+      expect(diagnostic).not.toContain('Sure!');
+      // Only a reply with no double-quoted protocol key at all is said to lack them.
+      expect(diagnostic.includes('no object has any of the keys')).toBe(
+        !raw.includes('"answer"') && raw.includes('{'),
+      );
+    },
+  );
 
   it('prose around a JSON object that is not a reply: where the whole reply stops, and that the object is valid', () => {
     const diagnostic = fail(`Sure! ${SECRET} {"status": "ok"} bye`);
-    expect(diagnostic).toContain('Parser: the whole reply is not JSON: a character that cannot start a JSON value at position 0 (line 1, column 1).');
-    expect(diagnostic).toMatch(/Parser: the last JSON object \(positions \d+–\d+\) is valid JSON\./);
-    expect(diagnostic).toContain('Schema: no object has any of the keys answer, questions, summary.');
+    expect(diagnostic).toContain(
+      'Parser: the whole reply is not JSON: a character that cannot start a JSON value at position 0 (line 1, column 1).',
+    );
+    expect(diagnostic).toMatch(
+      /Parser: the last JSON object \(positions \d+–\d+\) is valid JSON\./,
+    );
+    expect(diagnostic).toContain(
+      'Schema: no object has any of the keys answer, questions, summary.',
+    );
     expect(diagnostic).toContain('Top-level keys: status.');
     expect(diagnostic).not.toContain(SECRET);
   });
@@ -231,12 +399,18 @@ describe('agentResponseJsonSchema', () => {
     expect(ajv.validateSchema(schema)).toBe(true);
     expect(schema['type']).toBe('object');
     expect(schema['additionalProperties']).toBe(false);
-    expect(schema['required']).toEqual(allRequired ? ['answer', 'questions', 'summary'] : ['answer']);
+    expect(schema['required']).toEqual(
+      allRequired ? ['answer', 'questions', 'summary'] : ['answer'],
+    );
     expect(JSON.stringify(schema)).not.toContain('$schema');
   });
 
   it('limits options and questions like the parser does', () => {
-    const schema = agentResponseJsonSchema() as { properties: { questions: { maxItems: number; items: { properties: { options: { maxItems: number } } } } } };
+    const schema = agentResponseJsonSchema() as {
+      properties: {
+        questions: { maxItems: number; items: { properties: { options: { maxItems: number } } } };
+      };
+    };
     expect(schema.properties.questions.maxItems).toBe(MAX_QUESTIONS);
     expect(schema.properties.questions.items.properties.options.maxItems).toBe(MAX_OPTIONS);
   });
@@ -249,7 +423,13 @@ describe('agentResponseJsonSchema', () => {
     REPLY,
     { answer: 'a', questions: [], summary: null },
     { answer: '' },
-    { answer: 'a', questions: [{ text: 'Q?', options: [] }, { text: 'R?', options: ['1', '2', '3'] }] },
+    {
+      answer: 'a',
+      questions: [
+        { text: 'Q?', options: [] },
+        { text: 'R?', options: ['1', '2', '3'] },
+      ],
+    },
     { answer: 'a', questions: [], summary: { turn: '', session: '' } },
   ];
   const bothInvalid: readonly unknown[] = [
@@ -276,7 +456,11 @@ describe('agentResponseJsonSchema', () => {
     const parsed = AgentResponseSchema.safeParse(sample);
     expect(parsed.success).toBe(true);
     const s = sample as Record<string, unknown>;
-    expect(parsed.data).toEqual({ answer: s['answer'], questions: s['questions'] ?? [], ...('summary' in s ? { summary: s['summary'] } : {}) });
+    expect(parsed.data).toEqual({
+      answer: s['answer'],
+      questions: s['questions'] ?? [],
+      ...('summary' in s ? { summary: s['summary'] } : {}),
+    });
   });
 
   it.each(bothInvalid.map((s) => [s]))('rejects %j in both', (sample) => {
@@ -284,10 +468,13 @@ describe('agentResponseJsonSchema', () => {
     expect(AgentResponseSchema.safeParse(sample).success).toBe(false);
   });
 
-  it.each(wireStricter.map((s) => [s]))('the wire schema rejects %j, the lenient parser accepts it', (sample) => {
-    expect(ajv.compile(agentResponseJsonSchema())(sample)).toBe(false);
-    expect(AgentResponseSchema.safeParse(sample).success).toBe(true);
-  });
+  it.each(wireStricter.map((s) => [s]))(
+    'the wire schema rejects %j, the lenient parser accepts it',
+    (sample) => {
+      expect(ajv.compile(agentResponseJsonSchema())(sample)).toBe(false);
+      expect(AgentResponseSchema.safeParse(sample).success).toBe(true);
+    },
+  );
 
   it('with every key required, a reply missing questions or summary is refused', () => {
     const validate = ajv.compile(agentResponseJsonSchema(true));
@@ -300,7 +487,9 @@ describe('runProtocolTurn: the repair round-trip', () => {
   const SECRET = 'RAW_REPLY_c0ffee';
 
   /** A fake channel (the model is what cannot run here): replies in order. */
-  function channel(replies: readonly Partial<TurnResult>[]): AgentChannel & { requests: TurnRequest[] } {
+  function channel(
+    replies: readonly Partial<TurnResult>[],
+  ): AgentChannel & { requests: TurnRequest[] } {
     const requests: TurnRequest[] = [];
     return {
       provider: 'gemini',
@@ -309,7 +498,14 @@ describe('runProtocolTurn: the repair round-trip', () => {
         requests.push(request);
         const reply = replies[requests.length - 1];
         if (!reply) return Promise.reject(new Error('no more scripted replies'));
-        return Promise.resolve({ message: '', structured: null, inputTokens: 10, outputTokens: 5, providerConversationId: null, ...reply });
+        return Promise.resolve({
+          message: '',
+          structured: null,
+          inputTokens: 10,
+          outputTokens: 5,
+          providerConversationId: null,
+          ...reply,
+        });
       },
       shutdown: () => Promise.resolve(),
     };
@@ -344,11 +540,21 @@ describe('runProtocolTurn: the repair round-trip', () => {
 
   it('asks once in the same conversation with the diagnostic (not the raw reply), then succeeds', async () => {
     const fake = channel([
-      { message: `Sure! ${SECRET}`, providerConversationId: 'conv-1', inputTokens: 100, outputTokens: 50 },
+      {
+        message: `Sure! ${SECRET}`,
+        providerConversationId: 'conv-1',
+        inputTokens: 100,
+        outputTokens: 50,
+      },
       { message: REPLY_JSON, providerConversationId: 'conv-1', inputTokens: 20, outputTokens: 7 },
     ]);
     const events: TurnEvent[] = [];
-    const turn = await runProtocolTurn(fake, request, (e) => events.push(e), new AbortController().signal);
+    const turn = await runProtocolTurn(
+      fake,
+      request,
+      (e) => events.push(e),
+      new AbortController().signal,
+    );
     expect(turn.repaired).toBe(true);
     expect(turn.response).toEqual(EXPECTED);
     expect(turn.result.inputTokens).toBe(120);
@@ -364,19 +570,34 @@ describe('runProtocolTurn: the repair round-trip', () => {
   });
 
   it('fails with a protocol AgentError after one repair, the diagnostic without raw output', async () => {
-    const fake = channel([{ message: `first ${SECRET}`, providerConversationId: 'c' }, { message: `{"answer": "${SECRET}`, providerConversationId: 'c' }]);
-    const failure = await runProtocolTurn(fake, request, () => {}, new AbortController().signal).catch((e: unknown) => e);
+    const fake = channel([
+      { message: `first ${SECRET}`, providerConversationId: 'c' },
+      { message: `{"answer": "${SECRET}`, providerConversationId: 'c' },
+    ]);
+    const failure = await runProtocolTurn(
+      fake,
+      request,
+      () => {},
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(AgentError);
     const error = failure as AgentError;
     expect(error.reason).toBe('protocol');
-    expect(error.diagnostics).toMatch(/characters.*unterminated string.*position \d+.*Top-level keys: answer\./);
+    expect(error.diagnostics).toMatch(
+      /characters.*unterminated string.*position \d+.*Top-level keys: answer\./,
+    );
     expect(`${error.message} ${error.diagnostics}`).not.toContain(SECRET);
     expect(fake.requests).toHaveLength(2);
   });
 
   it('a utility turn stays a utility turn when repaired', async () => {
     const fake = channel([{ message: 'nope' }, { message: '{"answer":"title"}' }]);
-    const turn = await runProtocolTurn(fake, { ...request, kind: 'utility' }, () => {}, new AbortController().signal);
+    const turn = await runProtocolTurn(
+      fake,
+      { ...request, kind: 'utility' },
+      () => {},
+      new AbortController().signal,
+    );
     expect(turn.response.answer).toBe('title');
     expect(fake.requests[1]?.kind).toBe('utility');
   });

@@ -5,7 +5,17 @@ import { makeSession } from '../helpers/session-factory.js';
 
 function state(overrides: Partial<AppState> = {}): AppState {
   return {
-    ...initialState({ version: 't', columns: 100, rows: 30, now: 0, tab: 'sessions', projects: [], activeProjectId: 1, sessions: [], settings: {} }),
+    ...initialState({
+      version: 't',
+      columns: 100,
+      rows: 30,
+      now: 0,
+      tab: 'sessions',
+      projects: [],
+      activeProjectId: 1,
+      sessions: [],
+      settings: {},
+    }),
     ...overrides,
   };
 }
@@ -38,21 +48,46 @@ describe('reducer', () => {
 
   it('leaves the session view when its session is removed', () => {
     const s = makeSession('Draft');
-    const open = state({ sessions: [s], selectedSessionId: s.id, mode: { kind: 'session', sessionId: s.id, scrollBack: 0, composer: null, question: null } });
+    const open = state({
+      sessions: [s],
+      selectedSessionId: s.id,
+      mode: { kind: 'session', sessionId: s.id, scrollBack: 0, composer: null, question: null },
+    });
     const next = reduce(open, { type: 'sessionRemoved', sessionId: s.id });
     expect(next.mode).toEqual({ kind: 'list' });
     expect(next.selectedSessionId).toBeNull();
   });
 
   it('appends only transcript rows newer than those it has', () => {
-    const entry = (position: number) => ({ position, kind: 'notice' as const, content: `n${position}`, createdAt: 0 });
-    const loaded = reduce(state(), { type: 'transcriptLoaded', sessionId: 'x', entries: [entry(0), entry(1)] });
-    const next = reduce(loaded, { type: 'transcriptAppended', sessionId: 'x', entries: [entry(1), entry(2)] });
+    const entry = (position: number) => ({
+      position,
+      kind: 'notice' as const,
+      content: `n${position}`,
+      createdAt: 0,
+    });
+    const loaded = reduce(state(), {
+      type: 'transcriptLoaded',
+      sessionId: 'x',
+      entries: [entry(0), entry(1)],
+    });
+    const next = reduce(loaded, {
+      type: 'transcriptAppended',
+      sessionId: 'x',
+      entries: [entry(1), entry(2)],
+    });
     expect(next.transcripts['x']?.map((e) => e.position)).toEqual([0, 1, 2]);
   });
 
   it('drops git status of a project that is no longer active', () => {
-    const status = { branch: 'main', upstream: null, ahead: 0, behind: 0, conflicts: [], sessions: {}, error: null };
+    const status = {
+      branch: 'main',
+      upstream: null,
+      ahead: 0,
+      behind: 0,
+      conflicts: [],
+      sessions: {},
+      error: null,
+    };
     expect(reduce(state(), { type: 'gitStatus', projectId: 9, status }).git).toBeNull();
     expect(reduce(state(), { type: 'gitStatus', projectId: 1, status }).git).toEqual(status);
   });
@@ -60,6 +95,8 @@ describe('reducer', () => {
   it('clears a progress line with null', () => {
     const withProgress = reduce(state(), { type: 'progress', sessionId: 'x', text: 'Thinking…' });
     expect(withProgress.progress).toEqual({ x: 'Thinking…' });
-    expect(reduce(withProgress, { type: 'progress', sessionId: 'x', text: null }).progress).toEqual({});
+    expect(reduce(withProgress, { type: 'progress', sessionId: 'x', text: null }).progress).toEqual(
+      {},
+    );
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { activeWorkSeconds, formatDuration, sizeFromLines, timerAfterStatusChange } from '../../src/domain/session.js';
+import {
+  activeWorkSeconds,
+  formatDuration,
+  sizeFromLines,
+  timerAfterStatusChange,
+} from '../../src/domain/session.js';
 import { makeSession as session } from '../helpers/session-factory.js';
 import { groupOf, groupSessions, orderedSessions } from '../../src/domain/session-order.js';
 
@@ -28,19 +33,27 @@ describe('active-work timer', () => {
   });
 
   it('starts counting when work starts', () => {
-    expect(timerAfterStatusChange({ activeSeconds: 5, activeSince: null }, 'InProgress', 2_000)).toEqual({ activeSeconds: 5, activeSince: 2_000 });
+    expect(
+      timerAfterStatusChange({ activeSeconds: 5, activeSince: null }, 'InProgress', 2_000),
+    ).toEqual({ activeSeconds: 5, activeSince: 2_000 });
   });
 
   it('banks the stretch when work stops', () => {
-    expect(timerAfterStatusChange({ activeSeconds: 5, activeSince: 2_000 }, 'Review', 12_500)).toEqual({ activeSeconds: 15, activeSince: null });
+    expect(
+      timerAfterStatusChange({ activeSeconds: 5, activeSince: 2_000 }, 'Review', 12_500),
+    ).toEqual({ activeSeconds: 15, activeSince: null });
   });
 
   it('keeps running across active statuses', () => {
-    expect(timerAfterStatusChange({ activeSeconds: 0, activeSince: 2_000 }, 'Rebasing', 9_000)).toEqual({ activeSeconds: 0, activeSince: 2_000 });
+    expect(
+      timerAfterStatusChange({ activeSeconds: 0, activeSince: 2_000 }, 'Rebasing', 9_000),
+    ).toEqual({ activeSeconds: 0, activeSince: 2_000 });
   });
 
   it('does not count time spent waiting for review', () => {
-    expect(timerAfterStatusChange({ activeSeconds: 7, activeSince: null }, 'Review', 99_000)).toEqual({ activeSeconds: 7, activeSince: null });
+    expect(
+      timerAfterStatusChange({ activeSeconds: 7, activeSince: null }, 'Review', 99_000),
+    ).toEqual({ activeSeconds: 7, activeSince: null });
   });
 
   it.each([
@@ -71,7 +84,11 @@ describe('session list grouping and order', () => {
   });
 
   it('shows only populated groups, merge queue first, archive last', () => {
-    const sections = groupSessions([session('Done'), session('Review'), session('Queued', { queuedAt: 5 })]);
+    const sections = groupSessions([
+      session('Done'),
+      session('Review'),
+      session('Queued', { queuedAt: 5 }),
+    ]);
     expect(sections.map((s) => s.group)).toEqual(['mergeQueue', 'active', 'archive']);
     expect(groupSessions([session('Review')]).map((s) => s.group)).toEqual(['active']);
   });
@@ -80,7 +97,11 @@ describe('session list grouping and order', () => {
     const late = session('Queued', { queuedAt: 300 });
     const early = session('Queued', { queuedAt: 100 });
     const merging = session('Merging', { queuedAt: 200 });
-    expect(orderedSessions([late, early, merging]).map((s) => s.id)).toEqual([merging.id, early.id, late.id]);
+    expect(orderedSessions([late, early, merging]).map((s) => s.id)).toEqual([
+      merging.id,
+      early.id,
+      late.id,
+    ]);
   });
 
   it('lists active sessions newest first and the archive by last change', () => {
@@ -88,7 +109,11 @@ describe('session list grouping and order', () => {
     const newer = session('InProgress', { createdAt: 2 });
     const doneLongAgo = session('Done', { updatedAt: 10 });
     const doneRecently = session('Canceled', { updatedAt: 20 });
-    expect(orderedSessions([older, doneLongAgo, newer, doneRecently]).map((s) => s.id)).toEqual([newer.id, older.id, doneRecently.id, doneLongAgo.id]);
+    expect(orderedSessions([older, doneLongAgo, newer, doneRecently]).map((s) => s.id)).toEqual([
+      newer.id,
+      older.id,
+      doneRecently.id,
+      doneLongAgo.id,
+    ]);
   });
 });
-

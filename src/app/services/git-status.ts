@@ -51,7 +51,9 @@ export class GitStatusPoller {
     this.stop();
     const generation = ++this.generation;
     // A quick local snapshot first (no network), then the periodic cycle.
-    void this.cycle(projectId, generation, false).finally(() => this.schedule(projectId, generation));
+    void this.cycle(projectId, generation, false).finally(() =>
+      this.schedule(projectId, generation),
+    );
   }
 
   stop(): void {
@@ -70,13 +72,19 @@ export class GitStatusPoller {
     if (base === null) return;
     const delay = base * Math.min(MAX_BACKOFF, 2 ** this.failures);
     this.timer = setTimeout(() => {
-      void this.cycle(projectId, generation, true).finally(() => this.schedule(projectId, generation));
+      void this.cycle(projectId, generation, true).finally(() =>
+        this.schedule(projectId, generation),
+      );
     }, delay);
     this.timer.unref();
   }
 
   /** One full cycle; exposed for tests. */
-  async cycle(projectId: number, generation: number, fetch: boolean): Promise<GitStatusView | null> {
+  async cycle(
+    projectId: number,
+    generation: number,
+    fetch: boolean,
+  ): Promise<GitStatusView | null> {
     const { store, git, app, runtime } = this.deps;
     const project = await store.projects.get(projectId);
     if (!project) return null;
@@ -93,17 +101,31 @@ export class GitStatusPoller {
         runtime.logger.log('warn', 'background fetch failed', e);
         if (!this.reported) {
           this.reported = true;
-          app.emit({ type: 'notice', notice: { level: 'warn', text: `Background fetch failed (retrying less often): ${error.split('\n')[0] ?? ''}` } });
+          app.emit({
+            type: 'notice',
+            notice: {
+              level: 'warn',
+              text: `Background fetch failed (retrying less often): ${error.split('\n')[0] ?? ''}`,
+            },
+          });
         }
       }
     }
     const branch = await git.currentBranch(project.path).catch(() => null);
     const upstream = branch ? await git.upstreamOf(project.path, branch).catch(() => null) : null;
-    const track = branch && upstream ? await git.aheadBehind(project.path, branch, upstream).catch(() => null) : null;
-    const sessions = (await store.sessions.listByProject(projectId)).filter((s) => !isTerminal(s.status) && s.status !== 'Merged' && s.status !== 'Draft');
+    const track =
+      branch && upstream
+        ? await git.aheadBehind(project.path, branch, upstream).catch(() => null)
+        : null;
+    const sessions = (await store.sessions.listByProject(projectId)).filter(
+      (s) => !isTerminal(s.status) && s.status !== 'Merged' && s.status !== 'Draft',
+    );
     const perSession: Record<string, { ahead: number; behind: number }> = {};
     const conflicts: string[] = [];
-    const heads = sessions.length > 0 ? await git.branchHeads(project.path).catch(() => new Map<string, string>()) : new Map<string, string>();
+    const heads =
+      sessions.length > 0
+        ? await git.branchHeads(project.path).catch(() => new Map<string, string>())
+        : new Map<string, string>();
     for (const session of sessions) {
       if (generation !== this.generation) return null;
       const tip = heads.get(session.branch);
@@ -115,7 +137,11 @@ export class GitStatusPoller {
       if (probe?.key !== key || baseTip === undefined) {
         try {
           const ab = await git.aheadBehind(project.path, session.branch, session.baseBranch);
-          const conflict = ab.ahead > 0 && ab.behind > 0 && (await git.mergeTreeConflicts(project.path, session.baseBranch, session.branch)).length > 0;
+          const conflict =
+            ab.ahead > 0 &&
+            ab.behind > 0 &&
+            (await git.mergeTreeConflicts(project.path, session.baseBranch, session.branch))
+              .length > 0;
           probe = { key, ...ab, conflict };
           this.probes.set(session.id, probe);
         } catch {
@@ -136,7 +162,16 @@ export class GitStatusPoller {
       },
     );
     if (generation !== this.generation) return null;
-    const status: GitStatusView = { branch, upstream, ahead: track?.ahead ?? 0, behind: track?.behind ?? 0, conflicts, sessions: perSession, ...(overlaps ? { overlaps } : {}), error };
+    const status: GitStatusView = {
+      branch,
+      upstream,
+      ahead: track?.ahead ?? 0,
+      behind: track?.behind ?? 0,
+      conflicts,
+      sessions: perSession,
+      ...(overlaps ? { overlaps } : {}),
+      error,
+    };
     app.emit({ type: 'gitStatus', projectId, status });
     return status;
   }

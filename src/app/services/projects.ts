@@ -7,7 +7,10 @@ export const ACTIVE_PROJECT_KEY = 'ui.activeProject';
 export const ACTIVE_TAB_KEY = 'ui.tab';
 
 /** Global and project settings merged into one map (project rows win). */
-export async function loadSettings(store: Store, projectId: number | null): Promise<Record<string, string>> {
+export async function loadSettings(
+  store: Store,
+  projectId: number | null,
+): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
   for (const row of SETTING_ROWS) {
     if (row.scope !== 'global') continue;
@@ -58,7 +61,10 @@ export class ProjectService {
     if (!row) return;
     const invalid = row.validate?.(value) ?? null;
     if (invalid) {
-      this.app.emit({ type: 'notice', notice: { level: 'warn', text: `${invalid} Nothing was changed.` } });
+      this.app.emit({
+        type: 'notice',
+        notice: { level: 'warn', text: `${invalid} Nothing was changed.` },
+      });
       return;
     }
     const projectId = this.app.state.activeProjectId;
@@ -79,7 +85,10 @@ export class ProjectService {
         next[dependent] = fallback;
         await write(dependent, fallback);
       }
-      this.app.emit({ type: 'settingsLoaded', settings: await loadSettings(this.store, projectId) });
+      this.app.emit({
+        type: 'settingsLoaded',
+        settings: await loadSettings(this.store, projectId),
+      });
     });
   }
 
@@ -95,24 +104,30 @@ export class ProjectService {
     this.seenProject = projectId;
     const sessions = await this.store.sessions.listByProject(projectId);
     const known = new Map(this.app.state.sessions.map((s) => [s.id, s.updatedAt]));
-    const changed = sessions.length !== known.size || sessions.some((s) => known.get(s.id) !== s.updatedAt);
+    const changed =
+      sessions.length !== known.size || sessions.some((s) => known.get(s.id) !== s.updatedAt);
     if (changed) this.app.emit({ type: 'sessionsLoaded', projectId, sessions });
     // Progress lines of turns another process runs (a headless `grove run`).
     const elsewhere = await this.store.operations.progressElsewhere(projectId, this.owner);
     const now = new Set<string>();
     for (const { sessionId, progress } of elsewhere) {
       now.add(sessionId);
-      if (this.app.state.progress[sessionId] !== progress) this.app.emit({ type: 'progress', sessionId, text: progress });
+      if (this.app.state.progress[sessionId] !== progress)
+        this.app.emit({ type: 'progress', sessionId, text: progress });
     }
-    for (const sessionId of this.progressFromElsewhere) if (!now.has(sessionId)) this.app.emit({ type: 'progress', sessionId, text: null });
+    for (const sessionId of this.progressFromElsewhere)
+      if (!now.has(sessionId)) this.app.emit({ type: 'progress', sessionId, text: null });
     this.progressFromElsewhere = now;
     // The open session's transcript: entries another process appended.
     const mode = this.app.state.mode;
     const loaded = mode.kind === 'session' ? this.app.state.transcripts[mode.sessionId] : undefined;
     if (mode.kind === 'session' && loaded) {
       const last = loaded.at(-1)?.position ?? -1;
-      const entries = (await this.store.transcript.list(mode.sessionId)).filter((e) => e.position > last);
-      if (entries.length > 0) this.app.emit({ type: 'transcriptAppended', sessionId: mode.sessionId, entries });
+      const entries = (await this.store.transcript.list(mode.sessionId)).filter(
+        (e) => e.position > last,
+      );
+      if (entries.length > 0)
+        this.app.emit({ type: 'transcriptAppended', sessionId: mode.sessionId, entries });
     }
     return changed;
   }

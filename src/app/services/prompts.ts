@@ -54,7 +54,11 @@ const SUBJECT_MAX = 72;
  * trailing punctuation. Never the raw prompt.
  */
 export function fallbackCommitMessage(source: string): string {
-  const line = source.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const line =
+    source
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? '';
   const clean = line
     .replace(/^(#+|>|[-*+]|\d+[.)])\s+/, '')
     .replace(/[`*_~]/g, '')
@@ -66,5 +70,8 @@ export function fallbackCommitMessage(source: string): string {
   if (subject.length <= SUBJECT_MAX) return subject;
   const cut = subject.slice(0, SUBJECT_MAX + 1);
   const space = cut.lastIndexOf(' ');
-  return (space >= SUBJECT_MAX / 2 ? cut.slice(0, space) : subject.slice(0, SUBJECT_MAX)).replace(/[\s.:;,!?…]+$/, '');
+  return (space >= SUBJECT_MAX / 2 ? cut.slice(0, space) : subject.slice(0, SUBJECT_MAX)).replace(
+    /[\s.:;,!?…]+$/,
+    '',
+  );
 }

@@ -9,7 +9,7 @@ export const INTERRUPTED_NOTICE =
 
 /** The notice when a running Grove finds that the process driving a session (e.g. `grove run`) died. */
 export const DRIVER_GONE_NOTICE =
-  '[Interrupted] The Grove process running this session\'s work (a `grove run` or another Grove) stopped before it finished. That work did not complete; the session is back in Review with its worktree as it was.';
+  "[Interrupted] The Grove process running this session's work (a `grove run` or another Grove) stopped before it finished. That work did not complete; the session is back in Review with its worktree as it was.";
 
 /**
  * Operations left queued or running by Grove processes that are gone are
@@ -28,7 +28,13 @@ export async function recoverInterruptedOperations(
   const sessions = await store.operations.failInterrupted(now, isOwnerAlive);
   // Checkouts a dead process left half-way through a rebase, squash merge or
   // sync are put right; those sessions get a notice that says what was done.
-  const settled = gitWork ? await recoverGitSteps({ store, now: () => now, ...gitWork }, (owner) => isOwnerAlive(owner, null), gitWork.label) : [];
+  const settled = gitWork
+    ? await recoverGitSteps(
+        { store, now: () => now, ...gitWork },
+        (owner) => isOwnerAlive(owner, null),
+        gitWork.label,
+      )
+    : [];
   const told = new Set<string>();
   for (const { step, text } of settled) {
     if (text === null) continue;
@@ -39,7 +45,8 @@ export async function recoverInterruptedOperations(
       gitWork?.onProjectNotice?.(text);
     }
   }
-  for (const sessionId of sessions) if (!told.has(sessionId)) await store.transcript.append(sessionId, 'notice', notice, now);
+  for (const sessionId of sessions)
+    if (!told.has(sessionId)) await store.transcript.append(sessionId, 'notice', notice, now);
   const stranded = gitWork ? await recoverStrandedSessions(store, now) : [];
   return [...new Set([...sessions, ...told, ...stranded])];
 }
@@ -73,11 +80,17 @@ async function recoverStrandedSessions(store: Store, now: number): Promise<strin
       // Looked at again in one transaction: an operation may have just started.
       const done = await store.transaction(async (trx) => {
         const session = await trx.sessions.get(listed.id);
-        if (!session || (session.status !== 'Merging' && session.status !== 'Rebasing')) return false;
+        if (!session || (session.status !== 'Merging' && session.status !== 'Rebasing'))
+          return false;
         if ((await trx.operations.listUnfinished(session.id)).length > 0) return false;
         const to = session.questions.length > 0 ? 'Question' : 'Review';
         await trx.sessions.setStatus(session.id, to, now);
-        await trx.transcript.append(session.id, 'notice', STRANDED_NOTICE.replace('{status}', session.status).replace('{to}', to), now);
+        await trx.transcript.append(
+          session.id,
+          'notice',
+          STRANDED_NOTICE.replace('{status}', session.status).replace('{to}', to),
+          now,
+        );
         return true;
       });
       if (done) moved.push(listed.id);
@@ -93,7 +106,11 @@ async function recoverStrandedSessions(store: Store, now: number): Promise<strin
 export async function recoverInterruptedReviews(store: Store, now: number): Promise<string[]> {
   const recovered: string[] = [];
   for (const session of await store.sessions.listFocusedReviewRunning()) {
-    await store.sessions.update(session.id, { focusedReviewStatus: null, focusedReviewText: null }, now);
+    await store.sessions.update(
+      session.id,
+      { focusedReviewStatus: null, focusedReviewText: null },
+      now,
+    );
     if (session.status === 'AgentReview') await store.sessions.setStatus(session.id, 'Review', now);
     recovered.push(session.id);
   }

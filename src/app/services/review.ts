@@ -10,7 +10,16 @@ import { SyncMain } from './review/sync-main.js';
 import { previewSync, unchangedSince } from './review/sync-preview.js';
 import { publish, publishBranch, requestPublish, runPublish } from './review/publish.js';
 import { PullRequestPoller } from './review/pr-poller.js';
-import { answerThreads, loadThreads, queueThreadsTurn, refreshNow, reopenThreadsOf, resolvePopup, resolveThreads, threadsOf } from './review/review-threads.js';
+import {
+  answerThreads,
+  loadThreads,
+  queueThreadsTurn,
+  refreshNow,
+  reopenThreadsOf,
+  resolvePopup,
+  resolveThreads,
+  threadsOf,
+} from './review/review-threads.js';
 
 /**
  * Review and land: the diff view, focused review, merge queue, session
@@ -39,10 +48,13 @@ export class ReviewService {
     // A merge operation canceled before it started never runs its handler:
     // the queue must still move on.
     workers.onOutcome((outcome) => {
-      if (outcome.operation.kind === 'merge' && outcome.status === 'canceled') this.mergeQueue.finished(outcome.operation.sessionId);
+      if (outcome.operation.kind === 'merge' && outcome.status === 'canceled')
+        this.mergeQueue.finished(outcome.operation.sessionId);
       // A review-threads turn that failed or was stopped leaves its threads open.
       if (outcome.status !== 'done' && threadsOf(outcome.operation).length > 0) {
-        this.ctx.deps.app.task('Reopening review threads', () => reopenThreadsOf(this.ctx, outcome.operation));
+        this.ctx.deps.app.task('Reopening review threads', () =>
+          reopenThreadsOf(this.ctx, outcome.operation),
+        );
       }
     });
   }
@@ -60,7 +72,12 @@ export class ReviewService {
    * After every successful turn: auto-push a published branch, answer the
    * review threads the turn was about, then the focused review.
    */
-  async afterTurn(sessionId: string, signal: AbortSignal, focused: boolean, operation?: Operation): Promise<void> {
+  async afterTurn(
+    sessionId: string,
+    signal: AbortSignal,
+    focused: boolean,
+    operation?: Operation,
+  ): Promise<void> {
     const session = await this.ctx.deps.store.sessions.get(sessionId);
     if (!session) return;
     // Review threads are answered with the pushed commit, so their turn pushes even with more queued.
@@ -68,7 +85,9 @@ export class ReviewService {
     let pushed = false;
     // A turn that ended in questions may have changed files too: push those as well.
     if (session.publishedBranch && (session.status === 'Review' || session.status === 'Question')) {
-      const queued = (await this.ctx.deps.store.operations.listUnfinished(sessionId)).some((op) => op.status === 'queued');
+      const queued = (await this.ctx.deps.store.operations.listUnfinished(sessionId)).some(
+        (op) => op.status === 'queued',
+      );
       if (!queued || threadsTurn) {
         pushed = await publishBranch(this.ctx, sessionId, null, signal, true);
       }
@@ -85,8 +104,14 @@ export class ReviewService {
   refreshThreads(sessionId: string): void {
     this.ctx.notice('info', 'Fetching the review threads…');
     this.ctx.deps.app.task('Fetching review threads', async () => {
-      const threads = await refreshNow(this.ctx, sessionId, AbortSignal.timeout(60_000)).catch(() => null);
-      if (threads) this.ctx.notice('info', `${threads.length} unresolved review ${threads.length === 1 ? 'thread' : 'threads'}.`);
+      const threads = await refreshNow(this.ctx, sessionId, AbortSignal.timeout(60_000)).catch(
+        () => null,
+      );
+      if (threads)
+        this.ctx.notice(
+          'info',
+          `${threads.length} unresolved review ${threads.length === 1 ? 'thread' : 'threads'}.`,
+        );
     });
   }
 
@@ -94,14 +119,23 @@ export class ReviewService {
     this.ctx.deps.app.task('Sending review threads', async () => {
       const result = await queueThreadsTurn(this.ctx, sessionId, threadIds);
       if ('refused' in result) this.ctx.notice('warn', result.refused);
-      else this.ctx.notice('info', `Sent ${result.count} review ${result.count === 1 ? 'thread' : 'threads'} to the agent.`);
+      else
+        this.ctx.notice(
+          'info',
+          `Sent ${result.count} review ${result.count === 1 ? 'thread' : 'threads'} to the agent.`,
+        );
     });
   }
 
   requestResolve(sessionId: string): void {
-    const answered = (this.ctx.deps.app.state.reviewThreads[sessionId]?.threads ?? []).filter((t) => t.state === 'answered');
+    const answered = (this.ctx.deps.app.state.reviewThreads[sessionId]?.threads ?? []).filter(
+      (t) => t.state === 'answered',
+    );
     if (answered.length === 0) {
-      this.ctx.notice('warn', 'No answered review thread to resolve: send threads to the agent first (Enter).');
+      this.ctx.notice(
+        'warn',
+        'No answered review thread to resolve: send threads to the agent first (Enter).',
+      );
       return;
     }
     this.ctx.deps.app.emit({ type: 'popup', popup: resolvePopup(sessionId, answered) });
@@ -109,8 +143,16 @@ export class ReviewService {
 
   resolveThreads(sessionId: string, threadIds: readonly string[]): void {
     this.ctx.deps.app.task('Resolving review threads', async () => {
-      const count = await resolveThreads(this.ctx, sessionId, threadIds, AbortSignal.timeout(60_000));
-      this.ctx.notice('info', `Resolved ${count} review ${count === 1 ? 'thread' : 'threads'} on GitHub.`);
+      const count = await resolveThreads(
+        this.ctx,
+        sessionId,
+        threadIds,
+        AbortSignal.timeout(60_000),
+      );
+      this.ctx.notice(
+        'info',
+        `Resolved ${count} review ${count === 1 ? 'thread' : 'threads'} on GitHub.`,
+      );
     });
   }
 
@@ -141,8 +183,15 @@ export class ReviewService {
     const session = await store.sessions.get(sessionId);
     const project = session ? await store.projects.get(session.projectId) : undefined;
     if (!session || !project) return;
-    await ensureWorktree({ git, note: (id, text) => this.ctx.note(id, text) }, session, project.path).catch((error: unknown) =>
-      this.ctx.note(sessionId, `[Worktree] ${error instanceof Error ? error.message : String(error)}`),
+    await ensureWorktree(
+      { git, note: (id, text) => this.ctx.note(id, text) },
+      session,
+      project.path,
+    ).catch((error: unknown) =>
+      this.ctx.note(
+        sessionId,
+        `[Worktree] ${error instanceof Error ? error.message : String(error)}`,
+      ),
     );
   }
 
@@ -152,7 +201,12 @@ export class ReviewService {
     this.focused.cancel(sessionId);
     this.ctx.deps.app.task('Queueing the rebase', async () => {
       await this.ctx.enqueue(sessionId, 'rebase');
-      this.ctx.notice('info', session.status === 'InProgress' ? `Rebase onto ${session.baseBranch} queued behind the running turn.` : `Rebasing onto ${session.baseBranch}…`);
+      this.ctx.notice(
+        'info',
+        session.status === 'InProgress'
+          ? `Rebase onto ${session.baseBranch} queued behind the running turn.`
+          : `Rebasing onto ${session.baseBranch}…`,
+      );
     });
   }
 
@@ -167,7 +221,9 @@ export class ReviewService {
 
   confirmCancel(sessionId: string): void {
     this.focused.cancel(sessionId);
-    this.ctx.deps.app.task('Canceling the session', () => cancelSession(this.ctx, sessionId, (id) => this.ctx.deps.queue.abort(id)));
+    this.ctx.deps.app.task('Canceling the session', () =>
+      cancelSession(this.ctx, sessionId, (id) => this.ctx.deps.queue.abort(id)),
+    );
   }
 
   /** `s`: works out what a sync would push and pull, then asks first (nothing pushes without a yes). */
@@ -178,14 +234,27 @@ export class ReviewService {
       this.ctx.notice('warn', 'No active project to sync.');
       return;
     }
-    this.ctx.popup('Sync', [`Checking what a sync of ${project.displayName} would pull and push…`], true);
+    this.ctx.popup(
+      'Sync',
+      [`Checking what a sync of ${project.displayName} would pull and push…`],
+      true,
+    );
     app.task('Sync', async () => {
       const preview = await previewSync(this.ctx, project.path);
       if (preview.kind === 'info') {
         this.ctx.popup(preview.title, preview.lines);
         return;
       }
-      app.emit({ type: 'popup', popup: { kind: 'confirm', title: preview.title, lines: preview.lines, intent: { kind: 'syncMain', branch: preview.branch, head: preview.head }, yes: false } });
+      app.emit({
+        type: 'popup',
+        popup: {
+          kind: 'confirm',
+          title: preview.title,
+          lines: preview.lines,
+          intent: { kind: 'syncMain', branch: preview.branch, head: preview.head },
+          yes: false,
+        },
+      });
     });
   }
 
@@ -196,7 +265,9 @@ export class ReviewService {
     if (!project) return;
     app.task('Sync', async () => {
       if (!(await unchangedSince(this.ctx, project.path, branch, head))) {
-        this.ctx.popup('Sync not started', [`${branch} changed after the confirmation was shown, so nothing was pushed. Press s again to see what a sync would do now.`]);
+        this.ctx.popup('Sync not started', [
+          `${branch} changed after the confirmation was shown, so nothing was pushed. Press s again to see what a sync would do now.`,
+        ]);
         return;
       }
       this.sync.start();
@@ -224,13 +295,19 @@ export class ReviewService {
       if (session.status !== 'Merged' || session.baseBranch !== branch) continue;
       const dirty = await git.statusPorcelain(session.worktreePath).catch(() => []);
       if (dirty.length > 0) {
-        await this.ctx.note(session.id, `[Review Request] The worktree ${session.worktreePath} has uncommitted changes, so it was kept. Remove them and sync again to finish the session.`);
+        await this.ctx.note(
+          session.id,
+          `[Review Request] The worktree ${session.worktreePath} has uncommitted changes, so it was kept. Remove them and sync again to finish the session.`,
+        );
         continue;
       }
       await pool.release(session.id);
       await git.removeWorktree(project.path, session.worktreePath, { force: true }).catch(() => {});
       await git.deleteBranch(project.path, session.branch, { force: true }).catch(() => {});
-      await this.ctx.note(session.id, `[Review Request] ${branch} is synced; the merged session is done and its worktree removed.`);
+      await this.ctx.note(
+        session.id,
+        `[Review Request] ${branch} is synced; the merged session is done and its worktree removed.`,
+      );
       await this.ctx.setStatus(session.id, 'Done');
     }
   }

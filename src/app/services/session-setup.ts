@@ -45,7 +45,11 @@ export async function prepareWorktree(
   await deps.git.addWorktree(mainCheckout, session.worktreePath, session.branch, startRef);
   const copied = await deps.git.copyWorktreeInclude(mainCheckout, session.worktreePath);
   if (copied.length > 0) {
-    await deps.note(session.id, 'notice', `[Setup] Copied from the main checkout (.worktreeinclude): ${copied.join(', ')}`);
+    await deps.note(
+      session.id,
+      'notice',
+      `[Setup] Copied from the main checkout (.worktreeinclude): ${copied.join(', ')}`,
+    );
   }
   await deps.git.initSubmodules(session.worktreePath);
   const command = setupCommand.trim();
@@ -65,7 +69,11 @@ export async function prepareWorktree(
   if (result.output.trim() !== '') await deps.note(session.id, 'output', result.output.trimEnd());
   if (result.exitCode !== 0) {
     const why = result.timedOut ? 'timed out' : `exited with code ${result.exitCode}`;
-    await deps.note(session.id, 'notice', `[Setup Error] The setup command ${why}. The worktree is ready, but check the output above.`);
+    await deps.note(
+      session.id,
+      'notice',
+      `[Setup Error] The setup command ${why}. The worktree is ready, but check the output above.`,
+    );
   } else {
     await deps.note(session.id, 'notice', '[Setup] Setup command finished.');
   }
@@ -77,7 +85,11 @@ export class WorktreeMissingError extends Error {
 }
 
 /** Statuses whose worktree Grove removed on purpose (nothing to recreate). */
-const WITHOUT_WORKTREE: ReadonlySet<SessionStatus> = new Set<SessionStatus>(['Done', 'Canceled', 'Merged']);
+const WITHOUT_WORKTREE: ReadonlySet<SessionStatus> = new Set<SessionStatus>([
+  'Done',
+  'Canceled',
+  'Merged',
+]);
 
 /**
  * Before a turn, a diff, a rebase or a merge: a worktree folder deleted
@@ -86,7 +98,10 @@ const WITHOUT_WORKTREE: ReadonlySet<SessionStatus> = new Set<SessionStatus>(['Do
  * gone too. Resolves with whether it was recreated.
  */
 export async function ensureWorktree(
-  deps: { readonly git: GitClient; readonly note: (sessionId: string, text: string) => Promise<void> },
+  deps: {
+    readonly git: GitClient;
+    readonly note: (sessionId: string, text: string) => Promise<void>;
+  },
   session: Session,
   mainCheckout: string,
 ): Promise<boolean> {

@@ -1,9 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
-import { INSTALLED_AGENTS_KEY, settingValue, SETTING_ROWS, type ModelRole } from '../../domain/settings.js';
+import {
+  INSTALLED_AGENTS_KEY,
+  settingValue,
+  SETTING_ROWS,
+  type ModelRole,
+} from '../../domain/settings.js';
 import { shortId, sizeFromLines, type Session } from '../../domain/session.js';
-import { permissionModeDescription, permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
+import {
+  permissionModeDescription,
+  permissionModeLabel,
+  type PermissionMode,
+} from '../../domain/permission-mode.js';
 import type { TranscriptKind } from '../../domain/transcript.js';
 import { activeProject, sessionById } from '../state.js';
 import type { App } from '../app.js';
@@ -16,8 +25,14 @@ import { prepareWorktree, worktreePathFor, worktreeRoot } from './session-setup.
  * settings. Given the installed agents, an agent the person has not chosen
  * follows them (never a default agent that is not there).
  */
-export function modelChoice(settings: Readonly<Record<string, string>>, role: ModelRole, installed?: readonly ProviderId[]): ModelChoice {
-  const values = installed ? { ...settings, [INSTALLED_AGENTS_KEY]: installed.join(',') } : settings;
+export function modelChoice(
+  settings: Readonly<Record<string, string>>,
+  role: ModelRole,
+  installed?: readonly ProviderId[],
+): ModelChoice {
+  const values = installed
+    ? { ...settings, [INSTALLED_AGENTS_KEY]: installed.join(',') }
+    : settings;
   const get = (field: string): string => {
     const row = SETTING_ROWS.find((r) => r.key === `${role}.${field}`);
     return row ? settingValue(row, values) : '';
@@ -31,7 +46,10 @@ export function modelChoice(settings: Readonly<Record<string, string>>, role: Mo
   };
 }
 
-export function clarificationPrompt(session: Pick<Session, 'questions'>, answers: readonly string[]): string {
+export function clarificationPrompt(
+  session: Pick<Session, 'questions'>,
+  answers: readonly string[],
+): string {
   const lines = ['Clarifications:'];
   session.questions.forEach((question, i) => {
     lines.push(`${i + 1}. Q: ${question.text}`);
@@ -102,13 +120,20 @@ export class SessionService {
    * branch and starts making its worktree. Resolves with the session as soon
    * as the row exists; `whenReady` tells when the worktree is usable.
    */
-  async create(projectId: number, choice: ModelChoice, settings: Readonly<Record<string, string>>, permissionMode: PermissionMode = 'auto_edit'): Promise<Session> {
+  async create(
+    projectId: number,
+    choice: ModelChoice,
+    settings: Readonly<Record<string, string>>,
+    permissionMode: PermissionMode = 'auto_edit',
+  ): Promise<Session> {
     const { store, git, runtime } = this.deps;
     const project = await store.projects.get(projectId);
     if (!project) throw new Error('The project is no longer registered.');
     const baseBranch = await git.currentBranch(project.path);
     if (!baseBranch) {
-      throw new Error(`${project.path} is not on a branch (detached HEAD). Check out a branch to start sessions from it.`);
+      throw new Error(
+        `${project.path} is not on a branch (detached HEAD). Check out a branch to start sessions from it.`,
+      );
     }
     const id = randomUUID();
     const short = shortId(id);
@@ -133,7 +158,14 @@ export class SessionService {
     if (!session) throw new Error('The new session could not be read back.');
     const setupCommand = settings['setup.command'] ?? '';
     const preparing = prepareWorktree(
-      { store, git, shell: this.deps.shell, env: runtime.env, now: () => this.now, note: (sid, kind, text) => this.note(sid, kind, text) },
+      {
+        store,
+        git,
+        shell: this.deps.shell,
+        env: runtime.env,
+        now: () => this.now,
+        note: (sid, kind, text) => this.note(sid, kind, text),
+      },
       session,
       project.path,
       setupCommand,
@@ -145,7 +177,11 @@ export class SessionService {
       async (error: unknown) => {
         runtime.logger.log('error', `worktree for ${id} failed`, error);
         const message = error instanceof Error ? error.message : String(error);
-        await this.note(id, 'notice', `[Start Error] Could not create the worktree: ${message}`).catch(() => {});
+        await this.note(
+          id,
+          'notice',
+          `[Start Error] Could not create the worktree: ${message}`,
+        ).catch(() => {});
       },
     );
     return session;
@@ -176,7 +212,12 @@ export class SessionService {
     const before = await this.deps.store.sessions.get(sessionId);
     if (!before || before.permissionMode === mode) return before;
     await this.deps.store.sessions.update(sessionId, { permissionMode: mode }, this.now);
-    if (before.prompt !== null) await this.note(sessionId, 'notice', `[Mode] ${permissionModeLabel(mode)}: ${permissionModeDescription(mode)}. It applies from the next turn.`);
+    if (before.prompt !== null)
+      await this.note(
+        sessionId,
+        'notice',
+        `[Mode] ${permissionModeLabel(mode)}: ${permissionModeDescription(mode)}. It applies from the next turn.`,
+      );
     return this.publishSession(sessionId);
   }
 
@@ -195,10 +236,17 @@ export class SessionService {
   }
 
   /** The session's diff size fields, measured by git; null (and a log line) when git cannot tell. */
-  async measureDiff(session: Pick<Session, 'id' | 'worktreePath' | 'baseBranch'>): Promise<DiffFields | null> {
+  async measureDiff(
+    session: Pick<Session, 'id' | 'worktreePath' | 'baseBranch'>,
+  ): Promise<DiffFields | null> {
     try {
       const stats = await this.deps.git.diffStats(session.worktreePath, session.baseBranch);
-      return { addedLines: stats.added, deletedLines: stats.deleted, size: sizeFromLines(stats.added, stats.deleted), hasDiff: stats.files.length > 0 };
+      return {
+        addedLines: stats.added,
+        deletedLines: stats.deleted,
+        size: sizeFromLines(stats.added, stats.deleted),
+        hasDiff: stats.files.length > 0,
+      };
     } catch (error) {
       this.deps.runtime.logger.log('warn', `diff stats for ${session.id} failed`, error);
       return null;
@@ -214,7 +262,11 @@ export class SessionService {
   mainChoice(): ModelChoice {
     // Once the agent CLIs have been looked for, an unset main agent follows the installed ones.
     const detected = this.deps.app.state.agents;
-    return modelChoice(this.deps.app.state.settings, 'main', detected ? detected.filter((a) => a.path !== null).map((a) => a.id) : undefined);
+    return modelChoice(
+      this.deps.app.state.settings,
+      'main',
+      detected ? detected.filter((a) => a.path !== null).map((a) => a.id) : undefined,
+    );
   }
 
   activeProjectId(): number | null {

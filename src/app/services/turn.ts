@@ -12,7 +12,12 @@ import { storageFailure } from '../../infra/db/errors.js';
 import type { App } from '../app.js';
 import type { Agents, GitClient, Runtime, Store } from '../ports.js';
 import type { ChannelPool } from './channel-pool.js';
-import { commitMessagePrompt, fallbackCommitMessage, hookFixPrompt, titlePrompt } from './prompts.js';
+import {
+  commitMessagePrompt,
+  fallbackCommitMessage,
+  hookFixPrompt,
+  titlePrompt,
+} from './prompts.js';
 import type { SessionService } from './sessions.js';
 import { modelChoice } from './sessions.js';
 import { DeferredTurn, ReportedError } from './worker.js';
@@ -29,7 +34,11 @@ export interface TurnDeps {
   /** Aborted when Grove shuts down: detached work (title generation) stops with it. */
   readonly shutdown: AbortSignal;
   /** Runs after a successful turn (auto-push, review-thread replies, focused review). */
-  readonly afterTurn?: (sessionId: string, signal: AbortSignal, operation: Operation) => Promise<void>;
+  readonly afterTurn?: (
+    sessionId: string,
+    signal: AbortSignal,
+    operation: Operation,
+  ) => Promise<void>;
 }
 
 const MAX_HOOK_FIXES = 3;
@@ -37,7 +46,8 @@ const MAX_NOTICE = 800;
 
 function describeError(error: unknown): { message: string; diagnostics: string } {
   if (error instanceof Error) {
-    const diagnostics = 'diagnostics' in error && typeof error.diagnostics === 'string' ? error.diagnostics : '';
+    const diagnostics =
+      'diagnostics' in error && typeof error.diagnostics === 'string' ? error.diagnostics : '';
     const stderr = 'stderr' in error && typeof error.stderr === 'string' ? error.stderr : '';
     return { message: error.message, diagnostics: (diagnostics || stderr).slice(-MAX_NOTICE) };
   }
@@ -61,7 +71,8 @@ export function progressText(event: TurnEvent): string | null {
 /** The transcript text of an answer: the markdown answer, else the questions. */
 export function answerText(response: AgentResponse): string {
   if (response.answer.trim() !== '') return response.answer;
-  if (response.questions.length > 0) return response.questions.map((q, i) => `${i + 1}. ${q.text}`).join('\n');
+  if (response.questions.length > 0)
+    return response.questions.map((q, i) => `${i + 1}. ${q.text}`).join('\n');
   return '(The agent finished without a message.)';
 }
 
@@ -89,7 +100,10 @@ export class TurnRunner {
   private readonly utilityWaitMs = new Map<string, number>();
 
   /** The running operation of each session, and when its progress was last written. */
-  private readonly progressRows = new Map<string, { operationId: string; writtenAt: number; pending: string | null; timer: NodeJS.Timeout | null }>();
+  private readonly progressRows = new Map<
+    string,
+    { operationId: string; writtenAt: number; pending: string | null; timer: NodeJS.Timeout | null }
+  >();
 
   /**
    * Shows a progress line here and records it on the running operation, at
@@ -106,7 +120,11 @@ export class TurnRunner {
       row.timer = null;
       row.writtenAt = Date.now();
       const pending = row.pending;
-      this.deps.store.operations.setProgress(row.operationId, pending).catch((error: unknown) => this.deps.runtime.logger.log('warn', 'progress write failed', error));
+      this.deps.store.operations
+        .setProgress(row.operationId, pending)
+        .catch((error: unknown) =>
+          this.deps.runtime.logger.log('warn', 'progress write failed', error),
+        );
     };
     const wait = Math.max(0, row.writtenAt + 1000 - Date.now());
     if (wait === 0) write();
@@ -115,12 +133,19 @@ export class TurnRunner {
 
   /** A request the permission mode did not allow: kept in the transcript, in order. */
   private denied(sessionId: string, text: string): void {
-    this.deps.sessions.note(sessionId, 'notice', text).catch((error: unknown) => this.deps.runtime.logger.log('warn', 'denial note failed', error));
+    this.deps.sessions
+      .note(sessionId, 'notice', text)
+      .catch((error: unknown) => this.deps.runtime.logger.log('warn', 'denial note failed', error));
   }
 
   /** Runs a start_prompt or reply operation: one agent turn and everything after it. */
   async run(operation: Operation, signal: AbortSignal): Promise<void> {
-    this.progressRows.set(operation.sessionId, { operationId: operation.id, writtenAt: 0, pending: null, timer: null });
+    this.progressRows.set(operation.sessionId, {
+      operationId: operation.id,
+      writtenAt: 0,
+      pending: null,
+      timer: null,
+    });
     try {
       await this.runTurn(operation, signal);
     } catch (error) {
@@ -154,7 +179,11 @@ export class TurnRunner {
       // The database takes no writes: at least the screen stops saying the
       // agent works (a restart's recovery moves the stored status).
       const shown = app.state.sessions.find((s) => s.id === sessionId);
-      if (shown?.status === 'InProgress') app.emit({ type: 'sessionUpdated', session: { ...shown, status: 'Review', activeSince: null } });
+      if (shown?.status === 'InProgress')
+        app.emit({
+          type: 'sessionUpdated',
+          session: { ...shown, status: 'Review', activeSince: null },
+        });
     }
     app.emit({ type: 'notice', notice: { level: 'error', text: message } });
     return new ReportedError(message);
@@ -162,16 +191,25 @@ export class TurnRunner {
 
   private async runTurn(operation: Operation, signal: AbortSignal): Promise<void> {
     const { store, git, agents, sessions, pool } = this.deps;
-    const prompt = typeof operation.payload['prompt'] === 'string' ? operation.payload['prompt'] : '';
+    const prompt =
+      typeof operation.payload['prompt'] === 'string' ? operation.payload['prompt'] : '';
     // Images attached in the composer (stored copies under GROVE_HOME).
-    const images = Array.isArray(operation.payload['images']) ? operation.payload['images'].filter((p): p is string => typeof p === 'string') : [];
+    const images = Array.isArray(operation.payload['images'])
+      ? operation.payload['images'].filter((p): p is string => typeof p === 'string')
+      : [];
     let session = await store.sessions.get(operation.sessionId);
     if (!session) throw new ReportedError('The session no longer exists.');
     try {
       await sessions.whenReady(session.id);
     } catch {
       // The prompt is kept in the transcript, to be sent again.
-      await sessions.note(session.id, 'notice', `[Error] The worktree could not be created.\nThis prompt was not sent:\n${prompt}`).catch(() => {});
+      await sessions
+        .note(
+          session.id,
+          'notice',
+          `[Error] The worktree could not be created.\nThis prompt was not sent:\n${prompt}`,
+        )
+        .catch(() => {});
       throw new ReportedError('The worktree could not be created.');
     }
     const project = await store.projects.get(session.projectId);
@@ -179,20 +217,38 @@ export class TurnRunner {
     // Checked here, before the agent starts: a missing folder would otherwise
     // fail its spawn with ENOENT, as if the agent CLI were not installed.
     try {
-      await ensureWorktree({ git, note: (id, text) => sessions.note(id, 'notice', text) }, session, project.path);
+      await ensureWorktree(
+        { git, note: (id, text) => sessions.note(id, 'notice', text) },
+        session,
+        project.path,
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await sessions.note(session.id, 'notice', `[Error] ${message}\nThis prompt was not sent:\n${prompt}`);
+      await sessions.note(
+        session.id,
+        'notice',
+        `[Error] ${message}\nThis prompt was not sent:\n${prompt}`,
+      );
       throw new ReportedError(message);
     }
 
     // The conversation so far, for a provider that lost its copy (Grove replays it then).
     const history = conversationHistory(await store.transcript.list(session.id));
     // A new turn clears pending questions and the focused review of the old diff.
-    await store.sessions.update(session.id, { questions: [], focusedReviewText: null, focusedReviewStatus: null, focusedReviewDiffHash: null }, this.now());
+    await store.sessions.update(
+      session.id,
+      {
+        questions: [],
+        focusedReviewText: null,
+        focusedReviewStatus: null,
+        focusedReviewDiffHash: null,
+      },
+      this.now(),
+    );
     session = await this.setStatus(session.id, 'InProgress');
     // Inline diff comments are shown in short (one line each); the agent gets the whole prompt.
-    const display = typeof operation.payload['display'] === 'string' ? operation.payload['display'] : prompt;
+    const display =
+      typeof operation.payload['display'] === 'string' ? operation.payload['display'] : prompt;
     await sessions.note(session.id, 'user_prompt', display);
     if (operation.kind === 'start_prompt' && session.titleProvisional) {
       const job = this.generateTitle(session, prompt);
@@ -237,21 +293,39 @@ export class TurnRunner {
     } catch (error) {
       this.progress(session.id, null);
       const { message, diagnostics } = describeError(error);
-      const limit = signal.aborted || !isModelError(error) ? null : readUsageLimit(session.agent, message, this.now());
+      const limit =
+        signal.aborted || !isModelError(error)
+          ? null
+          : readUsageLimit(session.agent, message, this.now());
       if (limit) {
         // The agent's service said when its limit lifts: the prompt goes back to the queue until then.
-        await sessions.note(session.id, 'notice', `[Waiting] ${message}\nThe prompt stays queued; Grove sends it again when the limit lifts (${waitingText(limit, this.now())}).`);
+        await sessions.note(
+          session.id,
+          'notice',
+          `[Waiting] ${message}\nThe prompt stays queued; Grove sends it again when the limit lifts (${waitingText(limit, this.now())}).`,
+        );
         await this.commit(session, project.path, signal, false).catch(() => {});
         await this.refreshDiff(session.id);
         await this.setStatus(session.id, 'Review');
         throw new DeferredTurn(limit.until, limit.agent, message);
       }
       if (signal.aborted) {
-        await sessions.note(session.id, 'notice', '[Stopped] You stopped the turn. The worktree and everything in it are kept.');
+        await sessions.note(
+          session.id,
+          'notice',
+          '[Stopped] You stopped the turn. The worktree and everything in it are kept.',
+        );
       } else {
         const info = providerInfo(session.agent);
-        const hint = /auth|log ?in|credential|401|api key/i.test(message + diagnostics) && info ? `\nSign-in: ${info.authHint}.` : '';
-        await sessions.note(session.id, 'notice', `[Error] ${message}${diagnostics ? `\n${diagnostics}` : ''}${hint}`);
+        const hint =
+          /auth|log ?in|credential|401|api key/i.test(message + diagnostics) && info
+            ? `\nSign-in: ${info.authHint}.`
+            : '';
+        await sessions.note(
+          session.id,
+          'notice',
+          `[Error] ${message}${diagnostics ? `\n${diagnostics}` : ''}${hint}`,
+        );
       }
       // The worktree may hold partial work: keep it committed on the branch.
       await this.commit(session, project.path, signal, false).catch(() => {});
@@ -281,7 +355,11 @@ export class TurnRunner {
       await tx.usage.add(session.id, session.model, result.inputTokens, result.outputTokens);
       return at;
     });
-    this.deps.app.emit({ type: 'transcriptAppended', sessionId: session.id, entries: [{ position, kind: 'assistant_answer', content: text, createdAt: this.now() }] });
+    this.deps.app.emit({
+      type: 'transcriptAppended',
+      sessionId: session.id,
+      entries: [{ position, kind: 'assistant_answer', content: text, createdAt: this.now() }],
+    });
     await sessions.publishSession(session.id);
 
     this.progress(session.id, 'Committing changes…');
@@ -291,23 +369,47 @@ export class TurnRunner {
     // a main checkout warning, and the status the session moves to.
     const diff = await sessions.measureDiff(session);
     const mainAfter = await git.statusPorcelain(project.path).catch(() => null);
-    const mainChanged = mainBefore !== null && mainAfter !== null && JSON.stringify(mainBefore) !== JSON.stringify(mainAfter) && mainAfter.length > 0;
-    const warning = sanitizeText(`[Main Checkout Warning] The main checkout (${project.path}) changed during this turn. Check it with \`git status\` there.`);
+    const mainChanged =
+      mainBefore !== null &&
+      mainAfter !== null &&
+      JSON.stringify(mainBefore) !== JSON.stringify(mainAfter) &&
+      mainAfter.length > 0;
+    const warning = sanitizeText(
+      `[Main Checkout Warning] The main checkout (${project.path}) changed during this turn. Check it with \`git status\` there.`,
+    );
     this.progress(session.id, null);
     const outcome = await store.transaction(async (tx) => {
       const patch = { ...(diff ?? {}), ...(mainChanged ? { mainCheckoutWarning: true } : {}) };
       if (Object.keys(patch).length > 0) await tx.sessions.update(session.id, patch, this.now());
-      const warnedAt = mainChanged ? await tx.transcript.append(session.id, 'notice', warning, this.now()) : null;
-      return { warnedAt, ended: await tx.sessions.setStatus(session.id, response.questions.length > 0 ? 'Question' : 'Review', this.now()) };
+      const warnedAt = mainChanged
+        ? await tx.transcript.append(session.id, 'notice', warning, this.now())
+        : null;
+      return {
+        warnedAt,
+        ended: await tx.sessions.setStatus(
+          session.id,
+          response.questions.length > 0 ? 'Question' : 'Review',
+          this.now(),
+        ),
+      };
     });
     if (outcome.warnedAt !== null) {
-      this.deps.app.emit({ type: 'transcriptAppended', sessionId: session.id, entries: [{ position: outcome.warnedAt, kind: 'notice', content: warning, createdAt: this.now() }] });
+      this.deps.app.emit({
+        type: 'transcriptAppended',
+        sessionId: session.id,
+        entries: [
+          { position: outcome.warnedAt, kind: 'notice', content: warning, createdAt: this.now() },
+        ],
+      });
     }
     this.deps.app.emit({ type: 'sessionUpdated', session: outcome.ended });
     const utilityMs = this.utilityWaitMs.get(session.id) ?? 0;
     this.utilityWaitMs.delete(session.id);
     const afterAgentMs = performance.now() - agentDoneAt;
-    this.deps.runtime.logger.log('info', `turn of ${session.id}: after the agent ${afterAgentMs.toFixed(1)} ms, Grove's own ${(afterAgentMs - utilityMs).toFixed(1)} ms (commit-message agent ${utilityMs.toFixed(1)} ms)`);
+    this.deps.runtime.logger.log(
+      'info',
+      `turn of ${session.id}: after the agent ${afterAgentMs.toFixed(1)} ms, Grove's own ${(afterAgentMs - utilityMs).toFixed(1)} ms (commit-message agent ${utilityMs.toFixed(1)} ms)`,
+    );
     await this.deps.afterTurn?.(session.id, signal, operation);
   }
 
@@ -320,7 +422,12 @@ export class TurnRunner {
    * Commits the worktree as the session's single evolving commit. A failing
    * hook is handed to the agent a bounded number of times, then reported.
    */
-  private async commit(session: Session, mainCheckout: string, signal: AbortSignal, allowFixes: boolean): Promise<void> {
+  private async commit(
+    session: Session,
+    mainCheckout: string,
+    signal: AbortSignal,
+    allowFixes: boolean,
+  ): Promise<void> {
     const { git, store, agents, sessions, pool } = this.deps;
     const worktree = session.worktreePath;
     const status = await git.statusPorcelain(worktree);
@@ -336,31 +443,74 @@ export class TurnRunner {
         const asked = performance.now();
         // The session's channel is idle between its turn and the commit: a Codex app-server answers here.
         const live = pool.get(session.id, session.agent as ProviderId);
-        const reply = await agents.utility(fast, commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch), worktree, signal, { live }).finally(() => {
-          if (this.utilityWaitMs.has(session.id)) this.utilityWaitMs.set(session.id, (this.utilityWaitMs.get(session.id) ?? 0) + performance.now() - asked);
-        });
+        const reply = await agents
+          .utility(
+            fast,
+            commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch),
+            worktree,
+            signal,
+            { live },
+          )
+          .finally(() => {
+            if (this.utilityWaitMs.has(session.id))
+              this.utilityWaitMs.set(
+                session.id,
+                (this.utilityWaitMs.get(session.id) ?? 0) + performance.now() - asked,
+              );
+          });
         if (reply.answer.trim() !== '') message = reply.answer.trim();
       } catch (error) {
-        this.deps.runtime.logger.log('warn', 'commit message generation failed; using the title', error);
-        if (!signal.aborted) await this.utilityFailed(session.id, 'The commit message', error, `Committed as "${message.split('\n')[0] ?? ''}".`);
+        this.deps.runtime.logger.log(
+          'warn',
+          'commit message generation failed; using the title',
+          error,
+        );
+        if (!signal.aborted)
+          await this.utilityFailed(
+            session.id,
+            'The commit message',
+            error,
+            `Committed as "${message.split('\n')[0] ?? ''}".`,
+          );
       }
     }
     for (let attempt = 0; ; attempt++) {
       try {
         const result = await git.commitAll(worktree, message, { amend: ahead > 0 });
         if (result.committed) {
-          await store.sessions.update(session.id, { commitMessage: message, headCommit: result.commit }, this.now());
-          await sessions.note(session.id, 'notice', `[Commit] ${message.split('\n')[0] ?? ''} (${(result.commit ?? '').slice(0, 8)}${ahead > 0 ? ', amended' : ''})`);
+          await store.sessions.update(
+            session.id,
+            { commitMessage: message, headCommit: result.commit },
+            this.now(),
+          );
+          await sessions.note(
+            session.id,
+            'notice',
+            `[Commit] ${message.split('\n')[0] ?? ''} (${(result.commit ?? '').slice(0, 8)}${ahead > 0 ? ', amended' : ''})`,
+          );
         }
         return;
       } catch (error) {
         const { message: why, diagnostics } = describeError(error);
         // A hook fix edits files: only a session that may edit asks its agent for one.
-        if (!allowFixes || session.permissionMode !== 'auto_edit' || attempt >= MAX_HOOK_FIXES || signal.aborted) {
-          await sessions.note(session.id, 'notice', `[Commit Error] ${why}${diagnostics ? `\n${diagnostics}` : ''}\nThe changes stay uncommitted in ${worktree}.`);
+        if (
+          !allowFixes ||
+          session.permissionMode !== 'auto_edit' ||
+          attempt >= MAX_HOOK_FIXES ||
+          signal.aborted
+        ) {
+          await sessions.note(
+            session.id,
+            'notice',
+            `[Commit Error] ${why}${diagnostics ? `\n${diagnostics}` : ''}\nThe changes stay uncommitted in ${worktree}.`,
+          );
           return;
         }
-        await sessions.note(session.id, 'notice', `[Commit] A git hook rejected the commit; asking the agent to fix it (attempt ${attempt + 1} of ${MAX_HOOK_FIXES}).`);
+        await sessions.note(
+          session.id,
+          'notice',
+          `[Commit] A git hook rejected the commit; asking the agent to fix it (attempt ${attempt + 1} of ${MAX_HOOK_FIXES}).`,
+        );
         this.progress(session.id, 'Fixing the commit hook failure…');
         const latest = (await store.sessions.get(session.id)) ?? session;
         const channel = pool.get(session.id, session.agent as ProviderId);
@@ -382,10 +532,22 @@ export class TurnRunner {
           },
           signal,
         );
-        await store.sessions.update(session.id, { providerConversationId: fix.result.providerConversationId ?? latest.providerConversationId }, this.now());
+        await store.sessions.update(
+          session.id,
+          {
+            providerConversationId:
+              fix.result.providerConversationId ?? latest.providerConversationId,
+          },
+          this.now(),
+        );
         await store.sessions.addTokens(session.id, fix.result.inputTokens, fix.result.outputTokens);
         // Counted by model too: budgets add up what the usage table holds.
-        await store.usage.add(session.id, session.model, fix.result.inputTokens, fix.result.outputTokens);
+        await store.usage.add(
+          session.id,
+          session.model,
+          fix.result.inputTokens,
+          fix.result.outputTokens,
+        );
       }
     }
   }
@@ -397,16 +559,39 @@ export class TurnRunner {
       const generation = session.titleGeneration + 1;
       await store.sessions.update(session.id, { titleGeneration: generation }, this.now());
       const fast = this.utilityChoice();
-      const reply = await agents.utility(fast, titlePrompt(prompt), session.worktreePath, this.deps.shutdown);
-      const title = reply.answer.trim().split('\n')[0]?.replace(/^["'`]|["'`.]$/g, '').trim() ?? '';
+      const reply = await agents.utility(
+        fast,
+        titlePrompt(prompt),
+        session.worktreePath,
+        this.deps.shutdown,
+      );
+      const title =
+        reply.answer
+          .trim()
+          .split('\n')[0]
+          ?.replace(/^["'`]|["'`.]$/g, '')
+          .trim() ?? '';
       if (title === '' || title.length > 100) return;
       const latest = await store.sessions.get(session.id);
       if (!latest || latest.titleGeneration !== generation) return;
-      await store.sessions.update(session.id, { title: title.slice(0, 72), titleProvisional: false }, this.now());
+      await store.sessions.update(
+        session.id,
+        { title: title.slice(0, 72), titleProvisional: false },
+        this.now(),
+      );
       await this.deps.sessions.publishSession(session.id);
     } catch (error) {
-      runtime.logger.log('info', `title generation for ${session.id} failed; keeping the first prompt`, error);
-      await this.utilityFailed(session.id, 'The title', error, 'The first line of the prompt stays the title.');
+      runtime.logger.log(
+        'info',
+        `title generation for ${session.id} failed; keeping the first prompt`,
+        error,
+      );
+      await this.utilityFailed(
+        session.id,
+        'The title',
+        error,
+        'The first line of the prompt stays the title.',
+      );
     }
   }
 
@@ -416,17 +601,32 @@ export class TurnRunner {
   }
 
   /** A failed title or commit-message prompt: one line in the transcript (the details are in grove.log). */
-  private async utilityFailed(sessionId: string, what: string, error: unknown, outcome: string): Promise<void> {
+  private async utilityFailed(
+    sessionId: string,
+    what: string,
+    error: unknown,
+    outcome: string,
+  ): Promise<void> {
     const choice = this.utilityChoice();
     const why = sanitizeLine(describeError(error).message.split('\n')[0] ?? '').slice(0, 200);
     await this.deps.sessions
-      .note(sessionId, 'notice', `[Utility Error] ${what} could not be written by ${choice.agent} (${choice.model}): ${why} ${outcome}`)
-      .catch((e: unknown) => this.deps.runtime.logger.log('warn', 'utility failure note failed', e));
+      .note(
+        sessionId,
+        'notice',
+        `[Utility Error] ${what} could not be written by ${choice.agent} (${choice.model}): ${why} ${outcome}`,
+      )
+      .catch((e: unknown) =>
+        this.deps.runtime.logger.log('warn', 'utility failure note failed', e),
+      );
   }
 
   /** A tool call or command the agent ran: kept in the transcript, folded to its first line. */
   private toolCall(sessionId: string, text: string): void {
-    this.deps.sessions.note(sessionId, 'tool', text).catch((error: unknown) => this.deps.runtime.logger.log('warn', 'tool call note failed', error));
+    this.deps.sessions
+      .note(sessionId, 'tool', text)
+      .catch((error: unknown) =>
+        this.deps.runtime.logger.log('warn', 'tool call note failed', error),
+      );
   }
 }
 
@@ -442,5 +642,7 @@ export function conversationHistory(entries: readonly TranscriptEntry[]): Histor
 /** An agent's failed model request (not a crash of Grove, a missing CLI or a stop). */
 function isModelError(error: unknown): boolean {
   const e = error as { kind?: unknown; reason?: unknown } | null;
-  return e?.kind === 'agent' && (e.reason === 'api' || e.reason === 'crash' || e.reason === 'protocol');
+  return (
+    e?.kind === 'agent' && (e.reason === 'api' || e.reason === 'crash' || e.reason === 'protocol')
+  );
 }

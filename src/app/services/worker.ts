@@ -26,7 +26,11 @@ export interface HeldTurn {
   readonly reason: string;
 }
 
-export type OperationOutcome = { readonly operation: Operation; readonly status: 'done' | 'failed' | 'canceled'; readonly error: string | null };
+export type OperationOutcome = {
+  readonly operation: Operation;
+  readonly status: 'done' | 'failed' | 'canceled';
+  readonly error: string | null;
+};
 
 const HEARTBEAT_MS = 5_000;
 const LEASE_RETRY_MS = 2_000;
@@ -60,7 +64,10 @@ export class DeferredTurn extends Error {
  */
 export class SessionWorkers {
   private readonly draining = new Set<string>();
-  private readonly running = new Map<string, { controller: AbortController; operation: Operation }>();
+  private readonly running = new Map<
+    string,
+    { controller: AbortController; operation: Operation }
+  >();
   private readonly outcomeListeners: ((outcome: OperationOutcome) => void)[] = [];
   private readonly released = new Set<string>();
   private readonly heldListeners: ((held: HeldTurn) => void)[] = [];
@@ -79,7 +86,11 @@ export class SessionWorkers {
     this.outcomeListeners.push(listener);
   }
 
-  private report(operation: Operation, status: OperationOutcome['status'], error: string | null): void {
+  private report(
+    operation: Operation,
+    status: OperationOutcome['status'],
+    error: string | null,
+  ): void {
     for (const listener of this.outcomeListeners) listener({ operation, status, error });
   }
 
@@ -143,13 +154,18 @@ export class SessionWorkers {
     if (!hold) return false;
     let next: Operation | undefined;
     try {
-      next = (await store.operations.listUnfinished(sessionId)).find((op) => op.status === 'queued');
+      next = (await store.operations.listUnfinished(sessionId)).find(
+        (op) => op.status === 'queued',
+      );
     } catch (error) {
       logger.log('error', `reading the queue of ${sessionId} failed`, error);
       return true;
     }
     if (!next || (next.kind !== 'start_prompt' && next.kind !== 'reply')) return false;
-    const reason = await hold(sessionId, next).catch((error: unknown) => `the budget could not be checked: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = await hold(sessionId, next).catch(
+      (error: unknown) =>
+        `the budget could not be checked: ${error instanceof Error ? error.message : String(error)}`,
+    );
     if (reason === null) return false;
     for (const listener of this.heldListeners) listener({ operation: next, reason });
     return true;
@@ -173,7 +189,10 @@ export class SessionWorkers {
         const head = waiting.find((op) => op.status === 'queued');
         if (head?.notBefore && head.notBefore > now()) this.wakeAt(sessionId, head.notBefore);
         // Queued work held back by another process's lease: look again shortly.
-        if (waiting.some((op) => op.status === 'queued') && waiting.some((op) => op.status === 'running' && op.owner !== owner)) {
+        if (
+          waiting.some((op) => op.status === 'queued') &&
+          waiting.some((op) => op.status === 'running' && op.owner !== owner)
+        ) {
           setTimeout(() => this.notify(sessionId), LEASE_RETRY_MS).unref();
         }
         return;
@@ -183,7 +202,9 @@ export class SessionWorkers {
       this.running.set(sessionId, { controller, operation });
       const op = operation;
       const heartbeat = setInterval(() => {
-        store.operations.heartbeat(op.id, owner, now()).catch((error: unknown) => logger.log('warn', 'heartbeat failed', error));
+        store.operations
+          .heartbeat(op.id, owner, now())
+          .catch((error: unknown) => logger.log('warn', 'heartbeat failed', error));
       }, HEARTBEAT_MS);
       // A stop another process asked for (a persisted cancel request, e.g. `grove cancel`).
       const cancelPoll = setInterval(() => {
@@ -207,16 +228,21 @@ export class SessionWorkers {
       } catch (error) {
         if (error instanceof DeferredTurn && !controller.signal.aborted) {
           // Back to the queue until the limit lifts; the loop stops at it (FIFO) and a timer wakes it.
-          const deferred = await store.operations.defer(op.id, owner, error.until, error.agent).catch((e: unknown) => {
-            logger.log('error', 'putting a prompt back in the queue failed', e);
-            return false;
-          });
+          const deferred = await store.operations
+            .defer(op.id, owner, error.until, error.agent)
+            .catch((e: unknown) => {
+              logger.log('error', 'putting a prompt back in the queue failed', e);
+              return false;
+            });
           if (deferred) continue;
         }
         const message = error instanceof Error ? error.message : String(error);
-        if (!(error instanceof ReportedError) && !(error instanceof DeferredTurn)) logger.log('error', `operation ${op.kind} ${op.id} failed`, error);
+        if (!(error instanceof ReportedError) && !(error instanceof DeferredTurn))
+          logger.log('error', `operation ${op.kind} ${op.id} failed`, error);
         const status = controller.signal.aborted ? 'canceled' : 'failed';
-        await store.operations.finish(op.id, status, message, now()).catch((e: unknown) => logger.log('error', 'recording an operation result failed', e));
+        await store.operations
+          .finish(op.id, status, message, now())
+          .catch((e: unknown) => logger.log('error', 'recording an operation result failed', e));
         this.report(op, status, message);
       } finally {
         clearInterval(heartbeat);

@@ -1,11 +1,24 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { mentionsForAgent } from '../../domain/mentions.js';
-import { PROVIDERS, providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
+import {
+  PROVIDERS,
+  providerInfo,
+  type ModelChoice,
+  type ProviderId,
+} from '../../domain/providers.js';
 import type { PermissionMode } from '../../domain/session.js';
 import { agentResponseJsonSchema, type AgentResponse } from '../../domain/protocol.js';
 import type { Logger } from '../log.js';
-import { AgentError, type AgentChannel, type ChannelOptions, type HistoryEntry, type RequestKind, type TurnEvent, type TurnResult } from './channel.js';
+import {
+  AgentError,
+  type AgentChannel,
+  type ChannelOptions,
+  type HistoryEntry,
+  type RequestKind,
+  type TurnEvent,
+  type TurnResult,
+} from './channel.js';
 import { detectAgents, which, type DetectedAgent } from './detect.js';
 import { defaultLauncher, type AgentLauncher, type Confinement } from './launcher.js';
 import { buildTurnPrompt } from './prompt.js';
@@ -79,21 +92,46 @@ const TURN_TIMEOUT_MS = 4 * 60 * 60 * 1000;
 const UTILITY_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** The agent layer as the app sees it: channels, detection, protocol turns, utility prompts. */
-export function createAgents(env: NodeJS.ProcessEnv, logger: Logger, launcher: AgentLauncher = defaultLauncher()): Agents {
+export function createAgents(
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  launcher: AgentLauncher = defaultLauncher(),
+): Agents {
   // Messages the CLIs send that their protocol schemas do not describe go to the log.
   const wire = loggingWireWatch(logger);
-  const options = (turnTimeoutMs: number): ChannelOptions => ({ env, turnTimeoutMs, launcher, wire });
+  const options = (turnTimeoutMs: number): ChannelOptions => ({
+    env,
+    turnTimeoutMs,
+    launcher,
+    wire,
+  });
   // What the model service said verbatim (an API error's JSON body) is kept here, not shown.
   const logRaw = (error: unknown): void => {
-    if (error instanceof AgentError && error.raw) logger.log('warn', `${error.provider} turn failed: ${error.message}`, { raw: error.raw.slice(0, 8000) });
+    if (error instanceof AgentError && error.raw)
+      logger.log('warn', `${error.provider} turn failed: ${error.message}`, {
+        raw: error.raw.slice(0, 8000),
+      });
   };
 
-  const turn = async (channel: AgentChannel, input: SessionTurnInput, onEvent: (event: TurnEvent) => void, signal: AbortSignal): Promise<SessionTurnOutput> => {
+  const turn = async (
+    channel: AgentChannel,
+    input: SessionTurnInput,
+    onEvent: (event: TurnEvent) => void,
+    signal: AbortSignal,
+  ): Promise<SessionTurnOutput> => {
     const native = NATIVE_SCHEMA.has(channel.provider);
     // `@path` mentions in the form this CLI reads (the plain path for Codex).
     const form = providerInfo(channel.provider)?.fileMentions ?? 'at-path';
-    const userPrompt = mentionsForAgent(input.userPrompt, form, (path) => existsSync(join(input.cwd, path)));
-    const prompt = buildTurnPrompt({ userPrompt, kind: input.kind, schemaInPrompt: !native, worktree: input.cwd, mode: input.permissionMode });
+    const userPrompt = mentionsForAgent(input.userPrompt, form, (path) =>
+      existsSync(join(input.cwd, path)),
+    );
+    const prompt = buildTurnPrompt({
+      userPrompt,
+      kind: input.kind,
+      schemaInPrompt: !native,
+      worktree: input.cwd,
+      mode: input.permissionMode,
+    });
     const { response, result } = await runProtocolTurn(
       channel,
       {
@@ -128,9 +166,19 @@ export function createAgents(env: NodeJS.ProcessEnv, logger: Logger, launcher: A
     stopAll: () => launcher.stopAll(),
     sweepLeftovers: () => launcher.sweep(),
     turn,
-    async utility(choice: ModelChoice, prompt: string, cwd: string, signal: AbortSignal, extra?: { readonly write?: boolean; readonly live?: AgentChannel }) {
-      const reuse = extra?.live !== undefined && extra.live.provider === choice.agent && extra.live.sideTurns === true;
-      const channel = reuse && extra.live ? extra.live : createChannel(choice.agent, options(UTILITY_TIMEOUT_MS));
+    async utility(
+      choice: ModelChoice,
+      prompt: string,
+      cwd: string,
+      signal: AbortSignal,
+      extra?: { readonly write?: boolean; readonly live?: AgentChannel },
+    ) {
+      const reuse =
+        extra?.live !== undefined &&
+        extra.live.provider === choice.agent &&
+        extra.live.sideTurns === true;
+      const channel =
+        reuse && extra.live ? extra.live : createChannel(choice.agent, options(UTILITY_TIMEOUT_MS));
       try {
         const native = NATIVE_SCHEMA.has(choice.agent);
         const { response, result } = await runProtocolTurn(
@@ -140,7 +188,12 @@ export function createAgents(env: NodeJS.ProcessEnv, logger: Logger, launcher: A
             cwd,
             // Conflict resolution in the main checkout must be allowed to edit it.
             mainCheckout: extra?.write ? '' : cwd,
-            prompt: buildTurnPrompt({ userPrompt: prompt, kind: 'utility', schemaInPrompt: !native, worktree: cwd }),
+            prompt: buildTurnPrompt({
+              userPrompt: prompt,
+              kind: 'utility',
+              schemaInPrompt: !native,
+              worktree: cwd,
+            }),
             kind: 'utility',
             model: choice.model,
             reasoning: choice.reasoning,
@@ -151,7 +204,11 @@ export function createAgents(env: NodeJS.ProcessEnv, logger: Logger, launcher: A
           () => {},
           signal,
         );
-        return { answer: response.answer, inputTokens: result.inputTokens, outputTokens: result.outputTokens };
+        return {
+          answer: response.answer,
+          inputTokens: result.inputTokens,
+          outputTokens: result.outputTokens,
+        };
       } catch (error) {
         logger.log('info', `utility prompt with ${choice.agent}/${choice.model} failed`, error);
         logRaw(error);

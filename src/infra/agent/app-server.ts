@@ -31,12 +31,24 @@ export async function startRuntime(
   installHint: string,
   launcher?: AgentLauncher,
 ): Promise<Runtime> {
-  const proc = await launchAgent(launcher, { provider, command, args, cwd, env }, label, installHint);
+  const proc = await launchAgent(
+    launcher,
+    { provider, command, args, cwd, env },
+    label,
+    installHint,
+  );
   const peer = new JsonRpcPeer(proc.child, withVersion);
   const runtime: Runtime = { proc, peer, cwd, dead: false };
   void proc.exited.then((exit) => {
     runtime.dead = true;
-    peer.close(new AgentError(provider, 'crash', `${label} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`, stderrSummary(proc.stderrTail())));
+    peer.close(
+      new AgentError(
+        provider,
+        'crash',
+        `${label} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`,
+        stderrSummary(proc.stderrTail()),
+      ),
+    );
   });
   return runtime;
 }
@@ -48,12 +60,24 @@ export class TurnAccumulator {
   outputTokens = 0;
 }
 
-export function turnResult(acc: TurnAccumulator, conversationId: string | null, structured: unknown = null): TurnResult {
-  return { message: acc.message, structured, inputTokens: acc.inputTokens, outputTokens: acc.outputTokens, providerConversationId: conversationId };
+export function turnResult(
+  acc: TurnAccumulator,
+  conversationId: string | null,
+  structured: unknown = null,
+): TurnResult {
+  return {
+    message: acc.message,
+    structured,
+    inputTokens: acc.inputTokens,
+    outputTokens: acc.outputTokens,
+    providerConversationId: conversationId,
+  };
 }
 
 export function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }
 
 export function asString(value: unknown): string | null {

@@ -1,4 +1,11 @@
-import { AgentError, type AgentChannel, type ChannelOptions, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
+import {
+  AgentError,
+  type AgentChannel,
+  type ChannelOptions,
+  type TurnEvent,
+  type TurnRequest,
+  type TurnResult,
+} from './channel.js';
 import { launchAgent } from './launcher.js';
 import { readLines, stderrSummary } from './process.js';
 import { permissionModeLabel } from '../../domain/permission-mode.js';
@@ -20,11 +27,18 @@ type Result = ClaudeResult;
 
 /** A progress line for a tool call: "Running a command", "Editing src/app.ts". */
 export function toolProgress(name: string, input: Record<string, unknown> | undefined): string {
-  const path = typeof input?.['file_path'] === 'string' ? input['file_path'] : typeof input?.['path'] === 'string' ? input['path'] : null;
+  const path =
+    typeof input?.['file_path'] === 'string'
+      ? input['file_path']
+      : typeof input?.['path'] === 'string'
+        ? input['path']
+        : null;
   const short = path ? path.split('/').slice(-2).join('/') : null;
   switch (name) {
     case 'Bash':
-      return typeof input?.['description'] === 'string' ? `Running: ${input['description']}` : 'Running a command';
+      return typeof input?.['description'] === 'string'
+        ? `Running: ${input['description']}`
+        : 'Running a command';
     case 'Edit':
     case 'MultiEdit':
     case 'Write':
@@ -47,7 +61,8 @@ export function toolProgress(name: string, input: Record<string, unknown> | unde
 
 export function claudeArgs(request: TurnRequest): string[] {
   const args = ['-p', '--output-format', 'stream-json', '--verbose', '--model', request.model];
-  if (request.reasoning && request.reasoning !== 'default') args.push('--effort', request.reasoning);
+  if (request.reasoning && request.reasoning !== 'default')
+    args.push('--effort', request.reasoning);
   if (request.providerConversationId) args.push('--resume', request.providerConversationId);
   if (request.outputSchema) args.push('--json-schema', JSON.stringify(request.outputSchema));
   args.push(...permissionArgs(request));
@@ -59,7 +74,9 @@ export function claudeArgs(request: TurnRequest): string[] {
  * denies every tool use that is neither allowed nor accepted by the mode.
  * Shell effects outside the worktree are stopped by the OS sandbox.
  */
-export function permissionArgs(request: Pick<TurnRequest, 'permissionMode' | 'cwd' | 'mainCheckout'>): string[] {
+export function permissionArgs(
+  request: Pick<TurnRequest, 'permissionMode' | 'cwd' | 'mainCheckout'>,
+): string[] {
   const reads = READ_TOOLS.join(',');
   switch (request.permissionMode) {
     case 'read_only':
@@ -72,9 +89,23 @@ export function permissionArgs(request: Pick<TurnRequest, 'permissionMode' | 'cw
       // elsewhere, the main checkout explicitly. `//` starts an absolute path in a rule.
       const rule = (dir: string): string => `/${dir.replace(/\/+$/, '')}/**`;
       const allowed = [...AUTO_TOOLS, ...EDIT_TOOLS.map((tool) => `${tool}(${rule(request.cwd)})`)];
-      const args = ['--permission-mode', 'acceptEdits', '--add-dir', request.cwd, '--allowedTools', allowed.join(',')];
+      const args = [
+        '--permission-mode',
+        'acceptEdits',
+        '--add-dir',
+        request.cwd,
+        '--allowedTools',
+        allowed.join(','),
+      ];
       if (request.mainCheckout) {
-        args.push('--settings', JSON.stringify({ permissions: { deny: EDIT_TOOLS.map((tool) => `${tool}(${rule(request.mainCheckout)})`) } }));
+        args.push(
+          '--settings',
+          JSON.stringify({
+            permissions: {
+              deny: EDIT_TOOLS.map((tool) => `${tool}(${rule(request.mainCheckout)})`),
+            },
+          }),
+        );
       }
       return args;
     }
@@ -85,8 +116,18 @@ export function permissionArgs(request: Pick<TurnRequest, 'permissionMode' | 'cw
 
 /** What a denied tool use tried, in words: "use Write on src/a.ts", "use Bash: `rm -rf x`". */
 export function deniedToolText(name: string, input: Record<string, unknown> | undefined): string {
-  const path = typeof input?.['file_path'] === 'string' ? input['file_path'] : typeof input?.['path'] === 'string' ? input['path'] : typeof input?.['notebook_path'] === 'string' ? input['notebook_path'] : null;
-  const command = typeof input?.['command'] === 'string' ? input['command'].replace(/\s+/g, ' ').slice(0, 120) : null;
+  const path =
+    typeof input?.['file_path'] === 'string'
+      ? input['file_path']
+      : typeof input?.['path'] === 'string'
+        ? input['path']
+        : typeof input?.['notebook_path'] === 'string'
+          ? input['notebook_path']
+          : null;
+  const command =
+    typeof input?.['command'] === 'string'
+      ? input['command'].replace(/\s+/g, ' ').slice(0, 120)
+      : null;
   if (command) return `use ${name}: \`${command}\``;
   return path ? `use ${name} on ${path}` : `use ${name}`;
 }
@@ -94,7 +135,10 @@ export function deniedToolText(name: string, input: Record<string, unknown> | un
 function classify(result: Result): AgentError {
   const text = result.result ?? result.errors?.join('; ') ?? 'unknown error';
   const status = result.api_error_status ?? null;
-  const auth = /not logged in|login|invalid api key|authentication|x-api-key/i.test(text) || status === 401 || status === 403;
+  const auth =
+    /not logged in|login|invalid api key|authentication|x-api-key/i.test(text) ||
+    status === 401 ||
+    status === 403;
   // The API's message in words; its raw JSON body goes to the log only.
   return apiAgentError('claude', 'Claude Code', text, { status, reason: auth ? 'auth' : 'api' });
 }
@@ -102,12 +146,31 @@ function classify(result: Result): AgentError {
 export function createClaudeChannel(options: ChannelOptions, binary = 'claude'): AgentChannel {
   return {
     provider: 'claude',
-    async runTurn(request: TurnRequest, onEvent: (event: TurnEvent) => void, signal: AbortSignal): Promise<TurnResult> {
+    async runTurn(
+      request: TurnRequest,
+      onEvent: (event: TurnEvent) => void,
+      signal: AbortSignal,
+    ): Promise<TurnResult> {
       if (signal.aborted) throw new AgentError('claude', 'canceled', 'The turn was stopped.');
-      const proc = await launchAgent(options.launcher, { provider: 'claude', command: binary, args: claudeArgs(request), cwd: request.cwd, env: options.env }, 'Claude Code', 'Install it with `npm install -g @anthropic-ai/claude-code`.');
+      const proc = await launchAgent(
+        options.launcher,
+        {
+          provider: 'claude',
+          command: binary,
+          args: claudeArgs(request),
+          cwd: request.cwd,
+          env: options.env,
+        },
+        'Claude Code',
+        'Install it with `npm install -g @anthropic-ai/claude-code`.',
+      );
       onEvent({ type: 'pid', pid: proc.pid });
       // Attached images as `@path` mentions: Claude Code reads each file in as an image.
-      proc.child.stdin.end(request.images && request.images.length > 0 ? `${request.prompt}\n\nAttached images: ${request.images.map((path) => `@${path}`).join(' ')}` : request.prompt);
+      proc.child.stdin.end(
+        request.images && request.images.length > 0
+          ? `${request.prompt}\n\nAttached images: ${request.images.map((path) => `@${path}`).join(' ')}`
+          : request.prompt,
+      );
       let sessionId: string | null = request.providerConversationId;
       let result: Result | null = null;
       let lastText = '';
@@ -118,8 +181,14 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
         if (id !== null) deniedIds.add(id);
         onEvent({ type: 'denied', text: deniedLine('Claude Code', what, why) });
       };
-      const modeWhy = request.permissionMode === 'auto_edit' ? 'Auto Edit allows edits only inside the worktree' : `${permissionModeLabel(request.permissionMode)} mode allows no writes`;
-      const toolInputs = new Map<string, { name: string; input: Record<string, unknown> | undefined }>();
+      const modeWhy =
+        request.permissionMode === 'auto_edit'
+          ? 'Auto Edit allows edits only inside the worktree'
+          : `${permissionModeLabel(request.permissionMode)} mode allows no writes`;
+      const toolInputs = new Map<
+        string,
+        { name: string; input: Record<string, unknown> | undefined }
+      >();
       const watch = options.wire ?? quietWireWatch;
       /** Why the turn's result event did not match its schema, if it did not. */
       const unreadable: { result: string | null } = { result: null };
@@ -128,7 +197,8 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
         const read = readClaudeLine(line);
         if (!read) return;
         watch.record('claude', read.name, read.verdict, read.issue);
-        if (read.name === 'result' && read.verdict === 'invalid') unreadable.result = read.issue ?? '';
+        if (read.name === 'result' && read.verdict === 'invalid')
+          unreadable.result = read.issue ?? '';
         const event = read.event;
         if (!event) return;
         if (typeof event.session_id === 'string') sessionId = event.session_id;
@@ -146,17 +216,36 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
         } else if (event.type === 'user' && Array.isArray(event.message.content)) {
           // A finished tool call, kept in the transcript (folded to one line).
           for (const block of event.message.content) {
-            const use = block.type === 'tool_result' && typeof block['tool_use_id'] === 'string' ? toolInputs.get(block['tool_use_id']) : undefined;
-            const line = use ? claudeToolLine(use.name, use.input, { is_error: block['is_error'] === true, content: block['content'] }) : null;
+            const use =
+              block.type === 'tool_result' && typeof block['tool_use_id'] === 'string'
+                ? toolInputs.get(block['tool_use_id'])
+                : undefined;
+            const line = use
+              ? claudeToolLine(use.name, use.input, {
+                  is_error: block['is_error'] === true,
+                  content: block['content'],
+                })
+              : null;
             if (line) onEvent({ type: 'tool', text: line });
           }
         } else if (event.type === 'system' && event.subtype === 'permission_denied') {
           const id = event.tool_use_id ?? null;
-          denied(id, deniedToolText(event.tool_name ?? 'a tool', id !== null ? toolInputs.get(id)?.input : undefined), modeWhy);
+          denied(
+            id,
+            deniedToolText(
+              event.tool_name ?? 'a tool',
+              id !== null ? toolInputs.get(id)?.input : undefined,
+            ),
+            modeWhy,
+          );
         } else if (event.type === 'result') {
           result = event;
           for (const d of event.permission_denials ?? []) {
-            denied(d.tool_use_id, deniedToolText(d.tool_name, d.tool_input ?? toolInputs.get(d.tool_use_id)?.input), modeWhy);
+            denied(
+              d.tool_use_id,
+              deniedToolText(d.tool_name, d.tool_input ?? toolInputs.get(d.tool_use_id)?.input),
+              modeWhy,
+            );
           }
         }
       });
@@ -172,20 +261,41 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       if (signal.aborted) throw new AgentError('claude', 'canceled', 'The turn was stopped.');
-      if (timedOut) throw new AgentError('claude', 'timeout', `Claude Code did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`);
+      if (timedOut)
+        throw new AgentError(
+          'claude',
+          'timeout',
+          `Claude Code did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`,
+        );
       const final = result as Result | null;
       if (!final && unreadable.result !== null) {
-        throw new AgentError('claude', 'protocol', 'Claude Code ended the turn with a result this version of Grove does not understand.', `result: ${unreadable.result}`);
+        throw new AgentError(
+          'claude',
+          'protocol',
+          'Claude Code ended the turn with a result this version of Grove does not understand.',
+          `result: ${unreadable.result}`,
+        );
       }
       if (!final) {
-        throw new AgentError('claude', 'crash', `Claude Code exited (${exit.signal ?? `code ${exit.code ?? '?'}`}) without a result.`, stderrSummary(proc.stderrTail()));
+        throw new AgentError(
+          'claude',
+          'crash',
+          `Claude Code exited (${exit.signal ?? `code ${exit.code ?? '?'}`}) without a result.`,
+          stderrSummary(proc.stderrTail()),
+        );
       }
       if (final.is_error) throw classify(final);
       const usage = final.usage;
       return {
-        message: final.structured_output !== undefined && final.structured_output !== null ? JSON.stringify(final.structured_output) : (final.result ?? lastText),
+        message:
+          final.structured_output !== undefined && final.structured_output !== null
+            ? JSON.stringify(final.structured_output)
+            : (final.result ?? lastText),
         structured: final.structured_output ?? null,
-        inputTokens: (usage?.input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0),
+        inputTokens:
+          (usage?.input_tokens ?? 0) +
+          (usage?.cache_read_input_tokens ?? 0) +
+          (usage?.cache_creation_input_tokens ?? 0),
         outputTokens: usage?.output_tokens ?? 0,
         providerConversationId: final.session_id ?? sessionId,
       };

@@ -1,7 +1,21 @@
 import { agentResponseJsonSchema } from '../../domain/protocol.js';
-import { AgentError, type AgentChannel, type ChannelOptions, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
+import {
+  AgentError,
+  type AgentChannel,
+  type ChannelOptions,
+  type TurnEvent,
+  type TurnRequest,
+  type TurnResult,
+} from './channel.js';
 import { RpcError } from './json-rpc.js';
-import { TurnAccumulator, asRecord, asString, startRuntime, turnResult, type Runtime } from './app-server.js';
+import {
+  TurnAccumulator,
+  asRecord,
+  asString,
+  startRuntime,
+  turnResult,
+  type Runtime,
+} from './app-server.js';
 import { decideApproval, deniedLine, describeAsk, type ApprovalAsk } from './approval.js';
 import type { PermissionMode } from '../../domain/permission-mode.js';
 import { CodexTurnUsage } from './usage.js';
@@ -28,14 +42,31 @@ const INSTALL = 'Install it with `npm install -g @openai/codex`.';
  * on-request, so whatever the sandbox does not allow comes to Grove as an
  * approval request, is denied by the mode and shows in the transcript.
  */
-export function codexPolicy(mode: PermissionMode): { approvalPolicy: 'on-request'; sandbox: 'read-only' | 'workspace-write' } {
-  return mode === 'auto_edit' ? { approvalPolicy: 'on-request', sandbox: 'workspace-write' } : { approvalPolicy: 'on-request', sandbox: 'read-only' };
+export function codexPolicy(mode: PermissionMode): {
+  approvalPolicy: 'on-request';
+  sandbox: 'read-only' | 'workspace-write';
+} {
+  return mode === 'auto_edit'
+    ? { approvalPolicy: 'on-request', sandbox: 'workspace-write' }
+    : { approvalPolicy: 'on-request', sandbox: 'read-only' };
 }
 
 /** The same policy as a per-turn override (turn/start), used when the mode changed since the thread opened. */
-export function codexTurnPolicy(mode: PermissionMode): { approvalPolicy: 'on-request'; sandboxPolicy: SandboxPolicy } {
+export function codexTurnPolicy(mode: PermissionMode): {
+  approvalPolicy: 'on-request';
+  sandboxPolicy: SandboxPolicy;
+} {
   return mode === 'auto_edit'
-    ? { approvalPolicy: 'on-request', sandboxPolicy: { type: 'workspaceWrite', writableRoots: [], networkAccess: false, excludeTmpdirEnvVar: false, excludeSlashTmp: true } }
+    ? {
+        approvalPolicy: 'on-request',
+        sandboxPolicy: {
+          type: 'workspaceWrite',
+          writableRoots: [],
+          networkAccess: false,
+          excludeTmpdirEnvVar: false,
+          excludeSlashTmp: true,
+        },
+      }
     : { approvalPolicy: 'on-request', sandboxPolicy: { type: 'readOnly', networkAccess: false } };
 }
 
@@ -55,22 +86,53 @@ function actionPaths(actions: unknown): string[] {
  * escalation, an unsandboxed retry or more network), so every command ask
  * is an escalation.
  */
-export function codexAsk(method: string, params: unknown, changePaths: (itemId: string) => readonly string[]): ApprovalAsk | null {
+export function codexAsk(
+  method: string,
+  params: unknown,
+  changePaths: (itemId: string) => readonly string[],
+): ApprovalAsk | null {
   const p = asRecord(params);
   switch (method) {
     case 'item/commandExecution/requestApproval': {
-      const command = asString(p['command']) ?? (asString(p['kind']) === 'writeStdin' ? 'input to a running command' : 'a command');
-      return { kind: 'command', command, cwd: asString(p['cwd']), paths: actionPaths(p['commandActions']), escalation: true };
+      const command =
+        asString(p['command']) ??
+        (asString(p['kind']) === 'writeStdin' ? 'input to a running command' : 'a command');
+      return {
+        kind: 'command',
+        command,
+        cwd: asString(p['cwd']),
+        paths: actionPaths(p['commandActions']),
+        escalation: true,
+      };
     }
     case 'execCommandApproval':
-      return { kind: 'command', command: stringList(p['command']).join(' ') || 'a command', cwd: asString(p['cwd']), paths: actionPaths(p['parsedCmd']), escalation: true };
+      return {
+        kind: 'command',
+        command: stringList(p['command']).join(' ') || 'a command',
+        cwd: asString(p['cwd']),
+        paths: actionPaths(p['parsedCmd']),
+        escalation: true,
+      };
     case 'item/fileChange/requestApproval':
-      return { kind: 'edit', paths: changePaths(asString(p['itemId']) ?? ''), grantRoot: asString(p['grantRoot']) };
+      return {
+        kind: 'edit',
+        paths: changePaths(asString(p['itemId']) ?? ''),
+        grantRoot: asString(p['grantRoot']),
+      };
     case 'applyPatchApproval':
-      return { kind: 'edit', paths: Object.keys(asRecord(p['fileChanges'])), grantRoot: asString(p['grantRoot']) };
+      return {
+        kind: 'edit',
+        paths: Object.keys(asRecord(p['fileChanges'])),
+        grantRoot: asString(p['grantRoot']),
+      };
     case 'item/permissions/requestApproval': {
       const wanted = asRecord(p['permissions']);
-      const what = [wanted['network'] ? 'network access' : null, wanted['fileSystem'] ? 'more file-system access' : null].filter(Boolean).join(' and ');
+      const what = [
+        wanted['network'] ? 'network access' : null,
+        wanted['fileSystem'] ? 'more file-system access' : null,
+      ]
+        .filter(Boolean)
+        .join(' and ');
       return { kind: 'permissions', what: what || 'more permissions' };
     }
     default:
@@ -102,7 +164,14 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
   let threadMode: PermissionMode | null = null;
   /** The protocol validators, loaded with the first Codex process. */
   let checks: CodexWire | null = null;
-  let current: { acc: TurnAccumulator; usage: CodexTurnUsage; request: TurnRequest; onEvent: (e: TurnEvent) => void; done: (error: Error | null) => void; turnId: string | null } | null = null;
+  let current: {
+    acc: TurnAccumulator;
+    usage: CodexTurnUsage;
+    request: TurnRequest;
+    onEvent: (e: TurnEvent) => void;
+    done: (error: Error | null) => void;
+    turnId: string | null;
+  } | null = null;
 
   const wire = (rt: Runtime, checks: CodexWire): void => {
     // Every message is checked against the pinned Codex's protocol (codex-protocol/); handlers get typed params.
@@ -110,13 +179,23 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     // Paths of each file-change item: its approval request names only the item.
     const changes = new Map<string, string[]>();
     peer.on('item/started', ({ item }) => {
-      if (item.type === 'fileChange') changes.set(item.id, item.changes.map((c) => c.path));
+      if (item.type === 'fileChange')
+        changes.set(
+          item.id,
+          item.changes.map((c) => c.path),
+        );
       const text = itemProgress(item);
       if (text && current) current.onEvent({ type: 'progress', text });
     });
-    peer.on('item/reasoning/summaryTextDelta', ({ delta }) => current?.onEvent({ type: 'thinking', text: delta }));
-    peer.on('item/reasoning/textDelta', ({ delta }) => current?.onEvent({ type: 'thinking', text: delta }));
-    peer.on('item/agentMessage/delta', () => current?.onEvent({ type: 'progress', text: 'Writing the answer' }));
+    peer.on('item/reasoning/summaryTextDelta', ({ delta }) =>
+      current?.onEvent({ type: 'thinking', text: delta }),
+    );
+    peer.on('item/reasoning/textDelta', ({ delta }) =>
+      current?.onEvent({ type: 'thinking', text: delta }),
+    );
+    peer.on('item/agentMessage/delta', () =>
+      current?.onEvent({ type: 'progress', text: 'Writing the answer' }),
+    );
     peer.on('item/completed', ({ item }) => {
       if (item.type === 'agentMessage' && item.text && current) current.acc.message = item.text;
       // A finished command or edit, kept in the transcript (folded to one line).
@@ -132,34 +211,76 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       'turn/completed',
       ({ turn }) => {
         if (!current) return;
-        if (turn.status === 'failed') current.done(apiAgentError('codex', 'Codex', turn.error?.message ?? 'the turn failed'));
-        else if (turn.status === 'interrupted') current.done(new AgentError('codex', 'canceled', 'The turn was stopped.'));
+        if (turn.status === 'failed')
+          current.done(apiAgentError('codex', 'Codex', turn.error?.message ?? 'the turn failed'));
+        else if (turn.status === 'interrupted')
+          current.done(new AgentError('codex', 'canceled', 'The turn was stopped.'));
         else current.done(null);
       },
       // Never wait forever on a turn whose end Grove could not read.
-      (issue) => current?.done(new AgentError('codex', 'protocol', 'Codex ended the turn with a message this version of Grove does not understand.', `turn/completed: ${issue}`)),
+      (issue) =>
+        current?.done(
+          new AgentError(
+            'codex',
+            'protocol',
+            'Codex ended the turn with a message this version of Grove does not understand.',
+            `turn/completed: ${issue}`,
+          ),
+        ),
     );
     peer.on('error', ({ error, willRetry }) => {
-      if (current && !willRetry) current.onEvent({ type: 'progress', text: `Codex: ${error.message.slice(0, 80)}` });
+      if (current && !willRetry)
+        current.onEvent({ type: 'progress', text: `Codex: ${error.message.slice(0, 80)}` });
     });
     // Approvals, fail-closed: what the session's mode does not allow is declined and told in the transcript.
     const decide = (method: string, params: unknown): boolean => {
       const ask = codexAsk(method, params, (itemId) => changes.get(itemId) ?? []);
       if (!ask) return false;
       // No turn of this channel is running: nobody asked for anything.
-      const decision = current ? decideApproval(current.request.permissionMode, rt.cwd, ask) : ({ allow: false, reason: 'no turn is running' } as const);
+      const decision = current
+        ? decideApproval(current.request.permissionMode, rt.cwd, ask)
+        : ({ allow: false, reason: 'no turn is running' } as const);
       if (!decision.allow) {
         const why = asString(asRecord(params)['reason']);
-        current?.onEvent({ type: 'denied', text: deniedLine(LABEL, describeAsk(ask), `${decision.reason}${why ? ` (Codex's reason: ${why.replace(/\s+/g, ' ').slice(0, 160)})` : ''}`) });
+        current?.onEvent({
+          type: 'denied',
+          text: deniedLine(
+            LABEL,
+            describeAsk(ask),
+            `${decision.reason}${why ? ` (Codex's reason: ${why.replace(/\s+/g, ' ').slice(0, 160)})` : ''}`,
+          ),
+        });
       }
       return decision.allow;
     };
-    peer.answer('item/commandExecution/requestApproval', (params) => ({ decision: decide('item/commandExecution/requestApproval', params) ? 'accept' : 'decline' }), { decision: 'decline' });
-    peer.answer('item/fileChange/requestApproval', (params) => ({ decision: decide('item/fileChange/requestApproval', params) ? 'accept' : 'decline' }), { decision: 'decline' });
+    peer.answer(
+      'item/commandExecution/requestApproval',
+      (params) => ({
+        decision: decide('item/commandExecution/requestApproval', params) ? 'accept' : 'decline',
+      }),
+      { decision: 'decline' },
+    );
+    peer.answer(
+      'item/fileChange/requestApproval',
+      (params) => ({
+        decision: decide('item/fileChange/requestApproval', params) ? 'accept' : 'decline',
+      }),
+      { decision: 'decline' },
+    );
     // The legacy requests: a denial carries its reason for the model.
-    const denied = { decision: { denied: { rejection: "Not allowed by the Grove session's permission mode." } } } as const;
-    peer.answer('execCommandApproval', (params) => (decide('execCommandApproval', params) ? { decision: 'approved' } : denied), denied);
-    peer.answer('applyPatchApproval', (params) => (decide('applyPatchApproval', params) ? { decision: 'approved' } : denied), denied);
+    const denied = {
+      decision: { denied: { rejection: "Not allowed by the Grove session's permission mode." } },
+    } as const;
+    peer.answer(
+      'execCommandApproval',
+      (params) => (decide('execCommandApproval', params) ? { decision: 'approved' } : denied),
+      denied,
+    );
+    peer.answer(
+      'applyPatchApproval',
+      (params) => (decide('applyPatchApproval', params) ? { decision: 'approved' } : denied),
+      denied,
+    );
     // Nothing granted: the sandbox stays as the mode set it.
     const noPermissions = { permissions: {}, scope: 'turn' } as const;
     peer.answer(
@@ -179,10 +300,23 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     if (runtime && !runtime.dead) return runtime;
     // Grove's own sandbox keeps /tmp read-only (the agent's TMPDIR is its writable temp folder); Codex's
     // sandbox, nested inside, must not treat /tmp as writable, or every sandboxed command fails to start.
-    const rt = await startRuntime('codex', LABEL, binary, ['app-server', '-c', 'sandbox_workspace_write.exclude_slash_tmp=true'], request.cwd, options.env, false, INSTALL, options.launcher);
+    const rt = await startRuntime(
+      'codex',
+      LABEL,
+      binary,
+      ['app-server', '-c', 'sandbox_workspace_write.exclude_slash_tmp=true'],
+      request.cwd,
+      options.env,
+      false,
+      INSTALL,
+      options.launcher,
+    );
     checks ??= await import('./codex-wire.js');
     wire(rt, checks);
-    await rt.peer.request('initialize', { clientInfo: { name: 'grove', title: 'Grove', version: '1' }, capabilities: null } satisfies CodexClientRequests['initialize']['params']);
+    await rt.peer.request('initialize', {
+      clientInfo: { name: 'grove', title: 'Grove', version: '1' },
+      capabilities: null,
+    } satisfies CodexClientRequests['initialize']['params']);
     rt.peer.notify('initialized');
     runtime = rt;
     threadId = null;
@@ -190,10 +324,21 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
   };
 
   /** The thread id of a thread/start or thread/resume response, checked against the protocol. */
-  const threadIdOf = (method: 'thread/start' | 'thread/resume', response: unknown): string | null => {
+  const threadIdOf = (
+    method: 'thread/start' | 'thread/resume',
+    response: unknown,
+  ): string | null => {
     const checked = checks?.checkResponse(method, response);
-    if (checked) (options.wire ?? quietWireWatch).record('codex', `${method} response`, checked.ok ? 'valid' : 'invalid', checked.ok ? undefined : checked.issue);
-    return checked?.ok ? checked.value.thread.id : asString(asRecord(asRecord(response)['thread'])['id']);
+    if (checked)
+      (options.wire ?? quietWireWatch).record(
+        'codex',
+        `${method} response`,
+        checked.ok ? 'valid' : 'invalid',
+        checked.ok ? undefined : checked.issue,
+      );
+    return checked?.ok
+      ? checked.value.thread.id
+      : asString(asRecord(asRecord(response)['thread'])['id']);
   };
 
   const openThread = async (rt: Runtime, request: TurnRequest): Promise<string> => {
@@ -203,7 +348,12 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     const resumeId = request.providerConversationId;
     if (resumeId) {
       try {
-        const resumed = await rt.peer.request('thread/resume', { threadId: resumeId, approvalPolicy, sandbox, model: request.model } satisfies Partial<CodexClientRequests['thread/resume']['params']>);
+        const resumed = await rt.peer.request('thread/resume', {
+          threadId: resumeId,
+          approvalPolicy,
+          sandbox,
+          model: request.model,
+        } satisfies Partial<CodexClientRequests['thread/resume']['params']>);
         threadId = threadIdOf('thread/resume', resumed) ?? resumeId;
         return threadId;
       } catch (error) {
@@ -211,7 +361,12 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
         // The stored thread is gone: start a new one.
       }
     }
-    const started = await rt.peer.request('thread/start', { cwd: request.cwd, model: request.model, approvalPolicy, sandbox } satisfies Partial<CodexClientRequests['thread/start']['params']>);
+    const started = await rt.peer.request('thread/start', {
+      cwd: request.cwd,
+      model: request.model,
+      approvalPolicy,
+      sandbox,
+    } satisfies Partial<CodexClientRequests['thread/start']['params']>);
     threadId = threadIdOf('thread/start', started);
     if (!threadId) throw new AgentError('codex', 'crash', 'Codex did not return a thread id.');
     return threadId;
@@ -223,24 +378,44 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
    */
   const openSideThread = async (rt: Runtime, request: TurnRequest): Promise<string> => {
     const { approvalPolicy, sandbox } = codexPolicy(request.permissionMode);
-    const started = asRecord(await rt.peer.request('thread/start', { cwd: request.cwd, model: request.model, approvalPolicy, sandbox, ephemeral: true }));
+    const started = asRecord(
+      await rt.peer.request('thread/start', {
+        cwd: request.cwd,
+        model: request.model,
+        approvalPolicy,
+        sandbox,
+        ephemeral: true,
+      }),
+    );
     const id = asString(asRecord(started['thread'])['id']);
     if (!id) throw new AgentError('codex', 'crash', 'Codex did not return a thread id.');
     return id;
   };
 
-  const attempt = async (request: TurnRequest, onEvent: (e: TurnEvent) => void, signal: AbortSignal): Promise<TurnResult> => {
+  const attempt = async (
+    request: TurnRequest,
+    onEvent: (e: TurnEvent) => void,
+    signal: AbortSignal,
+  ): Promise<TurnResult> => {
     const rt = await ensure(request);
     const side = request.kind === 'utility';
     const thread = side ? await openSideThread(rt, request) : await openThread(rt, request);
     const acc = new TurnAccumulator();
     const finished = new Promise<void>((resolve, reject) => {
-      current = { acc, usage: new CodexTurnUsage(), request, onEvent, turnId: null, done: (error) => (error ? reject(error) : resolve()) };
+      current = {
+        acc,
+        usage: new CodexTurnUsage(),
+        request,
+        onEvent,
+        turnId: null,
+        done: (error) => (error ? reject(error) : resolve()),
+      };
     });
     finished.catch(() => {}); // observed below; never an unhandled rejection
     const onAbort = (): void => {
       const turnId = current?.turnId;
-      if (turnId) void rt.peer.request('turn/interrupt', { threadId: thread, turnId }).catch(() => {});
+      if (turnId)
+        void rt.peer.request('turn/interrupt', { threadId: thread, turnId }).catch(() => {});
       setTimeout(() => {
         if (current) {
           rt.proc.kill();
@@ -261,7 +436,10 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       const params: Partial<CodexClientRequests['turn/start']['params']> = {
         threadId: thread,
         // Attached images are `localImage` input items after the text.
-        input: [{ type: 'text', text: request.prompt, text_elements: [] }, ...(request.images ?? []).map((path) => ({ type: 'localImage' as const, path }))],
+        input: [
+          { type: 'text', text: request.prompt, text_elements: [] },
+          ...(request.images ?? []).map((path) => ({ type: 'localImage' as const, path })),
+        ],
         model: request.model,
         outputSchema: request.outputSchema ? (agentResponseJsonSchema(true) as JsonValue) : null,
       };
@@ -270,13 +448,33 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
         Object.assign(params, codexTurnPolicy(request.permissionMode));
         threadMode = request.permissionMode;
       }
-      const started = await Promise.race([rt.peer.request('turn/start', params), finished.then(() => null)]);
+      const started = await Promise.race([
+        rt.peer.request('turn/start', params),
+        finished.then(() => null),
+      ]);
       const startedId = asString(asRecord(asRecord(started)['turn'])['id']);
       if (current && startedId) current.turnId ??= startedId;
-      await Promise.race([finished, rt.proc.exited.then(() => Promise.reject(new AgentError('codex', 'crash', 'Codex exited during the turn.', rt.proc.stderrTail().slice(-800))))]);
+      await Promise.race([
+        finished,
+        rt.proc.exited.then(() =>
+          Promise.reject(
+            new AgentError(
+              'codex',
+              'crash',
+              'Codex exited during the turn.',
+              rt.proc.stderrTail().slice(-800),
+            ),
+          ),
+        ),
+      ]);
     } catch (error) {
       if (signal.aborted) throw new AgentError('codex', 'canceled', 'The turn was stopped.');
-      if (timedOut) throw new AgentError('codex', 'timeout', `Codex did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`);
+      if (timedOut)
+        throw new AgentError(
+          'codex',
+          'timeout',
+          `Codex did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`,
+        );
       throw error;
     } finally {
       clearTimeout(timer);
@@ -296,8 +494,14 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
         return await attempt(request, onEvent, signal);
       } catch (error) {
         // The process died mid-turn: restart once and resume the thread.
-        if (error instanceof AgentError && error.reason === 'crash' && !signal.aborted && runtime?.dead) {
-          const resumeId = request.kind === 'utility' ? null : (threadId ?? request.providerConversationId);
+        if (
+          error instanceof AgentError &&
+          error.reason === 'crash' &&
+          !signal.aborted &&
+          runtime?.dead
+        ) {
+          const resumeId =
+            request.kind === 'utility' ? null : (threadId ?? request.providerConversationId);
           runtime = null;
           threadId = null;
           onEvent({ type: 'progress', text: 'Codex stopped unexpectedly; restarting it…' });

@@ -34,12 +34,31 @@ export async function detectAgents(env: NodeJS.ProcessEnv): Promise<DetectedAgen
       if (!path) return { id: provider.id, binary: provider.binary, path: null, version: null };
       try {
         const { execa } = await loadExeca();
-        const result = await execa(path, ['--version'], { env: { ...env, GEMINI_CLI_NO_RELAUNCH: 'true' }, timeout: 3000, reject: false, stdin: 'ignore' });
+        const result = await execa(path, ['--version'], {
+          env: { ...env, GEMINI_CLI_NO_RELAUNCH: 'true' },
+          timeout: 3000,
+          reject: false,
+          stdin: 'ignore',
+        });
         const text = `${String(result.stdout)}\n${String(result.stderr)}`;
         const version = /\d+\.\d+\.\d+[\w.-]*/.exec(text)?.[0] ?? null;
-        return { id: provider.id, binary: provider.binary, path, version, ...(version ? {} : { error: result.timedOut ? '--version timed out' : 'no version reported' }) };
+        return {
+          id: provider.id,
+          binary: provider.binary,
+          path,
+          version,
+          ...(version
+            ? {}
+            : { error: result.timedOut ? '--version timed out' : 'no version reported' }),
+        };
       } catch (error) {
-        return { id: provider.id, binary: provider.binary, path, version: null, error: error instanceof Error ? error.message : String(error) };
+        return {
+          id: provider.id,
+          binary: provider.binary,
+          path,
+          version: null,
+          error: error instanceof Error ? error.message : String(error),
+        };
       }
     }),
   );

@@ -1,8 +1,25 @@
-import { AgentError, type AgentChannel, type ChannelOptions, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
+import {
+  AgentError,
+  type AgentChannel,
+  type ChannelOptions,
+  type TurnEvent,
+  type TurnRequest,
+  type TurnResult,
+} from './channel.js';
 import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from './app-server.js';
-import { commandPaths, decideApproval, deniedLine, describeAsk, type ApprovalAsk } from './approval.js';
+import {
+  commandPaths,
+  decideApproval,
+  deniedLine,
+  describeAsk,
+  type ApprovalAsk,
+} from './approval.js';
 import type { PermissionMode } from '../../domain/permission-mode.js';
-import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from '@agentclientprotocol/sdk';
+import type {
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+} from '@agentclientprotocol/sdk';
 import type { AcpClient, AcpClientHandlers } from './acp-client.js';
 import { launchAgent } from './launcher.js';
 import { stderrSummary, type AgentProcess } from './process.js';
@@ -32,7 +49,9 @@ export function encodeConversation(sessionId: string, minute: number): string {
   return `${sessionId}@${minute}`;
 }
 
-export function decodeConversation(id: string | null): { sessionId: string; minute: number } | null {
+export function decodeConversation(
+  id: string | null,
+): { sessionId: string; minute: number } | null {
   if (!id) return null;
   const at = id.lastIndexOf('@');
   if (at === -1) return { sessionId: id, minute: 0 };
@@ -42,7 +61,14 @@ export function decodeConversation(id: string | null): { sessionId: string; minu
 function toolPaths(toolCall: Record<string, unknown>): string[] {
   const locations = Array.isArray(toolCall['locations']) ? toolCall['locations'].map(asRecord) : [];
   const content = Array.isArray(toolCall['content']) ? toolCall['content'].map(asRecord) : [];
-  return [...new Set([...locations.map((l) => asString(l['path'])), ...content.map((c) => asString(c['path']))].filter((p): p is string => p !== null))];
+  return [
+    ...new Set(
+      [
+        ...locations.map((l) => asString(l['path'])),
+        ...content.map((c) => asString(c['path'])),
+      ].filter((p): p is string => p !== null),
+    ),
+  ];
 }
 
 /**
@@ -58,7 +84,13 @@ export function geminiAsk(toolCall: Record<string, unknown>): ApprovalAsk {
       const content = Array.isArray(toolCall['content']) ? toolCall['content'].map(asRecord) : [];
       const text = content.map((c) => asString(asRecord(c['content'])['text']) ?? '').join('\n');
       const cwd = /\[current working directory ([^\]\n]+)\]/.exec(text)?.[1] ?? null;
-      return { kind: 'command', command: title, cwd, paths: [...paths, ...commandPaths(title)], escalation: false };
+      return {
+        kind: 'command',
+        command: title,
+        cwd,
+        paths: [...paths, ...commandPaths(title)],
+        escalation: false,
+      };
     }
     case 'edit':
     case 'delete':
@@ -89,8 +121,13 @@ interface AcpRuntime {
 
 /** The turn Grove stopped because the model service kept failing past the retry budget. */
 function retriesSpent(retry: GeminiRetry, budget: number): AgentError {
-  const tries = budget === 0 ? 'on the first try' : `after ${budget} ${budget === 1 ? 'retry' : 'retries'}`;
-  return new AgentError('gemini', 'api', `Gemini CLI's model request still failed ${tries} (${retry.status ? `HTTP ${retry.status}: ` : ''}${retry.reason}); Grove stopped the turn.`);
+  const tries =
+    budget === 0 ? 'on the first try' : `after ${budget} ${budget === 1 ? 'retry' : 'retries'}`;
+  return new AgentError(
+    'gemini',
+    'api',
+    `Gemini CLI's model request still failed ${tries} (${retry.status ? `HTTP ${retry.status}: ` : ''}${retry.reason}); Grove stopped the turn.`,
+  );
 }
 
 export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'): AgentChannel {
@@ -98,7 +135,13 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
   let conversation: string | null = null;
   /** The ACP mode of the live Gemini session (a new or loaded one starts in `default`). */
   let sessionMode: string | null = null;
-  let current: { acc: TurnAccumulator; request: TurnRequest; onEvent: (e: TurnEvent) => void; sessionId: string; gaveUp: GeminiRetry | null } | null = null;
+  let current: {
+    acc: TurnAccumulator;
+    request: TurnRequest;
+    onEvent: (e: TurnEvent) => void;
+    sessionId: string;
+    gaveUp: GeminiRetry | null;
+  } | null = null;
 
   // Each retry Gemini CLI makes is shown; past the retry budget Grove stops the turn.
   const onRetry = (retry: GeminiRetry): void => {
@@ -115,7 +158,11 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
   const handlers = (cwd: string): AcpClientHandlers => ({
     update({ update }: SessionNotification): void {
       // session/load replays the stored conversation as message chunks: none means it came back empty.
-      if (update.sessionUpdate === 'user_message_chunk' || update.sessionUpdate === 'agent_message_chunk') reloaded++;
+      if (
+        update.sessionUpdate === 'user_message_chunk' ||
+        update.sessionUpdate === 'agent_message_chunk'
+      )
+        reloaded++;
       if (!current) return;
       switch (update.sessionUpdate) {
         case 'agent_message_chunk':
@@ -125,12 +172,18 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
           }
           break;
         case 'agent_thought_chunk':
-          current.onEvent({ type: 'thinking', text: update.content.type === 'text' ? update.content.text : '' });
+          current.onEvent({
+            type: 'thinking',
+            text: update.content.type === 'text' ? update.content.text : '',
+          });
           break;
         case 'tool_call': {
           // Text before a tool call was narration; the reply is what comes after the last one.
           current.acc.message = '';
-          current.onEvent({ type: 'progress', text: (update.title || 'Using a tool').slice(0, 80) });
+          current.onEvent({
+            type: 'progress',
+            text: (update.title || 'Using a tool').slice(0, 80),
+          });
           toolCalls.set(update.toolCallId, { title: update.title, kind: update.kind ?? null });
           const line = geminiToolLine(update);
           if (line) current.onEvent({ type: 'tool', text: line });
@@ -148,21 +201,40 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       }
     },
     // Permission requests, fail-closed: what the session's mode does not allow is rejected and told in the transcript.
-    permission({ options: choices, toolCall }: RequestPermissionRequest): RequestPermissionResponse {
+    permission({
+      options: choices,
+      toolCall,
+    }: RequestPermissionRequest): RequestPermissionResponse {
       const ask = geminiAsk(toolCall);
-      const decision = current ? decideApproval(current.request.permissionMode, cwd, ask) : ({ allow: false, reason: 'no turn is running' } as const);
-      if (!decision.allow) current?.onEvent({ type: 'denied', text: deniedLine(LABEL, describeAsk(ask), decision.reason) });
+      const decision = current
+        ? decideApproval(current.request.permissionMode, cwd, ask)
+        : ({ allow: false, reason: 'no turn is running' } as const);
+      if (!decision.allow)
+        current?.onEvent({
+          type: 'denied',
+          text: deniedLine(LABEL, describeAsk(ask), decision.reason),
+        });
       const allowed = decision.allow;
-      const pick = (kind: string): string | null => choices.find((o) => o.kind === kind)?.optionId ?? null;
-      const optionId = allowed ? (pick('allow_once') ?? pick('allow_always')) : (pick('reject_once') ?? pick('reject_always'));
-      return optionId ? { outcome: { outcome: 'selected', optionId } } : { outcome: { outcome: 'cancelled' } };
+      const pick = (kind: string): string | null =>
+        choices.find((o) => o.kind === kind)?.optionId ?? null;
+      const optionId = allowed
+        ? (pick('allow_once') ?? pick('allow_always'))
+        : (pick('reject_once') ?? pick('reject_always'));
+      return optionId
+        ? { outcome: { outcome: 'selected', optionId } }
+        : { outcome: { outcome: 'cancelled' } };
     },
   });
 
   const start = async (args: string[], cwd: string): Promise<AcpRuntime> => {
     const { connectAcp } = await import('./acp-client.js');
     const retries = watchGeminiRetries({ ...options.env, GEMINI_CLI_NO_RELAUNCH: 'true' }, onRetry);
-    const proc = await launchAgent(options.launcher, { provider: 'gemini', command: binary, args, cwd, env: retries.env }, LABEL, INSTALL).catch((error: unknown) => {
+    const proc = await launchAgent(
+      options.launcher,
+      { provider: 'gemini', command: binary, args, cwd, env: retries.env },
+      LABEL,
+      INSTALL,
+    ).catch((error: unknown) => {
       retries.stop();
       throw error;
     });
@@ -171,7 +243,14 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     const rt: AcpRuntime = { proc, acp, cwd, dead: false };
     void proc.exited.then((exit) => {
       rt.dead = true;
-      acp.close(new AgentError('gemini', 'crash', `${LABEL} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`, stderrSummary(proc.stderrTail())));
+      acp.close(
+        new AgentError(
+          'gemini',
+          'crash',
+          `${LABEL} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`,
+          stderrSummary(proc.stderrTail()),
+        ),
+      );
     });
     return rt;
   };
@@ -182,11 +261,20 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
   let reloaded = 0;
 
   /** The live session; `lost` when a stored conversation could not be reloaded (the caller replays it). */
-  const ensure = async (request: TurnRequest): Promise<{ rt: AcpRuntime; sessionId: string; lost: boolean }> => {
+  const ensure = async (
+    request: TurnRequest,
+  ): Promise<{ rt: AcpRuntime; sessionId: string; lost: boolean }> => {
     if (!runtime || runtime.dead) {
-      const args = ['--acp', ...(request.model && request.model !== 'auto' ? ['-m', request.model] : [])];
+      const args = [
+        '--acp',
+        ...(request.model && request.model !== 'auto' ? ['-m', request.model] : []),
+      ];
       const rt = await start(args, request.cwd);
-      await rt.acp.request('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'grove', version: '1' } });
+      await rt.acp.request('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: 'grove', version: '1' },
+      });
       runtime = rt;
       conversation = null;
     }
@@ -198,7 +286,11 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     if (stored && stored.minute < minuteNow()) {
       try {
         reloaded = 0;
-        await rt.acp.request('session/load', { sessionId: stored.sessionId, cwd: request.cwd, mcpServers: [] });
+        await rt.acp.request('session/load', {
+          sessionId: stored.sessionId,
+          cwd: request.cwd,
+          mcpServers: [],
+        });
         if (reloaded > 0 || (request.history ?? []).length === 0) {
           conversation = encodeConversation(stored.sessionId, stored.minute);
           sessionMode = 'default';
@@ -211,7 +303,8 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     }
     const created = await rt.acp.request('session/new', { cwd: request.cwd, mcpServers: [] });
     const sessionId = asString(created.sessionId);
-    if (!sessionId) throw new AgentError('gemini', 'crash', 'Gemini CLI did not return a session id.');
+    if (!sessionId)
+      throw new AgentError('gemini', 'crash', 'Gemini CLI did not return a session id.');
     conversation = encodeConversation(sessionId, minuteNow());
     sessionMode = 'default';
     return { rt, sessionId, lost: stored !== null };
@@ -255,11 +348,16 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       }, options.turnTimeoutMs);
       timer.unref();
       try {
-        const result = await rt.acp.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: prompt }, ...(await acpImageBlocks(request.images ?? []))] });
+        const result = await rt.acp.request('session/prompt', {
+          sessionId,
+          prompt: [{ type: 'text', text: prompt }, ...(await acpImageBlocks(request.images ?? []))],
+        });
         const stop = result.stopReason;
         if (turn.gaveUp) throw retriesSpent(turn.gaveUp, request.modelRetries ?? 0);
-        if (signal.aborted || stop === 'cancelled') throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
-        if (stop && stop !== 'end_turn') throw new AgentError('gemini', 'api', `Gemini CLI stopped the turn early (${stop}).`);
+        if (signal.aborted || stop === 'cancelled')
+          throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
+        if (stop && stop !== 'end_turn')
+          throw new AgentError('gemini', 'api', `Gemini CLI stopped the turn early (${stop}).`);
         // Gemini CLI's own extension (_meta.quota), or ACP's draft `usage` field.
         const meta = asRecord(asRecord(result._meta)['quota']);
         const count = asRecord(meta['token_count']);
@@ -269,12 +367,24 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         return turnResult(acc, conversation);
       } catch (error) {
         if (signal.aborted) throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
-        if (timedOut) throw new AgentError('gemini', 'timeout', `Gemini CLI did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`);
+        if (timedOut)
+          throw new AgentError(
+            'gemini',
+            'timeout',
+            `Gemini CLI did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`,
+          );
         if (error instanceof AgentError) throw error;
         const message = error instanceof Error ? error.message : String(error);
         // The API's message in words (its raw JSON body goes to the log); ACP's error data carries the HTTP status.
-        const status = error instanceof Error && 'data' in error ? asNumber(asRecord(error.data)['code']) || null : null;
-        throw apiAgentError('gemini', 'Gemini CLI', message, { status, ...(/\bauth|api key|credential/i.test(message) ? { reason: 'auth' as const } : {}), diagnostics: rt.proc.stderrTail().slice(-800) });
+        const status =
+          error instanceof Error && 'data' in error
+            ? asNumber(asRecord(error.data)['code']) || null
+            : null;
+        throw apiAgentError('gemini', 'Gemini CLI', message, {
+          status,
+          ...(/\bauth|api key|credential/i.test(message) ? { reason: 'auth' as const } : {}),
+          diagnostics: rt.proc.stderrTail().slice(-800),
+        });
       } finally {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);

@@ -73,7 +73,9 @@ export class JsonRpcPeer {
 
   private send(message: Record<string, unknown>): void {
     if (this.closedError || this.child.stdin.destroyed) return;
-    this.child.stdin.write(`${JSON.stringify(this.withVersion ? { jsonrpc: '2.0', ...message } : message)}\n`);
+    this.child.stdin.write(
+      `${JSON.stringify(this.withVersion ? { jsonrpc: '2.0', ...message } : message)}\n`,
+    );
   }
 
   private receive(line: string): void {
@@ -101,7 +103,8 @@ export class JsonRpcPeer {
     const pending = this.pending.get(id as number | string);
     if (!pending) return;
     this.pending.delete(id as number | string);
-    const error = message['error'] as { code?: number; message?: string; data?: unknown } | undefined;
+    const error = message['error'] as
+      { code?: number; message?: string; data?: unknown } | undefined;
     if (error) pending.reject(new RpcError(error.code ?? -1, error.message ?? 'error', error.data));
     else pending.resolve(message['result']);
   }
@@ -116,7 +119,10 @@ export class JsonRpcPeer {
     try {
       this.send({ id, result: await handler(params) });
     } catch (error) {
-      this.send({ id, error: { code: -32603, message: error instanceof Error ? error.message : String(error) } });
+      this.send({
+        id,
+        error: { code: -32603, message: error instanceof Error ? error.message : String(error) },
+      });
     }
   }
 }

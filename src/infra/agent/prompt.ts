@@ -5,7 +5,12 @@ import type { RequestKind } from './channel.js';
 const SEPARATOR = '\n\n---\n\n';
 
 function schemaBlock(): string {
-  return ['The JSON Schema of that object:', '```json', JSON.stringify(agentResponseJsonSchema(true), null, 2), '```'].join('\n');
+  return [
+    'The JSON Schema of that object:',
+    '```json',
+    JSON.stringify(agentResponseJsonSchema(true), null, 2),
+    '```',
+  ].join('\n');
 }
 
 function sessionRules(worktree: string): string {
@@ -45,8 +50,17 @@ function utilityRules(): string {
 }
 
 /** The full prompt for one turn: Grove's protocol preamble, then the user's words. */
-export function buildTurnPrompt(input: { userPrompt: string; kind: RequestKind; schemaInPrompt: boolean; worktree: string; mode?: PermissionMode }): string {
-  const rules = input.kind === 'utility' ? utilityRules() : `${modeRules(input.mode ?? 'auto_edit')}${sessionRules(input.worktree)}`;
+export function buildTurnPrompt(input: {
+  userPrompt: string;
+  kind: RequestKind;
+  schemaInPrompt: boolean;
+  worktree: string;
+  mode?: PermissionMode;
+}): string {
+  const rules =
+    input.kind === 'utility'
+      ? utilityRules()
+      : `${modeRules(input.mode ?? 'auto_edit')}${sessionRules(input.worktree)}`;
   const schema = input.schemaInPrompt ? `\n\n${schemaBlock()}` : '';
   return `${rules}${schema}${SEPARATOR}${input.userPrompt}`;
 }

@@ -1,6 +1,16 @@
-import { AgentResponseSchema, parseAgentResponse, type AgentResponse } from '../../domain/protocol.js';
+import {
+  AgentResponseSchema,
+  parseAgentResponse,
+  type AgentResponse,
+} from '../../domain/protocol.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
-import { AgentError, type AgentChannel, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
+import {
+  AgentError,
+  type AgentChannel,
+  type TurnEvent,
+  type TurnRequest,
+  type TurnResult,
+} from './channel.js';
 import { buildRepairPrompt } from './prompt.js';
 
 export interface ProtocolTurn {
@@ -9,7 +19,9 @@ export interface ProtocolTurn {
   readonly repaired: boolean;
 }
 
-function parseResult(result: TurnResult): { ok: true; value: AgentResponse } | { ok: false; diagnostic: string } {
+function parseResult(
+  result: TurnResult,
+): { ok: true; value: AgentResponse } | { ok: false; diagnostic: string } {
   if (result.structured && typeof result.structured === 'object') {
     const structured = AgentResponseSchema.safeParse(result.structured);
     if (structured.success) return { ok: true, value: structured.data };
@@ -21,8 +33,18 @@ function parseResult(result: TurnResult): { ok: true; value: AgentResponse } | {
 export function sanitizeResponse(response: AgentResponse): AgentResponse {
   return {
     answer: sanitizeText(response.answer),
-    questions: response.questions.map((q) => ({ text: sanitizeText(q.text), options: q.options.map(sanitizeLine) })),
-    ...(response.summary === undefined ? {} : { summary: response.summary && { turn: sanitizeText(response.summary.turn), session: sanitizeText(response.summary.session) } }),
+    questions: response.questions.map((q) => ({
+      text: sanitizeText(q.text),
+      options: q.options.map(sanitizeLine),
+    })),
+    ...(response.summary === undefined
+      ? {}
+      : {
+          summary: response.summary && {
+            turn: sanitizeText(response.summary.turn),
+            session: sanitizeText(response.summary.session),
+          },
+        }),
   };
 }
 
@@ -43,12 +65,21 @@ export function sanitizeEvent(event: TurnEvent): TurnEvent {
  * protocol gets one repair round-trip in the same conversation; then the
  * turn fails with a diagnostic (never the raw output).
  */
-export async function runProtocolTurn(channel: AgentChannel, request: TurnRequest, onRawEvent: (event: TurnEvent) => void, signal: AbortSignal): Promise<ProtocolTurn> {
+export async function runProtocolTurn(
+  channel: AgentChannel,
+  request: TurnRequest,
+  onRawEvent: (event: TurnEvent) => void,
+  signal: AbortSignal,
+): Promise<ProtocolTurn> {
   const onEvent = (event: TurnEvent): void => onRawEvent(sanitizeEvent(event));
   const first = await channel.runTurn(request, onEvent, signal);
   const parsed = parseResult(first);
-  if (parsed.ok) return { response: sanitizeResponse(parsed.value), result: first, repaired: false };
-  onEvent({ type: 'progress', text: 'The reply was not in the expected format; asking the agent to restate it…' });
+  if (parsed.ok)
+    return { response: sanitizeResponse(parsed.value), result: first, repaired: false };
+  onEvent({
+    type: 'progress',
+    text: 'The reply was not in the expected format; asking the agent to restate it…',
+  });
   const schemaInPrompt = request.outputSchema === null;
   const second = await channel.runTurn(
     {
@@ -70,5 +101,10 @@ export async function runProtocolTurn(channel: AgentChannel, request: TurnReques
     providerConversationId: second.providerConversationId ?? first.providerConversationId,
   };
   if (repaired.ok) return { response: sanitizeResponse(repaired.value), result, repaired: true };
-  throw new AgentError(channel.provider, 'protocol', "The agent's reply did not follow the reply format, even after one repair request.", repaired.diagnostic);
+  throw new AgentError(
+    channel.provider,
+    'protocol',
+    "The agent's reply did not follow the reply format, even after one repair request.",
+    repaired.diagnostic,
+  );
 }

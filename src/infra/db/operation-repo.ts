@@ -41,7 +41,10 @@ export interface OperationRepo {
   /** Records the latest progress line of a running operation. */
   setProgress(id: string, text: string | null): Promise<void>;
   /** Progress of the operations of a project's sessions that other processes are running now. */
-  progressElsewhere(projectId: number, owner: string): Promise<{ sessionId: string; progress: string }[]>;
+  progressElsewhere(
+    projectId: number,
+    owner: string,
+  ): Promise<{ sessionId: string; progress: string }[]>;
   /**
    * Puts a running turn back in the queue, not to be taken before `notBefore`
    * (its agent reported a usage limit that lifts then). False when `owner`
@@ -140,7 +143,11 @@ const insertionOrder = sql`rowid`;
 export function createOperationRepo(db: Executor): OperationRepo {
   return {
     async get(id) {
-      const row = await db.selectFrom('session_operation').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('session_operation')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row ? decodeOperation(row) : undefined;
     },
 
@@ -166,7 +173,14 @@ export function createOperationRepo(db: Executor): OperationRepo {
       // workers can never claim the same row.
       const row = await db
         .updateTable('session_operation')
-        .set({ status: 'running', owner, heartbeat_at: now, started_at: now, not_before: null, wait_agent: null })
+        .set({
+          status: 'running',
+          owner,
+          heartbeat_at: now,
+          started_at: now,
+          not_before: null,
+          wait_agent: null,
+        })
         .where('status', '=', 'queued')
         // The oldest queued one waits for an agent's usage limit to lift: nothing runs before it.
         .where((eb) => eb.or([eb('not_before', 'is', null), eb('not_before', '<=', now)]))
@@ -201,7 +215,12 @@ export function createOperationRepo(db: Executor): OperationRepo {
     },
 
     async setProgress(id, text) {
-      await db.updateTable('session_operation').set({ progress: text }).where('id', '=', id).where('status', '=', 'running').execute();
+      await db
+        .updateTable('session_operation')
+        .set({ progress: text })
+        .where('id', '=', id)
+        .where('status', '=', 'running')
+        .execute();
     },
 
     async progressElsewhere(projectId, owner) {
@@ -214,13 +233,23 @@ export function createOperationRepo(db: Executor): OperationRepo {
         .where('op.owner', '!=', owner)
         .where('op.progress', 'is not', null)
         .execute();
-      return rows.flatMap((row) => (row.progress === null ? [] : [{ sessionId: row.session_id, progress: row.progress }]));
+      return rows.flatMap((row) =>
+        row.progress === null ? [] : [{ sessionId: row.session_id, progress: row.progress }],
+      );
     },
 
     async defer(id, owner, notBefore, agent) {
       const result = await db
         .updateTable('session_operation')
-        .set({ status: 'queued', owner, heartbeat_at: null, started_at: null, progress: null, not_before: notBefore, wait_agent: agent })
+        .set({
+          status: 'queued',
+          owner,
+          heartbeat_at: null,
+          started_at: null,
+          progress: null,
+          not_before: notBefore,
+          wait_agent: agent,
+        })
         .where('id', '=', id)
         .where('status', '=', 'running')
         .where('owner', '=', owner)
@@ -310,7 +339,9 @@ export function createOperationRepo(db: Executor): OperationRepo {
           return alive.get(key) === true;
         };
         const dead = unfinished.filter(
-          (op) => !ownerAlive(op.owner, op.heartbeat_at) && !(op.status === 'queued' && KEPT_WHEN_QUEUED.has(op.kind)),
+          (op) =>
+            !ownerAlive(op.owner, op.heartbeat_at) &&
+            !(op.status === 'queued' && KEPT_WHEN_QUEUED.has(op.kind)),
         );
         if (dead.length === 0) return [];
         await trx
@@ -332,7 +363,12 @@ export function createOperationRepo(db: Executor): OperationRepo {
             .filter((op) => op.session_id === sessionId && op.status === 'running')
             .map((op) => op.heartbeat_at ?? op.started_at ?? now)
             .reduce((latest, at) => Math.max(latest, at), -Infinity);
-          await sessions.setStatus(sessionId, 'Review', now, Number.isFinite(lastSeen) ? Math.min(lastSeen, now) : undefined);
+          await sessions.setStatus(
+            sessionId,
+            'Review',
+            now,
+            Number.isFinite(lastSeen) ? Math.min(lastSeen, now) : undefined,
+          );
         }
         return sessionIds;
       });

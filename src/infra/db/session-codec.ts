@@ -88,7 +88,10 @@ function cleanSummary(summary: TurnSummary | null): TurnSummary | null {
 }
 
 function cleanQuestions(questions: readonly SessionQuestion[]): readonly SessionQuestion[] {
-  return questions.map((q) => ({ text: sanitizeText(q.text), options: q.options.map(sanitizeLine) }));
+  return questions.map((q) => ({
+    text: sanitizeText(q.text),
+    options: q.options.map(sanitizeLine),
+  }));
 }
 
 export function decodeSession(row: SessionRow): Session {
@@ -121,7 +124,9 @@ export function decodeSession(row: SessionRow): Session {
     updatedAt: row.updated_at,
     queuedAt: row.queued_at,
     summary: cleanSummary(parseJson<TurnSummary | null>(row.summary, summarySchema, null)),
-    questions: cleanQuestions(parseJson<readonly SessionQuestion[]>(row.questions, questionsSchema, [])),
+    questions: cleanQuestions(
+      parseJson<readonly SessionQuestion[]>(row.questions, questionsSchema, []),
+    ),
     providerConversationId: row.provider_conversation_id,
     commitMessage: row.commit_message,
     headCommit: row.head_commit,
@@ -129,7 +134,8 @@ export function decodeSession(row: SessionRow): Session {
     keptBranch: row.kept_branch,
     publishedBranch: row.published_branch,
     mainCheckoutWarning: row.main_checkout_warning !== 0,
-    focusedReviewText: row.focused_review_text === null ? null : sanitizeText(row.focused_review_text),
+    focusedReviewText:
+      row.focused_review_text === null ? null : sanitizeText(row.focused_review_text),
     focusedReviewDiffHash: row.focused_review_diff_hash,
     focusedReviewStatus: decodeFocusedStatus(row.focused_review_status),
     reviewRequest: decodeReviewRequest(row),

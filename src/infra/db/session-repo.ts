@@ -131,7 +131,10 @@ export function createSessionRepo(db: Executor): SessionRepo {
     },
 
     async listFocusedReviewRunning() {
-      const rows = await selectSessions(db).where('session.focused_review_status', '=', 'running').orderBy('session.id').execute();
+      const rows = await selectSessions(db)
+        .where('session.focused_review_status', '=', 'running')
+        .orderBy('session.id')
+        .execute();
       return rows.map(decodeSession);
     },
 
@@ -167,7 +170,11 @@ export function createSessionRepo(db: Executor): SessionRepo {
       return withTransaction(db, async (trx) => {
         // A write first: the transaction holds the write lock from here on, so
         // two processes cannot both see "nobody is merging".
-        await trx.updateTable('session').set({ updated_at: sql`updated_at` }).where('id', '=', id).execute();
+        await trx
+          .updateTable('session')
+          .set({ updated_at: sql`updated_at` })
+          .where('id', '=', id)
+          .execute();
         const session = await getSession(trx, id);
         if (!session) throw new NotFoundError('session', id);
         const busy = await trx

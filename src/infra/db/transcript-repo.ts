@@ -10,7 +10,13 @@ export interface TranscriptRepo {
   count(sessionId: string): Promise<number>;
 }
 
-const KINDS: readonly TranscriptKind[] = ['user_prompt', 'assistant_answer', 'notice', 'output', 'tool'];
+const KINDS: readonly TranscriptKind[] = [
+  'user_prompt',
+  'assistant_answer',
+  'notice',
+  'output',
+  'tool',
+];
 
 function decodeKind(value: string): TranscriptKind {
   const kind = KINDS.find((k) => k === value);

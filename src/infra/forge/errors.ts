@@ -35,7 +35,10 @@ function clock(epochMs: number): string {
 
 interface HttpFailure {
   readonly status?: number;
-  readonly response?: { readonly headers?: Record<string, string | number | undefined>; readonly data?: unknown };
+  readonly response?: {
+    readonly headers?: Record<string, string | number | undefined>;
+    readonly data?: unknown;
+  };
   readonly message?: string;
   readonly code?: string;
   readonly cause?: unknown;
@@ -47,37 +50,87 @@ function header(failure: HttpFailure, name: string): string | undefined {
 }
 
 function githubMessage(failure: HttpFailure): string {
-  const data = failure.response?.data as { message?: string; errors?: { message?: string; code?: string; field?: string }[] } | undefined;
-  const details = (data?.errors ?? []).map((e) => e.message ?? [e.field, e.code].filter(Boolean).join(' ')).filter(Boolean);
+  const data = failure.response?.data as
+    | { message?: string; errors?: { message?: string; code?: string; field?: string }[] }
+    | undefined;
+  const details = (data?.errors ?? [])
+    .map((e) => e.message ?? [e.field, e.code].filter(Boolean).join(' '))
+    .filter(Boolean);
   return [data?.message, ...details].filter(Boolean).join(': ');
 }
 
 /** Maps an HTTP/network failure of the GitHub API to a ForgeError. */
-export function toForgeError(error: unknown, repoLabel: string, now: () => number = Date.now): ForgeError {
+export function toForgeError(
+  error: unknown,
+  repoLabel: string,
+  now: () => number = Date.now,
+): ForgeError {
   if (error instanceof ForgeError) return error;
   const failure = (error ?? {}) as HttpFailure;
   const status = typeof failure.status === 'number' ? failure.status : null;
   const text = githubMessage(failure);
-  if (status === null || status === 500 && !failure.response) {
+  if (status === null || (status === 500 && !failure.response)) {
     const cause = failure.cause as { code?: string } | undefined;
     const code = failure.code ?? cause?.code ?? '';
-    return new ForgeError('network', `Cannot reach GitHub${code ? ` (${code})` : ''}: check the network connection and try again.`);
+    return new ForgeError(
+      'network',
+      `Cannot reach GitHub${code ? ` (${code})` : ''}: check the network connection and try again.`,
+    );
   }
-  if (status === 401) return new ForgeError('bad_credentials', 'GitHub rejected the token (401). Check GITHUB_TOKEN / GH_TOKEN, or run `gh auth login`.', status);
+  if (status === 401)
+    return new ForgeError(
+      'bad_credentials',
+      'GitHub rejected the token (401). Check GITHUB_TOKEN / GH_TOKEN, or run `gh auth login`.',
+      status,
+    );
   const remaining = header(failure, 'x-ratelimit-remaining');
   if (status === 429 || (status === 403 && (remaining === '0' || /rate limit/i.test(text)))) {
     const reset = Number(header(failure, 'x-ratelimit-reset'));
     const retryAfter = Number(header(failure, 'retry-after'));
-    const resetAt = Number.isFinite(reset) && reset > 0 ? reset * 1000 : Number.isFinite(retryAfter) && retryAfter > 0 ? now() + retryAfter * 1000 : null;
-    return new ForgeError('rate_limited', `GitHub's rate limit is used up${resetAt ? `; it resets at ${clock(resetAt)}` : ''}. Try again then.`, status, resetAt);
+    const resetAt =
+      Number.isFinite(reset) && reset > 0
+        ? reset * 1000
+        : Number.isFinite(retryAfter) && retryAfter > 0
+          ? now() + retryAfter * 1000
+          : null;
+    return new ForgeError(
+      'rate_limited',
+      `GitHub's rate limit is used up${resetAt ? `; it resets at ${clock(resetAt)}` : ''}. Try again then.`,
+      status,
+      resetAt,
+    );
   }
   if (status === 403) {
-    if (/protected branch|branch protection/i.test(text)) return new ForgeError('branch_protection', `GitHub refused because of branch protection: ${text}`, status);
-    return new ForgeError('missing_scope', `GitHub refused (403)${text ? `: ${text}` : ''}. The token needs the \`repo\` scope (or pull-request write access) on ${repoLabel}.`, status);
+    if (/protected branch|branch protection/i.test(text))
+      return new ForgeError(
+        'branch_protection',
+        `GitHub refused because of branch protection: ${text}`,
+        status,
+      );
+    return new ForgeError(
+      'missing_scope',
+      `GitHub refused (403)${text ? `: ${text}` : ''}. The token needs the \`repo\` scope (or pull-request write access) on ${repoLabel}.`,
+      status,
+    );
   }
-  if (status === 404) return new ForgeError('not_found', `Repository ${repoLabel} not found on GitHub, or the token cannot see it.`, status);
-  if (status === 422) return new ForgeError('validation', `GitHub did not accept the request: ${text || 'validation failed'}.`, status);
-  if (status >= 500) return new ForgeError('server', `GitHub had a server error (${status}); try again later.`, status);
+  if (status === 404)
+    return new ForgeError(
+      'not_found',
+      `Repository ${repoLabel} not found on GitHub, or the token cannot see it.`,
+      status,
+    );
+  if (status === 422)
+    return new ForgeError(
+      'validation',
+      `GitHub did not accept the request: ${text || 'validation failed'}.`,
+      status,
+    );
+  if (status >= 500)
+    return new ForgeError(
+      'server',
+      `GitHub had a server error (${status}); try again later.`,
+      status,
+    );
   return new ForgeError('server', `GitHub answered ${status}${text ? `: ${text}` : ''}.`, status);
 }
 
@@ -92,26 +145,55 @@ interface GraphqlFailure {
  * GraphQL reports most refusals as errors in a 200 answer (`type` FORBIDDEN,
  * RATE_LIMITED, NOT_FOUND…); an Enterprise server without GraphQL answers 404.
  */
-export function toGraphqlForgeError(error: unknown, repoLabel: string, graphqlUrl: string, now: () => number = Date.now): ForgeError {
+export function toGraphqlForgeError(
+  error: unknown,
+  repoLabel: string,
+  graphqlUrl: string,
+  now: () => number = Date.now,
+): ForgeError {
   if (error instanceof ForgeError) return error;
   const failure = (error ?? {}) as GraphqlFailure & HttpFailure;
-  const errors: GraphqlFailure['errors'] | null = Array.isArray(failure.errors) ? (failure.errors as GraphqlFailure['errors']) : null;
+  const errors: GraphqlFailure['errors'] | null = Array.isArray(failure.errors)
+    ? (failure.errors as GraphqlFailure['errors'])
+    : null;
   if (errors) {
     const types = errors.map((e) => e.type ?? '');
-    const text = errors.map((e) => e.message ?? '').filter(Boolean).join('; ');
+    const text = errors
+      .map((e) => e.message ?? '')
+      .filter(Boolean)
+      .join('; ');
     if (types.includes('RATE_LIMITED')) {
       const reset = Number(failure.headers?.['x-ratelimit-reset']);
       const resetAt = Number.isFinite(reset) && reset > 0 ? reset * 1000 : null;
-      return new ForgeError('rate_limited', `GitHub's rate limit is used up${resetAt ? `; it resets at ${clock(resetAt)}` : ''}. Try again then.`, null, resetAt);
+      return new ForgeError(
+        'rate_limited',
+        `GitHub's rate limit is used up${resetAt ? `; it resets at ${clock(resetAt)}` : ''}. Try again then.`,
+        null,
+        resetAt,
+      );
     }
     if (types.includes('FORBIDDEN') || types.includes('INSUFFICIENT_SCOPES')) {
-      return new ForgeError('missing_scope', `GitHub refused${text ? `: ${text}` : ''}. The token needs the \`repo\` scope (or pull-request write access) on ${repoLabel}.`);
+      return new ForgeError(
+        'missing_scope',
+        `GitHub refused${text ? `: ${text}` : ''}. The token needs the \`repo\` scope (or pull-request write access) on ${repoLabel}.`,
+      );
     }
-    if (types.includes('NOT_FOUND')) return new ForgeError('not_found', `GitHub could not find it on ${repoLabel}${text ? `: ${text}` : ''}.`);
-    return new ForgeError('validation', `GitHub's GraphQL API did not accept the request${text ? `: ${text}` : ''}.`);
+    if (types.includes('NOT_FOUND'))
+      return new ForgeError(
+        'not_found',
+        `GitHub could not find it on ${repoLabel}${text ? `: ${text}` : ''}.`,
+      );
+    return new ForgeError(
+      'validation',
+      `GitHub's GraphQL API did not accept the request${text ? `: ${text}` : ''}.`,
+    );
   }
   if (failure.status === 404) {
-    return new ForgeError('no_graphql', `GitHub answered 404 at ${graphqlUrl}: this server has no GraphQL API (GitHub Enterprise Server without it), which review threads need. Publishing and following the pull request still work.`, 404);
+    return new ForgeError(
+      'no_graphql',
+      `GitHub answered 404 at ${graphqlUrl}: this server has no GraphQL API (GitHub Enterprise Server without it), which review threads need. Publishing and following the pull request still work.`,
+      404,
+    );
   }
   return toForgeError(error, repoLabel, now);
 }

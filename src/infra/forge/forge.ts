@@ -5,19 +5,29 @@ import { ForgeError } from './errors.js';
 import { parseGitHubRemote } from './remote.js';
 import { resolveGitHubToken, runGh, type GhRunner } from './token.js';
 
-
 /** A GitHub repository the app can open pull requests on (infra/forge behind it). */
 export interface ForgeConnection {
   /** `owner/repo` (and the host for Enterprise). */
   readonly label: string;
   findOpen(headBranch: string, signal: AbortSignal): Promise<PullRequestInfo | null>;
-  createDraft(input: { head: string; base: string; title: string; body: string }, signal: AbortSignal): Promise<PullRequestInfo>;
+  createDraft(
+    input: { head: string; base: string; title: string; body: string },
+    signal: AbortSignal,
+  ): Promise<PullRequestInfo>;
   get(number: number, signal: AbortSignal): Promise<PullRequestInfo>;
-  update(number: number, input: { title?: string; body?: string }, signal: AbortSignal): Promise<PullRequestInfo>;
+  update(
+    number: number,
+    input: { title?: string; body?: string },
+    signal: AbortSignal,
+  ): Promise<PullRequestInfo>;
   /** The pull request's unresolved review threads (GraphQL; sanitized). */
   reviewThreads(number: number, signal: AbortSignal): Promise<ReviewThreadInfo[]>;
   /** Replies on a review thread; resolves with the new comment. */
-  replyToThread(threadId: string, body: string, signal: AbortSignal): Promise<{ id: string; url: string }>;
+  replyToThread(
+    threadId: string,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<{ id: string; url: string }>;
   resolveThread(threadId: string, signal: AbortSignal): Promise<void>;
   /** Epoch ms until which the API asked us to wait (rate limit), or null. */
   readonly waitUntil: number | null;
@@ -33,23 +43,37 @@ export function createForge(env: NodeJS.ProcessEnv, logger: Logger, gh: GhRunner
   return {
     async connect(remoteUrl: string): Promise<ForgeConnection> {
       const repo = parseGitHubRemote(remoteUrl, env);
-      if (!repo) throw new ForgeError('not_github', `The remote ${remoteUrl.replace(/\/\/[^@/]*@/, '//')} is not a GitHub repository URL.`);
+      if (!repo)
+        throw new ForgeError(
+          'not_github',
+          `The remote ${remoteUrl.replace(/\/\/[^@/]*@/, '//')} is not a GitHub repository URL.`,
+        );
       const token = await resolveGitHubToken(env, repo.host, gh);
       if (!token) {
-        throw new ForgeError('no_token', `No GitHub token: set GITHUB_TOKEN or GH_TOKEN, or sign in with \`gh auth login\` (host ${repo.host}). Nothing was pushed.`);
+        throw new ForgeError(
+          'no_token',
+          `No GitHub token: set GITHUB_TOKEN or GH_TOKEN, or sign in with \`gh auth login\` (host ${repo.host}). Nothing was pushed.`,
+        );
       }
-      logger.log('info', `GitHub ${repo.owner}/${repo.repo} via ${repo.apiBaseUrl} (token from ${token.source})`);
+      logger.log(
+        'info',
+        `GitHub ${repo.owner}/${repo.repo} via ${repo.apiBaseUrl} (token from ${token.source})`,
+      );
       // The GitHub client (octokit) loads only when publishing.
       const { createGitHubClient } = await import('./github.js');
       const client = createGitHubClient(repo, token.token);
       return {
-        label: repo.host === 'github.com' ? `${repo.owner}/${repo.repo}` : `${repo.host}/${repo.owner}/${repo.repo}`,
+        label:
+          repo.host === 'github.com'
+            ? `${repo.owner}/${repo.repo}`
+            : `${repo.host}/${repo.owner}/${repo.repo}`,
         findOpen: (head, signal) => client.findOpenPullRequest(head, signal),
         createDraft: (input, signal) => client.createDraftPullRequest(input, signal),
         get: (number, signal) => client.getPullRequest(number, signal),
         update: (number, input, signal) => client.updatePullRequest(number, input, signal),
         reviewThreads: (number, signal) => client.listReviewThreads(number, signal),
-        replyToThread: (threadId, body, signal) => client.replyToReviewThread(threadId, body, signal),
+        replyToThread: (threadId, body, signal) =>
+          client.replyToReviewThread(threadId, body, signal),
         resolveThread: (threadId, signal) => client.resolveReviewThread(threadId, signal),
         get waitUntil() {
           return client.rateLimit.remaining === 0 ? client.rateLimit.resetAt : null;

@@ -24,18 +24,28 @@ interface RawPull {
 /** The GitHub calls Grove makes, normalised: REST for pull requests, GraphQL for review threads. */
 export interface ReviewRequestClient extends ReviewThreadClient {
   findOpenPullRequest(headBranch: string, signal: AbortSignal): Promise<PullRequestInfo | null>;
-  createDraftPullRequest(input: { head: string; base: string; title: string; body: string }, signal: AbortSignal): Promise<PullRequestInfo>;
+  createDraftPullRequest(
+    input: { head: string; base: string; title: string; body: string },
+    signal: AbortSignal,
+  ): Promise<PullRequestInfo>;
   getPullRequest(number: number, signal: AbortSignal): Promise<PullRequestInfo>;
-  updatePullRequest(number: number, input: { title?: string; body?: string }, signal: AbortSignal): Promise<PullRequestInfo>;
+  updatePullRequest(
+    number: number,
+    input: { title?: string; body?: string },
+    signal: AbortSignal,
+  ): Promise<PullRequestInfo>;
   /** The last rate-limit state GitHub reported. */
   readonly rateLimit: { remaining: number | null; resetAt: number | null };
 }
 
-function reviewDecision(reviews: readonly { user?: { login?: string } | null; state?: string }[]): PullRequestInfo['reviewDecision'] {
+function reviewDecision(
+  reviews: readonly { user?: { login?: string } | null; state?: string }[],
+): PullRequestInfo['reviewDecision'] {
   const latest = new Map<string, string>();
   for (const review of reviews) {
     const who = review.user?.login ?? '';
-    if (review.state && review.state !== 'COMMENTED' && review.state !== 'PENDING') latest.set(who, review.state);
+    if (review.state && review.state !== 'COMMENTED' && review.state !== 'PENDING')
+      latest.set(who, review.state);
   }
   const states = [...latest.values()];
   if (states.includes('CHANGES_REQUESTED')) return 'changes_requested';
@@ -43,7 +53,9 @@ function reviewDecision(reviews: readonly { user?: { login?: string } | null; st
   return reviews.length > 0 || latest.size > 0 ? 'review_required' : null;
 }
 
-function checksSummary(runs: readonly { status?: string | null; conclusion?: string | null }[]): string | null {
+function checksSummary(
+  runs: readonly { status?: string | null; conclusion?: string | null }[],
+): string | null {
   if (runs.length === 0) return null;
   let passed = 0;
   let failed = 0;
@@ -53,12 +65,26 @@ function checksSummary(runs: readonly { status?: string | null; conclusion?: str
     else if (['success', 'neutral', 'skipped'].includes(run.conclusion ?? '')) passed++;
     else failed++;
   }
-  return [passed ? `${passed} passed` : '', failed ? `${failed} failed` : '', pending ? `${pending} pending` : ''].filter(Boolean).join(', ');
+  return [
+    passed ? `${passed} passed` : '',
+    failed ? `${failed} failed` : '',
+    pending ? `${pending} pending` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 export function createGitHubClient(repo: GitHubRepo, token: string): ReviewRequestClient {
-  const rateLimit: { remaining: number | null; resetAt: number | null } = { remaining: null, resetAt: null };
-  const octokit = new Octokit({ auth: token, baseUrl: repo.apiBaseUrl, userAgent: 'grove', log: silent });
+  const rateLimit: { remaining: number | null; resetAt: number | null } = {
+    remaining: null,
+    resetAt: null,
+  };
+  const octokit = new Octokit({
+    auth: token,
+    baseUrl: repo.apiBaseUrl,
+    userAgent: 'grove',
+    log: silent,
+  });
   octokit.hook.after('request', (response) => {
     const headers = response.headers as Record<string, string | undefined>;
     const remaining = Number(headers['x-ratelimit-remaining']);
@@ -68,7 +94,9 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
   });
   const label = `${repo.owner}/${repo.repo}`;
   const base = { owner: repo.owner, repo: repo.repo };
-  const req = (signal: AbortSignal) => ({ request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) } });
+  const req = (signal: AbortSignal) => ({
+    request: { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) },
+  });
   const call = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -81,8 +109,21 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
 
   const normalise = async (pull: RawPull, signal: AbortSignal): Promise<PullRequestInfo> => {
     const [reviews, checks] = await Promise.all([
-      call(() => octokit.pulls.listReviews({ ...base, pull_number: pull.number, per_page: 100, ...req(signal) })).then((r) => r.data).catch(() => []),
-      call(() => octokit.checks.listForRef({ ...base, ref: pull.head.sha, per_page: 100, ...req(signal) })).then((r) => r.data.check_runs).catch(() => []),
+      call(() =>
+        octokit.pulls.listReviews({
+          ...base,
+          pull_number: pull.number,
+          per_page: 100,
+          ...req(signal),
+        }),
+      )
+        .then((r) => r.data)
+        .catch(() => []),
+      call(() =>
+        octokit.checks.listForRef({ ...base, ref: pull.head.sha, per_page: 100, ...req(signal) }),
+      )
+        .then((r) => r.data.check_runs)
+        .catch(() => []),
     ]);
     const merged = pull.merged === true || Boolean(pull.merged_at);
     // Text from GitHub is untrusted: anyone with write access sets titles and bodies.
@@ -109,20 +150,44 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
     rateLimit,
     ...threads,
     async findOpenPullRequest(headBranch, signal) {
-      const { data } = await call(() => octokit.pulls.list({ ...base, head: `${repo.owner}:${headBranch}`, state: 'open', sort: 'created', direction: 'desc', per_page: 1, ...req(signal) }));
+      const { data } = await call(() =>
+        octokit.pulls.list({
+          ...base,
+          head: `${repo.owner}:${headBranch}`,
+          state: 'open',
+          sort: 'created',
+          direction: 'desc',
+          per_page: 1,
+          ...req(signal),
+        }),
+      );
       const first = data[0] as RawPull | undefined;
       return first ? normalise(first, signal) : null;
     },
     async createDraftPullRequest(input, signal) {
-      const { data } = await call(() => octokit.pulls.create({ ...base, head: input.head, base: input.base, title: input.title, body: input.body, draft: true, ...req(signal) }));
+      const { data } = await call(() =>
+        octokit.pulls.create({
+          ...base,
+          head: input.head,
+          base: input.base,
+          title: input.title,
+          body: input.body,
+          draft: true,
+          ...req(signal),
+        }),
+      );
       return normalise(data, signal);
     },
     async getPullRequest(number, signal) {
-      const { data } = await call(() => octokit.pulls.get({ ...base, pull_number: number, ...req(signal) }));
+      const { data } = await call(() =>
+        octokit.pulls.get({ ...base, pull_number: number, ...req(signal) }),
+      );
       return normalise(data, signal);
     },
     async updatePullRequest(number, input, signal) {
-      const { data } = await call(() => octokit.pulls.update({ ...base, pull_number: number, ...input, ...req(signal) }));
+      const { data } = await call(() =>
+        octokit.pulls.update({ ...base, pull_number: number, ...input, ...req(signal) }),
+      );
       return normalise(data, signal);
     },
   };

@@ -26,7 +26,8 @@ export function parseGitHubRemote(url: string, env: NodeJS.ProcessEnv = {}): Git
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     try {
       const parsed = new URL(text);
-      if (!['https:', 'http:', 'ssh:', 'git:', 'git+ssh:', 'ssh+git:'].includes(parsed.protocol)) return null;
+      if (!['https:', 'http:', 'ssh:', 'git:', 'git+ssh:', 'ssh+git:'].includes(parsed.protocol))
+        return null;
       host = parsed.hostname;
       if (parsed.protocol === 'https:' || parsed.protocol === 'http:') webHost = parsed.host;
       path = parsed.pathname;
@@ -38,14 +39,25 @@ export function parseGitHubRemote(url: string, env: NodeJS.ProcessEnv = {}): Git
     path = scp[2] ?? null;
   }
   if (!host || !path) return null;
-  const parts = path.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '').split('/');
+  const parts = path
+    .replace(/^\/+|\/+$/g, '')
+    .replace(/\.git$/, '')
+    .split('/');
   if (parts.length !== 2 || !parts[0] || !parts[1]) return null;
   const [owner, repo] = parts as [string, string];
   const override = env['GROVE_GITHUB_API_URL']?.trim();
   // www.github.com and ssh.github.com (SSH over port 443) are github.com.
-  const name = ['www.github.com', 'ssh.github.com'].includes(host.toLowerCase()) ? 'github.com' : host.toLowerCase();
-  const apiBaseUrl = override ? override.replace(/\/+$/, '') : name === 'github.com' ? 'https://api.github.com' : `https://${(webHost ?? host).toLowerCase()}/api/v3`;
+  const name = ['www.github.com', 'ssh.github.com'].includes(host.toLowerCase())
+    ? 'github.com'
+    : host.toLowerCase();
+  const apiBaseUrl = override
+    ? override.replace(/\/+$/, '')
+    : name === 'github.com'
+      ? 'https://api.github.com'
+      : `https://${(webHost ?? host).toLowerCase()}/api/v3`;
   // Enterprise serves GraphQL beside the REST API, not under it.
-  const graphqlUrl = /\/api\/v3$/.test(apiBaseUrl) ? apiBaseUrl.replace(/\/api\/v3$/, '/api/graphql') : `${apiBaseUrl}/graphql`;
+  const graphqlUrl = /\/api\/v3$/.test(apiBaseUrl)
+    ? apiBaseUrl.replace(/\/api\/v3$/, '/api/graphql')
+    : `${apiBaseUrl}/graphql`;
   return { host: name, owner, repo, apiBaseUrl, graphqlUrl };
 }

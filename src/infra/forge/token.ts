@@ -16,7 +16,11 @@ export const runGh: GhRunner = async (args) => {
 };
 
 /** GITHUB_TOKEN, then GH_TOKEN, then `gh auth token` for the host. */
-export async function resolveGitHubToken(env: NodeJS.ProcessEnv, host: string, gh: GhRunner = runGh): Promise<{ token: string; source: TokenSource } | null> {
+export async function resolveGitHubToken(
+  env: NodeJS.ProcessEnv,
+  host: string,
+  gh: GhRunner = runGh,
+): Promise<{ token: string; source: TokenSource } | null> {
   const fromEnv = env['GITHUB_TOKEN']?.trim();
   if (fromEnv) return { token: fromEnv, source: 'GITHUB_TOKEN' };
   const ghToken = env['GH_TOKEN']?.trim();

@@ -13,16 +13,33 @@ export interface CommitResult {
  * stderr holds the hook's output. An amend that leaves no change against
  * the parent removes the commit and reports nothing committed.
  */
-export async function commitAll(dir: string, message: string, options: { amend: boolean; noVerify?: boolean }): Promise<CommitResult> {
+export async function commitAll(
+  dir: string,
+  message: string,
+  options: { amend: boolean; noVerify?: boolean },
+): Promise<CommitResult> {
   await git(['add', '-A'], { cwd: dir });
   const staged = await git(['diff', '--cached', '--quiet'], { cwd: dir, okCodes: [1] });
   const hasStaged = staged.exitCode === 1;
   if (!hasStaged && !options.amend) return { committed: false, commit: null };
-  const args = ['commit', '-q', '-F', '-', ...(options.amend ? ['--amend'] : []), ...(options.noVerify ? ['--no-verify'] : []), '--allow-empty'];
+  const args = [
+    'commit',
+    '-q',
+    '-F',
+    '-',
+    ...(options.amend ? ['--amend'] : []),
+    ...(options.noVerify ? ['--no-verify'] : []),
+    '--allow-empty',
+  ];
   const result = await git(args, { cwd: dir, input: sanitizeText(message), okCodes: [1] });
   if (result.exitCode !== 0) {
     const output = `${result.stdout}${result.stderr}`.trim();
-    throw new GitError(args, result.exitCode, output.slice(-4000), `The commit was rejected${/hook/i.test(output) ? ' by a git hook' : ''}: ${output.split('\n').filter(Boolean).slice(-1)[0] ?? 'no output'}`);
+    throw new GitError(
+      args,
+      result.exitCode,
+      output.slice(-4000),
+      `The commit was rejected${/hook/i.test(output) ? ' by a git hook' : ''}: ${output.split('\n').filter(Boolean).slice(-1)[0] ?? 'no output'}`,
+    );
   }
   // An amend that undid everything: drop the now-empty commit.
   const empty = await git(['diff', '--quiet', 'HEAD^', 'HEAD'], { cwd: dir, okCodes: [1, 128] });

@@ -2,40 +2,87 @@ import { GitError, git } from './run.js';
 import type { RebaseResult } from './merge.js';
 
 export async function fetch(dir: string, remote?: string): Promise<void> {
-  await git(['fetch', '--quiet', '--prune', ...(remote ? [remote] : ['--all'])], { cwd: dir, timeoutMs: 60_000 });
+  await git(['fetch', '--quiet', '--prune', ...(remote ? [remote] : ['--all'])], {
+    cwd: dir,
+    timeoutMs: 60_000,
+  });
 }
 
-export async function pullRebase(dir: string, remote: string, branch: string): Promise<RebaseResult> {
+export async function pullRebase(
+  dir: string,
+  remote: string,
+  branch: string,
+): Promise<RebaseResult> {
   const args = ['pull', '--rebase', '--no-autostash', remote, branch];
   const result = await git(args, { cwd: dir, okCodes: [1, 128], timeoutMs: 120_000 });
   if (result.exitCode === 0) return { ok: true };
   const out = await git(['diff', '--name-only', '--diff-filter=U', '-z'], { cwd: dir });
   const conflicts = out.stdout.split('\0').filter((p) => p !== '');
   if (conflicts.length > 0) return { ok: false, conflicts };
-  throw new GitError(args, result.exitCode, result.stderr, `git pull failed: ${result.stderr.split('\n').find((l) => /fatal|error/.test(l))?.replace(/^(fatal|error): /, '') ?? result.stderr.trim()}`);
+  throw new GitError(
+    args,
+    result.exitCode,
+    result.stderr,
+    `git pull failed: ${
+      result.stderr
+        .split('\n')
+        .find((l) => /fatal|error/.test(l))
+        ?.replace(/^(fatal|error): /, '') ?? result.stderr.trim()
+    }`,
+  );
 }
 
 /** Pushes; a rejected push is a GitError carrying the remote's reason. */
-export async function push(dir: string, remote: string, refspec: string, options: { forceWithLease?: boolean; setUpstream?: boolean } = {}): Promise<{ stdout: string; stderr: string }> {
-  const args = ['push', '--porcelain', ...(options.forceWithLease ? ['--force-with-lease'] : []), ...(options.setUpstream ? ['--set-upstream'] : []), remote, refspec];
+export async function push(
+  dir: string,
+  remote: string,
+  refspec: string,
+  options: { forceWithLease?: boolean; setUpstream?: boolean } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  const args = [
+    'push',
+    '--porcelain',
+    ...(options.forceWithLease ? ['--force-with-lease'] : []),
+    ...(options.setUpstream ? ['--set-upstream'] : []),
+    remote,
+    refspec,
+  ];
   const result = await git(args, { cwd: dir, okCodes: [1, 128], timeoutMs: 120_000 });
   if (result.exitCode !== 0) {
     const text = `${result.stdout}\n${result.stderr}`;
-    const rejected = /^!\s+\S+\s+\[(?:remote )?rejected\]\s*\((.+)\)$/m.exec(text)?.[1] ?? /^!\s.*\((.+)\)$/m.exec(text)?.[1];
+    const rejected =
+      /^!\s+\S+\s+\[(?:remote )?rejected\]\s*\((.+)\)$/m.exec(text)?.[1] ??
+      /^!\s.*\((.+)\)$/m.exec(text)?.[1];
     // What the remote printed (a hook's message, branch protection): the real reason.
     const remoteSays = text
       .split('\n')
       .filter((l) => l.startsWith('remote:'))
-      .map((l) => l.replace(/^remote:\s*/, '').replace(/^error:\s*/, '').trim())
-      .filter((l) => l !== '' && !/^(Resolving deltas|Counting objects|Compressing objects)/.test(l))
+      .map((l) =>
+        l
+          .replace(/^remote:\s*/, '')
+          .replace(/^error:\s*/, '')
+          .trim(),
+      )
+      .filter(
+        (l) => l !== '' && !/^(Resolving deltas|Counting objects|Compressing objects)/.test(l),
+      )
       .join(' ');
     const fatal = text.split('\n').find((l) => l.startsWith('fatal:') || l.startsWith('error:'));
     const reason = rejected
       ? `${rejected}${remoteSays ? ` (the remote says: ${remoteSays})` : ''}`
       : remoteSays || fatal?.replace(/^(fatal|error):\s*/, '') || 'unknown reason';
-    const target = refspec.split(':').at(-1)?.replace(/^refs\/heads\//, '') ?? refspec;
+    const target =
+      refspec
+        .split(':')
+        .at(-1)
+        ?.replace(/^refs\/heads\//, '') ?? refspec;
     const moved = rejected ? movedOnRemote(rejected, remote, target) : null;
-    throw new GitError(args, result.exitCode, result.stderr, moved ?? `The push to ${remote} was rejected: ${reason}`);
+    throw new GitError(
+      args,
+      result.exitCode,
+      result.stderr,
+      moved ?? `The push to ${remote} was rejected: ${reason}`,
+    );
   }
   return { stdout: result.stdout, stderr: result.stderr };
 }

@@ -6,9 +6,14 @@ import { GIT_ENV } from './env.js';
 /** The top of the repository containing `dir`, or null when it is not in one (or git cannot run). */
 export function repoRoot(dir: string): Promise<string | null> {
   return new Promise((resolvePromise) => {
-    execFile('git', ['rev-parse', '--show-toplevel'], { cwd: dir, env: { ...process.env, ...GIT_ENV }, timeout: 30_000 }, (error, stdout) => {
-      resolvePromise(error ? null : stdout.trim() || null);
-    });
+    execFile(
+      'git',
+      ['rev-parse', '--show-toplevel'],
+      { cwd: dir, env: { ...process.env, ...GIT_ENV }, timeout: 30_000 },
+      (error, stdout) => {
+        resolvePromise(error ? null : stdout.trim() || null);
+      },
+    );
   });
 }
 

@@ -3,16 +3,34 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GitError, git, gitOut } from './run.js';
 
-export async function addWorktree(repo: string, path: string, branch: string, startRef: string): Promise<void> {
+export async function addWorktree(
+  repo: string,
+  path: string,
+  branch: string,
+  startRef: string,
+): Promise<void> {
   // Without this check git says only "not a valid object name: 'main'".
-  const start = await git(['rev-parse', '--verify', '--quiet', `${startRef}^{commit}`], { cwd: repo, okCodes: [1, 128] });
+  const start = await git(['rev-parse', '--verify', '--quiet', `${startRef}^{commit}`], {
+    cwd: repo,
+    okCodes: [1, 128],
+  });
   if (start.exitCode !== 0) {
     const anyCommit = await git(['rev-list', '-n', '1', '--all'], { cwd: repo, okCodes: [128] });
     const args = ['worktree', 'add', '-b', branch, path, startRef];
     if (anyCommit.stdout.trim() === '') {
-      throw new GitError(args, start.exitCode, '', `The repository ${repo} has no commits yet, so a session has nothing to start from. Make a first commit on ${startRef} (for example: git commit --allow-empty -m "Initial commit"), then start the session again.`);
+      throw new GitError(
+        args,
+        start.exitCode,
+        '',
+        `The repository ${repo} has no commits yet, so a session has nothing to start from. Make a first commit on ${startRef} (for example: git commit --allow-empty -m "Initial commit"), then start the session again.`,
+      );
     }
-    throw new GitError(args, start.exitCode, '', `There is no branch or commit named ${startRef} in ${repo} to start the session from.`);
+    throw new GitError(
+      args,
+      start.exitCode,
+      '',
+      `There is no branch or commit named ${startRef} in ${repo} to start the session from.`,
+    );
   }
   await mkdir(dirname(path), { recursive: true });
   await git(['worktree', 'add', '-b', branch, path, startRef], { cwd: repo });
@@ -28,15 +46,25 @@ export async function restoreWorktree(repo: string, path: string, branch: string
   await git(['worktree', 'add', path, branch], { cwd: repo });
 }
 
-export async function removeWorktree(repo: string, path: string, options: { force: boolean }): Promise<void> {
+export async function removeWorktree(
+  repo: string,
+  path: string,
+  options: { force: boolean },
+): Promise<void> {
   if (!existsSync(path)) {
     await git(['worktree', 'prune'], { cwd: repo });
     return;
   }
-  await git(['worktree', 'remove', ...(options.force ? ['--force', '--force'] : []), path], { cwd: repo });
+  await git(['worktree', 'remove', ...(options.force ? ['--force', '--force'] : []), path], {
+    cwd: repo,
+  });
 }
 
-export async function deleteBranch(repo: string, name: string, options: { force: boolean }): Promise<void> {
+export async function deleteBranch(
+  repo: string,
+  name: string,
+  options: { force: boolean },
+): Promise<void> {
   await git(['branch', options.force ? '-D' : '-d', name], { cwd: repo });
 }
 
@@ -53,7 +81,11 @@ export async function listWorktrees(repo: string): Promise<WorktreeInfo[]> {
     const lines = block.split('\n');
     const path = lines.find((l) => l.startsWith('worktree '))?.slice(9);
     if (!path) continue;
-    const branch = lines.find((l) => l.startsWith('branch '))?.slice(7).replace(/^refs\/heads\//, '') ?? null;
+    const branch =
+      lines
+        .find((l) => l.startsWith('branch '))
+        ?.slice(7)
+        .replace(/^refs\/heads\//, '') ?? null;
     const head = lines.find((l) => l.startsWith('HEAD '))?.slice(5) ?? null;
     list.push({ path, branch, head });
   }
@@ -70,10 +102,18 @@ export async function initSubmodules(dir: string): Promise<void> {
  * exist in the main checkout — typically ignored files such as `.env` —
  * into the new worktree. Returns the copied relative paths.
  */
-export async function copyWorktreeInclude(mainCheckout: string, worktree: string): Promise<string[]> {
+export async function copyWorktreeInclude(
+  mainCheckout: string,
+  worktree: string,
+): Promise<string[]> {
   const includeFile = join(mainCheckout, '.worktreeinclude');
   if (!existsSync(includeFile)) return [];
-  const out = (await git(['ls-files', '-z', '--others', '--ignored', '--cached', `--exclude-from=${includeFile}`], { cwd: mainCheckout })).stdout;
+  const out = (
+    await git(
+      ['ls-files', '-z', '--others', '--ignored', '--cached', `--exclude-from=${includeFile}`],
+      { cwd: mainCheckout },
+    )
+  ).stdout;
   const copied: string[] = [];
   for (const rel of out.split('\0')) {
     if (rel === '' || rel === '.worktreeinclude') continue;

@@ -118,7 +118,8 @@ function send(
       return;
     case 'prompt':
       ctx.apply({ type: 'mode', mode: { ...closed(mode), scrollBack: 0 } });
-      if ((mode.bestOf ?? 1) > 1 && session.prompt === null) ctx.commands.sendBestOf(session.id, text, mode.bestOf ?? 1);
+      if ((mode.bestOf ?? 1) > 1 && session.prompt === null)
+        ctx.commands.sendBestOf(session.id, text, mode.bestOf ?? 1);
       else if (assist.images.length > 0)
         ctx.commands.sendPrompt(session.id, text || 'See the attached image.', assist.images);
       else ctx.commands.sendPrompt(session.id, text);
@@ -334,10 +335,17 @@ export function handleComposerKey(
       return;
     case 'bestOf':
       if (!session || session.status !== 'Draft' || session.prompt !== null) {
-        update(ctx, mode, buffer, { ...assist, completion: null, error: 'Best of N is for a new session (its first prompt).' });
+        update(ctx, mode, buffer, {
+          ...assist,
+          completion: null,
+          error: 'Best of N is for a new session (its first prompt).',
+        });
         return;
       }
-      ctx.apply({ type: 'mode', mode: { ...mode, bestOf: ((mode.bestOf ?? 1) % MAX_COMPOSER_VARIANTS) + 1 } });
+      ctx.apply({
+        type: 'mode',
+        mode: { ...mode, bestOf: ((mode.bestOf ?? 1) % MAX_COMPOSER_VARIANTS) + 1 },
+      });
       return;
     case 'older':
     case 'newer':

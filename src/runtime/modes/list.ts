@@ -31,7 +31,13 @@ function common(ctx: KeyContext, action: string): boolean {
     case 'quit':
       ctx.apply({
         type: 'popup',
-        popup: { kind: 'confirm', title: 'Quit Grove?', lines: ['Running agents are stopped; their sessions wait in Review.'], intent: { kind: 'quit' }, yes: false },
+        popup: {
+          kind: 'confirm',
+          title: 'Quit Grove?',
+          lines: ['Running agents are stopped; their sessions wait in Review.'],
+          intent: { kind: 'quit' },
+          yes: false,
+        },
       });
       return true;
     default:
@@ -81,7 +87,8 @@ export function handleSessionsKey(ctx: KeyContext, id: string): void {
       return;
     case 'mark': {
       const session = ctx.state.sessions.find((s) => s.id === selected);
-      if (session?.status === 'Draft' && session.prompt !== null) ctx.apply({ type: 'markSession', sessionId: session.id });
+      if (session?.status === 'Draft' && session.prompt !== null)
+        ctx.apply({ type: 'markSession', sessionId: session.id });
       return;
     }
     case 'shell':
@@ -113,7 +120,8 @@ export function handleProjectsKey(ctx: KeyContext, id: string): void {
       return;
     }
     case 'open':
-      if (ctx.state.selectedProjectId !== null) ctx.commands.activateProject(ctx.state.selectedProjectId);
+      if (ctx.state.selectedProjectId !== null)
+        ctx.commands.activateProject(ctx.state.selectedProjectId);
       return;
     case 'nextTab':
     case 'prevTab':
@@ -133,7 +141,10 @@ export function handleSettingsKey(ctx: KeyContext, id: string): void {
   switch (action) {
     case 'down':
     case 'up': {
-      const next = Math.max(0, Math.min(SETTING_ROWS.length - 1, ctx.state.selectedSetting + (action === 'down' ? 1 : -1)));
+      const next = Math.max(
+        0,
+        Math.min(SETTING_ROWS.length - 1, ctx.state.selectedSetting + (action === 'down' ? 1 : -1)),
+      );
       ctx.apply({ type: 'selectSetting', index: next });
       return;
     }
@@ -143,11 +154,19 @@ export function handleSettingsKey(ctx: KeyContext, id: string): void {
       if (row.kind === 'text') {
         ctx.apply({
           type: 'popup',
-          popup: { kind: 'input', title: row.label, purpose: { kind: 'setting', key: row.key }, buffer: bufferFrom(settingValue(row, ctx.state.settings)) },
+          popup: {
+            kind: 'input',
+            title: row.label,
+            purpose: { kind: 'setting', key: row.key },
+            buffer: bufferFrom(settingValue(row, ctx.state.settings)),
+          },
         });
         return;
       }
-      ctx.commands.setSetting(row.key, cycleSetting(row, ctx.state.settings, action === 'next' ? 1 : -1));
+      ctx.commands.setSetting(
+        row.key,
+        cycleSetting(row, ctx.state.settings, action === 'next' ? 1 : -1),
+      );
       return;
     case 'nextTab':
     case 'prevTab':

@@ -54,7 +54,8 @@ export function handlePopupKey(ctx: KeyContext, popup: Popup, key: Key, id: stri
       if (!action) return;
       // The scroll is kept within the rows, so moving back up starts at once.
       const { start, visible, total } = helpWindow(ctx.state, helpRowsFor(ctx.state).length);
-      const step = action === 'down' ? 1 : action === 'up' ? -1 : action === 'pageDown' ? visible : -visible;
+      const step =
+        action === 'down' ? 1 : action === 'up' ? -1 : action === 'pageDown' ? visible : -visible;
       const scroll = Math.max(0, Math.min(start + step, total - visible));
       if (scroll !== start) ctx.apply({ type: 'popup', popup: { kind: 'help', scroll } });
       return;
@@ -96,7 +97,8 @@ export function handlePopupKey(ctx: KeyContext, popup: Popup, key: Key, id: stri
       }
       const next = editBuffer(popup.buffer, key);
       // Single-line input: newline edits are ignored.
-      if (next && !next.text.includes('\n')) ctx.apply({ type: 'popup', popup: { ...popup, buffer: next } });
+      if (next && !next.text.includes('\n'))
+        ctx.apply({ type: 'popup', popup: { ...popup, buffer: next } });
       return;
     }
     default:

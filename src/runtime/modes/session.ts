@@ -1,7 +1,13 @@
 import type { Mode, QuestionState } from '../../app/state.js';
 import { sessionById } from '../../app/state.js';
 import type { TextBuffer } from '../../domain/composer.js';
-import { applyEdit, bufferFrom, editActionForKey, emptyBuffer, insertText } from '../../domain/composer.js';
+import {
+  applyEdit,
+  bufferFrom,
+  editActionForKey,
+  emptyBuffer,
+  insertText,
+} from '../../domain/composer.js';
 import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/keymap.js';
 import { nextPermissionMode } from '../../domain/permission-mode.js';
@@ -38,11 +44,18 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
       return;
     case 'reply':
       if (session.status === 'Question' && session.questions.length > 0) {
-        setMode(ctx, { ...mode, question: { index: 0, selected: 0, answers: [], buffer: emptyBuffer } });
+        setMode(ctx, {
+          ...mode,
+          question: { index: 0, selected: 0, answers: [], buffer: emptyBuffer },
+        });
         return;
       }
       // The session's draft (text left in the composer earlier) comes back.
-      setMode(ctx, { ...mode, composer: bufferFrom(ctx.state.drafts[session.id] ?? ''), scrollBack: 0 });
+      setMode(ctx, {
+        ...mode,
+        composer: bufferFrom(ctx.state.drafts[session.id] ?? ''),
+        scrollBack: 0,
+      });
       ctx.commands.loadFiles(session.id);
       return;
     case 'diff':
@@ -87,7 +100,13 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
       return;
     case 'threads':
       if (!session.reviewRequest) {
-        ctx.apply({ type: 'notice', notice: { level: 'warn', text: 'Review threads come from the pull request: publish the session first (p).' } });
+        ctx.apply({
+          type: 'notice',
+          notice: {
+            level: 'warn',
+            text: 'Review threads come from the pull request: publish the session first (p).',
+          },
+        });
         return;
       }
       setMode(ctx, { ...mode, threads: { cursor: 0, selected: [] } });
@@ -133,7 +152,13 @@ export function editBuffer(buffer: TextBuffer, key: Key): TextBuffer | null {
   return null;
 }
 
-export function handleQuestionKey(ctx: KeyContext, mode: SessionMode, question: QuestionState, key: Key, id: string): void {
+export function handleQuestionKey(
+  ctx: KeyContext,
+  mode: SessionMode,
+  question: QuestionState,
+  key: Key,
+  id: string,
+): void {
   const session = sessionById(ctx.state, mode.sessionId);
   const current = session?.questions[question.index];
   if (!session || !current) {
@@ -150,7 +175,9 @@ export function handleQuestionKey(ctx: KeyContext, mode: SessionMode, question: 
     return;
   }
   if (action === 'answer') {
-    const answer = freeText ? question.buffer.text.trim() || 'no answer' : (current.options[question.selected] ?? 'no answer');
+    const answer = freeText
+      ? question.buffer.text.trim() || 'no answer'
+      : (current.options[question.selected] ?? 'no answer');
     const answers = [...question.answers, answer];
     if (answers.length >= session.questions.length) {
       setMode(ctx, { ...mode, question: null });
@@ -161,11 +188,18 @@ export function handleQuestionKey(ctx: KeyContext, mode: SessionMode, question: 
     return;
   }
   // In the free-text line, letters are typed (j/k included); arrows still move.
-  if (freeText && (key.text !== undefined || key.name === 'backspace' || key.name === 'left' || key.name === 'right')) {
+  if (
+    freeText &&
+    (key.text !== undefined ||
+      key.name === 'backspace' ||
+      key.name === 'left' ||
+      key.name === 'right')
+  ) {
     const next = editBuffer(question.buffer, key);
     if (next) update({ ...question, buffer: next });
     return;
   }
-  if (action === 'down') update({ ...question, selected: Math.min(optionCount, question.selected + 1) });
+  if (action === 'down')
+    update({ ...question, selected: Math.min(optionCount, question.selected + 1) });
   else if (action === 'up') update({ ...question, selected: Math.max(0, question.selected - 1) });
 }

@@ -21,8 +21,26 @@ function sessionLine(state: AppState): string | null {
   const session = openSession(state);
   if (!session) return null;
   const track = state.git?.sessions[session.id];
-  const behind = track ? ` ↑${track.ahead} ↓${track.behind} vs ${session.baseBranch}` : ` (base ${session.baseBranch})`;
+  const behind = track
+    ? ` ↑${track.ahead} ↓${track.behind} vs ${session.baseBranch}`
+    : ` (base ${session.baseBranch})`;
   return `${session.worktreePath}  ${session.branch}${behind}`;
+}
+
+/**
+ * The hints that fit in `width`, in table order. The last two (help and quit
+ * on the lists) always stay: on a narrow terminal the ones before them go.
+ */
+export function fitHints(hints: readonly string[], width: number): string {
+  const pinned = hints.slice(-2);
+  const rest = hints.slice(0, -2);
+  const shown: string[] = [];
+  const length = (parts: readonly string[]): number => parts.join(' · ').length;
+  for (const hint of rest) {
+    if (length([...shown, hint, ...pinned]) > width) break;
+    shown.push(hint);
+  }
+  return [...shown, ...pinned].join(' · ');
 }
 
 export function Footer({
@@ -37,17 +55,29 @@ export function Footer({
   home: string | undefined;
 }) {
   const project = activeProject(state);
-  const where = sessionLine(state) ?? `${project ? homeRelative(project.path, home) : 'no project'}  ${branchLine(state)}`;
-  const keys = hints
-    .filter((row) => row.hint)
-    .map((row) => `${displayKey(row.keys[0] ?? '')} ${row.hint ?? ''}`)
-    .join(' · ');
+  const where =
+    sessionLine(state) ??
+    `${project ? homeRelative(project.path, home) : 'no project'}  ${branchLine(state)}`;
+  const keys = fitHints(
+    hints
+      .filter((row) => row.hint)
+      .map((row) => `${displayKey(row.keys[0] ?? '')} ${row.hint ?? ''}`),
+    state.columns - 2,
+  );
   const notice = state.notice;
   return (
     <Box flexDirection="column" width={state.columns} height={2}>
       <Text wrap="truncate-end">
         {notice ? (
-          <Text color={notice.level === 'error' ? theme.error : notice.level === 'warn' ? theme.warn : theme.ok}>
+          <Text
+            color={
+              notice.level === 'error'
+                ? theme.error
+                : notice.level === 'warn'
+                  ? theme.warn
+                  : theme.ok
+            }
+          >
             {' '}
             {truncate(notice.text, state.columns - 2)}
           </Text>

@@ -8,13 +8,27 @@ import type { Theme } from '../theme.js';
 import { fit, spinner, wrapPlain } from '../text.js';
 
 /** A popup line: plain text, or styled content with its printed length. */
-type Line = string | { readonly node: ReactNode; readonly length: number; readonly color?: string | undefined };
+type Line =
+  | string
+  | { readonly node: ReactNode; readonly length: number; readonly color?: string | undefined };
 
 /**
  * Popups are drawn over the page. Every cell inside the border is written
  * (lines are padded to the full width) so the page never shows through.
  */
-function Frame({ state, theme, title, width, lines }: { state: AppState; theme: Theme; title: string; width: number; lines: readonly Line[] }) {
+function Frame({
+  state,
+  theme,
+  title,
+  width,
+  lines,
+}: {
+  state: AppState;
+  theme: Theme;
+  title: string;
+  width: number;
+  lines: readonly Line[];
+}) {
   const left = Math.max(0, Math.floor((state.columns - width) / 2));
   const inner = width - 2;
   return (
@@ -44,7 +58,10 @@ function wrapAll(lines: readonly string[], width: number): string[] {
 }
 
 /** How many key rows the help overlay shows at once, and from which one (its scroll, clamped). */
-export function helpWindow(state: AppState, total: number): { start: number; visible: number; total: number } {
+export function helpWindow(
+  state: AppState,
+  total: number,
+): { start: number; visible: number; total: number } {
   const visible = Math.max(3, state.rows - 9) - 1;
   const wanted = state.popup?.kind === 'help' ? (state.popup.scroll ?? 0) : 0;
   return { start: Math.max(0, Math.min(wanted, total - visible)), visible, total };
@@ -53,12 +70,30 @@ export function helpWindow(state: AppState, total: number): { start: number; vis
 /** The key rows the help overlay lists: those of the page under it (the composer's while it is open). */
 export function helpRowsFor(state: AppState): readonly Binding[] {
   const session = openSession(state);
-  const underlying: ModeName = state.mode.kind === 'list' ? state.tab : state.mode.kind === 'diff' ? 'diff' : 'session';
-  const panel = underlying === 'session' && session && state.mode.kind === 'session' ? (state.mode.composer ? 'composer' : state.mode.threads ? 'threads' : null) : null;
+  const underlying: ModeName =
+    state.mode.kind === 'list' ? state.tab : state.mode.kind === 'diff' ? 'diff' : 'session';
+  const panel =
+    underlying === 'session' && session && state.mode.kind === 'session'
+      ? state.mode.composer
+        ? 'composer'
+        : state.mode.threads
+          ? 'threads'
+          : null
+      : null;
   return availableBindings(panel ?? underlying, session);
 }
 
-export function PopupView({ state, theme, popup, helpRows }: { state: AppState; theme: Theme; popup: PopupState; helpRows: readonly Binding[] }) {
+export function PopupView({
+  state,
+  theme,
+  popup,
+  helpRows,
+}: {
+  state: AppState;
+  theme: Theme;
+  popup: PopupState;
+  helpRows: readonly Binding[];
+}) {
   const width = Math.min(state.columns - 2, 76);
   const inner = width - 4;
   const maxLines = Math.max(3, state.rows - 9);
@@ -75,17 +110,32 @@ export function PopupView({ state, theme, popup, helpRows }: { state: AppState; 
           </>
         ),
       };
-      return <Frame state={state} theme={theme} title={popup.title} width={width} lines={[...wrapAll(popup.lines, inner).slice(0, maxLines - 2), '', buttons]} />;
+      return (
+        <Frame
+          state={state}
+          theme={theme}
+          title={popup.title}
+          width={width}
+          lines={[...wrapAll(popup.lines, inner).slice(0, maxLines - 2), '', buttons]}
+        />
+      );
     }
     case 'info': {
       const lines = wrapAll(popup.lines, inner).slice(0, maxLines - 1);
       const title = popup.busy ? `${spinner(state.now)} ${popup.title}` : popup.title;
-      const footer: Line = { node: popup.busy ? 'Working… Esc hides this' : 'Enter or Esc closes', length: popup.busy ? 23 : 19, color: theme.muted };
-      return <Frame state={state} theme={theme} title={title} width={width} lines={[...lines, footer]} />;
+      const footer: Line = {
+        node: popup.busy ? 'Working… Esc hides this' : 'Enter or Esc closes',
+        length: popup.busy ? 23 : 19,
+        color: theme.muted,
+      };
+      return (
+        <Frame state={state} theme={theme} title={title} width={width} lines={[...lines, footer]} />
+      );
     }
     case 'input': {
       const { text, cursor } = popup.buffer;
-      const visible = text.length > inner - 1 ? text.slice(Math.max(0, cursor - (inner - 2))) : text;
+      const visible =
+        text.length > inner - 1 ? text.slice(Math.max(0, cursor - (inner - 2))) : text;
       const at = Math.min(cursor, visible.length);
       const field: Line = {
         length: visible.length + (at === visible.length ? 1 : 0),
@@ -98,18 +148,41 @@ export function PopupView({ state, theme, popup, helpRows }: { state: AppState; 
         ),
       };
       const help: Line = { node: 'Enter saves · Esc cancels', length: 25, color: theme.muted };
-      return <Frame state={state} theme={theme} title={popup.title} width={width} lines={[field, help]} />;
+      return (
+        <Frame
+          state={state}
+          theme={theme}
+          title={popup.title}
+          width={width}
+          lines={[field, help]}
+        />
+      );
     }
     case 'help': {
       const { start, visible, total } = helpWindow(state, helpRows.length);
       const rows: Line[] = helpRows.slice(start, start + visible).map((row) => {
         const keys = fit(displayKeys(row), 24);
         const help = fit(row.help, Math.max(1, inner - 24));
-        return { node: (<><Text color={theme.accent}>{keys}</Text>{help}</>), length: keys.length + help.length };
+        return {
+          node: (
+            <>
+              <Text color={theme.accent}>{keys}</Text>
+              {help}
+            </>
+          ),
+          length: keys.length + help.length,
+        };
       });
-      const more = total > visible ? `${start + 1}–${start + rows.length} of ${total} · j/k scroll · ` : '';
-      const footer: Line = { node: `${more}Esc or ? closes`, length: more.length + 15, color: theme.muted };
-      return <Frame state={state} theme={theme} title="Keys" width={width} lines={[...rows, footer]} />;
+      const more =
+        total > visible ? `${start + 1}–${start + rows.length} of ${total} · j/k scroll · ` : '';
+      const footer: Line = {
+        node: `${more}Esc or ? closes`,
+        length: more.length + 15,
+        color: theme.muted,
+      };
+      return (
+        <Frame state={state} theme={theme} title="Keys" width={width} lines={[...rows, footer]} />
+      );
     }
     default:
       return null;

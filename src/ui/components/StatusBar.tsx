@@ -12,12 +12,16 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
   const budget = state.budget?.project;
   const held = Object.keys(state.budget?.held ?? {}).length;
   // The project's spending, against its budget when one is set.
-  const usage = budget && (budget.tokens !== null || budget.usd !== null || budget.spent.tokens > 0) ? `  ${usageSummary(budget.spent, budget.tokens, budget.usd)}` : '';
+  const usage =
+    budget && (budget.tokens !== null || budget.usd !== null || budget.spent.tokens > 0)
+      ? `  ${usageSummary(budget.spent, budget.tokens, budget.usd)}`
+      : '';
   return (
     <Box width={state.columns} height={1}>
       <Box flexGrow={1}>
         <Text bold color={theme.accent} wrap="truncate-end">
-          {' '}Grove {state.version}
+          {' '}
+          Grove {state.version}
           <Text color={theme.muted}>{project ? `  ${project.displayName}` : ''}</Text>
           <Text color={theme.muted}>{usage}</Text>
           {held > 0 ? <Text color={theme.warn}>{`  ${held} held at a budget limit`}</Text> : null}

@@ -3,7 +3,11 @@ import type { AppState, Tab } from '../../app/state.js';
 import { TABS } from '../../app/state.js';
 import type { Theme } from '../theme.js';
 
-const TITLES: Record<Tab, string> = { projects: 'Projects', sessions: 'Sessions', settings: 'Settings' };
+const TITLES: Record<Tab, string> = {
+  projects: 'Projects',
+  sessions: 'Sessions',
+  settings: 'Settings',
+};
 
 export function TabBar({ state, theme }: { state: AppState; theme: Theme }) {
   return (

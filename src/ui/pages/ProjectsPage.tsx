@@ -4,7 +4,15 @@ import { PROVIDERS } from '../../domain/providers.js';
 import type { Theme } from '../theme.js';
 import { fit, visibleWindow } from '../text.js';
 
-export function ProjectsPage({ state, theme, height }: { state: AppState; theme: Theme; height: number }) {
+export function ProjectsPage({
+  state,
+  theme,
+  height,
+}: {
+  state: AppState;
+  theme: Theme;
+  height: number;
+}) {
   const width = state.columns;
   const agentLines = PROVIDERS.length + 2;
   const listHeight = Math.max(1, height - agentLines - 1);
@@ -31,7 +39,8 @@ export function ProjectsPage({ state, theme, height }: { state: AppState; theme:
               <Text key={project.id} inverse={isSelected} wrap="truncate-end">
                 {isSelected ? '▶ ' : '  '}
                 <Text color={theme.accent}>{isActive ? '* ' : '  '}</Text>
-                {fit(project.displayName, nameWidth)} <Text color={theme.muted}>{project.path}</Text>
+                {fit(project.displayName, nameWidth)}{' '}
+                <Text color={theme.muted}>{project.path}</Text>
               </Text>
             );
           })

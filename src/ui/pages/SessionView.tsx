@@ -3,8 +3,18 @@ import { waitingText } from '../../domain/usage-limit.js';
 import { Box, Text } from 'ink';
 import type { AppState, QuestionState } from '../../app/state.js';
 import type { Session } from '../../domain/session.js';
-import { nextPermissionMode, permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
-import { activeWorkSeconds, formatDuration, formatTokens, restoreCommand, shortId } from '../../domain/session.js';
+import {
+  nextPermissionMode,
+  permissionModeLabel,
+  type PermissionMode,
+} from '../../domain/permission-mode.js';
+import {
+  activeWorkSeconds,
+  formatDuration,
+  formatTokens,
+  restoreCommand,
+  shortId,
+} from '../../domain/session.js';
 import { isWorking } from '../../domain/session-status.js';
 import { ALLOW_UNCONFINED_KEY } from '../../domain/settings.js';
 import type { TextBuffer } from '../../domain/composer.js';
@@ -70,9 +80,15 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
           {session.title || '(untitled)'}
         </Text>
         {links ? <Text color={theme.muted}>{`  ${links}`}</Text> : null}
-        {conflict ? <Text color={theme.error}>{`  Merge conflict with ${session.baseBranch}`}</Text> : null}
+        {conflict ? (
+          <Text color={theme.error}>{`  Merge conflict with ${session.baseBranch}`}</Text>
+        ) : null}
         {overlaps.length > 0 ? (
-          <Text color={conflicting > 0 ? theme.error : theme.warn}>{conflicting > 0 ? `  Conflicts with ${conflicting} other session${conflicting === 1 ? '' : 's'}` : `  Overlaps ${overlaps.length} other session${overlaps.length === 1 ? '' : 's'}`}</Text>
+          <Text color={conflicting > 0 ? theme.error : theme.warn}>
+            {conflicting > 0
+              ? `  Conflicts with ${conflicting} other session${conflicting === 1 ? '' : 's'}`
+              : `  Overlaps ${overlaps.length} other session${overlaps.length === 1 ? '' : 's'}`}
+          </Text>
         ) : null}
       </Text>
       <Text wrap="truncate-end" color={theme.muted}>
@@ -82,10 +98,16 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
         <Text color={theme.diffAdded}>+{session.addedLines}</Text>/
         <Text color={theme.diffDeleted}>-{session.deletedLines}</Text>
         {`  ${timer}  ${session.agent}/${session.model} [${session.reasoning}]  `}
-        <Text color={session.permissionMode === 'auto_edit' ? theme.muted : theme.accent}>{permissionModeLabel(session.permissionMode)}</Text>
-        {state.sandboxMissing === true && state.settings[ALLOW_UNCONFINED_KEY] === 'on' ? <Text color={theme.error}>{'  unconfined'}</Text> : null}
+        <Text color={session.permissionMode === 'auto_edit' ? theme.muted : theme.accent}>
+          {permissionModeLabel(session.permissionMode)}
+        </Text>
+        {state.sandboxMissing === true && state.settings[ALLOW_UNCONFINED_KEY] === 'on' ? (
+          <Text color={theme.error}>{'  unconfined'}</Text>
+        ) : null}
         {`  ${tokens}`}
-        {budget && (budget.tokens !== null || budget.usd !== null || budget.spent.usd > 0) ? `  budget ${usageSummary(budget.spent, budget.tokens, budget.usd)}` : ''}
+        {budget && (budget.tokens !== null || budget.usd !== null || budget.spent.usd > 0)
+          ? `  budget ${usageSummary(budget.spent, budget.tokens, budget.usd)}`
+          : ''}
         {pr ? `  PR #${pr.number} ${pr.state}${pr.isDraft ? ' draft' : ''} ${pr.url}` : ''}
       </Text>
     </Box>
@@ -96,37 +118,89 @@ function summaryLines(session: Session, width: number): StyledLine[] {
   const out: StyledLine[] = [];
   if (session.summary && (session.summary.turn || session.summary.session)) {
     out.push({ text: '── Summary ──', style: 'heading' });
-    if (session.summary.turn) for (const t of wrapPlain(`This turn: ${session.summary.turn}`, width)) out.push({ text: t, style: 'summary' });
-    if (session.summary.session) for (const t of wrapPlain(`Session: ${session.summary.session}`, width)) out.push({ text: t, style: 'summary' });
+    if (session.summary.turn)
+      for (const t of wrapPlain(`This turn: ${session.summary.turn}`, width))
+        out.push({ text: t, style: 'summary' });
+    if (session.summary.session)
+      for (const t of wrapPlain(`Session: ${session.summary.session}`, width))
+        out.push({ text: t, style: 'summary' });
     out.push({ text: '', style: 'muted' });
   }
-  if (session.focusedReviewStatus === 'running') out.push({ text: 'Focused review running…', style: 'muted' });
+  if (session.focusedReviewStatus === 'running')
+    out.push({ text: 'Focused review running…', style: 'muted' });
   if (session.focusedReviewText) {
     out.push({ text: '── Focused review ──', style: 'heading' });
-    for (const t of wrapPlain(session.focusedReviewText, width)) out.push({ text: t, style: 'answer' });
+    for (const t of wrapPlain(session.focusedReviewText, width))
+      out.push({ text: t, style: 'answer' });
     out.push({ text: '', style: 'muted' });
   }
   if (session.mainCheckoutWarning) {
-    out.push({ text: '[Main Checkout Warning] The agent changed files in the main checkout during a turn.', style: 'error' });
+    out.push({
+      text: '[Main Checkout Warning] The agent changed files in the main checkout during a turn.',
+      style: 'error',
+    });
   }
   if (session.keptBranch) {
     out.push({ text: `Branch kept: ${session.keptBranch}`, style: 'notice' });
-    out.push({ text: `Restore it with: ${restoreCommand(session.keptBranch)}  (y copies it)`, style: 'notice' });
+    out.push({
+      text: `Restore it with: ${restoreCommand(session.keptBranch)}  (y copies it)`,
+      style: 'notice',
+    });
   }
-  if (session.mergedCommit) out.push({ text: `Merged as ${session.mergedCommit.slice(0, 12)} on ${session.baseBranch}`, style: 'summary' });
+  if (session.mergedCommit)
+    out.push({
+      text: `Merged as ${session.mergedCommit.slice(0, 12)} on ${session.baseBranch}`,
+      style: 'summary',
+    });
   return out;
 }
 
-function SessionComposer({ buffer, width, theme, title, mode }: { buffer: TextBuffer; width: number; theme: Theme; title: string; mode: PermissionMode }) {
-  return <ComposerBox buffer={buffer} width={width} theme={theme} title={title} subtitle={`${permissionModeLabel(mode)} (Shift+Tab: ${permissionModeLabel(nextPermissionMode(mode))})`} />;
+function SessionComposer({
+  buffer,
+  width,
+  theme,
+  title,
+  mode,
+}: {
+  buffer: TextBuffer;
+  width: number;
+  theme: Theme;
+  title: string;
+  mode: PermissionMode;
+}) {
+  return (
+    <ComposerBox
+      buffer={buffer}
+      width={width}
+      theme={theme}
+      title={title}
+      subtitle={`${permissionModeLabel(mode)} (Shift+Tab: ${permissionModeLabel(nextPermissionMode(mode))})`}
+    />
+  );
 }
 
-function QuestionPanel({ session, question, width, theme }: { session: Session; question: QuestionState; width: number; theme: Theme }) {
+function QuestionPanel({
+  session,
+  question,
+  width,
+  theme,
+}: {
+  session: Session;
+  question: QuestionState;
+  width: number;
+  theme: Theme;
+}) {
   const current = session.questions[question.index];
   if (!current) return null;
   const freeText = question.selected >= current.options.length;
   return (
-    <Box borderStyle="round" borderColor={theme.status('Question')} flexDirection="column" width={width} paddingX={1}>
+    <Box
+      borderStyle="round"
+      borderColor={theme.status('Question')}
+      flexDirection="column"
+      width={width}
+      paddingX={1}
+    >
       <Text bold color={theme.status('Question')}>
         Question {question.index + 1} of {session.questions.length}
       </Text>
@@ -141,7 +215,11 @@ function QuestionPanel({ session, question, width, theme }: { session: Session; 
       ))}
       <Text inverse={freeText} wrap="truncate-end">
         {freeText ? '▶ ' : '  '}
-        {question.buffer.text === '' && !freeText ? <Text color={theme.muted}>Type your own answer…</Text> : question.buffer.text}
+        {question.buffer.text === '' && !freeText ? (
+          <Text color={theme.muted}>Type your own answer…</Text>
+        ) : (
+          question.buffer.text
+        )}
         {freeText ? '▏' : ''}
       </Text>
     </Box>
@@ -159,10 +237,20 @@ const FOLDED_THREADS = 5;
 function threadLines(state: AppState, session: Session, width: number): StyledLine[] {
   const view = state.reviewThreads[session.id];
   if (!session.reviewRequest || !view || (view.threads.length === 0 && !view.error)) return [];
-  const out: StyledLine[] = [{ text: `── Review threads on PR #${session.reviewRequest.number}: ${view.threads.length} unresolved (t: pick and send) ──`, style: 'heading' }];
+  const out: StyledLine[] = [
+    {
+      text: `── Review threads on PR #${session.reviewRequest.number}: ${view.threads.length} unresolved (t: pick and send) ──`,
+      style: 'heading',
+    },
+  ];
   if (view.error) out.push({ text: truncate(view.error, width), style: 'error' });
-  for (const thread of view.threads.slice(0, FOLDED_THREADS)) out.push({ text: truncate(`  ${threadSummary(thread)}`, width), style: thread.state === 'open' ? 'answer' : 'muted' });
-  if (view.threads.length > FOLDED_THREADS) out.push({ text: `  … ${view.threads.length - FOLDED_THREADS} more (t)`, style: 'muted' });
+  for (const thread of view.threads.slice(0, FOLDED_THREADS))
+    out.push({
+      text: truncate(`  ${threadSummary(thread)}`, width),
+      style: thread.state === 'open' ? 'answer' : 'muted',
+    });
+  if (view.threads.length > FOLDED_THREADS)
+    out.push({ text: `  … ${view.threads.length - FOLDED_THREADS} more (t)`, style: 'muted' });
   out.push({ text: '', style: 'muted' });
   return out;
 }
@@ -173,17 +261,33 @@ function overlapTail(state: AppState, session: Session, width: number): StyledLi
   const overlaps = state.git?.overlaps?.[session.id] ?? [];
   if (overlaps.length > 0) {
     out.push({ text: '── Other sessions changing the same files ──', style: 'heading' });
-    const lines = overlapLines(overlaps, (id) => sessionLabel(state.sessions.find((s) => s.id === id), id));
+    const lines = overlapLines(overlaps, (id) =>
+      sessionLabel(
+        state.sessions.find((s) => s.id === id),
+        id,
+      ),
+    );
     overlaps.forEach((o, i) => {
-      for (const t of wrapPlain(`  ${lines[i] ?? ''}`, width)) out.push({ text: t, style: o.conflicts.length > 0 ? 'error' : 'notice' });
+      for (const t of wrapPlain(`  ${lines[i] ?? ''}`, width))
+        out.push({ text: t, style: o.conflicts.length > 0 ? 'error' : 'notice' });
     });
     out.push({ text: '', style: 'muted' });
   }
   const held = state.budget?.held[session.id];
-  if (held) for (const t of wrapPlain(`${stopText(held)} Queued prompts are held until the limit is raised (Settings, or the popup when you send one).`, width)) out.push({ text: t, style: 'error' });
+  if (held)
+    for (const t of wrapPlain(
+      `${stopText(held)} Queued prompts are held until the limit is raised (Settings, or the popup when you send one).`,
+      width,
+    ))
+      out.push({ text: t, style: 'error' });
   out.push(...groupLines(state, session.id, width));
   const waiting = state.waiting[session.id];
-  if (waiting && waiting.until > state.now) for (const t of wrapPlain(`The next prompt is ${waitingText(waiting, state.now)} (its usage limit); Grove sends it then.`, width)) out.push({ text: t, style: 'notice' });
+  if (waiting && waiting.until > state.now)
+    for (const t of wrapPlain(
+      `The next prompt is ${waitingText(waiting, state.now)} (its usage limit); Grove sends it then.`,
+      width,
+    ))
+      out.push({ text: t, style: 'notice' });
   return out;
 }
 
@@ -199,15 +303,24 @@ export function sessionLayout(state: AppState, session: Session, height: number)
   const queued = state.queued[session.id] ?? [];
   const threads = !composer && !question ? (mode?.threads ?? null) : null;
   const panelHeight = composer
-    ? Math.min(6, composer.text.split('\n').length) + 3 + composerAssistHeight(mode?.assist, state.promptHistory, width)
+    ? Math.min(6, composer.text.split('\n').length) +
+      3 +
+      composerAssistHeight(mode?.assist, state.promptHistory, width)
     : question
-      ? (session.questions[question.index]?.options.length ?? 0) + 5 + Math.ceil((session.questions[question.index]?.text.length ?? 0) / Math.max(1, width - 4))
+      ? (session.questions[question.index]?.options.length ?? 0) +
+        5 +
+        Math.ceil((session.questions[question.index]?.text.length ?? 0) / Math.max(1, width - 4))
       : threads
         ? threadsPanelHeight(state, session.id)
         : 0;
   const progress = state.progress[session.id];
-  const tail: StyledLine[] = [...summaryLines(session, width - 2), ...overlapTail(state, session, width - 2), ...(threads ? [] : threadLines(state, session, width - 2))];
-  for (const prompt of queued) tail.push({ text: `≡ queued › ${truncate(prompt, width - 14)}`, style: 'muted' });
+  const tail: StyledLine[] = [
+    ...summaryLines(session, width - 2),
+    ...overlapTail(state, session, width - 2),
+    ...(threads ? [] : threadLines(state, session, width - 2)),
+  ];
+  for (const prompt of queued)
+    tail.push({ text: `≡ queued › ${truncate(prompt, width - 14)}`, style: 'muted' });
   if (isWorking(session.status)) {
     tail.push({
       text: `${spinner(state.now)} ${progress ?? `${session.status}…`}  ${formatDuration(activeWorkSeconds(session, state.now))}`,
@@ -216,12 +329,34 @@ export function sessionLayout(state: AppState, session: Session, height: number)
   }
   const bodyHeight = Math.max(1, height - 3 - panelHeight);
   const entries = state.transcripts[session.id];
-  const view = windowLines(session.id, entries ?? [], tail, width - 2, bodyHeight, mode?.scrollBack ?? 0, mode?.toolsExpanded ?? false);
+  const view = windowLines(
+    session.id,
+    entries ?? [],
+    tail,
+    width - 2,
+    bodyHeight,
+    mode?.scrollBack ?? 0,
+    mode?.toolsExpanded ?? false,
+  );
   return { width, composer, question, threads, entries, bodyHeight, view };
 }
 
-export function SessionView({ state, theme, height, session }: { state: AppState; theme: Theme; height: number; session: Session }) {
-  const { width, composer, question, threads, entries, bodyHeight, view } = sessionLayout(state, session, height);
+export function SessionView({
+  state,
+  theme,
+  height,
+  session,
+}: {
+  state: AppState;
+  theme: Theme;
+  height: number;
+  session: Session;
+}) {
+  const { width, composer, question, threads, entries, bodyHeight, view } = sessionLayout(
+    state,
+    session,
+    height,
+  );
   return (
     <Box flexDirection="column" height={height} width={width}>
       <Header session={session} state={state} theme={theme} />
@@ -239,33 +374,74 @@ export function SessionView({ state, theme, height, session }: { state: AppState
           width={width}
           theme={theme}
           mode={session.permissionMode}
-          title={isWorking(session.status) ? 'Prompt (queued until the turn ends)' : session.prompt === null ? `Task for the agent${bestOfComposer(state) > 1 ? ` · best of ${bestOfComposer(state)}` : ''}` : 'Reply'}
+          title={
+            isWorking(session.status)
+              ? 'Prompt (queued until the turn ends)'
+              : session.prompt === null
+                ? `Task for the agent${bestOfComposer(state) > 1 ? ` · best of ${bestOfComposer(state)}` : ''}`
+                : 'Reply'
+          }
         />
       ) : null}
-      {composer && state.mode.kind === 'session' ? <ComposerAssistLines assist={state.mode.assist} history={state.promptHistory} width={width} theme={theme} /> : null}
-      {question && !composer ? <QuestionPanel session={session} question={question} width={width} theme={theme} /> : null}
-      {threads ? <ThreadsPanel state={state} sessionId={session.id} panel={threads} width={width} theme={theme} /> : null}
+      {composer && state.mode.kind === 'session' ? (
+        <ComposerAssistLines
+          assist={state.mode.assist}
+          history={state.promptHistory}
+          width={width}
+          theme={theme}
+        />
+      ) : null}
+      {question && !composer ? (
+        <QuestionPanel session={session} question={question} width={width} theme={theme} />
+      ) : null}
+      {threads ? (
+        <ThreadsPanel
+          state={state}
+          sessionId={session.id}
+          panel={threads}
+          width={width}
+          theme={theme}
+        />
+      ) : null}
     </Box>
   );
 }
 
 /** Best of N: the session's group, its variants in ranking order with their checks and the judge's reasons. */
 function groupLines(state: AppState, sessionId: string, width: number): StyledLine[] {
-  const group = Object.values(state.groups).find((g) => g.members.some((m) => m.sessionId === sessionId));
+  const group = Object.values(state.groups).find((g) =>
+    g.members.some((m) => m.sessionId === sessionId),
+  );
   if (!group) return [];
-  const out: StyledLine[] = [{ text: `── Best of ${group.members.length}: ${groupStatusText(group.status)} ──`, style: 'heading' }];
-  const order = group.ranking.length > 0 ? group.ranking.map((r) => r.sessionId) : group.members.map((m) => m.sessionId);
+  const out: StyledLine[] = [
+    {
+      text: `── Best of ${group.members.length}: ${groupStatusText(group.status)} ──`,
+      style: 'heading',
+    },
+  ];
+  const order =
+    group.ranking.length > 0
+      ? group.ranking.map((r) => r.sessionId)
+      : group.members.map((m) => m.sessionId);
   for (const id of order) {
     const member = group.members.find((m) => m.sessionId === id);
     const variant = state.sessions.find((s) => s.id === id);
     const rank = group.ranking.find((r) => r.sessionId === id);
-    const name = variant ? `${variant.title || variant.branch} (${variant.agent}/${variant.model})` : id.slice(0, 8);
+    const name = variant
+      ? `${variant.title || variant.branch} (${variant.agent}/${variant.model})`
+      : id.slice(0, 8);
     const mark = id === sessionId ? '▶' : ' ';
     const line = `${mark} ${rank ? `#${rank.rank}` : '  '} ${name} · check ${checkText(member?.check ?? null)}${rank?.reason ? ` · ${rank.reason}` : ''}${group.chosenSessionId === id ? ' · chosen' : ''}`;
-    for (const t of wrapPlain(line, width)) out.push({ text: t, style: rank?.rank === 1 ? 'notice' : 'muted' });
+    for (const t of wrapPlain(line, width))
+      out.push({ text: t, style: rank?.rank === 1 ? 'notice' : 'muted' });
   }
-  if (group.note) for (const t of wrapPlain(group.note, width)) out.push({ text: t, style: 'error' });
-  if (group.status === 'ranked') out.push({ text: 'W merges the winner and cancels the others (their branches are kept).', style: 'muted' });
+  if (group.note)
+    for (const t of wrapPlain(group.note, width)) out.push({ text: t, style: 'error' });
+  if (group.status === 'ranked')
+    out.push({
+      text: 'W merges the winner and cancels the others (their branches are kept).',
+      style: 'muted',
+    });
   out.push({ text: '', style: 'muted' });
   return out;
 }

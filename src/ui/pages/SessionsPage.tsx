@@ -56,7 +56,10 @@ const MIN_TITLE = 20;
  * The columns a row of `width` cells shows, and the title's width. Columns
  * are taken in order of importance while the title keeps MIN_TITLE cells.
  */
-export function listColumns(width: number): { readonly shown: ReadonlySet<ColumnId>; readonly titleWidth: number } {
+export function listColumns(width: number): {
+  readonly shown: ReadonlySet<ColumnId>;
+  readonly titleWidth: number;
+} {
   const shown = new Set<ColumnId>();
   let used = 2;
   for (const column of COLUMNS) {
@@ -106,8 +109,20 @@ function SessionRow({
   const heldLabel = held ? ' [budget reached]' : waiting ? ` [${waiting}]` : '';
   const needsLabel = needsYou ? ' ● needs you' : '';
   const variantLabel = variant ? ` [${variant}]` : '';
-  const draftLabel = session.status === 'Draft' && session.prompt !== null ? (marked ? ' [draft ✓]' : ' [draft]') : '';
-  const badges = conflictLabel.length + questionLabel.length + overlapLabel.length + heldLabel.length + needsLabel.length + draftLabel.length + variantLabel.length;
+  const draftLabel =
+    session.status === 'Draft' && session.prompt !== null
+      ? marked
+        ? ' [draft ✓]'
+        : ' [draft]'
+      : '';
+  const badges =
+    conflictLabel.length +
+    questionLabel.length +
+    overlapLabel.length +
+    heldLabel.length +
+    needsLabel.length +
+    draftLabel.length +
+    variantLabel.length;
   // A cell of space between the badges and the next column.
   const gap = badges > 0 ? 1 : 0;
   const textWidth = Math.max(1, titleWidth - badges - gap);
@@ -119,10 +134,18 @@ function SessionRow({
       {shown.has('size') ? <Text color={theme.muted}>{fit(`[${session.size}]`, 6)}</Text> : null}
       <Text>{fit(title, textWidth)}</Text>
       {draftLabel ? <Text color={theme.muted}>{draftLabel}</Text> : null}
-      {needsLabel ? <Text color={theme.accent} bold>{needsLabel}</Text> : null}
+      {needsLabel ? (
+        <Text color={theme.accent} bold>
+          {needsLabel}
+        </Text>
+      ) : null}
       {questionLabel ? <Text color={theme.warn}>{questionLabel}</Text> : null}
       {conflict ? <Text color={theme.error}>{conflictLabel}</Text> : null}
-      {overlapLabel ? <Text color={overlapLabel.includes('conflicts') ? theme.error : theme.warn}>{overlapLabel}</Text> : null}
+      {overlapLabel ? (
+        <Text color={overlapLabel.includes('conflicts') ? theme.error : theme.warn}>
+          {overlapLabel}
+        </Text>
+      ) : null}
       {heldLabel ? <Text color={theme.warn}>{heldLabel}</Text> : null}
       {variantLabel ? <Text color={theme.accent}>{variantLabel}</Text> : null}
       {gap ? ' ' : null}
@@ -134,10 +157,22 @@ function SessionRow({
           {' '.repeat(Math.max(1, 13 - lines.length))}
         </Text>
       ) : null}
-      {shown.has('tokens') ? <Text color={theme.muted}>{fit(formatTokens(session.inputTokens + session.outputTokens), 8)}</Text> : null}
-      {shown.has('model') ? <Text color={theme.muted}>{fit(`${session.agent}/${session.model} [${session.reasoning}]`, 26)}</Text> : null}
-      {shown.has('status') ? <Text color={theme.status(session.status)}>{fit(session.status, 12)}</Text> : null}
-      {shown.has('timer') ? <Text color={theme.muted}>{fit(formatDuration(activeWorkSeconds(session, now)), 9)}</Text> : null}
+      {shown.has('tokens') ? (
+        <Text color={theme.muted}>
+          {fit(formatTokens(session.inputTokens + session.outputTokens), 8)}
+        </Text>
+      ) : null}
+      {shown.has('model') ? (
+        <Text color={theme.muted}>
+          {fit(`${session.agent}/${session.model} [${session.reasoning}]`, 26)}
+        </Text>
+      ) : null}
+      {shown.has('status') ? (
+        <Text color={theme.status(session.status)}>{fit(session.status, 12)}</Text>
+      ) : null}
+      {shown.has('timer') ? (
+        <Text color={theme.muted}>{fit(formatDuration(activeWorkSeconds(session, now)), 9)}</Text>
+      ) : null}
     </Text>
   );
 }
@@ -152,16 +187,29 @@ function headerLine(width: number): string {
   return `  ${cell('size')}${fit('Session', titleWidth)}${cell('lines')}${cell('tokens')}${cell('model')}${cell('status')}${cell('timer')}`;
 }
 
-export function SessionsPage({ state, theme, height }: { state: AppState; theme: Theme; height: number }) {
+export function SessionsPage({
+  state,
+  theme,
+  height,
+}: {
+  state: AppState;
+  theme: Theme;
+  height: number;
+}) {
   const width = state.columns;
   if (state.activeProjectId === null) {
     return (
       <Box flexDirection="column" height={height} paddingX={1}>
         <Text bold>No project is active.</Text>
-        <Text>Grove was not started inside a git repository, so there is no project here to run sessions in.</Text>
         <Text>
-          To add one, start Grove in a repository (<Text color={theme.accent}>cd ~/code/app && grove</Text>) or name it with -C (
-          <Text color={theme.accent}>grove -C ~/code/app</Text>). Projects used before are on the Projects tab: <Text color={theme.accent}>Tab</Text>, then{' '}
+          Grove was not started inside a git repository, so there is no project here to run sessions
+          in.
+        </Text>
+        <Text>
+          To add one, start Grove in a repository (
+          <Text color={theme.accent}>cd ~/code/app && grove</Text>) or name it with -C (
+          <Text color={theme.accent}>grove -C ~/code/app</Text>). Projects used before are on the
+          Projects tab: <Text color={theme.accent}>Tab</Text>, then{' '}
           <Text color={theme.accent}>Enter</Text> to switch.
         </Text>
       </Box>
@@ -172,8 +220,8 @@ export function SessionsPage({ state, theme, height }: { state: AppState; theme:
       <Box flexDirection="column" height={height} paddingX={1} paddingTop={1}>
         <Text bold>No sessions yet.</Text>
         <Text>
-          Press <Text color={theme.accent}>a</Text> to start an agent session: it gets its own worktree and
-          branch, and you review its diff before anything lands.
+          Press <Text color={theme.accent}>a</Text> to start an agent session: it gets its own
+          worktree and branch, and you review its diff before anything lands.
         </Text>
       </Box>
     );
@@ -185,9 +233,12 @@ export function SessionsPage({ state, theme, height }: { state: AppState; theme:
       key: `h-${section.group}`,
       label: `${GROUP_TITLES[section.group].toUpperCase()} (${section.sessions.length})`,
     });
-    for (const session of section.sessions) rows.push({ kind: 'session', key: session.id, session });
+    for (const session of section.sessions)
+      rows.push({ kind: 'session', key: session.id, session });
   }
-  const selectedIndex = rows.findIndex((r) => r.kind === 'session' && r.session.id === state.selectedSessionId);
+  const selectedIndex = rows.findIndex(
+    (r) => r.kind === 'session' && r.session.id === state.selectedSessionId,
+  );
   const bodyHeight = Math.max(1, height - 1);
   const [start, end] = visibleWindow(rows.length, bodyHeight, Math.max(0, selectedIndex));
   const conflicts = new Set(state.git?.conflicts ?? []);
@@ -229,7 +280,10 @@ function waitingFor(limit: UsageLimit | undefined, now: number): string | null {
 }
 
 /** "best of 2 #1" for a ranked variant, "best of 2" before the ranking. */
-function variantBadge(groups: Readonly<Record<string, SessionGroup>>, sessionId: string): string | null {
+function variantBadge(
+  groups: Readonly<Record<string, SessionGroup>>,
+  sessionId: string,
+): string | null {
   const group = Object.values(groups).find((g) => g.members.some((m) => m.sessionId === sessionId));
   if (!group) return null;
   const rank = group.ranking.find((r) => r.sessionId === sessionId);

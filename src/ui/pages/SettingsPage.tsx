@@ -4,7 +4,15 @@ import { SETTING_ROWS, settingValue } from '../../domain/settings.js';
 import type { Theme } from '../theme.js';
 import { fit, truncate, visibleWindow } from '../text.js';
 
-export function SettingsPage({ state, theme, height }: { state: AppState; theme: Theme; height: number }) {
+export function SettingsPage({
+  state,
+  theme,
+  height,
+}: {
+  state: AppState;
+  theme: Theme;
+  height: number;
+}) {
   const width = state.columns;
   const listHeight = Math.max(1, height - 3);
   const [start, end] = visibleWindow(SETTING_ROWS.length, listHeight, state.selectedSetting);

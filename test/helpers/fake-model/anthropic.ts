@@ -1,4 +1,11 @@
-import { DEFAULT_REPLY, json, sse, workdirFrom, type ApiHandler, type ScriptStep } from './types.js';
+import {
+  DEFAULT_REPLY,
+  json,
+  sse,
+  workdirFrom,
+  type ApiHandler,
+  type ScriptStep,
+} from './types.js';
 
 // Anthropic Messages API, streaming (what Claude Code speaks).
 
@@ -11,19 +18,55 @@ function toolNames(body: unknown): string[] {
   return tools.map((t) => t.name);
 }
 
-function block(index: number, start: unknown, deltas: readonly unknown[]): { event: string; data: unknown }[] {
+function block(
+  index: number,
+  start: unknown,
+  deltas: readonly unknown[],
+): { event: string; data: unknown }[] {
   return [
-    { event: 'content_block_start', data: { type: 'content_block_start', index, content_block: start } },
-    ...deltas.map((delta) => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta } })),
+    {
+      event: 'content_block_start',
+      data: { type: 'content_block_start', index, content_block: start },
+    },
+    ...deltas.map((delta) => ({
+      event: 'content_block_delta',
+      data: { type: 'content_block_delta', index, delta },
+    })),
     { event: 'content_block_stop', data: { type: 'content_block_stop', index } },
   ];
 }
 
-function message(model: string, blocks: { event: string; data: unknown }[], stopReason: string): { event: string; data: unknown }[] {
+function message(
+  model: string,
+  blocks: { event: string; data: unknown }[],
+  stopReason: string,
+): { event: string; data: unknown }[] {
   return [
-    { event: 'message_start', data: { type: 'message_start', message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 120, output_tokens: 1 } } } },
+    {
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: {
+          id: `msg_${Date.now()}`,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 120, output_tokens: 1 },
+        },
+      },
+    },
     ...blocks,
-    { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 40 } } },
+    {
+      event: 'message_delta',
+      data: {
+        type: 'message_delta',
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: 40 },
+      },
+    },
     { event: 'message_stop', data: { type: 'message_stop' } },
   ];
 }
@@ -36,7 +79,8 @@ function structuredTool(names: readonly string[]): string | undefined {
 export const anthropicHandler: ApiHandler = {
   api: 'anthropic',
   matches: ({ path }) => path.startsWith('/v1/messages') || path.startsWith('/api/hello'),
-  consumes: ({ method, path }) => method === 'POST' && path.startsWith('/v1/messages') && !path.includes('count_tokens'),
+  consumes: ({ method, path }) =>
+    method === 'POST' && path.startsWith('/v1/messages') && !path.includes('count_tokens'),
   handle({ req, res, body, step, workdir }) {
     const path = req.url ?? '';
     if (path.startsWith('/api/hello')) return json(res, 200, { ok: true });
@@ -45,22 +89,75 @@ export const anthropicHandler: ApiHandler = {
     const names = toolNames(body);
     const current: ScriptStep = step ?? { text: DEFAULT_REPLY };
     if ('error' in current) {
-      return json(res, current.error.status, current.error.body ?? { type: 'error', error: { type: 'api_error', message: `scripted ${current.error.status}` } }, current.error.headers);
+      return json(
+        res,
+        current.error.status,
+        current.error.body ?? {
+          type: 'error',
+          error: { type: 'api_error', message: `scripted ${current.error.status}` },
+        },
+        current.error.headers,
+      );
     }
     if ('delayMs' in current) {
-      setTimeout(() => anthropicHandler.handle({ req, res, body, step: current.then, workdir }), current.delayMs);
+      setTimeout(
+        () => anthropicHandler.handle({ req, res, body, step: current.then, workdir }),
+        current.delayMs,
+      );
       return;
     }
     if ('toolCall' in current) {
       const call = current.toolCall;
       if (call.kind === 'shell') {
         const input = { command: call.command, description: 'Run a command' };
-        return sse(res, message(model, [...block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'I will run a command.' }]), ...block(1, { type: 'tool_use', id: `toolu_${Date.now()}`, name: 'Bash', input: {} }, [{ type: 'input_json_delta', partial_json: JSON.stringify(input) }])], 'tool_use'));
+        return sse(
+          res,
+          message(
+            model,
+            [
+              ...block(0, { type: 'text', text: '' }, [
+                { type: 'text_delta', text: 'I will run a command.' },
+              ]),
+              ...block(
+                1,
+                { type: 'tool_use', id: `toolu_${Date.now()}`, name: 'Bash', input: {} },
+                [{ type: 'input_json_delta', partial_json: JSON.stringify(input) }],
+              ),
+            ],
+            'tool_use',
+          ),
+        );
       }
       const file = `${workdirFrom(body, workdir)}/${call.path}`;
       const useWrite = names.includes('Write');
-      const input = useWrite ? { file_path: file, content: call.content } : { command: `mkdir -p "$(dirname '${file}')" && printf '%s' '${call.content.replace(/'/g, `'\\''`)}' > '${file}'`, description: 'Write a file' };
-      return sse(res, message(model, [...block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'I will write the file.' }]), ...block(1, { type: 'tool_use', id: `toolu_${Date.now()}`, name: useWrite ? 'Write' : 'Bash', input: {} }, [{ type: 'input_json_delta', partial_json: JSON.stringify(input) }])], 'tool_use'));
+      const input = useWrite
+        ? { file_path: file, content: call.content }
+        : {
+            command: `mkdir -p "$(dirname '${file}')" && printf '%s' '${call.content.replace(/'/g, `'\\''`)}' > '${file}'`,
+            description: 'Write a file',
+          };
+      return sse(
+        res,
+        message(
+          model,
+          [
+            ...block(0, { type: 'text', text: '' }, [
+              { type: 'text_delta', text: 'I will write the file.' },
+            ]),
+            ...block(
+              1,
+              {
+                type: 'tool_use',
+                id: `toolu_${Date.now()}`,
+                name: useWrite ? 'Write' : 'Bash',
+                input: {},
+              },
+              [{ type: 'input_json_delta', partial_json: JSON.stringify(input) }],
+            ),
+          ],
+          'tool_use',
+        ),
+      );
     }
     const structured = structuredTool(names);
     if (structured) {
@@ -71,9 +168,25 @@ export const anthropicHandler: ApiHandler = {
         parsed = null;
       }
       if (parsed && typeof parsed === 'object') {
-        return sse(res, message(model, block(0, { type: 'tool_use', id: `toolu_${Date.now()}`, name: structured, input: {} }, [{ type: 'input_json_delta', partial_json: JSON.stringify(parsed) }]), 'tool_use'));
+        return sse(
+          res,
+          message(
+            model,
+            block(0, { type: 'tool_use', id: `toolu_${Date.now()}`, name: structured, input: {} }, [
+              { type: 'input_json_delta', partial_json: JSON.stringify(parsed) },
+            ]),
+            'tool_use',
+          ),
+        );
       }
     }
-    return sse(res, message(model, block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: current.text }]), 'end_turn'));
+    return sse(
+      res,
+      message(
+        model,
+        block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: current.text }]),
+        'end_turn',
+      ),
+    );
   },
 };

@@ -74,9 +74,18 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       const method = req.method ?? 'GET';
       const path = req.url ?? '/';
       const handler = HANDLERS.find((h) => h.matches({ method, path }));
-      const record: RecordedRequest = { api: handler?.api ?? null, method, path, headers: req.headers, body };
+      const record: RecordedRequest = {
+        api: handler?.api ?? null,
+        method,
+        path,
+        headers: req.headers,
+        body,
+      };
       requests.push(record);
-      if (!handler) return json(res, 404, { error: { message: `fake model server: no handler for ${method} ${path}` } });
+      if (!handler)
+        return json(res, 404, {
+          error: { message: `fake model server: no handler for ${method} ${path}` },
+        });
       const takes = handler.consumes ? handler.consumes({ method, path }, body) : true;
       const step = takes ? take(handler.api, body) : undefined;
       if (takes) consumed.push(record);

@@ -5,7 +5,13 @@ export type ApiName = 'anthropic' | 'openai' | 'gemini';
 /** One scripted model response, consumed by one model request of that API. */
 export type ScriptStep =
   | { readonly text: string }
-  | { readonly toolCall: { readonly kind: 'write_file'; readonly path: string; readonly content: string } }
+  | {
+      readonly toolCall: {
+        readonly kind: 'write_file';
+        readonly path: string;
+        readonly content: string;
+      };
+    }
   /** The CLI's shell tool (Claude `Bash`, Codex `exec_command`, Gemini `run_shell_command`), run in the workdir. */
   | {
       readonly toolCall: {
@@ -15,7 +21,13 @@ export type ScriptStep =
         readonly escalate?: boolean;
       };
     }
-  | { readonly error: { readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>> } }
+  | {
+      readonly error: {
+        readonly status: number;
+        readonly body?: unknown;
+        readonly headers?: Readonly<Record<string, string>>;
+      };
+    }
   | { readonly delayMs: number; readonly then: ScriptStep };
 
 export interface HandlerContext {
@@ -37,13 +49,27 @@ export interface ApiHandler {
 /** The reply used when a script runs dry: a valid protocol object. */
 export const DEFAULT_REPLY = '{"answer":"ok","questions":[],"summary":null}';
 
-export function sse(res: ServerResponse, events: readonly { event?: string; data: unknown }[], separator = '\n\n'): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  for (const e of events) res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${JSON.stringify(e.data)}${separator}`);
+export function sse(
+  res: ServerResponse,
+  events: readonly { event?: string; data: unknown }[],
+  separator = '\n\n',
+): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  for (const e of events)
+    res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${JSON.stringify(e.data)}${separator}`);
   res.end();
 }
 
-export function json(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }

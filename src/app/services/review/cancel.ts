@@ -10,7 +10,10 @@ export interface WorkAtRisk {
 export async function workAtRisk(ctx: ReviewContext, session: Session): Promise<WorkAtRisk> {
   const { git } = ctx.deps;
   try {
-    const [status, ahead] = await Promise.all([git.statusPorcelain(session.worktreePath), git.commitsSince(session.worktreePath, session.baseBranch)]);
+    const [status, ahead] = await Promise.all([
+      git.statusPorcelain(session.worktreePath),
+      git.commitsSince(session.worktreePath, session.baseBranch),
+    ]);
     return { uncommitted: status.length, unmergedCommits: ahead };
   } catch {
     // No worktree (never created, or already gone): look at the branch alone.
@@ -22,7 +25,8 @@ export async function workAtRisk(ctx: ReviewContext, session: Session): Promise<
 async function branchCommitsAtRisk(ctx: ReviewContext, session: Session): Promise<number> {
   const { git, store } = ctx.deps;
   const project = await store.projects.get(session.projectId);
-  if (!project || !(await git.branchExists(project.path, session.branch).catch(() => false))) return 0;
+  if (!project || !(await git.branchExists(project.path, session.branch).catch(() => false)))
+    return 0;
   try {
     return (await git.aheadBehind(project.path, session.branch, session.baseBranch)).ahead;
   } catch {
@@ -36,10 +40,15 @@ export function cancelLines(session: Session, risk: WorkAtRisk): string[] {
   if (risk.uncommitted > 0 || risk.unmergedCommits > 0) {
     const parts: string[] = [];
     if (risk.uncommitted > 0) parts.push(`${risk.uncommitted} uncommitted change(s)`);
-    if (risk.unmergedCommits > 0) parts.push(`${risk.unmergedCommits} commit(s) not on ${session.baseBranch}`);
-    lines.push(`It holds ${parts.join(' and ')}: they are committed to ${session.branch} first and the branch is kept, so nothing is lost.`);
+    if (risk.unmergedCommits > 0)
+      parts.push(`${risk.unmergedCommits} commit(s) not on ${session.baseBranch}`);
+    lines.push(
+      `It holds ${parts.join(' and ')}: they are committed to ${session.branch} first and the branch is kept, so nothing is lost.`,
+    );
   } else {
-    lines.push(`It holds no work that is not on ${session.baseBranch}; the branch ${session.branch} is deleted.`);
+    lines.push(
+      `It holds no work that is not on ${session.baseBranch}; the branch ${session.branch} is deleted.`,
+    );
   }
   return lines;
 }
@@ -57,7 +66,13 @@ export function requestCancel(ctx: ReviewContext, sessionId: string): void {
     const risk = await workAtRisk(ctx, session);
     app.emit({
       type: 'popup',
-      popup: { kind: 'confirm', title: `Cancel "${session.title || session.branch}"?`, lines: cancelLines(session, risk), intent: { kind: 'cancelSession', sessionId }, yes: false },
+      popup: {
+        kind: 'confirm',
+        title: `Cancel "${session.title || session.branch}"?`,
+        lines: cancelLines(session, risk),
+        intent: { kind: 'cancelSession', sessionId },
+        yes: false,
+      },
     });
   });
 }
@@ -68,27 +83,41 @@ export function requestCancel(ctx: ReviewContext, sessionId: string): void {
  * on the base, then remove the worktree. If the safety commit fails the
  * worktree is left in place and the session is not canceled.
  */
-export async function cancelSession(ctx: ReviewContext, sessionId: string, abortRunning: (id: string) => void): Promise<void> {
+export async function cancelSession(
+  ctx: ReviewContext,
+  sessionId: string,
+  abortRunning: (id: string) => void,
+): Promise<void> {
   const { store, git, pool } = ctx.deps;
   const session = await store.sessions.get(sessionId);
   if (!session) return;
   const project = await store.projects.get(session.projectId);
   if (!project) return;
-  for (const op of await store.operations.listUnfinished(sessionId)) await store.operations.requestCancel(op.id);
+  for (const op of await store.operations.listUnfinished(sessionId))
+    await store.operations.requestCancel(op.id);
   abortRunning(sessionId);
   await ctx.deps.queue.idle(sessionId);
   // Another Grove process driving the session (a headless command) stops on the cancel request: wait for it.
-  const othersRunning = async (): Promise<boolean> => (await store.operations.listUnfinished(sessionId)).some((op) => op.status === 'running' && op.owner !== ctx.deps.runtime.owner);
-  for (let waited = 0; waited < 45_000 && (await othersRunning()); waited += 250) await new Promise((resolve) => setTimeout(resolve, 250));
+  const othersRunning = async (): Promise<boolean> =>
+    (await store.operations.listUnfinished(sessionId)).some(
+      (op) => op.status === 'running' && op.owner !== ctx.deps.runtime.owner,
+    );
+  for (let waited = 0; waited < 45_000 && (await othersRunning()); waited += 250)
+    await new Promise((resolve) => setTimeout(resolve, 250));
   await pool.release(sessionId);
   const current = (await store.sessions.get(sessionId)) ?? session;
   const risk = await workAtRisk(ctx, current);
   if (risk.uncommitted > 0) {
     try {
-      const message = current.commitMessage ?? `${current.title || 'Grove session'} (work in progress, saved on cancel)`;
+      const message =
+        current.commitMessage ??
+        `${current.title || 'Grove session'} (work in progress, saved on cancel)`;
       await git.commitAll(current.worktreePath, message, { amend: false, noVerify: true });
     } catch (error) {
-      await ctx.note(sessionId, `[Cancel Error] Could not save the uncommitted changes, so nothing was removed: ${error instanceof Error ? error.message : String(error)}`);
+      await ctx.note(
+        sessionId,
+        `[Cancel Error] Could not save the uncommitted changes, so nothing was removed: ${error instanceof Error ? error.message : String(error)}`,
+      );
       if (current.status === 'InProgress') await ctx.setStatus(sessionId, 'Review');
       return;
     }
@@ -97,10 +126,16 @@ export async function cancelSession(ctx: ReviewContext, sessionId: string, abort
   await git.removeWorktree(project.path, current.worktreePath, { force: true }).catch(() => {});
   if (keep) {
     await store.sessions.update(sessionId, { keptBranch: current.branch }, ctx.now());
-    await ctx.note(sessionId, `[Cancel] Canceled. The work is kept on branch ${current.branch}; restore it with: ${restoreCommand(current.branch)}`);
+    await ctx.note(
+      sessionId,
+      `[Cancel] Canceled. The work is kept on branch ${current.branch}; restore it with: ${restoreCommand(current.branch)}`,
+    );
   } else {
     await git.deleteBranch(project.path, current.branch, { force: true }).catch(() => {});
-    await ctx.note(sessionId, '[Cancel] Canceled. The session held no work, so its branch was deleted.');
+    await ctx.note(
+      sessionId,
+      '[Cancel] Canceled. The session held no work, so its branch was deleted.',
+    );
   }
   if (current.status === 'Queued') await ctx.setStatus(sessionId, 'Review');
   await ctx.setStatus(sessionId, 'Canceled');

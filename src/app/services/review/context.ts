@@ -46,7 +46,14 @@ export class ReviewContext {
   /** What recording a git step (withGitStep) needs. */
   stepDeps(): GitStepDeps {
     const { store, git, runtime } = this.deps;
-    return { store, git, owner: runtime.owner, now: () => this.now(), logger: runtime.logger, note: (id, text) => this.note(id, text) };
+    return {
+      store,
+      git,
+      owner: runtime.owner,
+      now: () => this.now(),
+      logger: runtime.logger,
+      note: (id, text) => this.note(id, text),
+    };
   }
 
   async setStatus(sessionId: string, status: SessionStatus): Promise<Session> {
@@ -67,8 +74,18 @@ export class ReviewContext {
     this.deps.app.emit({ type: 'popup', popup: { kind: 'info', title, lines, busy } });
   }
 
-  async enqueue(sessionId: string, kind: 'rebase' | 'merge' | 'publish', payload: Record<string, unknown> = {}): Promise<void> {
-    await this.deps.store.operations.enqueue(sessionId, kind, payload, this.now(), this.deps.runtime.owner);
+  async enqueue(
+    sessionId: string,
+    kind: 'rebase' | 'merge' | 'publish',
+    payload: Record<string, unknown> = {},
+  ): Promise<void> {
+    await this.deps.store.operations.enqueue(
+      sessionId,
+      kind,
+      payload,
+      this.now(),
+      this.deps.runtime.owner,
+    );
     this.deps.queue.notify(sessionId);
   }
 }

@@ -55,13 +55,22 @@ export class FocusedReview {
       if (!force && session.focusedReviewDiffHash === hash && session.focusedReviewText) return;
       const controller = new AbortController();
       this.running.set(sessionId, controller);
-      await store.sessions.update(sessionId, { focusedReviewStatus: 'running', focusedReviewText: null, focusedReviewDiffHash: hash }, this.ctx.now());
+      await store.sessions.update(
+        sessionId,
+        { focusedReviewStatus: 'running', focusedReviewText: null, focusedReviewDiffHash: hash },
+        this.ctx.now(),
+      );
       await this.ctx.setStatus(sessionId, 'AgentReview');
       let text: string | null = null;
       let failure: string | null = null;
       try {
         const choice = modelChoice(app.state.settings, 'review', agents.installed());
-        const reply = await agents.utility(choice, reviewPrompt(session.title, session.summary?.session ?? '', diff.patch), session.worktreePath, controller.signal);
+        const reply = await agents.utility(
+          choice,
+          reviewPrompt(session.title, session.summary?.session ?? '', diff.patch),
+          session.worktreePath,
+          controller.signal,
+        );
         text = reply.answer.trim() || 'The reviewer had nothing to add.';
         await store.sessions.addTokens(sessionId, reply.inputTokens, reply.outputTokens);
       } catch (error) {
@@ -75,9 +84,20 @@ export class FocusedReview {
       if (controller.signal.aborted) {
         await store.sessions.update(sessionId, { focusedReviewStatus: null }, this.ctx.now());
       } else if (text !== null) {
-        await store.sessions.update(sessionId, { focusedReviewStatus: 'ready', focusedReviewText: text }, this.ctx.now());
+        await store.sessions.update(
+          sessionId,
+          { focusedReviewStatus: 'ready', focusedReviewText: text },
+          this.ctx.now(),
+        );
       } else {
-        await store.sessions.update(sessionId, { focusedReviewStatus: 'failed', focusedReviewText: `Focused review failed: ${failure ?? 'unknown error'}. Press f to try again.` }, this.ctx.now());
+        await store.sessions.update(
+          sessionId,
+          {
+            focusedReviewStatus: 'failed',
+            focusedReviewText: `Focused review failed: ${failure ?? 'unknown error'}. Press f to try again.`,
+          },
+          this.ctx.now(),
+        );
       }
       // Only step back to Review if nothing else moved the session meanwhile.
       if (latest.status === 'AgentReview') await this.ctx.setStatus(sessionId, 'Review');
@@ -96,7 +116,13 @@ export class FocusedReview {
     if (session.focusedReviewText && session.focusedReviewStatus === 'ready') {
       this.ctx.deps.app.apply({
         type: 'popup',
-        popup: { kind: 'confirm', title: 'Regenerate the focused review?', lines: ['The current review is replaced by a new one.'], intent: { kind: 'regenerateReview', sessionId }, yes: false },
+        popup: {
+          kind: 'confirm',
+          title: 'Regenerate the focused review?',
+          lines: ['The current review is replaced by a new one.'],
+          intent: { kind: 'regenerateReview', sessionId },
+          yes: false,
+        },
       });
       return;
     }

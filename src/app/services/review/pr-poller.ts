@@ -35,7 +35,8 @@ export class PullRequestPoller {
 
   constructor(
     private readonly ctx: ReviewContext,
-    private readonly intervalMs: () => number | null = () => parseInterval(ctx.deps.app.state.settings[PULL_REQUEST_INTERVAL_SETTING] ?? DEFAULT_INTERVAL),
+    private readonly intervalMs: () => number | null = () =>
+      parseInterval(ctx.deps.app.state.settings[PULL_REQUEST_INTERVAL_SETTING] ?? DEFAULT_INTERVAL),
   ) {}
 
   start(): void {
@@ -69,7 +70,9 @@ export class PullRequestPoller {
           const backoff = base * Math.min(MAX_BACKOFF, 2 ** this.failures);
           // A rate limit says when it resets: wait until then, not less.
           const resetAt = (error as { resetAt?: unknown } | null)?.resetAt;
-          this.schedule(typeof resetAt === 'number' ? Math.max(backoff, resetAt - this.ctx.now()) : backoff);
+          this.schedule(
+            typeof resetAt === 'number' ? Math.max(backoff, resetAt - this.ctx.now()) : backoff,
+          );
         });
     }, delay);
     this.timer.unref();
@@ -80,12 +83,21 @@ export class PullRequestPoller {
    * Enterprise server, missing permission) is shown with the threads and
    * does not stop the pull request refresh; a rate limit makes the poller wait.
    */
-  private async refreshThreads(session: Session, connection: ForgeConnection, signal: AbortSignal): Promise<void> {
+  private async refreshThreads(
+    session: Session,
+    connection: ForgeConnection,
+    signal: AbortSignal,
+  ): Promise<void> {
     try {
       await refreshThreads(this.ctx, session, connection, signal);
     } catch (error) {
       const threads = await this.ctx.deps.store.reviewThreads.list(session.id);
-      this.ctx.deps.app.emit({ type: 'reviewThreadsLoaded', sessionId: session.id, threads, error: error instanceof Error ? error.message : String(error) });
+      this.ctx.deps.app.emit({
+        type: 'reviewThreadsLoaded',
+        sessionId: session.id,
+        threads,
+        error: error instanceof Error ? error.message : String(error),
+      });
       if (typeof (error as { resetAt?: unknown } | null)?.resetAt === 'number') throw error;
       this.ctx.deps.runtime.logger.log('warn', 'review threads refresh failed', error);
     }
@@ -107,7 +119,8 @@ export class PullRequestPoller {
     for (const session of sessions) {
       const link = session.reviewRequest;
       if (!link) continue;
-      if (connection.waitUntil && connection.waitUntil > this.ctx.now()) return connection.waitUntil;
+      if (connection.waitUntil && connection.waitUntil > this.ctx.now())
+        return connection.waitUntil;
       const pr = await connection.get(link.number, signal);
       // The session may have moved on (a turn started, a cancel) while GitHub answered.
       const current = await store.sessions.get(session.id);
@@ -116,21 +129,32 @@ export class PullRequestPoller {
       if (pr.state === 'merged' && session.status !== 'Canceled') {
         if (session.status === 'Question') await this.ctx.setStatus(session.id, 'Review');
         await this.ctx.setStatus(session.id, 'Merged');
-        await this.ctx.note(session.id, `[Review Request] Pull request #${pr.number} was merged on GitHub. Sync ${session.baseBranch} (s on the list) to finish the session.`);
+        await this.ctx.note(
+          session.id,
+          `[Review Request] Pull request #${pr.number} was merged on GitHub. Sync ${session.baseBranch} (s on the list) to finish the session.`,
+        );
       } else if (pr.state === 'closed' && session.status !== 'Canceled') {
         if (session.status === 'Question') await this.ctx.setStatus(session.id, 'Review');
         await this.ctx.setStatus(session.id, 'Canceled');
         await store.sessions.update(session.id, { keptBranch: session.branch }, this.ctx.now());
-        await this.ctx.note(session.id, `[Review Request] Pull request #${pr.number} was closed. The session is canceled; its branch ${session.branch} and worktree are kept.`);
+        await this.ctx.note(
+          session.id,
+          `[Review Request] Pull request #${pr.number} was closed. The session is canceled; its branch ${session.branch} and worktree are kept.`,
+        );
       } else if (pr.state === 'open' && session.status === 'Canceled') {
         await store.sessions.update(session.id, { keptBranch: null }, this.ctx.now());
         await this.ctx.setStatus(session.id, 'Review');
-        await this.ctx.note(session.id, `[Review Request] Pull request #${pr.number} was reopened; the session is back in Review.`);
+        await this.ctx.note(
+          session.id,
+          `[Review Request] Pull request #${pr.number} was reopened; the session is back in Review.`,
+        );
       } else {
         await this.ctx.deps.sessions.publishSession(session.id);
         await this.refreshThreads(current, connection, signal);
       }
     }
-    return connection.waitUntil && connection.waitUntil > this.ctx.now() ? connection.waitUntil : null;
+    return connection.waitUntil && connection.waitUntil > this.ctx.now()
+      ? connection.waitUntil
+      : null;
   }
 }

@@ -9,7 +9,10 @@ import type { ReviewContext } from './context.js';
 const REMOTE = 'origin';
 
 export function isValidBranchName(name: string): boolean {
-  return /^(?!\/|.*\/\/|.*\.\.|.*@\{|.*\.lock$|.*\/$)[A-Za-z0-9._/-]+$/.test(name) && !name.startsWith('-');
+  return (
+    /^(?!\/|.*\/\/|.*\.\.|.*@\{|.*\.lock$|.*\/$)[A-Za-z0-9._/-]+$/.test(name) &&
+    !name.startsWith('-')
+  );
 }
 
 /** Title and body of the pull request, from the session commit message and summary. */
@@ -20,7 +23,10 @@ export function pullRequestText(session: Session): { title: string; body: string
   const parts = [body];
   if (session.summary?.session) parts.push(`## Summary\n\n${session.summary.session}`);
   parts.push('_Opened with Grove from an agent session._');
-  return { title: subject.trim() || session.branch, body: parts.filter((p) => p !== '').join('\n\n') };
+  return {
+    title: subject.trim() || session.branch,
+    body: parts.filter((p) => p !== '').join('\n\n'),
+  };
 }
 
 function errorText(error: unknown): string {
@@ -32,7 +38,12 @@ function errorText(error: unknown): string {
  * last wrote as title and body (null fields: Grove wrote none, so it never
  * rewrites them); leaving it out keeps the stored values.
  */
-export async function storePullRequest(ctx: ReviewContext, sessionId: string, pr: PullRequestInfo, written: { title: string | null; body: string | null } | null): Promise<void> {
+export async function storePullRequest(
+  ctx: ReviewContext,
+  sessionId: string,
+  pr: PullRequestInfo,
+  written: { title: string | null; body: string | null } | null,
+): Promise<void> {
   await ctx.deps.store.reviewRequests.upsert(sessionId, {
     number: pr.number,
     url: pr.url,
@@ -58,7 +69,12 @@ export function requestPublish(ctx: ReviewContext, sessionId: string): void {
   }
   app.apply({
     type: 'popup',
-    popup: { kind: 'input', title: 'Publish: remote branch name', purpose: { kind: 'publishBranch', sessionId }, buffer: { text: session.branch, cursor: session.branch.length, undo: [], redo: [] } },
+    popup: {
+      kind: 'input',
+      title: 'Publish: remote branch name',
+      purpose: { kind: 'publishBranch', sessionId },
+      buffer: { text: session.branch, cursor: session.branch.length, undo: [], redo: [] },
+    },
   });
 }
 
@@ -73,19 +89,33 @@ export function publish(ctx: ReviewContext, sessionId: string, remoteBranch: str
   }
   app.task('Publishing', async () => {
     await ctx.enqueue(sessionId, 'publish', { remoteBranch: session.publishedBranch ?? name });
-    ctx.notice('info', session.status === 'InProgress' ? 'Publish queued behind the running turn.' : 'Publishing…');
+    ctx.notice(
+      'info',
+      session.status === 'InProgress' ? 'Publish queued behind the running turn.' : 'Publishing…',
+    );
   });
 }
 
-async function connect(ctx: ReviewContext, projectPath: string, signal: AbortSignal): Promise<ForgeConnection> {
+async function connect(
+  ctx: ReviewContext,
+  projectPath: string,
+  signal: AbortSignal,
+): Promise<ForgeConnection> {
   const url = await ctx.deps.git.remoteUrl(projectPath, REMOTE);
   if (!url) throw new Error(`The project has no "${REMOTE}" remote to publish to.`);
   return ctx.deps.forge.connect(url, signal);
 }
 
 /** A queued publish operation (`p`): pushes the branch named in its payload, or the one already published. */
-export async function runPublish(ctx: ReviewContext, operation: Operation, signal: AbortSignal): Promise<boolean> {
-  const requested = typeof operation.payload['remoteBranch'] === 'string' ? operation.payload['remoteBranch'] : null;
+export async function runPublish(
+  ctx: ReviewContext,
+  operation: Operation,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const requested =
+    typeof operation.payload['remoteBranch'] === 'string'
+      ? operation.payload['remoteBranch']
+      : null;
   return publishBranch(ctx, operation.sessionId, requested, signal, false);
 }
 
@@ -94,7 +124,13 @@ export async function runPublish(ctx: ReviewContext, operation: Operation, signa
  * `auto` is the quiet re-push after a later turn (no operation of its own).
  * Resolves with whether the branch was pushed.
  */
-export async function publishBranch(ctx: ReviewContext, sessionId: string, requestedBranch: string | null, signal: AbortSignal, auto: boolean): Promise<boolean> {
+export async function publishBranch(
+  ctx: ReviewContext,
+  sessionId: string,
+  requestedBranch: string | null,
+  signal: AbortSignal,
+  auto: boolean,
+): Promise<boolean> {
   const { store, git } = ctx.deps;
   const session = await store.sessions.get(sessionId);
   if (!session) return false;
@@ -114,33 +150,73 @@ export async function publishBranch(ctx: ReviewContext, sessionId: string, reque
     await clearUnfinishedGit(ctx, session, label);
     await commitPending(ctx, session);
     if ((await git.commitsSince(session.worktreePath, session.baseBranch)) === 0) {
-      await ctx.note(session.id, `[${label}] Nothing to publish yet: the session has no changes on ${session.baseBranch}.`);
+      await ctx.note(
+        session.id,
+        `[${label}] Nothing to publish yet: the session has no changes on ${session.baseBranch}.`,
+      );
       return false;
     }
     // Ask GitHub first: bad credentials, a missing repository or a rate
     // limit stop the publish before anything is pushed.
-    const linked = session.reviewRequest?.state === 'open' ? await forge.get(session.reviewRequest.number, signal) : null;
+    const linked =
+      session.reviewRequest?.state === 'open'
+        ? await forge.get(session.reviewRequest.number, signal)
+        : null;
     const existing = linked?.state === 'open' ? linked : await forge.findOpen(remoteBranch, signal);
-    await git.push(session.worktreePath, REMOTE, `${session.branch}:refs/heads/${remoteBranch}`, { forceWithLease: true, setUpstream: !session.publishedBranch });
+    await git.push(session.worktreePath, REMOTE, `${session.branch}:refs/heads/${remoteBranch}`, {
+      forceWithLease: true,
+      setUpstream: !session.publishedBranch,
+    });
     const fresh = (await store.sessions.get(session.id)) ?? session;
     const wanted = pullRequestText(fresh);
     if (!existing) {
-      const pr = await forge.createDraft({ head: remoteBranch, base: session.baseBranch, title: wanted.title, body: wanted.body }, signal);
+      const pr = await forge.createDraft(
+        { head: remoteBranch, base: session.baseBranch, title: wanted.title, body: wanted.body },
+        signal,
+      );
       await storePullRequest(ctx, session.id, pr, wanted);
       await store.sessions.update(session.id, { publishedBranch: remoteBranch }, ctx.now());
-      await ctx.note(session.id, `[Review Request] Created draft pull request #${pr.number}: ${pr.url}`);
+      await ctx.note(
+        session.id,
+        `[Review Request] Created draft pull request #${pr.number}: ${pr.url}`,
+      );
     } else {
       // Refresh only what the user has not edited on GitHub since Grove wrote it.
       const row = await store.reviewRequests.get(session.id);
       const ours = row?.number === existing.number ? row : null;
       const patch: { title?: string; body?: string } = {};
-      if (ours && ours.writtenTitle !== null && existing.title === ours.writtenTitle && existing.title !== wanted.title) patch.title = wanted.title;
-      if (ours && ours.writtenBody !== null && existing.body === ours.writtenBody && existing.body !== wanted.body) patch.body = wanted.body;
-      const pr = Object.keys(patch).length > 0 ? await forge.update(existing.number, patch, signal) : existing;
+      if (
+        ours &&
+        ours.writtenTitle !== null &&
+        existing.title === ours.writtenTitle &&
+        existing.title !== wanted.title
+      )
+        patch.title = wanted.title;
+      if (
+        ours &&
+        ours.writtenBody !== null &&
+        existing.body === ours.writtenBody &&
+        existing.body !== wanted.body
+      )
+        patch.body = wanted.body;
+      const pr =
+        Object.keys(patch).length > 0
+          ? await forge.update(existing.number, patch, signal)
+          : existing;
       // A pull request Grove did not open keeps the text its author wrote.
-      await storePullRequest(ctx, session.id, pr, ours ? { title: patch.title ?? ours.writtenTitle, body: patch.body ?? ours.writtenBody } : { title: null, body: null });
+      await storePullRequest(
+        ctx,
+        session.id,
+        pr,
+        ours
+          ? { title: patch.title ?? ours.writtenTitle, body: patch.body ?? ours.writtenBody }
+          : { title: null, body: null },
+      );
       await store.sessions.update(session.id, { publishedBranch: remoteBranch }, ctx.now());
-      await ctx.note(session.id, `[${label}] Pushed ${remoteBranch}; pull request #${pr.number}${Object.keys(patch).length > 0 ? ' updated' : ''}: ${pr.url}`);
+      await ctx.note(
+        session.id,
+        `[${label}] Pushed ${remoteBranch}; pull request #${pr.number}${Object.keys(patch).length > 0 ? ' updated' : ''}: ${pr.url}`,
+      );
     }
     return true;
   } catch (error) {
