@@ -289,6 +289,37 @@ describe('grove doctor', () => {
     expect(readdirSync(join(world.groveHome, 'db'))).toEqual(['grove.db']);
   });
 
+  it('fails on an empty (0-byte) database file and leaves it unchanged', async () => {
+    const env = provideHealthy();
+    mkdirSync(join(world.groveHome, 'db'), { recursive: true });
+    writeFileSync(database, '');
+
+    const run = await doctor([], env);
+
+    expect(run.code).toBe(1);
+    expect(line(run, 'database')).toMatch(
+      /^fail\s+database\s+.*grove\.db is empty \(0 bytes\): it holds none of your sessions.*Fix: restore it from a backup, or move it aside/,
+    );
+    expect(readFileSync(database).length).toBe(0);
+    expect(readdirSync(join(world.groveHome, 'db'))).toEqual(['grove.db']);
+  });
+
+  it('fails on a database whose applied migration differs from the one Grove ships', async () => {
+    const env = provideHealthy();
+    await createDatabase((db) =>
+      db.sqlite.prepare("UPDATE grove_migration SET checksum = 'edited' WHERE version = 1").run(),
+    );
+    const before = sha256(database);
+
+    const run = await doctor([], env);
+
+    expect(run.code).toBe(1);
+    expect(line(run, 'database')).toMatch(
+      /^fail\s+database\s+.*records migration 001_initial with a different checksum than this Grove ships.*Fix: reinstall Grove or move the file aside/,
+    );
+    expect(sha256(database)).toBe(before);
+  });
+
   it.runIf(process.platform === 'linux')(
     'warns when bubblewrap is not on PATH, with how to install it',
     async () => {
