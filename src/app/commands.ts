@@ -76,6 +76,8 @@ export interface AppCommands {
   sendBestOf(sessionId: string, text: string, n: number): void;
   /** Best of N: merges the ranked winner of the session's group and cancels the other variants. */
   chooseWinner(sessionId: string): void;
+  /** Best of N: publishes the ranked winner of the session's group as a pull request and cancels the other variants. */
+  publishWinner(sessionId: string): void;
   /** Fetches the session's pull-request review threads from GitHub again. */
   refreshReviewThreads(sessionId: string): void;
   /** Sends review threads to the agent as the next turn (null: every open one). */

@@ -148,6 +148,7 @@ export class Controller implements AppCommands {
         this.composer.loadProject(projectId);
         app.task('Reading the budgets', () => this.budget.refresh(projectId));
         app.task('Reading the best-of-N groups', () => this.bestOf.load(projectId));
+        app.task('Resuming stranded best-of-N groups', () => this.bestOf.resumeStranded(projectId));
         app.task('Resuming queued prompts', () => this.leases.resumeQueued());
       },
       runtime.owner,
@@ -185,6 +186,7 @@ export class Controller implements AppCommands {
       sessions: this.sessions,
       submitPrompt: (sessionId, prompt) => this.submitPrompt(sessionId, prompt),
       merge: (sessionId) => this.review.confirmMerge(sessionId),
+      publish: (sessionId) => this.review.publish(sessionId, ''),
       cancel: (sessionId) =>
         cancelSession(this.review.ctx, sessionId, (id) => this.workers.abort(id)),
       shutdown,
@@ -236,6 +238,9 @@ export class Controller implements AppCommands {
     if (activeId !== null) app.task('Reading the budgets', () => this.budget.refresh(activeId));
     if (activeId !== null)
       app.task('Reading the best-of-N groups', () => this.bestOf.load(activeId));
+    // A group a gone Grove left in checking or judging is evaluated again.
+    if (activeId !== null)
+      app.task('Resuming stranded best-of-N groups', () => this.bestOf.resumeStranded(activeId));
     // Disk reclaim at start-up, when the setting asks for it (off by default).
     app.task('Reclaiming disk', () =>
       reclaimOnStart({
@@ -735,16 +740,26 @@ export class Controller implements AppCommands {
   }
 
   chooseWinner(sessionId: string): void {
+    this.chooseWinnerBy(sessionId, 'merge');
+  }
+
+  publishWinner(sessionId: string): void {
+    this.chooseWinnerBy(sessionId, 'publish');
+  }
+
+  private chooseWinnerBy(sessionId: string, how: 'merge' | 'publish'): void {
     this.deps.app.task('Choosing the winner', async () => {
       const group = await this.deps.store.groups.ofSession(sessionId);
       const refused = group
-        ? await this.bestOf.choose(group.id)
+        ? await this.bestOf.choose(group.id, undefined, how)
         : 'This session is not one of a best-of-N group.';
       if (refused) this.notice('warn', refused);
       else
         this.notice(
           'info',
-          'The winner is in the merge queue; the other variants are canceled (their branches are kept).',
+          how === 'merge'
+            ? 'The winner is in the merge queue; the other variants are canceled (their branches are kept).'
+            : 'The winner is being published as a pull request; the other variants are canceled (their branches are kept).',
         );
     });
   }

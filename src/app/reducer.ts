@@ -42,7 +42,7 @@ function fixSelection(state: AppState): AppState {
   if (state.selectedSessionId && state.sessions.some((s) => s.id === state.selectedSessionId)) {
     return state;
   }
-  const first = orderedSessions(state.sessions)[0];
+  const first = orderedSessions(state.sessions, Object.values(state.groups))[0];
   const selectedSessionId = first?.id ?? null;
   return selectedSessionId === state.selectedSessionId ? state : { ...state, selectedSessionId };
 }

@@ -147,3 +147,62 @@ function printRanking(
     );
   }
 }
+
+/** The group a session is a variant of, as `grove show --json` prints it (null when none). */
+export async function showGroupJson(
+  infra: Infra,
+  sessionId: string,
+): Promise<{
+  id: string;
+  status: string;
+  prompt: string;
+  note: string | null;
+  rank: number | null;
+  chosenSession: string | null;
+  ranking: {
+    session: string;
+    rank: number;
+    reason: string;
+    agent: string | null;
+    model: string | null;
+    check: SessionGroup['members'][number]['check'];
+  }[];
+} | null> {
+  const group = await infra.store.groups.ofSession(sessionId);
+  if (!group) return null;
+  const sessions = await Promise.all(
+    group.ranking.map((r) => infra.store.sessions.get(r.sessionId)),
+  );
+  return {
+    id: group.id,
+    status: group.status,
+    prompt: group.prompt,
+    note: group.note,
+    rank: group.ranking.find((r) => r.sessionId === sessionId)?.rank ?? null,
+    chosenSession: group.chosenSessionId,
+    ranking: group.ranking.map((r, i) => ({
+      session: r.sessionId,
+      rank: r.rank,
+      reason: r.reason,
+      agent: sessions[i]?.agent ?? null,
+      model: sessions[i]?.model ?? null,
+      check: group.members.find((m) => m.sessionId === r.sessionId)?.check ?? null,
+    })),
+  };
+}
+
+/** `grove show`'s lines about the session's best-of-N group: its state, then the ranking (this variant marked). */
+export function showGroupLines(
+  group: NonNullable<Awaited<ReturnType<typeof showGroupJson>>>,
+  sessionId: string,
+  variants: number,
+): string[] {
+  const place = group.rank === null ? '' : `: this variant is #${group.rank} of ${variants}`;
+  const lines = [`best of ${variants} (${group.status})${place}`];
+  if (group.note) lines.push(`  ${group.note}`);
+  for (const r of group.ranking)
+    lines.push(
+      `${r.session === sessionId ? '*' : ' '} ${r.rank}. ${shortId(r.session)}  ${r.agent ?? '?'}/${r.model ?? '?'}  check ${checkText(r.check)}  ${r.reason}${group.chosenSession === r.session ? '  (chosen)' : ''}`,
+    );
+  return lines;
+}

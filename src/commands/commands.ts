@@ -5,6 +5,7 @@ import { groupOf, orderedSessions } from '../domain/session-order.js';
 import { activeWorkSeconds, formatDuration, restoreCommand, shortId } from '../domain/session.js';
 import { permissionModeLabel } from '../domain/permission-mode.js';
 import { INSTALLED_AGENTS_KEY } from '../domain/settings.js';
+import { waitingText } from '../domain/usage-limit.js';
 import type { HeadlessCommand } from './args.js';
 import { COMMAND_HELP } from './args.js';
 import {
@@ -28,7 +29,7 @@ import { listItem, sessionResult } from './session-json.js';
 import { cancelLines, cancelSession, workAtRisk } from '../app/services/review/cancel.js';
 import { listThreads, submitThreadsTurn } from './threads.js';
 import { budgetLines, mergeOverlapLines, runGc } from './parallel.js';
-import { runBestOf } from './best-of.js';
+import { runBestOf, showGroupJson, showGroupLines } from './best-of.js';
 
 /** A failure before the turn started: no session is left behind, and the prompt is given back. */
 function notStarted(message: string, prompt: string): string {
@@ -159,7 +160,10 @@ export async function runHeadless(
     }
     case 'ls': {
       const project = await openProject(infra, io, command.dir);
-      const all = orderedSessions(await infra.store.sessions.listByProject(project.id));
+      const all = orderedSessions(
+        await infra.store.sessions.listByProject(project.id),
+        await infra.store.groups.listByProject(project.id),
+      );
       const sessions = command.all ? all : all.filter((s) => groupOf(s.status) !== 'archive');
       const now = infra.clock.now();
       if (command.json) {
@@ -191,6 +195,17 @@ export async function runHeadless(
     case 'show': {
       const session = await findSession(infra, command.id);
       const entries = await infra.store.transcript.list(session.id);
+      const group = await showGroupJson(infra, session.id);
+      const variants = (await infra.store.groups.ofSession(session.id))?.members.length ?? 0;
+      // Its next prompt waits for the agent's usage limit to lift.
+      const now = infra.clock.now();
+      const head = (await infra.store.operations.listUnfinished(session.id)).find(
+        (op) => op.status === 'queued',
+      );
+      const waiting =
+        head?.notBefore && head.notBefore > now
+          ? { agent: head.waitAgent ?? 'the agent', until: head.notBefore }
+          : null;
       if (command.json) {
         const diff = await infra.git
           .diffStats(session.worktreePath, session.baseBranch)
@@ -203,7 +218,22 @@ export async function runHeadless(
           session.activeSeconds * 1000,
         );
         io.stdout.write(
-          `${JSON.stringify({ ...result, transcript: entries.map((e) => ({ kind: e.kind, content: e.content, at: new Date(e.createdAt).toISOString() })) }, null, 2)}\n`,
+          `${JSON.stringify(
+            {
+              ...result,
+              group,
+              waiting: waiting
+                ? { agent: waiting.agent, until: new Date(waiting.until).toISOString() }
+                : null,
+              transcript: entries.map((e) => ({
+                kind: e.kind,
+                content: e.content,
+                at: new Date(e.createdAt).toISOString(),
+              })),
+            },
+            null,
+            2,
+          )}\n`,
         );
         return EXIT.ok;
       }
@@ -226,6 +256,10 @@ export async function runHeadless(
           `kept branch ${session.keptBranch} (restore: ${restoreCommand(session.keptBranch)})\n`,
         );
       for (const line of await budgetLines(infra, session)) io.stdout.write(`${line}\n`);
+      if (waiting) io.stdout.write(`${waitingText(waiting, now)}: the next prompt is sent then\n`);
+      if (group)
+        for (const line of showGroupLines(group, session.id, variants))
+          io.stdout.write(`${line}\n`);
       for (const entry of entries) {
         // A tool call is shown folded, as in the session view: its summary line.
         if (entry.kind === 'tool') {

@@ -212,6 +212,12 @@ export const KEYMAP = {
       statuses: REVIEWABLE,
     },
     {
+      keys: ['P'],
+      action: 'publishWinner',
+      help: 'Best of N: publish the winner of the ranking as a pull request and cancel the other variants (their branches are kept)',
+      statuses: REVIEWABLE,
+    },
+    {
       keys: ['F'],
       action: 'fork',
       help: "Fork: a new session from this one's branch and uncommitted work, with a summary of this transcript as context",

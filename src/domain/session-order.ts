@@ -1,3 +1,4 @@
+import type { SessionGroup as VariantGroup } from './best-of.js';
 import type { Session } from './session.js';
 import type { SessionStatus } from './session-status.js';
 import { assertNever } from './session-status.js';
@@ -55,8 +56,50 @@ function compare(group: SessionGroup, a: Session, b: Session): number {
   }
 }
 
-/** The populated groups in display order, each sorted. */
-export function groupSessions(sessions: readonly Session[]): SessionSection[] {
+/**
+ * Best-of-N variants of one group next to each other, where the first of
+ * them (in the section's own order) sits: by rank once ranked, else in the
+ * group's order. Variants in another section (merged, canceled) stay there.
+ */
+function keepVariantsTogether(
+  sorted: readonly Session[],
+  groups: readonly VariantGroup[],
+): Session[] {
+  if (groups.length === 0) return [...sorted];
+  const place = new Map<string, { group: string; order: number }>();
+  for (const group of groups) {
+    for (const member of group.members) {
+      const rank = group.ranking.find((r) => r.sessionId === member.sessionId)?.rank;
+      // Ranked variants first by rank; any the ranking leaves out after them, in group order.
+      place.set(member.sessionId, {
+        group: group.id,
+        order: rank ?? group.members.length + member.position,
+      });
+    }
+  }
+  const out: Session[] = [];
+  const placed = new Set<string>();
+  for (const session of sorted) {
+    const at = place.get(session.id);
+    if (!at) {
+      out.push(session);
+      continue;
+    }
+    if (placed.has(at.group)) continue;
+    placed.add(at.group);
+    const together = sorted.filter((s) => place.get(s.id)?.group === at.group);
+    out.push(
+      ...together.sort((a, b) => (place.get(a.id)?.order ?? 0) - (place.get(b.id)?.order ?? 0)),
+    );
+  }
+  return out;
+}
+
+/** The populated groups in display order, each sorted (best-of-N variants kept together). */
+export function groupSessions(
+  sessions: readonly Session[],
+  groups: readonly VariantGroup[] = [],
+): SessionSection[] {
   const buckets = new Map<SessionGroup, Session[]>();
   for (const session of sessions) {
     const group = groupOf(session.status);
@@ -68,13 +111,22 @@ export function groupSessions(sessions: readonly Session[]): SessionSection[] {
   for (const group of GROUP_ORDER) {
     const bucket = buckets.get(group);
     if (bucket && bucket.length > 0) {
-      sections.push({ group, sessions: [...bucket].sort((a, b) => compare(group, a, b)) });
+      sections.push({
+        group,
+        sessions: keepVariantsTogether(
+          [...bucket].sort((a, b) => compare(group, a, b)),
+          groups,
+        ),
+      });
     }
   }
   return sections;
 }
 
 /** Sessions in the exact order the list shows them (for j/k navigation). */
-export function orderedSessions(sessions: readonly Session[]): Session[] {
-  return groupSessions(sessions).flatMap((section) => section.sessions);
+export function orderedSessions(
+  sessions: readonly Session[],
+  groups: readonly VariantGroup[] = [],
+): Session[] {
+  return groupSessions(sessions, groups).flatMap((section) => section.sessions);
 }

@@ -10,6 +10,7 @@ import { openInfra, type Infra } from '../../src/compose.js';
 import type { Session } from '../../src/domain/session.js';
 import { shellRunner } from '../../src/infra/shell.js';
 import { agentEnv } from './agent-env.js';
+import { startFakeGitHub, type FakeGitHub } from './fake-github.js';
 import { startFakeModelServer, type FakeModelServer } from './fake-model/server.js';
 import { git, makeRepo, makeWorld, type GroveWorld } from './grove-env.js';
 import { REAL_CLI_BIN } from './real-clis.js';
@@ -33,6 +34,8 @@ export interface ReviewWorld {
   readonly controller: Controller;
   readonly projectId: number;
   readonly events: AppEvent[];
+  /** The fake GitHub serving the project (origin is github.com/acme/widgets, pushes go to the bare origin), when asked for. */
+  readonly github: FakeGitHub | null;
   /** A session in Review whose branch holds one commit with `files` (created through the real session service). */
   session(options: {
     files: Record<string, string | Buffer>;
@@ -81,7 +84,9 @@ export async function waitFor<T>(
 
 const savedHome = process.env['HOME'];
 
-export async function makeReviewWorld(): Promise<ReviewWorld> {
+const GITHUB_TOKEN = 'grove-review-world-token-3b9e';
+
+export async function makeReviewWorld(options: { github?: boolean } = {}): Promise<ReviewWorld> {
   const world = makeWorld();
   // Git run by Grove in this process takes its identity from HOME/.gitconfig.
   process.env['HOME'] = world.home;
@@ -90,10 +95,29 @@ export async function makeReviewWorld(): Promise<ReviewWorld> {
   // Utility prompts Grove may send around a turn; they never take a test's own steps.
   const repo = makeRepo(world, 'project', true);
   const origin = join(world.dir, 'project-origin.git');
+  let github: FakeGitHub | null = null;
+  const forgeEnv: Record<string, string> = {};
+  if (options.github) {
+    const remoteUrl = 'https://github.com/acme/widgets.git';
+    git(repo, 'remote', 'set-url', 'origin', remoteUrl);
+    git(repo, 'config', `url.${origin}.pushInsteadOf`, remoteUrl);
+    github = await startFakeGitHub({
+      owner: 'acme',
+      repo: 'widgets',
+      token: GITHUB_TOKEN,
+      bareRepo: origin,
+    });
+    mkdirSync(join(world.home, 'gh-config'), { recursive: true });
+    forgeEnv['GITHUB_TOKEN'] = GITHUB_TOKEN;
+    forgeEnv['GROVE_GITHUB_API_URL'] = github.url;
+    // A `gh` on this machine must not hand Grove a real token.
+    forgeEnv['GH_CONFIG_DIR'] = join(world.home, 'gh-config');
+  }
   const env = {
     ...agentEnv(server, world.home),
     PATH: `${REAL_CLI_BIN}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
     GROVE_HOME: world.groveHome,
+    ...forgeEnv,
   };
   const infra = openInfra(env);
   const project = await infra.store.projects.upsert(repo, 'project', infra.clock.now());
@@ -147,6 +171,7 @@ export async function makeReviewWorld(): Promise<ReviewWorld> {
     controller,
     projectId: project.id,
     events,
+    github,
     async session({ files, message, title }) {
       const created = await controller.sessions.create(
         project.id,
@@ -203,6 +228,7 @@ export async function makeReviewWorld(): Promise<ReviewWorld> {
       await controller.shutdown();
       await infra.db.close();
       await server.close();
+      await github?.stop();
       process.env['HOME'] = savedHome;
       world.cleanup();
     },

@@ -1,5 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -163,6 +164,49 @@ describe('best of N', () => {
     expect((await w.infra.store.groups.get(group.id))?.chosenSessionId).toBe(winner.id);
   }, 120_000);
 
+  it('publishes the winner as a pull request on choosing to publish and cancels the others, keeping their branches', async () => {
+    await w.close();
+    w = await makeReviewWorld({ github: true });
+    await w.infra.store.settings.setProject(w.projectId, 'check.command', 'test -f ok.txt');
+    const { group, sessions } = await startPair();
+    const [loser, winner] = sessions as [Session, Session];
+    await ranked(group.id);
+    await waitFor('the variants in the snapshot', () =>
+      sessions.every((s) => w.app.state.sessions.some((t) => t.id === s.id)),
+    );
+
+    expect(await w.controller.bestOf.choose(group.id, undefined, 'publish')).toBeNull();
+
+    const published = await waitFor(
+      'the winner published',
+      async () => (await w.get(winner.id)).publishedBranch,
+      60_000,
+    );
+    await waitFor(
+      'the other canceled',
+      async () => (await w.get(loser.id)).status === 'Canceled',
+      30_000,
+    );
+    const pull = await waitFor('the pull request', () =>
+      w.github?.pulls.find((p) => p.head === published),
+    );
+    expect(pull.base).toBe('main');
+    expect(
+      execFileSync('git', ['-C', w.origin, 'show', `${published}:ok.txt`], { encoding: 'utf8' }),
+    ).toBe('ok\n');
+    expect((await w.get(winner.id)).status).not.toBe('Merged');
+    const kept = (await w.get(loser.id)).keptBranch;
+    expect(
+      execFileSync('git', ['-C', w.repo, 'branch', '--list', kept ?? ''], {
+        encoding: 'utf8',
+      }).trim(),
+    ).not.toBe('');
+    expect(await w.infra.store.groups.get(group.id)).toMatchObject({
+      status: 'chosen',
+      chosenSessionId: winner.id,
+    });
+  }, 120_000);
+
   it('prints the ranking as JSON for grove run -n N --output json', async () => {
     w.server.script('anthropic', [
       { when: 'Headless fan-out', text: reply('Variant done.') },
@@ -220,4 +264,55 @@ describe('best of N', () => {
       [a, 2, 'fails the check', 'claude', 1],
     ]);
   }, 120_000);
+});
+
+describe('a best-of-N group a stopped Grove left half evaluated', () => {
+  /** Two settled variants (in Review, the second with ok.txt) of a group left in checking by `evaluator`. */
+  async function stranded(evaluator: string): Promise<{ id: string; a: Session; b: Session }> {
+    const a = await w.session({ files: { 'other.txt': 'other\n' }, message: 'Variant A' });
+    const b = await w.session({ files: { 'ok.txt': 'ok\n' }, message: 'Variant B' });
+    const id = 'stranded-group';
+    await w.infra.store.groups.create(
+      { id, projectId: w.projectId, prompt: 'Stranded task', sessionIds: [a.id, b.id] },
+      w.infra.clock.now(),
+    );
+    expect(await w.infra.store.groups.claimEvaluation(id, evaluator, null)).toBe(true);
+    await w.infra.store.groups.setStatus(id, 'checking');
+    return { id, a, b };
+  }
+
+  it('is checked and judged again when Grove starts, with a note in each variant and the group', async () => {
+    // A process that has exited: the Grove that was checking the group died.
+    const gone = `${hostname()}:${spawnSync('true').pid}`;
+    const { id, a, b } = await stranded(gone);
+    w.server.script('anthropic', [{ when: 'You are judging', text: judgeAnswer(b.id, a.id) }]);
+
+    await w.controller.bestOf.resumeStranded(w.projectId);
+
+    const final = await w.infra.store.groups.get(id);
+    expect(final?.status).toBe('ranked');
+    expect(final?.ranking.map((r) => r.sessionId)).toEqual([b.id, a.id]);
+    expect(final?.members.map((m) => m.check?.exitCode)).toEqual([1, 0]);
+    expect(final?.note).toContain('Checked and judged again');
+    expect(await w.infra.store.groups.evaluatorOf(id)).toBe(w.infra.runtime.owner);
+    for (const s of [a, b])
+      expect(await w.notices(s.id)).toContain(
+        '[Best of N] Grove stopped while this group was being checked: checking and judging it again.',
+      );
+  }, 90_000);
+
+  it('is left to the Grove process still evaluating it', async () => {
+    // The test runner's parent process is alive.
+    const { id, a } = await stranded(`${hostname()}:${process.ppid}`);
+
+    await w.controller.bestOf.resumeStranded(w.projectId);
+
+    expect((await w.infra.store.groups.get(id))?.status).toBe('checking');
+    expect(
+      w.server
+        .modelRequests('anthropic')
+        .some((r) => JSON.stringify(r.body).includes('You are judging')),
+    ).toBe(false);
+    expect((await w.notices(a.id)).some((n) => n.startsWith('[Best of N]'))).toBe(false);
+  }, 60_000);
 });

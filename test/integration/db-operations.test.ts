@@ -69,6 +69,8 @@ describe('operations repository', () => {
       heartbeatAt: null,
       finishedAt: null,
       lastError: null,
+      notBefore: null,
+      waitAgent: null,
     });
   });
 

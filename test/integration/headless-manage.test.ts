@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../helpers/grove-env.js';
-import { seedSessions } from '../helpers/seed.js';
+import { seedSessions, withStore } from '../helpers/seed.js';
 import { expectExit, harness, reply, type Harness } from './headless-harness.js';
 import { ListSchema, ResultSchema, ShowSchema } from './headless-schema.js';
 
@@ -182,13 +183,111 @@ describe('grove show', () => {
     expect(text.stdout).toContain('Summary: session: I created hello.txt.\n');
 
     const shown = await showJson(session.sessionId);
-    const { transcript, durationMs: _duration, ...rest } = shown;
+    const { transcript, durationMs: _duration, group, waiting, ...rest } = shown;
     const { durationMs: _runDuration, ...expected } = session;
     expect(rest).toEqual(expected);
+    expect({ group, waiting }).toEqual({ group: null, waiting: null });
     expect(transcript[0]).toMatchObject({ kind: 'user_prompt', content: 'Create hello.txt' });
     expect(
       transcript.some((e) => e.kind === 'assistant_answer' && e.content === 'I created hello.txt.'),
     ).toBe(true);
+  });
+});
+
+describe('grove show for a best-of-N variant and a prompt waiting for a usage limit', () => {
+  it("prints the variant's group and its ranking (text and JSON)", async () => {
+    const [a = '', b = ''] = await seedSessions(h.world.groveHome, h.repo, [
+      { title: 'Variant A', status: 'Review' },
+      { title: 'Variant B', status: 'Review' },
+    ]);
+    await withStore(h.world.groveHome, async (store) => {
+      const projectId = (await store.sessions.get(a))?.projectId ?? 0;
+      await store.groups.create(
+        { id: 'group-1', projectId, prompt: 'Same task', sessionIds: [a, b] },
+        Date.now(),
+      );
+      await store.groups.setCheck(a, { exitCode: 1, timedOut: false, output: 'boom' });
+      await store.groups.setCheck(b, { exitCode: 0, timedOut: false, output: 'fine' });
+      await store.groups.setRanking(
+        'group-1',
+        [
+          { sessionId: b, rank: 1, reason: 'passes the check' },
+          { sessionId: a, rank: 2, reason: 'fails the check' },
+        ],
+        null,
+      );
+    });
+
+    const text = await h.grove(['show', a]);
+
+    expectExit(text, 0);
+    expect(text.stdout).toContain('best of 2 (ranked): this variant is #2 of 2\n');
+    expect(text.stdout).toContain(
+      `  1. ${b.replace(/-/g, '').slice(0, 8)}  claude/sonnet  check passed  passes the check\n`,
+    );
+    expect(text.stdout).toContain(
+      `* 2. ${a.replace(/-/g, '').slice(0, 8)}  claude/sonnet  check failed (exit 1)  fails the check\n`,
+    );
+    expect((await showJson(a)).group).toEqual({
+      id: 'group-1',
+      status: 'ranked',
+      prompt: 'Same task',
+      note: null,
+      rank: 2,
+      chosenSession: null,
+      ranking: [
+        {
+          session: b,
+          rank: 1,
+          reason: 'passes the check',
+          agent: 'claude',
+          model: 'sonnet',
+          check: { exitCode: 0, timedOut: false, output: 'fine' },
+        },
+        {
+          session: a,
+          rank: 2,
+          reason: 'fails the check',
+          agent: 'claude',
+          model: 'sonnet',
+          check: { exitCode: 1, timedOut: false, output: 'boom' },
+        },
+      ],
+    });
+  });
+
+  it("says until when the session's next prompt waits for its agent's usage limit (text and JSON)", async () => {
+    const [id = ''] = await seedSessions(h.world.groveHome, h.repo, [
+      { title: 'Limited', status: 'Review' },
+    ]);
+    const until = Date.now() + 3_600_000;
+    // Deferred by a live Grove (this test process), as a turn that hit codex's limit is.
+    const owner = `${hostname()}:${process.pid}`;
+    await withStore(h.world.groveHome, async (store) => {
+      const op = await store.operations.enqueue(
+        id,
+        'reply',
+        { prompt: 'Later' },
+        Date.now(),
+        owner,
+      );
+      expect((await store.operations.claimNext(id, owner, Date.now()))?.id).toBe(op);
+      expect(await store.operations.defer(op, owner, until, 'codex')).toBe(true);
+    });
+    const at = new Date(until).toISOString();
+    const sameDay = at.slice(0, 10) === new Date().toISOString().slice(0, 10);
+    const when = sameDay ? at.slice(11, 16) : `${at.slice(0, 10)} ${at.slice(11, 16)}`;
+
+    const text = await h.grove(['show', id], { env: { TZ: 'UTC' } });
+
+    expectExit(text, 0);
+    expect(text.stdout).toContain(
+      `waiting for codex until ${when}: the next prompt is sent then\n`,
+    );
+    expect((await showJson(id)).waiting).toEqual({
+      agent: 'codex',
+      until: new Date(until).toISOString(),
+    });
   });
 });
 

@@ -55,7 +55,38 @@ export const ResultSchema = z
   })
   .strict();
 
+const CheckSchema = z
+  .object({ exitCode: z.number(), timedOut: z.boolean(), output: z.string() })
+  .strict()
+  .nullable();
+
 export const ShowSchema = ResultSchema.extend({
+  /** The best-of-N group the session is a variant of. */
+  group: z
+    .object({
+      id: z.string(),
+      status: z.string(),
+      prompt: z.string(),
+      note: z.string().nullable(),
+      rank: z.number().nullable(),
+      chosenSession: z.string().nullable(),
+      ranking: z.array(
+        z
+          .object({
+            session: z.string(),
+            rank: z.number(),
+            reason: z.string(),
+            agent: z.string().nullable(),
+            model: z.string().nullable(),
+            check: CheckSchema,
+          })
+          .strict(),
+      ),
+    })
+    .strict()
+    .nullable(),
+  /** Its next prompt waits for the agent's usage limit to lift. */
+  waiting: z.object({ agent: z.string(), until: z.iso.datetime() }).strict().nullable(),
   transcript: z.array(
     z.object({ kind: z.string().min(1), content: z.string(), at: z.iso.datetime() }).strict(),
   ),

@@ -127,6 +127,32 @@ describe('list navigation', () => {
     expect(run.state.selectedSessionId).toBe('c');
   });
 
+  it('moves through the variants of a best-of-N group in the order the list shows them', () => {
+    // Newest first would be a, b, c; b and c are a group ranked c first, so the list shows a, c, b.
+    const ranked = {
+      id: 'g',
+      projectId: 2,
+      prompt: 'task',
+      status: 'ranked' as const,
+      members: [
+        { sessionId: 'b', position: 1, check: null },
+        { sessionId: 'c', position: 2, check: null },
+      ],
+      ranking: [
+        { sessionId: 'c', rank: 1, reason: '' },
+        { sessionId: 'b', rank: 2, reason: '' },
+      ],
+      note: null,
+      chosenSessionId: null,
+      createdAt: 0,
+    };
+    const state = { ...listState('sessions'), selectedSessionId: 'a', groups: { g: ranked } };
+
+    const run = pressKeys(state, ['j']);
+
+    expect(run.state.selectedSessionId).toBe('c');
+  });
+
   it('stops at the first project instead of wrapping', () => {
     const run = pressKeys(listState('projects'), ['k', 'k', 'k']);
     expect(run.state.selectedProjectId).toBe(1);

@@ -109,6 +109,8 @@ const SESSION_INTENTS: Record<string, Intent> = {
   cancel: { events: [], calls: [call('requestCancel', 'x')] },
   stop: { events: [], calls: [call('stop', 'x')] },
   copy: { events: [], calls: [call('copyHandle', 'x')] },
+  chooseWinner: { events: [], calls: [call('chooseWinner', 'x')] },
+  publishWinner: { events: [], calls: [call('publishWinner', 'x')] },
   // Without a pull request there are no threads: it says so (review-threads.test.ts covers the panel).
   threads: {
     events: [

@@ -7,6 +7,26 @@ import {
 } from '../../src/domain/session.js';
 import { makeSession as session } from '../helpers/session-factory.js';
 import { groupOf, groupSessions, orderedSessions } from '../../src/domain/session-order.js';
+import type { SessionGroup as VariantGroup } from '../../src/domain/best-of.js';
+
+/** A best-of-N group of these session ids (in this order), ranked as `ranking` says when given. */
+function variantGroup(
+  id: string,
+  sessionIds: readonly string[],
+  ranking?: readonly string[],
+): VariantGroup {
+  return {
+    id,
+    projectId: 1,
+    prompt: 'task',
+    status: ranking ? 'ranked' : 'running',
+    members: sessionIds.map((sessionId, i) => ({ sessionId, position: i + 1, check: null })),
+    ranking: (ranking ?? []).map((sessionId, i) => ({ sessionId, rank: i + 1, reason: '' })),
+    note: null,
+    chosenSessionId: null,
+    createdAt: 0,
+  };
+}
 
 describe('size buckets', () => {
   it.each([
@@ -101,6 +121,43 @@ describe('session list grouping and order', () => {
       merging.id,
       early.id,
       late.id,
+    ]);
+  });
+
+  it('lists the variants of one best-of-N group next to each other, where the newest of them sits', () => {
+    const v1 = session('Review', { id: 'v1', createdAt: 10 });
+    const other = session('Review', { id: 'other', createdAt: 20 });
+    const v2 = session('Review', { id: 'v2', createdAt: 30 });
+    const newest = session('Review', { id: 'newest', createdAt: 40 });
+    const groups = [variantGroup('g', ['v1', 'v2'])];
+
+    expect(orderedSessions([v1, other, v2, newest], groups).map((s) => s.id)).toEqual([
+      'newest',
+      'v1',
+      'v2',
+      'other',
+    ]);
+  });
+
+  it("orders a ranked group's variants by rank", () => {
+    const v1 = session('Review', { id: 'v1', createdAt: 30 });
+    const v2 = session('Review', { id: 'v2', createdAt: 20 });
+    const v3 = session('Review', { id: 'v3', createdAt: 10 });
+    const groups = [variantGroup('g', ['v1', 'v2', 'v3'], ['v3', 'v1', 'v2'])];
+
+    expect(orderedSessions([v1, v2, v3], groups).map((s) => s.id)).toEqual(['v3', 'v1', 'v2']);
+  });
+
+  it('keeps a variant that left the active sessions in its own section', () => {
+    const winner = session('Queued', { id: 'winner', queuedAt: 5 });
+    const loser = session('Canceled', { id: 'loser' });
+    const groups = [variantGroup('g', ['winner', 'loser'], ['winner', 'loser'])];
+
+    const sections = groupSessions([loser, winner], groups);
+
+    expect(sections.map((s) => [s.group, s.sessions.map((x) => x.id)])).toEqual([
+      ['mergeQueue', ['winner']],
+      ['archive', ['loser']],
     ]);
   });
 

@@ -10,6 +10,7 @@ import {
 import type { PermissionMode } from '../../domain/permission-mode.js';
 import type { ModelChoice } from '../../domain/providers.js';
 import type { Session } from '../../domain/session.js';
+import { isOwnerAlive } from '../../infra/owner.js';
 import type { ShellRunner } from '../../infra/shell.js';
 import type { App } from '../app.js';
 import type { Agents, GitClient, Runtime, Store } from '../ports.js';
@@ -18,8 +19,9 @@ import { modelChoice, type SessionService } from './sessions.js';
 
 // Best-of-N: one prompt fanned out to N sessions (a group). When every
 // variant's turn is over, the project's check command runs in each worktree,
-// then a read-only judge turn ranks the variants; one key merges the winner
-// and cancels the others (their branches are kept, as cancel always does).
+// then a read-only judge turn ranks the variants; one key merges (or
+// publishes) the winner and cancels the others (their branches are kept, as
+// cancel always does).
 
 export interface BestOfDeps {
   readonly app: App;
@@ -33,6 +35,8 @@ export interface BestOfDeps {
   readonly submitPrompt: (sessionId: string, prompt: string) => Promise<string | null>;
   /** Queues the session's merge (the merge queue's confirm). */
   readonly merge: (sessionId: string) => void;
+  /** Queues the session's publish (`p` with the branch's own name, or the one already published). */
+  readonly publish: (sessionId: string) => void;
   /** Cancels a session, keeping its branch. */
   readonly cancel: (sessionId: string) => Promise<void>;
   readonly shutdown: AbortSignal;
@@ -50,6 +54,8 @@ function durationMs(text: string): number | null {
 export class BestOfService {
   /** Groups being checked or judged by this process. */
   private readonly evaluating = new Map<string, Promise<void>>();
+  /** Groups resumeStranded is looking at. */
+  private readonly resuming = new Set<string>();
 
   constructor(private readonly deps: BestOfDeps) {}
 
@@ -128,27 +134,81 @@ export class BestOfService {
     return true;
   }
 
-  /** Runs the check command in each worktree, then the judge; resolves when the group is ranked (or failed). */
-  evaluate(groupId: string): Promise<void> {
+  /**
+   * Runs the check command in each worktree, then the judge; resolves when
+   * the group is ranked (or failed). `takeOverFrom` is the gone process that
+   * left the group half evaluated (see resumeStranded).
+   */
+  evaluate(groupId: string, takeOverFrom?: string | null): Promise<void> {
     const running = this.evaluating.get(groupId);
     if (running) return running;
-    const job = this.runEvaluation(groupId).finally(() => this.evaluating.delete(groupId));
+    const job = this.runEvaluation(groupId, takeOverFrom).finally(() =>
+      this.evaluating.delete(groupId),
+    );
     this.evaluating.set(groupId, job);
     return job;
   }
 
-  private async runEvaluation(groupId: string): Promise<void> {
+  /**
+   * Evaluates again the project's groups a gone Grove process left in
+   * checking or judging (it died or was killed), once all their variants
+   * are settled; each variant's transcript and the group say so.
+   */
+  async resumeStranded(projectId: number): Promise<void> {
+    const now = this.deps.runtime.clock.now();
+    for (const group of await this.deps.store.groups.listByProject(projectId)) {
+      if (group.status !== 'checking' && group.status !== 'judging') continue;
+      if (this.evaluating.has(group.id) || this.resuming.has(group.id)) continue;
+      this.resuming.add(group.id);
+      try {
+        await this.resume(group, now);
+      } finally {
+        this.resuming.delete(group.id);
+      }
+    }
+  }
+
+  private async resume(group: SessionGroup, now: number): Promise<void> {
+    const { store, runtime } = this.deps;
+    const evaluator = await store.groups.evaluatorOf(group.id);
+    if (isOwnerAlive(evaluator, runtime.owner, null, now)) return;
+    if (!(await this.allSettled(group))) return;
+    runtime.logger.log(
+      'info',
+      `best-of: group ${group.id} was left ${group.status} by ${evaluator ?? 'an unknown process'}; evaluating it again`,
+    );
+    for (const member of group.members)
+      await this.deps.sessions.note(
+        member.sessionId,
+        'notice',
+        `[Best of N] Grove stopped while this group was ${group.status === 'checking' ? 'being checked' : 'being judged'}: checking and judging it again.`,
+      );
+    await this.evaluate(group.id, evaluator);
+  }
+
+  private async runEvaluation(groupId: string, takeOverFrom?: string | null): Promise<void> {
     const { store, git, agents, runtime, app } = this.deps;
     const group = await store.groups.get(groupId);
     if (!group) return;
     const project = await store.projects.get(group.projectId);
     if (!project) return;
+    const resumed = takeOverFrom !== undefined;
+    // One process evaluates a group; another that started it first keeps it.
+    const evaluator = await store.groups.evaluatorOf(groupId);
+    if (
+      evaluator !== runtime.owner &&
+      !(await store.groups.claimEvaluation(groupId, runtime.owner, resumed ? takeOverFrom : null))
+    )
+      return;
+    const resumeNote = resumed
+      ? 'Checked and judged again: the Grove process that was evaluating the group stopped.'
+      : null;
     const settings = await loadSettings(store, group.projectId);
     const command = (settings['check.command'] ?? '').trim();
     const timeoutMs = durationMs(settings['check.timeout'] ?? '') ?? DEFAULT_CHECK_TIMEOUT_MS;
     const signal = this.deps.shutdown;
     try {
-      await store.groups.setStatus(groupId, 'checking');
+      await store.groups.setStatus(groupId, 'checking', resumeNote ?? undefined);
       await this.publish(groupId);
       const members: { session: Session; check: CheckResult | null }[] = [];
       for (const member of group.members) {
@@ -213,7 +273,7 @@ export class BestOfService {
           `The judge's answer held no ranking: ${reply.answer.slice(0, 300)}`,
         );
       } else {
-        await store.groups.setRanking(groupId, ranking, null);
+        await store.groups.setRanking(groupId, ranking, resumeNote);
         const winner = members.find((m) => m.session.id === ranking[0]?.sessionId)?.session;
         app.emit({
           type: 'notice',
@@ -236,15 +296,23 @@ export class BestOfService {
     await this.publish(groupId);
   }
 
-  /** Merges the group's winner (or `sessionId`) and cancels the other variants, keeping their branches. */
-  async choose(groupId: string, sessionId?: string): Promise<string | null> {
+  /**
+   * Merges (or publishes, as a pull request) the group's winner (or
+   * `sessionId`) and cancels the other variants, keeping their branches.
+   */
+  async choose(
+    groupId: string,
+    sessionId?: string,
+    how: 'merge' | 'publish' = 'merge',
+  ): Promise<string | null> {
     const { store } = this.deps;
     const group = await store.groups.get(groupId);
     if (!group) return 'The group no longer exists.';
     const winner = sessionId ?? winnerOf(group);
     if (!winner) return 'The group is not ranked yet.';
     await store.groups.choose(groupId, winner);
-    this.deps.merge(winner);
+    if (how === 'publish') this.deps.publish(winner);
+    else this.deps.merge(winner);
     for (const member of group.members) {
       if (member.sessionId === winner) continue;
       const session = await store.sessions.get(member.sessionId);

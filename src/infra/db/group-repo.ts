@@ -23,6 +23,14 @@ export interface GroupRepo {
   setCheck(sessionId: string, check: CheckResult): Promise<void>;
   setRanking(id: string, ranking: readonly RankEntry[], note: string | null): Promise<void>;
   choose(id: string, sessionId: string): Promise<void>;
+  /** The process (host:pid) that last took the group's checks and judge, or null. */
+  evaluatorOf(id: string): Promise<string | null>;
+  /**
+   * Takes the group's checks and judge for `owner` when it is not chosen,
+   * ranked or failed and its evaluator is still `previous` (null: none):
+   * false when another process took it first.
+   */
+  claimEvaluation(id: string, owner: string, previous: string | null): Promise<boolean>;
 }
 
 function decodeRanking(text: string | null): RankEntry[] {
@@ -108,6 +116,7 @@ export function createGroupRepo(db: Executor): GroupRepo {
           note: null,
           chosen_session_id: null,
           created_at: now,
+          evaluator: null,
         })
         .execute();
       if (sessionIds.length > 0) {
@@ -172,6 +181,24 @@ export function createGroupRepo(db: Executor): GroupRepo {
         .set({ status: 'ranked', ranking: JSON.stringify(ranking), note })
         .where('id', '=', id)
         .execute();
+    },
+    async evaluatorOf(id) {
+      const row = await db
+        .selectFrom('session_group')
+        .select('evaluator')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.evaluator ?? null;
+    },
+    async claimEvaluation(id, owner, previous) {
+      const result = await db
+        .updateTable('session_group')
+        .set({ evaluator: owner })
+        .where('id', '=', id)
+        .where('status', 'in', ['running', 'checking', 'judging'])
+        .where('evaluator', previous === null ? 'is' : '=', previous)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
     async choose(id, sessionId) {
       await db

@@ -117,6 +117,8 @@ export interface SessionGroupTable {
   note: string | null;
   chosen_session_id: string | null;
   created_at: number;
+  /** The process (host:pid) checking and judging the group. */
+  evaluator: string | null;
 }
 
 export interface SessionGroupMemberTable {

@@ -46,7 +46,7 @@ function common(ctx: KeyContext, action: string): boolean {
 }
 
 function moveSession(ctx: KeyContext, to: (index: number, count: number) => number): void {
-  const ordered = orderedSessions(ctx.state.sessions);
+  const ordered = orderedSessions(ctx.state.sessions, Object.values(ctx.state.groups));
   if (ordered.length === 0) return;
   const current = ordered.findIndex((s) => s.id === ctx.state.selectedSessionId);
   const next = Math.max(0, Math.min(ordered.length - 1, to(current, ordered.length)));

@@ -91,6 +91,9 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
     case 'chooseWinner':
       ctx.commands.chooseWinner(session.id);
       return;
+    case 'publishWinner':
+      ctx.commands.publishWinner(session.id);
+      return;
     case 'continue':
       ctx.commands.continueSession(session.id);
       return;

@@ -227,7 +227,7 @@ export function SessionsPage({
     );
   }
   const rows: Row[] = [];
-  for (const section of groupSessions(state.sessions)) {
+  for (const section of groupSessions(state.sessions, Object.values(state.groups))) {
     rows.push({
       kind: 'header',
       key: `h-${section.group}`,
