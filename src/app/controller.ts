@@ -342,17 +342,9 @@ export class Controller implements AppCommands {
       this.notice('warn', 'Pick a project on the Projects tab first.');
       return;
     }
-    const choice = this.sessions.mainChoice();
-    const available = app.state.agents?.find((a) => a.id === choice.agent);
-    if (available && !available.path) {
-      this.notice(
-        'error',
-        `${choice.agent} is not installed (not found on PATH). Install it or pick another agent in Settings.`,
-      );
-      return;
-    }
     app.task('Creating the session', async () => {
-      // A worktree starts from a commit: an empty repository has none, and says so before a prompt is typed.
+      // A worktree starts from a commit: an empty repository has none, and says so before a
+      // prompt is typed (first: it is the problem whichever agent is picked).
       const project = app.state.projects.find((p) => p.id === projectId);
       if (
         project &&
@@ -364,6 +356,15 @@ export class Controller implements AppCommands {
         this.notice(
           'error',
           `${project.path} has no commits yet, and a session starts from one. Make a first commit (git commit --allow-empty -m "Initial commit"), then press a again.`,
+        );
+        return;
+      }
+      const choice = this.sessions.mainChoice();
+      const available = app.state.agents?.find((a) => a.id === choice.agent);
+      if (available && !available.path) {
+        this.notice(
+          'error',
+          `${choice.agent} is not installed (not found on PATH). Install it or pick another agent in Settings.`,
         );
         return;
       }
