@@ -1,18 +1,6 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openInfra, type Infra } from '../../src/compose.js';
@@ -20,65 +8,31 @@ import { INTERRUPTED_BY_RESTART } from '../../src/domain/operation.js';
 import { DRIVER_GONE_NOTICE, INTERRUPTED_NOTICE } from '../../src/app/services/recovery.js';
 import type { Session } from '../../src/domain/session.js';
 import { startGroveApp, type GroveApp } from '../helpers/grove-app.js';
+import { bundleWorkerDriver, git, makeWorkerWorld } from '../helpers/worker-world.js';
 
 // Interruptions a person runs into, on a real SQLite file and real git
 // repositories, with a fake `claude` first on PATH that replays a recorded
 // real Claude Code stream (test/fixtures/fake-claude; prompt markers steer
 // it). A second Grove process is the bundled test/helpers/worker-driver.ts.
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
-const FAKE_CLAUDE = join(ROOT, 'test', 'fixtures', 'fake-claude', 'fake-claude.mjs');
-const DRIVER_DIR = join(ROOT, '.grove-test');
-const DRIVER = join(DRIVER_DIR, `interruptions-driver-${process.pid}.mjs`);
 const WAIT = { timeout: 30_000, interval: 25 };
 
 let dir: string;
 let repo: string;
 let control: string;
 let env: Record<string, string>;
+let DRIVER: string;
 const opened: { infra: Infra; grove: GroveApp }[] = [];
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  mkdirSync(DRIVER_DIR, { recursive: true });
-  await build({
-    entryPoints: [join(ROOT, 'test', 'helpers', 'worker-driver.ts')],
-    outfile: DRIVER,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    packages: 'external',
-    logLevel: 'warning',
-  });
-  return () => rmSync(DRIVER, { force: true });
+  const bundled = await bundleWorkerDriver('interruptions');
+  DRIVER = bundled.driver;
+  return bundled.remove;
 });
 
 beforeEach(() => {
-  dir = realpathSync(mkdtempSync(join(tmpdir(), 'grove-interrupt-')));
-  repo = join(dir, 'project');
-  // In the CLI's state folder: the one place outside the worktree the sandboxed agent may write.
-  control = join(dir, 'home', '.claude', 'fake-control');
-  const bin = join(dir, 'bin');
-  for (const d of [repo, control, bin, join(dir, 'home')]) mkdirSync(d, { recursive: true });
-  writeFileSync(
-    join(bin, 'claude'),
-    `#!/bin/sh\nexec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`,
-  );
-  chmodSync(join(bin, 'claude'), 0o755);
-  git(repo, 'init', '-q', '-b', 'main');
-  git(repo, 'config', 'user.name', 'Grove Test');
-  git(repo, 'config', 'user.email', 'test@grove.invalid');
-  writeFileSync(join(repo, 'README.md'), '# project\n');
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'Initial commit');
-  env = {
-    PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
-    HOME: join(dir, 'home'),
-    GROVE_HOME: join(dir, 'grove-home'),
-    FAKE_CLAUDE_DIR: control,
-    LANG: 'C.UTF-8',
-  };
+  ({ dir, repo, control, env } = makeWorkerWorld('interrupt'));
 });
 
 afterEach(async () => {
@@ -91,10 +45,6 @@ afterEach(async () => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-}
 
 async function startGrove(): Promise<GroveApp & { infra: Infra }> {
   const infra = openInfra(env);

@@ -1,18 +1,7 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openInfra, type Infra } from '../../src/compose.js';
@@ -20,68 +9,31 @@ import { INTERRUPTED_BY_RESTART } from '../../src/domain/operation.js';
 import { INTERRUPTED_NOTICE } from '../../src/app/services/recovery.js';
 import type { Session } from '../../src/domain/session.js';
 import { startGroveApp, type GroveApp } from '../helpers/grove-app.js';
+import { bundleWorkerDriver, git, makeWorkerWorld } from '../helpers/worker-world.js';
 import { processesWithEnv } from '../helpers/processes.js';
 
 // The per-session worker on a real SQLite file and real git repositories,
 // with a fake `claude` first on PATH that replays a recorded real Claude
 // Code stream (test/fixtures/fake-claude). Prompt markers steer the fake.
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
-const FAKE_CLAUDE = join(ROOT, 'test', 'fixtures', 'fake-claude', 'fake-claude.mjs');
-const DRIVER_DIR = join(ROOT, '.grove-test');
-const DRIVER = join(DRIVER_DIR, `worker-driver-${process.pid}.mjs`);
 const WAIT = { timeout: 30_000, interval: 25 };
 
 let dir: string;
 let repo: string;
 let control: string;
 let env: Record<string, string>;
+let DRIVER: string;
 const opened: { infra: Infra; grove: GroveApp }[] = [];
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  // A second Grove process for the restart and lease tests: Node 20 runs no TypeScript, so bundle it.
-  // It sits one folder below the repository root, like dist/grove.js, so it finds migrations/.
-  mkdirSync(DRIVER_DIR, { recursive: true });
-  await build({
-    entryPoints: [join(ROOT, 'test', 'helpers', 'worker-driver.ts')],
-    outfile: DRIVER,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22.19',
-    packages: 'external',
-    logLevel: 'warning',
-  });
-  return () => rmSync(DRIVER, { force: true });
+  const bundled = await bundleWorkerDriver('worker');
+  DRIVER = bundled.driver;
+  return bundled.remove;
 });
 
 beforeEach(() => {
-  dir = realpathSync(mkdtempSync(join(tmpdir(), 'grove-worker-')));
-  repo = join(dir, 'project');
-  // The fake keeps its records in Claude Code's state folder: the only place outside the
-  // worktree that the sandbox Grove runs every agent in lets it write.
-  control = join(dir, 'home', '.claude', 'fake-claude');
-  const bin = join(dir, 'bin');
-  for (const d of [repo, control, bin, join(dir, 'home')]) mkdirSync(d, { recursive: true });
-  writeFileSync(
-    join(bin, 'claude'),
-    `#!/bin/sh\nexec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`,
-  );
-  chmodSync(join(bin, 'claude'), 0o755);
-  git(repo, 'init', '-q', '-b', 'main');
-  git(repo, 'config', 'user.name', 'Grove Test');
-  git(repo, 'config', 'user.email', 'test@grove.invalid');
-  writeFileSync(join(repo, 'README.md'), '# project\n');
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'Initial commit');
-  env = {
-    PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
-    HOME: join(dir, 'home'),
-    GROVE_HOME: join(dir, 'grove-home'),
-    FAKE_CLAUDE_DIR: control,
-    LANG: 'C.UTF-8',
-  };
+  ({ dir, repo, control, env } = makeWorkerWorld('worker'));
 });
 
 afterEach(async () => {
@@ -95,10 +47,6 @@ afterEach(async () => {
   for (const { pid } of hangingAgents()) killGroup(pid);
   rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-}
 
 async function startGrove(): Promise<GroveApp & { infra: Infra }> {
   const infra = openInfra(env);
