@@ -212,13 +212,15 @@ export class SessionService {
     const before = await this.deps.store.sessions.get(sessionId);
     if (!before || before.permissionMode === mode) return before;
     await this.deps.store.sessions.update(sessionId, { permissionMode: mode }, this.now);
+    // The header changes first, so the notice never shows next to the old mode.
+    const after = await this.publishSession(sessionId);
     if (before.prompt !== null)
       await this.note(
         sessionId,
         'notice',
         `[Mode] ${permissionModeLabel(mode)}: ${permissionModeDescription(mode)}. It applies from the next turn.`,
       );
-    return this.publishSession(sessionId);
+    return after;
   }
 
   /** Diff size and bucket from git, stored and published (after a rebase, a continue, opening a session). */
