@@ -9,6 +9,7 @@ import { createGitClient } from './infra/git/git-client.js';
 import { createAgents } from './infra/agent/agents.js';
 import { createLauncher } from './infra/agent/launcher.js';
 import { ALLOW_UNCONFINED_KEY } from './domain/settings.js';
+import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, networkPolicy } from './domain/network.js';
 import { createForge } from './infra/forge/forge.js';
 import { processOwner } from './infra/owner.js';
 import { makePrivateDir } from './infra/private-files.js';
@@ -58,6 +59,12 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
   const launcher = createLauncher({
     runDir: paths.run,
     allowUnconfined: async () => (await store.settings.getGlobal(ALLOW_UNCONFINED_KEY)) === 'on',
+    network: async () =>
+      networkPolicy(
+        await store.settings.getGlobal(NETWORK_MODE_KEY),
+        await store.settings.getGlobal(NETWORK_ALLOW_KEY),
+      ),
+    logger,
   });
   return {
     paths,

@@ -81,6 +81,20 @@ function outputCaches() {
 // --- end Grove ---
 `;
 
+// Added to ink's squash-text-nodes.js: the cheap test that lets plain text
+// (and text whose only escapes are SGR colours, as Grove's own styling
+// makes) skip ink's sanitizer, which returns such text unchanged but costs
+// a Unicode regex pass, or a full tokenization, per text node per frame.
+const SQUASH_PRELUDE = `
+// --- Grove: sanitize only text that needs it (xtask/dependency-patches.mjs) ---
+const GROVE_NEEDS_SANITIZING = /[\\u0000-\\u0008\\u000b-\\u001a\\u001c-\\u001f\\u007f-\\u009f]|\\u001b(?!\\[[\\d;]*m)/;
+const GROVE_SGR_BEFORE_MARK = /\\u001b\\[[\\d;]*m\\p{M}/u;
+function groveNeedsSanitizing(text) {
+    return GROVE_NEEDS_SANITIZING.test(text) || (text.includes('\\u001b') && GROVE_SGR_BEFORE_MARK.test(text));
+}
+// --- end Grove ---
+`;
+
 export const dependencyPatches = [
   // yoga-layout (ink's layout engine) embeds its WebAssembly as base64 and
   // instantiates it asynchronously through fetch(), which needs a top-level
@@ -128,6 +142,21 @@ export const dependencyPatches = [
     [
       'return styledCharsToString(lineWithoutEmptyItems).trimEnd();',
       'return fastStyledCharsToString(lineWithoutEmptyItems).trimEnd();',
+    ],
+  ]),
+  // ink sanitizes every text node's text on every frame (for measuring and
+  // for drawing): about a tenth of Grove's CPU with twenty sessions streaming.
+  // Text with no control character but tab and newline, and no escape but
+  // SGR colours not followed by a combining mark, comes out of the sanitizer
+  // unchanged, so it skips it. Everything else still goes through it.
+  patch('ink-sanitize-only-when-needed', /ink[\\/]build[\\/]squash-text-nodes\.js$/, [
+    [
+      "import sanitizeAnsi from './sanitize-ansi.js';",
+      `import sanitizeAnsi from './sanitize-ansi.js';${SQUASH_PRELUDE}`,
+    ],
+    [
+      "text = sanitizeAnsi(text.replaceAll('\\r\\n', '\\n'));",
+      "text = groveNeedsSanitizing(text) ? sanitizeAnsi(text.replaceAll('\\r\\n', '\\n')) : text;",
     ],
   ]),
 ];

@@ -18,6 +18,55 @@ import type {
   Tab,
 } from './state.js';
 
+/** What canceling a session would put at risk (kept on its branch, never lost). */
+export interface WorkAtRisk {
+  readonly uncommitted: number;
+  readonly unmergedCommits: number;
+}
+
+/** What a sync of the project's branch with its upstream would move (found before anything changes). */
+export interface SyncPlan {
+  readonly branch: string;
+  readonly upstream: string;
+  /** The branch tip the person agrees to push. */
+  readonly head: string;
+  /** Subjects of the commits it would push, newest first. */
+  readonly outgoing: readonly string[];
+  /** Subjects of the commits it would pull (as last fetched: not listed when `fetchError`). */
+  readonly incoming: readonly string[];
+  /** The fetch of the remote failed (its first line): what would be pulled is unknown. */
+  readonly fetchError: string | null;
+}
+
+/** What a sync moved: pulled, resolved and pushed. */
+export interface SyncReport {
+  readonly upstream: string;
+  readonly incoming: readonly string[];
+  readonly outgoing: readonly string[];
+  /** Files whose conflicts the agent resolved. */
+  readonly resolved: readonly string[];
+}
+
+/** Why a sync stopped (or did not start); nothing was pushed. */
+export type SyncStop =
+  | { readonly kind: 'detached' }
+  | { readonly kind: 'noCommits'; readonly branch: string }
+  | { readonly kind: 'inProgress'; readonly dir: string; readonly operation: string }
+  | { readonly kind: 'dirty'; readonly dir: string }
+  | { readonly kind: 'noUpstream'; readonly branch: string }
+  | { readonly kind: 'badUpstream'; readonly branch: string; readonly upstream: string }
+  /** Pulling stopped on conflicts and the rebase was aborted (`agentError`: the agent failed). */
+  | {
+      readonly kind: 'conflicts';
+      readonly files: readonly string[];
+      readonly agentError: string | null;
+    }
+  /** The pull went through (`report`), the push did not. */
+  | { readonly kind: 'pushFailed'; readonly report: SyncReport; readonly error: string }
+  /** The branch moved after the person said yes to what the confirmation listed. */
+  | { readonly kind: 'moved'; readonly branch: string }
+  | { readonly kind: 'failed'; readonly message: string };
+
 /**
  * Every change to the snapshot is one of these, applied by the reducer.
  * Key handlers emit the UI ones; services, workers and pollers emit the rest.
@@ -115,6 +164,48 @@ export type AppEvent =
       readonly image?: string;
       readonly insert?: string;
     }
+  /** The diff view of a session opens (`comment`: at that comment in the comments pane) while load `generation` runs. */
+  | {
+      readonly type: 'diffOpened';
+      readonly sessionId: string;
+      readonly generation: number;
+      readonly comment?: number;
+    }
+  // Facts that need the person: the reducer decides what the screen asks (src/app/popups.ts).
+  /** `m` on a session that can be merged: it is merged only after a yes. */
+  | { readonly type: 'mergeNeedsConfirmation'; readonly sessionId: string }
+  /** `c` on a session: canceling it would put this work at risk (or none). */
+  | {
+      readonly type: 'cancelNeedsConfirmation';
+      readonly session: Session;
+      readonly risk: WorkAtRisk;
+    }
+  /** `f` on a session that has a focused review: a new one replaces it. */
+  | { readonly type: 'reviewRegenerationNeedsConfirmation'; readonly sessionId: string }
+  /** A first publish: it needs the remote branch name (`suggested`: the session branch). */
+  | { readonly type: 'publishNeedsBranch'; readonly sessionId: string; readonly suggested: string }
+  /** These review threads are answered on GitHub and can be resolved (asked unless something else is asked). */
+  | {
+      readonly type: 'threadsAnswered';
+      readonly sessionId: string;
+      readonly threads: readonly ReviewThread[];
+    }
+  /** A limit holds the session's queued prompts. */
+  | { readonly type: 'budgetReached'; readonly sessionId: string; readonly stop: BudgetStop }
+  /** `s`: working out what a sync of the project would pull and push. */
+  | { readonly type: 'syncChecking'; readonly project: string }
+  /** What a sync would push and pull; nothing moves without a yes. */
+  | { readonly type: 'syncPlanned'; readonly plan: SyncPlan }
+  | { readonly type: 'syncStarted'; readonly project: string }
+  /** Pulling stopped on conflicts: the agent is resolving them (try `attempt` of `attempts`). */
+  | {
+      readonly type: 'syncResolving';
+      readonly files: readonly string[];
+      readonly attempt: number;
+      readonly attempts: number;
+    }
+  | { readonly type: 'syncFinished'; readonly report: SyncReport }
+  | { readonly type: 'syncStopped'; readonly reason: SyncStop }
   /** Marks a draft session in the list for R (or unmarks it); null clears every mark. */
   | { readonly type: 'markSession'; readonly sessionId: string | null };
 

@@ -4,7 +4,8 @@ import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import type { AppEvent } from './events.js';
 import { reduceComposer, tickNotice } from './composer-state.js';
-import { placeDiffCursor, sessionById, type AppState } from './state.js';
+import { reduceAsk } from './popups.js';
+import { diffMode, placeDiffCursor, sessionById, type AppState } from './state.js';
 import { attentionReason } from '../domain/attention.js';
 import { emptyBuffer } from '../domain/composer.js';
 
@@ -213,6 +214,28 @@ export function reduce(state: AppState, event: AppEvent): AppState {
           : state.mode;
       return { ...state, diff: event.diff, mode };
     }
+    case 'diffOpened': {
+      // The view opens at once (at its start, or at a comment); the diff loads behind it.
+      const opened = reduce(state, {
+        type: 'mode',
+        mode: diffMode(
+          event.sessionId,
+          event.comment === undefined ? {} : { focus: 'comments', commentIndex: event.comment },
+        ),
+      });
+      return {
+        ...opened,
+        diff: {
+          sessionId: event.sessionId,
+          generation: event.generation,
+          loading: true,
+          error: null,
+          files: [],
+          added: 0,
+          deleted: 0,
+        },
+      };
+    }
     case 'diffCommentsLoaded':
       return {
         ...state,
@@ -261,6 +284,19 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         },
       };
     }
+    case 'mergeNeedsConfirmation':
+    case 'cancelNeedsConfirmation':
+    case 'reviewRegenerationNeedsConfirmation':
+    case 'publishNeedsBranch':
+    case 'threadsAnswered':
+    case 'budgetReached':
+    case 'syncChecking':
+    case 'syncPlanned':
+    case 'syncStarted':
+    case 'syncResolving':
+    case 'syncFinished':
+    case 'syncStopped':
+      return reduceAsk(state, event);
     case 'fileIndexLoaded':
     case 'composerDataLoaded':
     case 'promptRecorded':

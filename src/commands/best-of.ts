@@ -20,6 +20,8 @@ import {
 type RunCommand = Extract<HeadlessCommand, { kind: 'run' }>;
 
 const POLL_MS = 250;
+/** While another process evaluates the group, whether it is still alive is looked at every this many polls. */
+const TAKEOVER_POLLS = 12;
 
 export async function runBestOf(
   infra: Infra,
@@ -56,6 +58,8 @@ export async function runBestOf(
     choices,
     command.mode ?? 'auto_edit',
   );
+  // Groups of this project a gone Grove process left unevaluated are checked and judged here too.
+  const stranded = resumeStranded(ctx);
   for (const s of sessions)
     ctx.progress(`Variant ${shortId(s.id)}: ${s.agent}/${s.model} on ${s.branch}`);
   for (const s of sessions) ctx.controller.workers.notify(s.id);
@@ -84,8 +88,12 @@ export async function runBestOf(
   } finally {
     process.off('SIGINT', onSigint);
   }
-  const final = await infra.store.groups.get(group.id);
-  if (!final) throw new CommandError('the group disappeared', EXIT.failed);
+  const final = await verdict(ctx, group.id, deadline);
+  if (!final) {
+    ctx.progress('Timed out while another Grove process checks and judges the group.');
+    return EXIT.timeout;
+  }
+  await stranded;
   const rows = await Promise.all(
     final.members.map(async (m) => ({
       member: m,
@@ -94,6 +102,47 @@ export async function runBestOf(
   );
   printRanking(ctx, final, rows, command.output === 'json');
   return final.status === 'ranked' ? EXIT.ok : EXIT.failed;
+}
+
+/** Groups still evaluating (or not yet). */
+const UNDECIDED: ReadonlySet<string> = new Set(['running', 'checking', 'judging']);
+
+/** Evaluates the project's groups a gone Grove process left unevaluated; resolves when they are done. */
+async function resumeStranded(ctx: HeadlessContext): Promise<void> {
+  const { store, logger } = ctx.infra;
+  const resumed = await ctx.controller.bestOf
+    .resumeStrandedGroups(ctx.project.id)
+    .catch((error: unknown): string[] => {
+      logger.log('warn', 'best-of: resuming stranded groups failed', error);
+      return [];
+    });
+  for (const id of resumed) {
+    const group = await store.groups.get(id);
+    if (group)
+      ctx.progress(
+        `An earlier best-of-${group.members.length} group (${shortId(group.id)}) that a stopped Grove left unfinished was checked and judged: ${group.status}.`,
+      );
+  }
+}
+
+/**
+ * The group once ranked or failed. Its checks and judge normally ran in this
+ * process; when another process took them first, this waits for it, and
+ * takes them over should that process stop.
+ */
+async function verdict(
+  ctx: HeadlessContext,
+  groupId: string,
+  deadline: number | null,
+): Promise<SessionGroup | null> {
+  for (let polls = 0; ; polls += 1) {
+    const group = await ctx.infra.store.groups.get(groupId);
+    if (!group) throw new CommandError('the group disappeared', EXIT.failed);
+    if (!UNDECIDED.has(group.status)) return group;
+    if (deadline !== null && ctx.infra.clock.now() > deadline) return null;
+    if (polls % TAKEOVER_POLLS === 0) await ctx.controller.bestOf.resumeStranded(ctx.project.id);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
 }
 
 function printRanking(

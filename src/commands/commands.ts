@@ -26,7 +26,8 @@ import {
   type HeadlessIo,
 } from './headless.js';
 import { listItem, sessionResult } from './session-json.js';
-import { cancelLines, cancelSession, workAtRisk } from '../app/services/review/cancel.js';
+import { cancelSession, workAtRisk } from '../app/services/review/cancel.js';
+import { cancelLines } from '../app/popups.js';
 import { listThreads, submitThreadsTurn } from './threads.js';
 import { budgetLines, mergeOverlapLines, runGc } from './parallel.js';
 import { runBestOf, showGroupJson, showGroupLines } from './best-of.js';

@@ -9,6 +9,7 @@ import { modelChoice } from '../app/services/sessions.js';
 import { initialState } from '../app/state.js';
 import type { AppEvent } from '../app/events.js';
 import { isOwnerAlive, VERSION, type Infra } from '../compose.js';
+import { INTERRUPTED_BY_RESTART } from '../domain/operation.js';
 import type { Project } from '../domain/project.js';
 import { providerInfo, type ModelChoice } from '../domain/providers.js';
 import { sanitizeText } from '../domain/sanitize.js';
@@ -262,6 +263,40 @@ export interface TurnOutcome {
 }
 
 const POLL_MS = 250;
+/** How often a command waiting behind another Grove process looks whether that process is still alive. */
+const LEASE_CHECK_MS = 3_000;
+
+/** What a waiting command says when its own operation was failed because the process running it is gone. */
+export const DRIVER_GONE_ERROR =
+  'the Grove process that was running this work stopped before it finished; the session is back in Review with its worktree as it was.';
+
+/**
+ * Recovery while a command waits behind another Grove process (the TUI's
+ * lease watch, for a command): when the process working on the session is
+ * gone (killed, crashed), its agents are ended, its operation fails and the
+ * session returns to Review with an `[Interrupted]` notice, so the waiting
+ * command goes on. Looks at most every LEASE_CHECK_MS; true when it
+ * recovered the session.
+ */
+function driverWatch(ctx: HeadlessContext, sessionId: string): () => Promise<boolean> {
+  let last = 0;
+  return async () => {
+    const now = ctx.infra.clock.now();
+    if (now - last < LEASE_CHECK_MS) return false;
+    last = now;
+    const recovered = await ctx.controller.leases
+      .recoverGone()
+      .catch((error: unknown): string[] => {
+        ctx.infra.logger.log('warn', 'recovering the work of a gone Grove process failed', error);
+        return [];
+      });
+    if (!recovered.includes(sessionId)) return false;
+    ctx.progress(
+      'The Grove process working on this session is gone; the session was recovered (its unfinished work failed) and this goes on.',
+    );
+    return true;
+  };
+}
 
 /**
  * Submits a prompt as the TUI does and returns the id of the operation it
@@ -376,6 +411,7 @@ export async function waitForOperation(
         }, timeoutMs);
   let announcedWait = false;
   let announcedLimit: number | null = null;
+  const recoverDeadDriver = driverWatch(ctx, sessionId);
   try {
     workers.notify(sessionId);
     while (!outcome && held === null) {
@@ -384,7 +420,13 @@ export async function waitForOperation(
         settle('failed', 'the operation disappeared');
       } else if (op.status === 'done' || op.status === 'failed' || op.status === 'canceled') {
         // Finished by another process (or by this one, just before its report).
-        if (workers.current(sessionId)?.id !== operationId) settle(op.status, op.lastError);
+        if (workers.current(sessionId)?.id !== operationId)
+          settle(
+            op.status,
+            op.status === 'failed' && op.lastError === INTERRUPTED_BY_RESTART
+              ? DRIVER_GONE_ERROR
+              : op.lastError,
+          );
       } else if (op.status === 'queued' && op.notBefore && op.notBefore > clock.now()) {
         // Its agent reported a usage limit: the worker runs it again when the limit lifts.
         if (announcedLimit !== op.notBefore) {
@@ -403,6 +445,8 @@ export async function waitForOperation(
           announcedWait = true;
           ctx.progress('Waiting for another Grove process that is working on this session…');
         }
+        // A process that died while working on the session never lets go: recover the session, as the TUI does.
+        await recoverDeadDriver();
         // Take it when the other process lets go (the worker also retries by itself).
         workers.notify(sessionId);
       }
@@ -442,7 +486,10 @@ export async function stopOtherProcesses(ctx: HeadlessContext, sessionId: string
     await store.operations.requestCancel(op.id);
   ctx.progress('Asking the other Grove process working on this session to stop…');
   const deadline = clock.now() + STOP_WAIT_MS;
+  // A process that is gone never stops: its work is recovered instead.
+  const recoverDeadDriver = driverWatch(ctx, sessionId);
   while (await othersRunning()) {
+    if ((await recoverDeadDriver()) && !(await othersRunning())) break;
     if (clock.now() > deadline)
       throw new CommandError(
         'another Grove process is still working on this session and did not stop; nothing was changed. Try again.',

@@ -1,6 +1,8 @@
 // The diff view's model: one file's patch as numbered rows, the compacted
 // file tree, change blocks, search matches and line ranges. Pure data.
 
+import { compareOrdinal } from './ordinal.js';
+
 export type DiffRowKind = 'hunk' | 'add' | 'del' | 'ctx' | 'note';
 
 /** One displayed line of a file's patch. */
@@ -141,7 +143,7 @@ export function fileTree(files: readonly TreeFile[]): TreeRow[] {
   });
   const out: TreeRow[] = [];
   const walk = (folder: Folder, depth: number): void => {
-    for (const name of [...folder.folders.keys()].sort((a, b) => a.localeCompare(b))) {
+    for (const name of [...folder.folders.keys()].sort(compareOrdinal)) {
       let child = folder.folders.get(name) ?? newFolder();
       let label = `${name}/`;
       // Compact the chain: a folder holding exactly one folder and no files.
@@ -153,7 +155,7 @@ export function fileTree(files: readonly TreeFile[]): TreeRow[] {
       out.push({ kind: 'folder', name: label, depth, added: child.added, deleted: child.deleted });
       walk(child, depth + 1);
     }
-    for (const file of [...folder.files].sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const file of [...folder.files].sort((a, b) => compareOrdinal(a.name, b.name))) {
       const info = files[file.index];
       out.push({
         kind: 'file',

@@ -2,6 +2,7 @@ import type { SessionGroup as VariantGroup } from './best-of.js';
 import type { Session } from './session.js';
 import type { SessionStatus } from './session-status.js';
 import { assertNever } from './session-status.js';
+import { compareOrdinal } from './ordinal.js';
 
 export type SessionGroup = 'mergeQueue' | 'active' | 'archive';
 
@@ -45,12 +46,14 @@ function compare(group: SessionGroup, a: Session, b: Session): number {
       // The merging session first, then first in, first out.
       const merging = Number(b.status === 'Merging') - Number(a.status === 'Merging');
       if (merging !== 0) return merging;
-      return (a.queuedAt ?? a.updatedAt) - (b.queuedAt ?? b.updatedAt) || a.id.localeCompare(b.id);
+      return (
+        (a.queuedAt ?? a.updatedAt) - (b.queuedAt ?? b.updatedAt) || compareOrdinal(a.id, b.id)
+      );
     }
     case 'active':
-      return b.createdAt - a.createdAt || a.id.localeCompare(b.id);
+      return b.createdAt - a.createdAt || compareOrdinal(a.id, b.id);
     case 'archive':
-      return b.updatedAt - a.updatedAt || a.id.localeCompare(b.id);
+      return b.updatedAt - a.updatedAt || compareOrdinal(a.id, b.id);
     default:
       return assertNever(group);
   }

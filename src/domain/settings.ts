@@ -1,3 +1,4 @@
+import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, validateAllowList } from './network.js';
 import { PROVIDERS, providerInfo, type ProviderId } from './providers.js';
 
 /** Settings keys Grove stores. Project rows live in `project_setting`, global ones in `setting`. */
@@ -272,9 +273,30 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     scope: 'global',
     kind: 'choice',
     description:
-      'Only when no sandbox engine (bubblewrap, Seatbelt) is available: run agents anyway, able to write anywhere you can.',
+      'Only when no sandbox engine (bubblewrap, Seatbelt) is available: run agents anyway, able to write anywhere you can and reach any host.',
     choices: () => ['off', 'on'],
     fallback: () => 'off',
+  },
+  {
+    key: NETWORK_MODE_KEY,
+    label: 'Agent network',
+    scope: 'global',
+    kind: 'choice',
+    description:
+      'What confined agents may reach: filtered (only the model APIs their CLI needs, model servers named in their environment, and the allowed hosts below) or open (any host). Unconfined agents are never filtered.',
+    choices: () => ['filtered', 'open'],
+    fallback: () => 'filtered',
+  },
+  {
+    key: NETWORK_ALLOW_KEY,
+    label: 'Agent network: allowed hosts',
+    scope: 'global',
+    kind: 'text',
+    description:
+      'More hosts confined agents may reach, comma-separated: example.com, *.example.com (its subdomains), example.com:8443 (one port); * allows every host.',
+    choices: () => [],
+    fallback: () => '',
+    validate: validateAllowList,
   },
   {
     key: MODEL_RETRIES_KEY,

@@ -9,6 +9,13 @@ import type { Renderer } from './renderer.js';
 import type { Terminal } from './terminal.js';
 
 const TICK_MS = 50;
+/**
+ * Frames caused by app events alone (agents streaming, pollers) are drawn at
+ * most this often; a frame a key asked for is drawn at once. Twenty sessions
+ * streaming send hundreds of events a second, and a frame for each would
+ * spend the whole core on drawing what nobody can read that fast.
+ */
+export const BACKGROUND_FRAME_MS = 40;
 /** A lone Esc byte waits this long for the rest of an Alt/escape sequence. */
 const ESCAPE_WAIT_MS = 30;
 
@@ -28,6 +35,8 @@ export interface LoopOptions {
   readonly now: () => number;
   /** Called after each drawn frame with its duration (for the log and benchmarks). */
   readonly onFrame?: (ms: number) => void;
+  /** A monotonic clock in ms for frame pacing (performance.now by default; tests pass their own). */
+  readonly monotonic?: () => number;
 }
 
 /**
@@ -45,6 +54,9 @@ export async function runLoop(options: LoopOptions): Promise<void> {
   let tickDue = false;
   let tickTimer: NodeJS.Timeout | null = null;
   let escapeTimer: NodeJS.Timeout | null = null;
+  let paceTimer: NodeJS.Timeout | null = null;
+  const monotonic = options.monotonic ?? (() => performance.now());
+  let lastFrameAt = -Infinity;
 
   const wake = (): void => {
     woken = true;
@@ -103,6 +115,7 @@ export async function runLoop(options: LoopOptions): Promise<void> {
       // Cleared before the work, so a wake during the work is not lost.
       woken = false;
       app.drain();
+      const keyed = terminalQueue.length > 0;
       while (terminalQueue.length > 0) {
         const event = terminalQueue.shift();
         if (event) dispatchTerminalEvent(ctx, event);
@@ -115,10 +128,22 @@ export async function runLoop(options: LoopOptions): Promise<void> {
       }
       if (app.state.exiting) break;
       if (app.state !== drawn) {
-        const started = performance.now();
-        renderer.draw(app.state);
-        drawn = app.state;
-        options.onFrame?.(performance.now() - started);
+        const wait = keyed || drawn === null ? 0 : lastFrameAt + BACKGROUND_FRAME_MS - monotonic();
+        if (wait <= 0) {
+          if (paceTimer) clearTimeout(paceTimer);
+          paceTimer = null;
+          const started = performance.now();
+          renderer.draw(app.state);
+          drawn = app.state;
+          lastFrameAt = monotonic();
+          options.onFrame?.(performance.now() - started);
+        } else if (!paceTimer) {
+          // The events that came meanwhile are drawn together in one frame.
+          paceTimer = setTimeout(() => {
+            paceTimer = null;
+            wake();
+          }, wait);
+        }
       }
       armTick(needsTick(app.state));
       await sleep();
@@ -126,5 +151,6 @@ export async function runLoop(options: LoopOptions): Promise<void> {
   } finally {
     armTick(false);
     if (escapeTimer) clearTimeout(escapeTimer);
+    if (paceTimer) clearTimeout(paceTimer);
   }
 }

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
@@ -8,13 +10,17 @@ import {
   git,
   makeRepo,
   makeWorld,
+  newSession,
   startGrove,
   type GroveWorld,
 } from '../helpers/grove-env.js';
+import { processesWithEnv } from '../helpers/processes.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
+import { waitUntil } from '../helpers/wait.js';
 
-// The built binary in tmux: a TUI that notices a dead `grove run`, and a
-// sync that asks before it pushes anything.
+// The built binary in tmux: a TUI that notices a dead `grove run`, a TUI
+// killed mid-turn and started again, and a sync that asks before it pushes
+// anything.
 
 const reply = (answer: string) =>
   JSON.stringify({
@@ -70,6 +76,74 @@ describe('a TUI and a `grove run` that dies', () => {
     await t.waitFor('[Interrupted] The Grove process running this session', 10_000);
     const screen = await t.waitFor(/ Review /);
     expect(screen).not.toMatch(/InProgress/);
+  });
+});
+
+describe('the TUI killed with -9 in the middle of a turn, then started again', () => {
+  /** Agent processes of this world's Grove (they carry its GROVE_HOME). */
+  function agentPids(): number[] {
+    return processesWithEnv(`GROVE_HOME=${world.groveHome}`)
+      .filter((p) => !p.cmdline.includes('grove.js'))
+      .map((p) => p.pid);
+  }
+
+  function alive(pid: number): boolean {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  it('shows the session in Review with the [Restart] notice, no agent of the first run alive, and the work in the worktree', async () => {
+    server = await startFakeModelServer();
+    const repo = makeRepo(world);
+    const env = agentWorldEnv(world, agentEnv(server, world.home));
+    server.script('anthropic', [
+      { when: 'Write a title for a coding task', text: reply('Half-done task') },
+      {
+        when: 'Write the notes file',
+        toolCall: { kind: 'write_file', path: 'notes.txt', content: 'written before the kill\n' },
+      },
+      // The model's next answer is held: the turn is mid-flight when Grove is killed.
+      { when: 'Write the notes file', delayMs: 300_000, then: { text: reply('too late') } },
+    ]);
+    const first = await startGrove(world, repo, { env, columns: 120, rows: 34 });
+    term = first;
+    await first.waitFor('No sessions yet.');
+    await newSession(first, 'Write the notes file');
+    const worktrees = join(world.groveHome, 'wt');
+    const notes = await waitUntil(
+      'the agent to write notes.txt and wait for the model',
+      () => {
+        const found = existsSync(worktrees)
+          ? readdirSync(worktrees)
+              .map((d) => join(worktrees, d, 'notes.txt'))
+              .find((f) => existsSync(f))
+          : undefined;
+        const held =
+          server?.requests.filter((r) => JSON.stringify(r.body).includes('Write the notes file'))
+            .length ?? 0;
+        return found !== undefined && held >= 2 ? found : undefined;
+      },
+      30_000,
+    );
+    const firstAgents = agentPids();
+    expect(firstAgents.length).toBeGreaterThan(0);
+
+    process.kill(await first.pid(), 'SIGKILL');
+    await first.kill();
+    const second = await startGrove(world, repo, { env, columns: 120, rows: 34 });
+    term = second;
+
+    const list = await second.waitFor(/ Review /, 20_000);
+    expect(list).not.toMatch(/InProgress/);
+    await second.keys('Enter');
+    await second.waitFor('[Restart] The Grove process running or queueing work', 10_000);
+    expect(firstAgents.filter(alive)).toEqual([]);
+    expect(readFileSync(notes, 'utf8')).toBe('written before the kill\n');
+    expect(git(join(notes, '..'), 'status', '--porcelain')).toContain('notes.txt');
   });
 });
 

@@ -6,6 +6,8 @@
 //   node fault-harness.mjs sync <repo>   presses `s` (sync the main checkout) and waits for the result
 import process from 'node:process';
 import { openInfra } from '../../src/compose.js';
+import { syncFinishedPopup, syncPlanPopup, syncStoppedPopup } from '../../src/app/popups.js';
+import type { Popup } from '../../src/app/state.js';
 import { startGroveApp } from './grove-app.js';
 
 const [action, repo] = process.argv.slice(2);
@@ -15,17 +17,22 @@ if (!repo || action !== 'sync') {
 }
 const infra = openInfra(process.env);
 const grove = await startGroveApp(infra, repo);
+const text = (popup: Popup): string =>
+  popup.kind === 'info' || popup.kind === 'confirm'
+    ? `${popup.title}\n${popup.lines.join('\n')}`
+    : '';
 const ended = new Promise<string>((resolve) => {
   grove.app.subscribe((event) => {
-    // `s` asks first (what would be pushed where): answer yes.
-    if (
-      event.type === 'popup' &&
-      event.popup?.kind === 'confirm' &&
-      event.popup.intent.kind === 'syncMain'
-    )
-      grove.controller.confirmSync(event.popup.intent.branch, event.popup.intent.head);
-    if (event.type === 'popup' && event.popup?.kind === 'info' && !event.popup.busy)
-      resolve(`${event.popup.title}\n${event.popup.lines.join('\n')}`);
+    // `s` asks first (what would be pushed where): answer yes. The popups are the
+    // reducer's wording for the facts the sync reports (src/app/popups.ts).
+    if (event.type === 'syncPlanned') {
+      const asked = syncPlanPopup(event.plan);
+      if (asked.kind === 'confirm')
+        grove.controller.confirmSync(event.plan.branch, event.plan.head);
+      else resolve(text(asked));
+    }
+    if (event.type === 'syncFinished') resolve(text(syncFinishedPopup(event.report)));
+    if (event.type === 'syncStopped') resolve(text(syncStoppedPopup(event.reason)));
   });
 });
 grove.controller.syncMain();

@@ -19,6 +19,7 @@ import {
   type LaunchSpec,
 } from '../../src/infra/agent/launcher.js';
 import { sweepLeftoverAgents } from '../../src/infra/agent/leftovers.js';
+import { processOwner } from '../../src/infra/owner.js';
 import type { AgentProcess } from '../../src/infra/agent/process.js';
 import { until } from './headless-harness.js';
 import { liveGroupMembers } from '../helpers/processes.js';
@@ -256,7 +257,7 @@ describe('agent lifetimes', () => {
     expect(records).toEqual([`${proc.pid}.json`]);
     expect(
       JSON.parse(readFileSync(join(runDir, 'agents', records[0] ?? ''), 'utf8')),
-    ).toMatchObject({ pgid: proc.pid, owner: `${hostname()}:${process.pid}`, provider: 'claude' });
+    ).toMatchObject({ pgid: proc.pid, owner: processOwner(), provider: 'claude' });
 
     proc.child.stdin.end('done\n');
     await proc.exited;

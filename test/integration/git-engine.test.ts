@@ -17,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gitDirOf } from '../../src/infra/git/diff.js';
 import { createGitClient, GitError } from '../../src/infra/git/git-client.js';
 import { git } from '../../src/infra/git/run.js';
 import { GIT_PROCESS_LIMITS } from '../../src/infra/git/simple.js';
@@ -251,5 +252,26 @@ describe('answers and errors', () => {
     const entries = await createGitClient(clientEnv()).statusPorcelain(repo);
 
     expect(entries).toEqual([{ code: ' M', path: ' lead.txt' }]);
+  });
+});
+
+describe('finding the git folder without asking git', () => {
+  it('reads the same folder git names, for a main checkout, a linked worktree and a folder inside one', async () => {
+    const repo = makeRepo('gitdir');
+    const worktree = join(dir, 'gitdir-wt');
+    execFileSync(REAL_GIT, ['worktree', 'add', '-q', '-b', 'side', worktree], {
+      cwd: repo,
+      env: clientEnv(),
+    });
+    const inside = join(worktree, 'sub');
+    mkdirSync(inside);
+    for (const checkout of [repo, worktree, inside]) {
+      const fromGit = execFileSync(REAL_GIT, ['rev-parse', '--absolute-git-dir'], {
+        cwd: checkout,
+        env: clientEnv(),
+        encoding: 'utf8',
+      }).trim();
+      expect(realpathSync(await gitDirOf(checkout))).toBe(realpathSync(fromGit));
+    }
   });
 });

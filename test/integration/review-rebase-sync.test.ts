@@ -37,37 +37,41 @@ async function rebased(sessionId: string): Promise<void> {
   await w.controller.workers.idle(sessionId);
 }
 
+// The sync service reports facts (syncPlanned, syncFinished, syncStopped…); what the
+// person sees is the reducer's popup in the snapshot, read here as the screen would.
+
+/** The sync confirmation on screen, if that is what is shown. */
+function shownConfirmation(): (Popup & { kind: 'confirm' }) | undefined {
+  const popup = w.app.state.popup;
+  return popup?.kind === 'confirm' && popup.intent.kind === 'syncMain' ? popup : undefined;
+}
+
+/** The popup that says how a sync ended (or why it did not start), if shown. */
+function shownAnswer(): (Popup & { kind: 'info' }) | undefined {
+  const popup = w.app.state.popup;
+  return popup?.kind === 'info' && !popup.busy ? popup : undefined;
+}
+
+/** Closes what is on screen (as Esc does), then presses `s`. */
+function pressSync(): void {
+  w.app.apply({ type: 'popup', popup: null });
+  w.controller.syncMain();
+}
+
 /** Presses `s` and waits for the confirmation that says what a sync would do. */
 async function syncConfirmation(): Promise<Popup & { kind: 'confirm' }> {
-  const seen = w.events.length;
-  w.controller.syncMain();
-  return waitFor('the sync confirmation', () => {
-    for (const e of w.events.slice(seen)) {
-      if (e.type === 'popup' && e.popup?.kind === 'confirm' && e.popup.intent.kind === 'syncMain')
-        return e.popup;
-    }
-    return undefined;
-  });
+  pressSync();
+  return waitFor('the sync confirmation', shownConfirmation);
 }
 
 /** Presses `s`, answers yes if it asks, and waits for the popup that says how it ended. */
 async function sync(): Promise<Popup & { kind: 'info' }> {
-  let seen = w.events.length;
-  let confirmed = false;
-  w.controller.syncMain();
-  return waitFor('the sync to end', () => {
-    for (const e of w.events.slice(seen)) {
-      if (e.type !== 'popup') continue;
-      if (!confirmed && e.popup?.kind === 'confirm' && e.popup.intent.kind === 'syncMain') {
-        confirmed = true;
-        seen = w.events.length;
-        w.controller.confirmSync(e.popup.intent.branch, e.popup.intent.head);
-        return undefined;
-      }
-      if (e.popup?.kind === 'info' && !e.popup.busy) return e.popup;
-    }
-    return undefined;
-  });
+  pressSync();
+  const first = await waitFor('the sync to ask or end', () => shownConfirmation() ?? shownAnswer());
+  if (first.kind === 'info') return first;
+  if (first.intent.kind !== 'syncMain') throw new Error('not a sync confirmation');
+  w.controller.confirmSync(first.intent.branch, first.intent.head);
+  return waitFor('the sync to end', shownAnswer);
 }
 
 describe('session rebase (r)', () => {
@@ -198,31 +202,21 @@ describe('sync main (s)', () => {
     w.controller.confirmSync(intent.branch, intent.head);
 
     const ended = await waitFor('the answer', () =>
-      w.events
-        .slice(seen)
-        .find((e) => e.type === 'popup' && e.popup?.kind === 'info' && !e.popup.busy),
+      w.events.slice(seen).find((e) => e.type === 'syncStopped'),
     );
-    expect(ended.type === 'popup' && ended.popup?.kind === 'info' ? ended.popup.title : '').toBe(
-      'Sync not started',
-    );
+    expect(ended).toEqual({ type: 'syncStopped', reason: { kind: 'moved', branch: 'main' } });
+    expect((await waitFor('the answer on screen', shownAnswer)).title).toBe('Sync not started');
     expect(git(w.origin, 'rev-parse', 'main')).toBe(originHead);
   });
 
   it('says there is nothing to do when the branch and its upstream are in step, asking nothing', async () => {
-    const seen = w.events.length;
+    pressSync();
 
-    w.controller.syncMain();
-
-    const ended = await waitFor('the answer', () =>
-      w.events
-        .slice(seen)
-        .find((e) => e.type === 'popup' && e.popup?.kind === 'info' && !e.popup.busy),
-    );
-    expect(
-      ended.type === 'popup' && ended.popup?.kind === 'info'
-        ? [ended.popup.title, ...ended.popup.lines]
-        : [],
-    ).toEqual(['Nothing to sync', 'main and origin/main are in step. Nothing was changed.']);
+    const ended = await waitFor('the answer', shownAnswer);
+    expect([ended.title, ...ended.lines]).toEqual([
+      'Nothing to sync',
+      'main and origin/main are in step. Nothing was changed.',
+    ]);
   });
 
   it('pulls incoming commits with rebase and pushes outgoing ones', async () => {

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openInfra, type Infra } from '../../src/compose.js';
 import { INTERRUPTED_BY_RESTART } from '../../src/domain/operation.js';
+import { ownerOf } from '../../src/infra/owner.js';
 import { INTERRUPTED_NOTICE } from '../../src/app/services/recovery.js';
 import type { Session } from '../../src/domain/session.js';
 import { startGroveApp, type GroveApp } from '../helpers/grove-app.js';
@@ -551,11 +552,11 @@ describe('several Grove processes and a restart', () => {
     await vi.waitFor(() => expect(hangingAgents()).toHaveLength(1), WAIT);
     const [agent] = hangingAgents();
     if (!agent) throw new Error('no agent');
-    const ownerB = `${hostname()}:${b.pid}`;
+    const ownerB = ownerOf(b.pid);
 
     // Process A sends a prompt too: it is stored, but waits while B holds the session.
     const a = await otherGrove(session.id, 'from A [[answer:A ran]]');
-    const ownerA = `${hostname()}:${a.pid}`;
+    const ownerA = ownerOf(a.pid);
     expect(
       await first.infra.store.operations.claimNext(
         session.id,
@@ -659,8 +660,8 @@ describe('several Grove processes and a restart', () => {
       WAIT,
     );
     const [fromB, fromA] = await promptOperations(c.infra, session.id);
-    expect(fromB?.owner).toBe(`${hostname()}:${b.pid}`);
-    expect([`${hostname()}:${a.pid}`, `${hostname()}:${b.pid}`]).toContain(fromA?.owner);
+    expect(fromB?.owner).toBe(ownerOf(b.pid));
+    expect([ownerOf(a.pid), ownerOf(b.pid)]).toContain(fromA?.owner);
     expect(fromA?.started_at).toBeGreaterThanOrEqual(fromB?.finished_at ?? Infinity);
     expect(
       (await transcript(c.infra, session.id))

@@ -154,3 +154,67 @@ describe('ink frames with the build patch', () => {
     }
   });
 });
+
+// ink's squashTextNodes, as ink ships it and with the sanitize fast path.
+interface TextNodeLike {
+  nodeName: string;
+  nodeValue?: string;
+  childNodes: TextNodeLike[];
+}
+type Squash = (node: TextNodeLike) => string;
+
+async function bundleSquash(name: string, patched: boolean): Promise<Squash> {
+  const outfile = join(dir, `${name}.mjs`);
+  await build({
+    entryPoints: [join(ROOT, 'node_modules', 'ink', 'build', 'squash-text-nodes.js')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    logLevel: 'error',
+    plugins: patched ? dependencyPatches : [],
+  });
+  return ((await import(pathToFileURL(outfile).href)) as { default: Squash }).default;
+}
+
+describe('the text-node sanitizer fast path', () => {
+  let original: Squash;
+  let patched: Squash;
+  beforeAll(async () => {
+    original = await bundleSquash('squash-original', false);
+    patched = await bundleSquash('squash-patched', true);
+  }, 60_000);
+
+  const textNode = (...parts: string[]): TextNodeLike => ({
+    nodeName: 'ink-text',
+    childNodes: parts.map((value) => ({ nodeName: '#text', nodeValue: value, childNodes: [] })),
+  });
+
+  const table: [string, string][] = [
+    ['plain ASCII', 'hello world'],
+    ['tabs and newlines', 'a\tb\nc\td'],
+    ['wide and combining characters', 'é日本 e\u0301 👍🏽'],
+    ['SGR colours', red('red') + ' and ' + bold('bold') + rgb('rgb')],
+    ['an empty SGR reset', '\u001b[mplain'],
+    ['a trailing SGR', 'text\u001b[0m'],
+    ['an SGR before a combining mark', '\u001b[31m\u0301x\u001b[39m'],
+    ['colon sub-parameters', '\u001b[38:2::10:20:30mx\u001b[39m'],
+    ['a cursor move', 'a\u001b[2Jb\u001b[5;5Hc'],
+    ['an OSC 52 clipboard write', 'x\u001b]52;c;cm0gLXJmIH4=\u0007y'],
+    ['a carriage return', 'over\rwrite'],
+    ['CRLF', 'one\r\ntwo'],
+    ['C0 and DEL', 'a\u0000b\u0007c\u007fd\u0008e'],
+    ['C1 controls', 'a\u009b2Jb\u0085c\u009d0;t\u009c'],
+    ['a lone ESC', 'a\u001b'],
+  ];
+
+  it.each(table)('gives what ink gives for %s', (_label, text) => {
+    expect(patched(textNode(text))).toBe(original(textNode(text)));
+    expect(patched(textNode(text, ' ', text))).toBe(original(textNode(text, ' ', text)));
+  });
+
+  it('still removes what would move the cursor or write the clipboard', () => {
+    expect(patched(textNode('a\u001b[2Jb\u001b]52;c;eA==\u0007c'))).not.toContain('\u001b[2J');
+    expect(patched(textNode('a\u001b]0;title\u0007b\u0008'))).not.toContain('\u0008');
+  });
+});

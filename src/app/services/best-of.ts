@@ -134,15 +134,21 @@ export class BestOfService {
     return true;
   }
 
+  private async anyDraft(group: SessionGroup): Promise<boolean> {
+    for (const member of group.members)
+      if ((await this.deps.store.sessions.get(member.sessionId))?.status === 'Draft') return true;
+    return false;
+  }
+
   /**
    * Runs the check command in each worktree, then the judge; resolves when
    * the group is ranked (or failed). `takeOverFrom` is the gone process that
    * left the group half evaluated (see resumeStranded).
    */
-  evaluate(groupId: string, takeOverFrom?: string | null): Promise<void> {
+  evaluate(groupId: string, takeOverFrom?: string | null, neverEvaluated = false): Promise<void> {
     const running = this.evaluating.get(groupId);
     if (running) return running;
-    const job = this.runEvaluation(groupId, takeOverFrom).finally(() =>
+    const job = this.runEvaluation(groupId, takeOverFrom, neverEvaluated).finally(() =>
       this.evaluating.delete(groupId),
     );
     this.evaluating.set(groupId, job);
@@ -150,43 +156,66 @@ export class BestOfService {
   }
 
   /**
-   * Evaluates again the project's groups a gone Grove process left in
-   * checking or judging (it died or was killed), once all their variants
-   * are settled; each variant's transcript and the group say so.
+   * Evaluates the project's groups a gone Grove process left unevaluated,
+   * once all their variants are settled: left in checking or judging (it
+   * died or was killed while evaluating), or still running with no
+   * evaluator (it died after the last variant finished, before the checks
+   * began). Each variant's transcript and the group say so.
    */
   async resumeStranded(projectId: number): Promise<void> {
+    await this.resumeStrandedGroups(projectId);
+  }
+
+  /** resumeStranded, returning the ids of the groups it evaluated. */
+  async resumeStrandedGroups(projectId: number): Promise<string[]> {
     const now = this.deps.runtime.clock.now();
+    const resumed: string[] = [];
     for (const group of await this.deps.store.groups.listByProject(projectId)) {
-      if (group.status !== 'checking' && group.status !== 'judging') continue;
+      if (group.status !== 'running' && group.status !== 'checking' && group.status !== 'judging')
+        continue;
       if (this.evaluating.has(group.id) || this.resuming.has(group.id)) continue;
       this.resuming.add(group.id);
       try {
-        await this.resume(group, now);
+        if (await this.resume(group, now)) resumed.push(group.id);
       } finally {
         this.resuming.delete(group.id);
       }
     }
+    return resumed;
   }
 
-  private async resume(group: SessionGroup, now: number): Promise<void> {
+  private async resume(group: SessionGroup, now: number): Promise<boolean> {
     const { store, runtime } = this.deps;
     const evaluator = await store.groups.evaluatorOf(group.id);
-    if (isOwnerAlive(evaluator, runtime.owner, null, now)) return;
-    if (!(await this.allSettled(group))) return;
+    if (isOwnerAlive(evaluator, runtime.owner, null, now)) return false;
+    if (!(await this.allSettled(group))) return false;
+    // A running group's variants are all over: the process that ran the last one
+    // starts its checks at once (sessionSettled), unless it stopped first. The
+    // claim in runEvaluation is atomic, so a live one racing this keeps it.
+    const never = group.status === 'running';
+    // A group being created has variants whose prompt is not queued yet (Draft): not over, not begun.
+    if (never && (await this.anyDraft(group))) return false;
     runtime.logger.log(
       'info',
-      `best-of: group ${group.id} was left ${group.status} by ${evaluator ?? 'an unknown process'}; evaluating it again`,
+      `best-of: group ${group.id} was left ${group.status} by ${evaluator ?? 'an unknown process'}; evaluating it ${never ? 'now' : 'again'}`,
     );
     for (const member of group.members)
       await this.deps.sessions.note(
         member.sessionId,
         'notice',
-        `[Best of N] Grove stopped while this group was ${group.status === 'checking' ? 'being checked' : 'being judged'}: checking and judging it again.`,
+        never
+          ? '[Best of N] Grove stopped after the variants of this group finished, before it was checked and judged: checking and judging it now.'
+          : `[Best of N] Grove stopped while this group was ${group.status === 'checking' ? 'being checked' : 'being judged'}: checking and judging it again.`,
       );
-    await this.evaluate(group.id, evaluator);
+    await this.evaluate(group.id, evaluator, never);
+    return true;
   }
 
-  private async runEvaluation(groupId: string, takeOverFrom?: string | null): Promise<void> {
+  private async runEvaluation(
+    groupId: string,
+    takeOverFrom?: string | null,
+    neverEvaluated = false,
+  ): Promise<void> {
     const { store, git, agents, runtime, app } = this.deps;
     const group = await store.groups.get(groupId);
     if (!group) return;
@@ -200,9 +229,11 @@ export class BestOfService {
       !(await store.groups.claimEvaluation(groupId, runtime.owner, resumed ? takeOverFrom : null))
     )
       return;
-    const resumeNote = resumed
-      ? 'Checked and judged again: the Grove process that was evaluating the group stopped.'
-      : null;
+    const resumeNote = !resumed
+      ? null
+      : neverEvaluated
+        ? 'Checked and judged by a later Grove: the Grove process running the group stopped after its variants finished.'
+        : 'Checked and judged again: the Grove process that was evaluating the group stopped.';
     const settings = await loadSettings(store, group.projectId);
     const command = (settings['check.command'] ?? '').trim();
     const timeoutMs = durationMs(settings['check.timeout'] ?? '') ?? DEFAULT_CHECK_TIMEOUT_MS;
@@ -285,6 +316,8 @@ export class BestOfService {
       }
     } catch (error) {
       runtime.logger.log('warn', `best-of: evaluating group ${groupId} failed`, error);
+      // Grove is stopping: the group stays where it is, and the next Grove to start evaluates it again.
+      if (signal.aborted) return;
       await store.groups
         .setStatus(
           groupId,

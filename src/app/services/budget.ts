@@ -3,7 +3,6 @@ import {
   budgetLimits,
   budgetStop,
   formatMeasure,
-  raisedLimit,
   spentOn,
   stopText,
   NOTHING_SPENT,
@@ -14,7 +13,6 @@ import {
 } from '../../domain/budget.js';
 import type { Operation } from '../../domain/operation.js';
 import { BUDGET_KEYS } from '../../domain/settings.js';
-import { shortId } from '../../domain/session.js';
 import { loadPrices } from '../../infra/prices.js';
 import type { App } from '../app.js';
 import type { Runtime, Store } from '../ports.js';
@@ -143,46 +141,11 @@ export class BudgetService {
         `[Budget] ${stopText(stop)} The queued prompt is held, not sent${prompt ? `: ${prompt.split('\n')[0]?.slice(0, 120) ?? ''}` : ''}. Raise the limit to go on.`,
       );
     }
-    // Asked again whenever the held queue is looked at (a new prompt, a changed setting).
-    // Another question on screen is not replaced: a notice says where to act instead.
-    const shown = app.state.popup;
-    if (shown === null) this.ask(sessionId, stop);
-    else if (!(shown.kind === 'confirm' && shown.intent.kind === 'raiseBudget'))
-      app.emit({
-        type: 'notice',
-        notice: {
-          level: 'warn',
-          text: `${stopText(stop)} A prompt is held: send it again, or raise the budget in Settings, to go on.`,
-        },
-      });
+    // Asked again whenever the held queue is looked at (a new prompt, a changed setting); the
+    // reducer decides whether to ask (the TUI; a headless command ignores it) or, when another
+    // question is on screen, to say where to act instead.
+    app.emit({ type: 'budgetReached', sessionId, stop });
     return stopText(stop);
-  }
-
-  /** The popup that asks to raise the limit (the TUI shows it; a headless command ignores it). */
-  private ask(sessionId: string, stop: BudgetStop): void {
-    const session = this.deps.app.state.sessions.find((s) => s.id === sessionId);
-    const raised = raisedLimit(stop);
-    this.deps.app.emit({
-      type: 'popup',
-      popup: {
-        kind: 'confirm',
-        title: `Budget reached${session ? `: "${session.title || shortId(session.id)}"` : ''}`,
-        lines: [
-          stopText(stop),
-          'The turn under way finished; the queued prompt is held and nothing more is spent.',
-          `Yes: raise the ${stop.scope === 'session' ? "session's" : "project's"} limit to ${formatMeasure(stop.measure, raised)} and send it.`,
-          'No: stop here (the prompt stays held; raise the budget in Settings to go on, or Ctrl+C in the session drops it).',
-        ],
-        intent: {
-          kind: 'raiseBudget',
-          sessionId,
-          scope: stop.scope,
-          measure: stop.measure,
-          limit: raised,
-        },
-        yes: false,
-      },
-    });
   }
 
   /** Raises a limit (the session's own, or the project's setting) to `limit`. */

@@ -78,9 +78,22 @@ export class LeaseWatch {
 
   /**
    * Takes over the operations of processes that are gone: fails them,
-   * returns their sessions to Review and shows it. Returns those sessions.
+   * returns their sessions to Review and shows it, then runs the prompts
+   * those processes left queued. Returns the recovered sessions.
    */
   async check(): Promise<string[]> {
+    const recovered = await this.recoverGone();
+    await this.resumeQueued();
+    return recovered;
+  }
+
+  /**
+   * The first half of check(), for the headless commands, which run no
+   * prompt of another session: fails the running operations of processes
+   * that are gone (their agents ended first) and returns their sessions to
+   * Review with a notice. Returns those sessions.
+   */
+  async recoverGone(): Promise<string[]> {
     const { store, git, runtime, app } = this.deps;
     const running = (await store.operations.listUnfinished()).filter(
       (op) => op.status === 'running' && op.owner !== runtime.owner,
@@ -116,7 +129,6 @@ export class LeaseWatch {
           entries: await store.transcript.list(sessionId),
         });
     }
-    await this.resumeQueued();
     return recovered;
   }
 

@@ -16,7 +16,6 @@ import {
   queueThreadsTurn,
   refreshNow,
   reopenThreadsOf,
-  resolvePopup,
   resolveThreads,
   threadsOf,
 } from './review/review-threads.js';
@@ -138,7 +137,7 @@ export class ReviewService {
       );
       return;
     }
-    this.ctx.deps.app.emit({ type: 'popup', popup: resolvePopup(sessionId, answered) });
+    this.ctx.deps.app.emit({ type: 'threadsAnswered', sessionId, threads: answered });
   }
 
   resolveThreads(sessionId: string, threadIds: readonly string[]): void {
@@ -234,27 +233,14 @@ export class ReviewService {
       this.ctx.notice('warn', 'No active project to sync.');
       return;
     }
-    this.ctx.popup(
-      'Sync',
-      [`Checking what a sync of ${project.displayName} would pull and push…`],
-      true,
-    );
+    app.emit({ type: 'syncChecking', project: project.displayName });
     app.task('Sync', async () => {
       const preview = await previewSync(this.ctx, project.path);
-      if (preview.kind === 'info') {
-        this.ctx.popup(preview.title, preview.lines);
-        return;
-      }
-      app.emit({
-        type: 'popup',
-        popup: {
-          kind: 'confirm',
-          title: preview.title,
-          lines: preview.lines,
-          intent: { kind: 'syncMain', branch: preview.branch, head: preview.head },
-          yes: false,
-        },
-      });
+      app.emit(
+        'stop' in preview
+          ? { type: 'syncStopped', reason: preview.stop }
+          : { type: 'syncPlanned', plan: preview.plan },
+      );
     });
   }
 
@@ -265,9 +251,7 @@ export class ReviewService {
     if (!project) return;
     app.task('Sync', async () => {
       if (!(await unchangedSince(this.ctx, project.path, branch, head))) {
-        this.ctx.popup('Sync not started', [
-          `${branch} changed after the confirmation was shown, so nothing was pushed. Press s again to see what a sync would do now.`,
-        ]);
+        app.emit({ type: 'syncStopped', reason: { kind: 'moved', branch } });
         return;
       }
       this.sync.start();

@@ -67,6 +67,20 @@ export function provisionalTitle(prompt: string): string {
 /** The stored diff size of a session (what measureDiff returns). */
 export type DiffFields = Pick<Session, 'addedLines' | 'deletedLines' | 'size' | 'hasDiff'>;
 
+/** The stored diff size fields of git's counts. */
+export function diffFields(stats: {
+  readonly files: readonly unknown[];
+  readonly added: number;
+  readonly deleted: number;
+}): DiffFields {
+  return {
+    addedLines: stats.added,
+    deletedLines: stats.deleted,
+    size: sizeFromLines(stats.added, stats.deleted),
+    hasDiff: stats.files.length > 0,
+  };
+}
+
 export interface SessionServiceDeps {
   readonly app: App;
   readonly store: Store;
@@ -242,13 +256,7 @@ export class SessionService {
     session: Pick<Session, 'id' | 'worktreePath' | 'baseBranch'>,
   ): Promise<DiffFields | null> {
     try {
-      const stats = await this.deps.git.diffStats(session.worktreePath, session.baseBranch);
-      return {
-        addedLines: stats.added,
-        deletedLines: stats.deleted,
-        size: sizeFromLines(stats.added, stats.deleted),
-        hasDiff: stats.files.length > 0,
-      };
+      return diffFields(await this.deps.git.diffStats(session.worktreePath, session.baseBranch));
     } catch (error) {
       this.deps.runtime.logger.log('warn', `diff stats for ${session.id} failed`, error);
       return null;

@@ -19,7 +19,7 @@ import {
   titlePrompt,
 } from './prompts.js';
 import type { SessionService } from './sessions.js';
-import { modelChoice } from './sessions.js';
+import { diffFields, modelChoice, type DiffFields } from './sessions.js';
 import { DeferredTurn, ReportedError } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
 
@@ -363,11 +363,13 @@ export class TurnRunner {
     await sessions.publishSession(session.id);
 
     this.progress(session.id, 'Committing changes…');
-    await this.commit(session, project.path, signal, true);
+    const committed = await this.commit(session, project.path, signal, true);
 
     // The turn's outcome is one write and one session event: the diff size,
-    // a main checkout warning, and the status the session moves to.
-    const diff = await sessions.measureDiff(session);
+    // a main checkout warning, and the status the session moves to. A commit
+    // of everything leaves the diff the commit message was written from, so
+    // its counts are the session's: git is not asked a second time.
+    const diff = committed ?? (await sessions.measureDiff(session));
     const mainAfter = await git.statusPorcelain(project.path).catch(() => null);
     const mainChanged =
       mainBefore !== null &&
@@ -421,24 +423,30 @@ export class TurnRunner {
   /**
    * Commits the worktree as the session's single evolving commit. A failing
    * hook is handed to the agent a bounded number of times, then reported.
+   * Returns the diff size fields when the commit took the very diff the
+   * message was written from (so they need not be measured again), else null.
    */
   private async commit(
     session: Session,
     mainCheckout: string,
     signal: AbortSignal,
     allowFixes: boolean,
-  ): Promise<void> {
+  ): Promise<DiffFields | null> {
     const { git, store, agents, sessions, pool } = this.deps;
     const worktree = session.worktreePath;
-    const status = await git.statusPorcelain(worktree);
-    const ahead = await git.commitsSince(worktree, session.baseBranch);
-    if (status.length === 0) return;
+    const [status, ahead] = await Promise.all([
+      git.statusPorcelain(worktree),
+      git.commitsSince(worktree, session.baseBranch),
+    ]);
+    if (status.length === 0) return null;
     const fresh = (await store.sessions.get(session.id)) ?? session;
     let message = fallbackCommitMessage(fresh.title || fresh.prompt || 'Grove session changes');
+    let measured: DiffFields | null = null;
     if (!signal.aborted) {
       try {
         this.progress(session.id, 'Writing the commit message…');
         const diff = await git.diffAgainstBase(worktree, session.baseBranch);
+        measured = diffFields(diff);
         const fast = this.utilityChoice();
         const asked = performance.now();
         // The session's channel is idle between its turn and the commit: a Codex app-server answers here.
@@ -489,7 +497,8 @@ export class TurnRunner {
             `[Commit] ${message.split('\n')[0] ?? ''} (${(result.commit ?? '').slice(0, 8)}${ahead > 0 ? ', amended' : ''})`,
           );
         }
-        return;
+        // After a hook fix the agent changed files: what was measured is out of date.
+        return attempt === 0 ? measured : null;
       } catch (error) {
         const { message: why, diagnostics } = describeError(error);
         // A hook fix edits files: only a session that may edit asks its agent for one.
@@ -504,7 +513,7 @@ export class TurnRunner {
             'notice',
             `[Commit Error] ${why}${diagnostics ? `\n${diagnostics}` : ''}\nThe changes stay uncommitted in ${worktree}.`,
           );
-          return;
+          return attempt === 0 ? measured : null;
         }
         await sessions.note(
           session.id,

@@ -30,10 +30,11 @@ export async function startRuntime(
   withVersion: boolean,
   installHint: string,
   launcher?: AgentLauncher,
+  onNetworkDenied?: (line: string) => void,
 ): Promise<Runtime> {
   const proc = await launchAgent(
     launcher,
-    { provider, command, args, cwd, env },
+    { provider, command, args, cwd, env, ...(onNetworkDenied ? { onNetworkDenied } : {}) },
     label,
     installHint,
   );

@@ -160,6 +160,7 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
           args: claudeArgs(request),
           cwd: request.cwd,
           env: options.env,
+          onNetworkDenied: (line) => onEvent({ type: 'notice', text: line }),
         },
         'Claude Code',
         'Install it with `npm install -g @anthropic-ai/claude-code`.',

@@ -310,6 +310,8 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       false,
       INSTALL,
       options.launcher,
+      // A destination the network filter refused: a line in the running turn's transcript.
+      (line) => current?.onEvent({ type: 'notice', text: line }),
     );
     checks ??= await import('./codex-wire.js');
     wire(rt, checks);

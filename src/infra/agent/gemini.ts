@@ -231,7 +231,15 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     const retries = watchGeminiRetries({ ...options.env, GEMINI_CLI_NO_RELAUNCH: 'true' }, onRetry);
     const proc = await launchAgent(
       options.launcher,
-      { provider: 'gemini', command: binary, args, cwd, env: retries.env },
+      {
+        provider: 'gemini',
+        command: binary,
+        args,
+        cwd,
+        env: retries.env,
+        // A destination the network filter refused: a line in the running turn's transcript.
+        onNetworkDenied: (line) => current?.onEvent({ type: 'notice', text: line }),
+      },
       LABEL,
       INSTALL,
     ).catch((error: unknown) => {

@@ -2,11 +2,21 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { constants as osConstants, homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { isTelemetryHost, type NetworkPolicy } from '../../domain/network.js';
 import type { ProviderId } from '../../domain/providers.js';
+import type { Logger } from '../log.js';
 import { probeSandbox, type SandboxProbe } from '../sandbox-probe.js';
 import { AgentError } from './channel.js';
 import { resolveCommand, spawnAgent, SpawnError, type AgentProcess } from './process.js';
 import { forgetProcess, recordProcess, sweepLeftoverAgents } from './leftovers.js';
+import { agentAllowList, authority, proxyEnv, relayCommand, relayProxyPort } from './network.js';
+import {
+  createNetworkProxy,
+  deniedMessage,
+  sweepProxyFolders,
+  type NetworkProxy,
+  type ProxyListener,
+} from './network-proxy.js';
 import {
   bubblewrapArgs,
   filterAgentEnv,
@@ -15,12 +25,15 @@ import {
   seatbeltArgs,
   stateFolders,
   type ConfinementPlan,
+  type NetworkPlan,
 } from './sandbox.js';
 
 // The one place that starts agent processes: every CLI turn, app-server,
 // title and commit-message prompt goes through launch(). It filters the
 // environment, wraps the process in the OS sandbox engine, ties its life to
 // Grove's (watchdog + --die-with-parent) and records it for the start-up sweep.
+// A confined agent's network goes through the filtering proxy (network-proxy.ts)
+// unless the setting agents.network is open.
 
 /** One agent process to start. */
 export interface LaunchSpec {
@@ -31,6 +44,8 @@ export interface LaunchSpec {
   /** The session's worktree (writable); for conflict resolution, the main checkout. */
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
+  /** Called once per destination the network filter refused, with a line for the transcript. */
+  readonly onNetworkDenied?: (line: string) => void;
 }
 
 /** How agents are confined right now, for the header and `grove doctor`. */
@@ -57,11 +72,15 @@ export interface LauncherOptions {
   readonly allowUnconfined: () => Promise<boolean>;
   /** Finds and tries the sandbox engine (injected in tests). */
   readonly probe?: () => Promise<SandboxProbe>;
+  /** The network policy for confined agents (settings agents.network*); filtered with no extra hosts when absent. */
+  readonly network?: () => Promise<NetworkPolicy>;
+  /** Where refused network destinations are logged. */
+  readonly logger?: Logger;
 }
 
 /** The message shown when no sandbox engine can confine agents and the opt-out is off. */
 export function refusalMessage(reason: string, fix: string): string {
-  return `Agents run only inside the operating system's sandbox, and ${reason}. To fix: ${fix}. Or, to run agents without confinement (they can then write anywhere your user can), set "Run agents unconfined" (agents.allowUnconfined) to on in Settings.`;
+  return `Agents run only inside the operating system's sandbox, and ${reason}. To fix: ${fix}. Or, to run agents without confinement (they can then write anywhere your user can and reach any host), set "Run agents unconfined" (agents.allowUnconfined) to on in Settings.`;
 }
 
 function resolvedPath(path: string): string {
@@ -99,9 +118,13 @@ function ensureDir(path: string): boolean {
   }
 }
 
+function homeOf(env: NodeJS.ProcessEnv): string {
+  return resolvedPath(env['HOME'] || homedir());
+}
+
 /** The writable and protected paths for one launch; makes the private temp folder and the CLI's state folder. */
 async function planFor(spec: LaunchSpec, tmp: string): Promise<ConfinementPlan> {
-  const home = resolvedPath(spec.env['HOME'] || homedir());
+  const home = homeOf(spec.env);
   const state = stateFolders(spec.provider, spec.env, home);
   const cwd = resolvedPath(spec.cwd);
   const common = await gitCommonDir(cwd, spec.env);
@@ -146,8 +169,76 @@ function signalsFromExitCodes(proc: AgentProcess): AgentProcess {
   };
 }
 
+const FILTERED: NetworkPolicy = { mode: 'filtered', extra: [] };
+
+/** The command, environment and plan of one agent whose network is filtered. */
+interface FilteredLaunch {
+  readonly listener: ProxyListener;
+  readonly network: NetworkPlan;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+}
+
 export function createLauncher(options: LauncherOptions): AgentLauncher {
   const live = new Set<AgentProcess>();
+  let proxy: NetworkProxy | null = null;
+
+  /** Opens this agent's proxy listener; with bubblewrap the relay becomes the command. */
+  const filtered = async (
+    spec: LaunchSpec,
+    engine: 'bubblewrap' | 'seatbelt',
+    policy: NetworkPolicy & { mode: 'filtered' },
+    command: string,
+    env: NodeJS.ProcessEnv,
+  ): Promise<FilteredLaunch> => {
+    const { allow, loopback } = agentAllowList(
+      spec.provider,
+      env,
+      spec.args,
+      homeOf(env),
+      policy.extra,
+    );
+    proxy ??= createNetworkProxy();
+    const listener = await proxy.listen(
+      engine === 'bubblewrap' ? 'unix' : 'tcp',
+      allow,
+      ({ host, port }) => {
+        const line = deniedMessage(host, port);
+        const telemetry = isTelemetryHost(host);
+        options.logger?.log(telemetry ? 'info' : 'warn', `${spec.provider} agent: ${line}`);
+        if (!telemetry) spec.onNetworkDenied?.(line);
+      },
+    );
+    const loopbackPorts = loopback.map((l) => l.port);
+    if (engine === 'seatbelt') {
+      const port = listener.port ?? 0;
+      return {
+        listener,
+        network: { socketDir: null, proxyPort: port, loopbackPorts },
+        command,
+        args: spec.args,
+        env: proxyEnv(env, port),
+      };
+    }
+    const proxyPort = relayProxyPort(loopback);
+    const relay = relayCommand(
+      {
+        socket: listener.socketPath ?? '',
+        proxyPort,
+        forward: loopback.map((l) => ({ port: l.port, target: authority(l.host, l.port) })),
+      },
+      command,
+      spec.args,
+    );
+    return {
+      listener,
+      network: { socketDir: listener.socketDir, proxyPort: null, loopbackPorts },
+      command: relay.command,
+      args: relay.args,
+      env: proxyEnv(env, proxyPort),
+    };
+  };
   let probed: Promise<SandboxProbe> | null = null;
   const probe = (): Promise<SandboxProbe> => {
     probed ??= (
@@ -171,6 +262,7 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
     const command = resolveCommand(spec.command, env);
     if (command === null) throw new SpawnError('ENOENT', `${spec.command}: not found on PATH`);
     let tmp: string | null = null;
+    let net: FilteredLaunch | null = null;
     let proc: AgentProcess;
     try {
       if (how.kind === 'unconfined') {
@@ -179,33 +271,43 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
         if (!existsSync(spec.cwd))
           throw new SpawnError('ENOCWD', `the working folder ${spec.cwd} does not exist`);
         tmp = realpathSync(mkdtempSync(join(tmpdir(), 'grove-agent-')));
-        const plan = await planFor(spec, tmp);
-        const confinedEnv = { ...env, TMPDIR: tmp };
+        const policy = options.network ? await options.network() : FILTERED;
+        if (policy.mode === 'filtered')
+          net = await filtered(spec, how.engine, policy, command, env);
+        const plan: ConfinementPlan = {
+          ...(await planFor(spec, tmp)),
+          ...(net ? { network: net.network } : {}),
+        };
+        const confinedEnv = { ...(net?.env ?? env), TMPDIR: tmp };
+        const run = net ? { command: net.command, args: net.args } : { command, args: spec.args };
         proc =
           how.engine === 'bubblewrap'
             ? signalsFromExitCodes(
                 await spawnAgent(
                   resolveCommand('bwrap', process.env) ?? 'bwrap',
-                  bubblewrapArgs(plan, command, spec.args),
+                  bubblewrapArgs(plan, run.command, run.args),
                   { cwd: spec.cwd, env: confinedEnv },
                 ),
               )
-            : await spawnAgent('/usr/bin/sandbox-exec', seatbeltArgs(plan, command, spec.args), {
+            : await spawnAgent('/usr/bin/sandbox-exec', seatbeltArgs(plan, run.command, run.args), {
                 cwd: spec.cwd,
                 env: confinedEnv,
               });
       }
     } catch (error) {
       if (tmp) rmSync(tmp, { recursive: true, force: true });
+      if (net) await net.listener.close();
       throw error;
     }
     live.add(proc);
     const record = options.runDir ? recordProcess(options.runDir, proc.pid, spec.provider) : null;
     const privateTmp = tmp;
+    const listener = net?.listener;
     void proc.exited.then(() => {
       live.delete(proc);
       if (record) forgetProcess(record);
       if (privateTmp) rmSync(privateTmp, { recursive: true, force: true });
+      if (listener) void listener.close();
     });
     return proc;
   };
@@ -213,12 +315,19 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
   return {
     launch,
     confinement,
-    sweep: () => (options.runDir ? sweepLeftoverAgents(options.runDir) : Promise.resolve(0)),
+    sweep: () => {
+      sweepProxyFolders();
+      return options.runDir ? sweepLeftoverAgents(options.runDir) : Promise.resolve(0);
+    },
     async stopAll(graceMs = 1500) {
       const running = [...live];
       for (const proc of running) proc.kill(graceMs);
       const deadline = new Promise<void>((done) => setTimeout(done, graceMs + 1000).unref());
       await Promise.race([Promise.all(running.map((p) => p.exited)), deadline]);
+      // Nothing of the proxy outlives the agents (a later launch opens it again).
+      const open = proxy;
+      proxy = null;
+      if (open) await open.close();
     },
   };
 }

@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { isOwnerAlive, processOwner } from '../owner.js';
+import { isOwnerAlive, processOwner, processStartTime } from '../owner.js';
 
 // Every agent process group Grove starts is recorded in GROVE_HOME/run/agents/
 // (one file per group) and forgotten when it ends. The watchdog normally ends
@@ -19,25 +18,6 @@ const Record = z.object({
 
 function agentsDir(runDir: string): string {
   return join(runDir, 'agents');
-}
-
-/** When process `pid` started, as the OS reports it (null when it is gone or unknown). */
-export function processStartTime(pid: number): string | null {
-  try {
-    if (process.platform === 'linux') {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Fields after the command name (which may hold spaces and parentheses); starttime is field 22.
-      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-    }
-    const started = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], {
-      encoding: 'utf8',
-      timeout: 3000,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-    return started || null;
-  } catch {
-    return null;
-  }
 }
 
 /** Records a started process group; returns the record's path (for forgetProcess). */

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { compareOrdinal } from '../../domain/ordinal.js';
 import type { ProviderId } from '../../domain/providers.js';
 
 // What an agent may write, and how each sandbox engine is told so. Pure:
@@ -15,6 +16,21 @@ export interface ConfinementPlan {
   /** Secrets hidden from the agent: folders become empty, files read as empty. */
   readonly hideDirs: readonly string[];
   readonly hideFiles: readonly string[];
+  /** How the network is filtered; absent: the host network, unfiltered (agents.network open). */
+  readonly network?: NetworkPlan;
+}
+
+/**
+ * The filtered network of one agent: its traffic goes through Grove's proxy
+ * (network-proxy.ts), which allows only its allow list.
+ */
+export interface NetworkPlan {
+  /** bubblewrap: the private folder holding the proxy's unix socket (bound into the sandbox). */
+  readonly socketDir: string | null;
+  /** Seatbelt: the proxy's port on 127.0.0.1. */
+  readonly proxyPort: number | null;
+  /** Model servers on this machine the agent reaches at their own port (Seatbelt allows them). */
+  readonly loopbackPorts: readonly number[];
 }
 
 /**
@@ -123,7 +139,7 @@ export function forgeSecretPaths(home: string): { dirs: string[]; files: string[
 /** Parents before children, so a bind of a folder never hides one made inside it. */
 function byDepth(paths: readonly string[]): string[] {
   return [...new Set(paths)].sort(
-    (a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b),
+    (a, b) => a.split('/').length - b.split('/').length || compareOrdinal(a, b),
   );
 }
 
@@ -131,7 +147,11 @@ function byDepth(paths: readonly string[]): string[] {
  * bubblewrap's command line: the whole file system read-only, the writable
  * paths bound on top (so the main checkout stays read-only while its git
  * folder, bound later, is writable), then the protected paths read-only
- * again. The host network is kept (the CLIs need their model APIs).
+ * again. With a network plan the agent gets its own network namespace
+ * (`--unshare-net`: only `lo`, which bwrap brings up) and the proxy's socket
+ * folder; the launcher runs the relay (network.ts) as the command, which
+ * carries the agent's traffic to the proxy. Without one the host network is
+ * kept (agents.network open).
  * `--die-with-parent` ends the sandbox when the process that started bwrap
  * dies; `--unshare-pid` ends everything inside when the sandbox's init goes.
  * No `--new-session`: the launcher already starts the agent in a new
@@ -154,10 +174,13 @@ export function bubblewrapArgs(
     '--proc',
     '/proc',
   ];
+  if (plan.network) out.splice(2, 0, '--unshare-net');
   for (const path of byDepth(plan.writable)) out.push('--bind', path, path);
   for (const path of byDepth(plan.protect)) out.push('--ro-bind-try', path, path);
   for (const path of byDepth(plan.hideDirs)) out.push('--tmpfs', path);
   for (const path of byDepth(plan.hideFiles)) out.push('--ro-bind', '/dev/null', path);
+  if (plan.network?.socketDir)
+    out.push('--ro-bind', plan.network.socketDir, plan.network.socketDir);
   out.push('--chdir', plan.cwd, '--', command, ...args);
   return out;
 }
@@ -172,7 +195,10 @@ function sbplString(value: string): string {
  * allowed except writing files, which is allowed only in the writable paths
  * and the terminal devices; the protected paths and hidden secrets are
  * denied again (in SBPL the last matching rule wins). Paths must be real
- * paths: Seatbelt matches /private/tmp, not /tmp.
+ * paths: Seatbelt matches /private/tmp, not /tmp. With a network plan all
+ * network use is denied except: connections to the proxy's port and the
+ * loopback model servers' ports on localhost, listening on localhost, and
+ * unix sockets inside the writable paths (its temporary folder).
  */
 export function seatbeltProfile(plan: ConfinementPlan): string {
   const lines = ['(version 1)', '(allow default)', '(deny file-write*)'];
@@ -187,7 +213,24 @@ export function seatbeltProfile(plan: ConfinementPlan): string {
     ...byDepth(plan.hideFiles).map((p) => `(literal ${sbplString(p)})`),
   ];
   if (hidden.length > 0) lines.push(`(deny file-read* file-write*\n  ${hidden.join('\n  ')})`);
+  if (plan.network) lines.push(...seatbeltNetwork(plan.network, plan.writable));
   return `${lines.join('\n')}\n`;
+}
+
+function seatbeltNetwork(net: NetworkPlan, writable: readonly string[]): string[] {
+  const ports = [
+    ...new Set([...(net.proxyPort === null ? [] : [net.proxyPort]), ...net.loopbackPorts]),
+  ];
+  const lines = ['(deny network*)'];
+  if (ports.length > 0)
+    lines.push(
+      `(allow network-outbound\n  ${ports.map((p) => `(remote ip "localhost:${p}")`).join('\n  ')})`,
+    );
+  lines.push('(allow network-bind (local ip "localhost:*"))');
+  lines.push('(allow network-inbound (local ip "localhost:*"))');
+  const sockets = byDepth(writable).map((p) => `(remote unix-socket (subpath ${sbplString(p)}))`);
+  if (sockets.length > 0) lines.push(`(allow network-outbound\n  ${sockets.join('\n  ')})`);
+  return lines;
 }
 
 /** sandbox-exec's command line for `command`. */

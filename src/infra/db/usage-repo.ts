@@ -1,4 +1,5 @@
 import type { Executor } from './executor.js';
+import { compareOrdinal } from '../../domain/ordinal.js';
 
 /** Tokens spent with one model (over one project's sessions, or all). */
 export interface UsageTotal {
@@ -123,7 +124,7 @@ export function createUsageRepo(db: Executor): UsageRepo {
         .sort(
           (a, b) =>
             b.inputTokens + b.outputTokens - (a.inputTokens + a.outputTokens) ||
-            a.model.localeCompare(b.model),
+            compareOrdinal(a.model, b.model),
         );
     },
   };

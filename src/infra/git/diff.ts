@@ -1,7 +1,8 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { compareOrdinal } from '../../domain/ordinal.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { git, gitOut } from './run.js';
 
@@ -27,6 +28,28 @@ export interface Diff extends DiffStats {
 }
 
 /**
+ * The git folder of a checkout's top folder, read the way git itself finds
+ * it: `.git` is that folder (a main checkout) or a file naming it (a linked
+ * worktree). Asks git only when neither reads cleanly (a process per turn
+ * saved on every diff).
+ */
+export async function gitDirOf(dir: string, signal?: AbortSignal): Promise<string> {
+  const dotGit = join(dir, '.git');
+  try {
+    if ((await stat(dotGit)).isDirectory()) return dotGit;
+    const match = /^gitdir: (.+)$/m.exec(await readFile(dotGit, 'utf8'));
+    const named = match?.[1]?.trim();
+    if (named) {
+      const gitDir = isAbsolute(named) ? named : resolve(dir, named);
+      if (existsSync(join(gitDir, 'HEAD'))) return gitDir;
+    }
+  } catch {
+    // No .git here (a folder inside the checkout): git knows.
+  }
+  return gitOut(['rev-parse', '--absolute-git-dir'], { cwd: dir, signal });
+}
+
+/**
  * Runs `fn` with an index that is a copy of the worktree's real one, with
  * every file (untracked too) added to it. The real index is never touched.
  */
@@ -36,7 +59,7 @@ async function withTempIndex<T>(
   baseBranch: string,
   signal?: AbortSignal,
 ): Promise<T> {
-  const gitDir = await gitOut(['rev-parse', '--absolute-git-dir'], { cwd: dir, signal });
+  const gitDir = await gitDirOf(dir, signal);
   const tmp = await mkdtemp(join(tmpdir(), 'grove-index-'));
   const index = join(tmp, 'index');
   try {
@@ -95,7 +118,7 @@ function parseNumstat(numstat: string, nameStatus: string): DiffFile[] {
       binary,
     });
   }
-  return files.sort((x, y) => x.path.localeCompare(y.path));
+  return files.sort((x, y) => compareOrdinal(x.path, y.path));
 }
 
 /**

@@ -1,11 +1,7 @@
 import type { Session } from '../../../domain/session.js';
 import { restoreCommand } from '../../../domain/session.js';
+import type { WorkAtRisk } from '../../events.js';
 import type { ReviewContext } from './context.js';
-
-export interface WorkAtRisk {
-  readonly uncommitted: number;
-  readonly unmergedCommits: number;
-}
 
 export async function workAtRisk(ctx: ReviewContext, session: Session): Promise<WorkAtRisk> {
   const { git } = ctx.deps;
@@ -35,24 +31,6 @@ async function branchCommitsAtRisk(ctx: ReviewContext, session: Session): Promis
   }
 }
 
-export function cancelLines(session: Session, risk: WorkAtRisk): string[] {
-  const lines = [`The agent is stopped and the worktree ${session.worktreePath} is removed.`];
-  if (risk.uncommitted > 0 || risk.unmergedCommits > 0) {
-    const parts: string[] = [];
-    if (risk.uncommitted > 0) parts.push(`${risk.uncommitted} uncommitted change(s)`);
-    if (risk.unmergedCommits > 0)
-      parts.push(`${risk.unmergedCommits} commit(s) not on ${session.baseBranch}`);
-    lines.push(
-      `It holds ${parts.join(' and ')}: they are committed to ${session.branch} first and the branch is kept, so nothing is lost.`,
-    );
-  } else {
-    lines.push(
-      `It holds no work that is not on ${session.baseBranch}; the branch ${session.branch} is deleted.`,
-    );
-  }
-  return lines;
-}
-
 /** `c`: asks first, saying exactly what happens to the session's work. */
 export function requestCancel(ctx: ReviewContext, sessionId: string): void {
   const { app } = ctx.deps;
@@ -64,16 +42,7 @@ export function requestCancel(ctx: ReviewContext, sessionId: string): void {
   }
   app.task('Checking the worktree', async () => {
     const risk = await workAtRisk(ctx, session);
-    app.emit({
-      type: 'popup',
-      popup: {
-        kind: 'confirm',
-        title: `Cancel "${session.title || session.branch}"?`,
-        lines: cancelLines(session, risk),
-        intent: { kind: 'cancelSession', sessionId },
-        yes: false,
-      },
-    });
+    app.emit({ type: 'cancelNeedsConfirmation', session, risk });
   });
 }
 

@@ -70,10 +70,6 @@ export class ReviewContext {
     this.deps.app.emit({ type: 'notice', notice: { level, text } });
   }
 
-  popup(title: string, lines: readonly string[], busy = false): void {
-    this.deps.app.emit({ type: 'popup', popup: { kind: 'info', title, lines, busy } });
-  }
-
   async enqueue(
     sessionId: string,
     kind: 'rebase' | 'merge' | 'publish',

@@ -252,7 +252,7 @@ export class DiffComments {
           ? `${added} review finding${added === 1 ? '' : 's'} added as draft comments: keep, edit (Enter) or drop (x) each, then S sends them.`
           : 'The review findings are already draft comments.',
       );
-      this.loader.open(sessionId, { focus: 'comments', commentIndex: firstDraft }, true);
+      this.loader.open(sessionId, { comment: firstDraft }, true);
     });
   }
 }

@@ -4,7 +4,7 @@ import { sanitizeLine } from '../../../domain/sanitize.js';
 import type { Session } from '../../../domain/session.js';
 import type { SessionStatus } from '../../../domain/session-status.js';
 import type { Diff } from '../../../infra/git/git-client.js';
-import { diffMode, type DiffFileView, type DiffMode, type DiffView } from '../../state.js';
+import type { DiffFileView, DiffView } from '../../state.js';
 import type { AppEvent } from '../../events.js';
 import type { ReviewContext } from './context.js';
 import { ensureWorktree } from '../session-setup.js';
@@ -173,14 +173,12 @@ export class DiffLoader {
 
   constructor(private readonly ctx: ReviewContext) {}
 
-  /** Opens the diff view at once and loads the diff in the background. */
-  open(
-    sessionId: string,
-    fields: Partial<Omit<DiffMode, 'kind' | 'sessionId'>> = {},
-    fromTask = false,
-  ): void {
-    this.put({ type: 'mode', mode: diffMode(sessionId, fields) }, fromTask);
-    this.load(sessionId, true, fromTask);
+  /**
+   * Opens the diff view at once (the reducer shows it, at `comment` in the
+   * comments pane when given) and loads the diff in the background.
+   */
+  open(sessionId: string, at: { comment?: number } = {}, fromTask = false): void {
+    this.load(sessionId, at, fromTask);
   }
 
   /** A key handler's change is reduced at once (the next key sees it); a task's is queued for the loop. */
@@ -198,7 +196,7 @@ export class DiffLoader {
       app.state.diff?.sessionId === sessionId &&
       !app.state.diff.loading
     )
-      this.load(sessionId, false);
+      this.load(sessionId, null);
   }
 
   cancel(sessionId: string): void {
@@ -208,28 +206,15 @@ export class DiffLoader {
     this.generation++;
   }
 
-  private load(sessionId: string, fresh: boolean, fromTask = true): void {
+  /** `opened`: a fresh view (where it opens); null: a reload that keeps the view's place. */
+  private load(sessionId: string, opened: { comment?: number } | null, fromTask = true): void {
     const { app, store } = this.ctx.deps;
     this.loads.get(sessionId)?.abort();
     const controller = new AbortController();
     this.loads.set(sessionId, controller);
     const generation = ++this.generation;
-    if (fresh)
-      this.put(
-        {
-          type: 'diffLoaded',
-          diff: {
-            sessionId,
-            generation,
-            loading: true,
-            error: null,
-            files: [],
-            added: 0,
-            deleted: 0,
-          },
-        },
-        fromTask,
-      );
+    const fresh = opened !== null;
+    if (opened) this.put({ type: 'diffOpened', sessionId, generation, ...opened }, fromTask);
     app.task('Loading the diff', async () => {
       app.emit({
         type: 'diffCommentsLoaded',

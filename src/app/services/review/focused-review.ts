@@ -114,16 +114,7 @@ export class FocusedReview {
       return;
     }
     if (session.focusedReviewText && session.focusedReviewStatus === 'ready') {
-      this.ctx.deps.app.apply({
-        type: 'popup',
-        popup: {
-          kind: 'confirm',
-          title: 'Regenerate the focused review?',
-          lines: ['The current review is replaced by a new one.'],
-          intent: { kind: 'regenerateReview', sessionId },
-          yes: false,
-        },
-      });
+      this.ctx.deps.app.apply({ type: 'reviewRegenerationNeedsConfirmation', sessionId });
       return;
     }
     this.start(sessionId, true);

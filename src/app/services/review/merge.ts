@@ -1,6 +1,5 @@
 import type { Operation } from '../../../domain/operation.js';
 import type { Session } from '../../../domain/session.js';
-import { rebaseWarning, sessionLabel } from '../../../domain/overlap.js';
 import { withGitStep } from '../git-steps.js';
 import { ReportedError } from '../worker.js';
 import { assistedRebase } from './assisted-rebase.js';
@@ -139,24 +138,7 @@ export class MergeQueue {
       this.ctx.notice('warn', `A ${session.status} session cannot be merged now.`);
       return;
     }
-    this.ctx.deps.app.apply({
-      type: 'popup',
-      popup: {
-        kind: 'confirm',
-        title: `Merge "${session.title || session.branch}"?`,
-        lines: [
-          `It is rebased onto ${session.baseBranch}, squashed into one commit there, and its worktree and branch are removed.`,
-          ...rebaseWarning(this.ctx.deps.app.state.git?.overlaps?.[sessionId] ?? [], (id) =>
-            sessionLabel(
-              this.ctx.deps.app.state.sessions.find((s) => s.id === id),
-              id,
-            ),
-          ),
-        ],
-        intent: { kind: 'merge', sessionId },
-        yes: false,
-      },
-    });
+    this.ctx.deps.app.apply({ type: 'mergeNeedsConfirmation', sessionId });
   }
 
   confirm(sessionId: string, cancelReview: (id: string) => void): void {

@@ -67,15 +67,7 @@ export function requestPublish(ctx: ReviewContext, sessionId: string): void {
     publish(ctx, sessionId, session.publishedBranch);
     return;
   }
-  app.apply({
-    type: 'popup',
-    popup: {
-      kind: 'input',
-      title: 'Publish: remote branch name',
-      purpose: { kind: 'publishBranch', sessionId },
-      buffer: { text: session.branch, cursor: session.branch.length, undo: [], redo: [] },
-    },
-  });
+  app.apply({ type: 'publishNeedsBranch', sessionId, suggested: session.branch });
 }
 
 export function publish(ctx: ReviewContext, sessionId: string, remoteBranch: string): void {

@@ -2,7 +2,6 @@ import type { Operation } from '../../../domain/operation.js';
 import {
   reviewThreadsPrompt,
   threadReplyBody,
-  threadSummary,
   type ReviewThread,
 } from '../../../domain/review-thread.js';
 import type { Session } from '../../../domain/session.js';
@@ -242,25 +241,10 @@ export async function answerThreads(
   }
   const stored = await emitStored(ctx, sessionId, null);
   const toResolve = stored.filter((t) => answered.some((a) => a.id === t.id));
-  // Asked only where a person watches (the TUI); a headless command says how to resolve instead.
-  if (toResolve.length > 0 && app.state.popup === null)
-    app.emit({ type: 'popup', popup: resolvePopup(sessionId, toResolve) });
+  // Asked only where a person watches (the TUI; the reducer does not replace another question);
+  // a headless command says how to resolve instead.
+  if (toResolve.length > 0) app.emit({ type: 'threadsAnswered', sessionId, threads: toResolve });
   return toResolve;
-}
-
-/** The confirmation that lists the threads Grove would resolve. */
-export function resolvePopup(sessionId: string, threads: readonly ReviewThread[]) {
-  return {
-    kind: 'confirm' as const,
-    title: `Resolve ${threads.length} review ${threads.length === 1 ? 'thread' : 'threads'} on GitHub?`,
-    lines: [
-      ...threads.map((t) => `• ${threadSummary(t)}`),
-      '',
-      'Grove replied on each with the commit. Resolve them now?',
-    ],
-    intent: { kind: 'resolveThreads' as const, sessionId, threadIds: threads.map((t) => t.id) },
-    yes: false,
-  };
 }
 
 /** Resolves the threads on GitHub and drops them from the list. Resolves with how many were resolved. */

@@ -1,14 +1,25 @@
 import { withGitStep, type AdvanceStep } from '../git-steps.js';
 import { modelChoice } from '../sessions.js';
 import { conflictPrompt } from './assisted-rebase.js';
+import type { SyncReport, SyncStop } from '../../events.js';
 import type { ReviewContext } from './context.js';
 
 const MAX_ATTEMPTS = 3;
 
+/** How a sync ended: what moved, or why it stopped (`branch`: the branch synced, when known). */
+type SyncEnd =
+  | { readonly ok: true; readonly branch: string; readonly report: SyncReport }
+  | { readonly ok: false; readonly stop: SyncStop };
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * `s`: brings the project's current branch in step with its upstream: pull
- * with rebase (conflicts go to the project's main agent), push, and a popup
- * with what came in and what went out. A dirty checkout is refused.
+ * with rebase (conflicts go to the project's main agent), push, and events
+ * that say what came in and what went out (the reducer shows them). A dirty
+ * checkout is refused.
  */
 export class SyncMain {
   private running = false;
@@ -31,75 +42,39 @@ export class SyncMain {
       return;
     }
     this.running = true;
-    this.ctx.popup('Syncing', [`Syncing ${project.displayName}…`], true);
+    app.emit({ type: 'syncStarted', project: project.displayName });
     app.task('Sync', async () => {
       try {
-        const lines = await this.sync(project.path, projectId);
-        if (lines.ok) await this.afterSync(projectId, lines.branch);
-        this.ctx.popup(lines.ok ? 'Sync finished' : 'Sync stopped', lines.lines);
+        const end = await this.sync(project.path, projectId);
+        if (end.ok) {
+          await this.afterSync(projectId, end.branch);
+          app.emit({ type: 'syncFinished', report: end.report });
+        } else {
+          app.emit({ type: 'syncStopped', reason: end.stop });
+        }
       } catch (error) {
-        this.ctx.popup('Sync stopped', [error instanceof Error ? error.message : String(error)]);
+        app.emit({ type: 'syncStopped', reason: { kind: 'failed', message: errorText(error) } });
       } finally {
         this.running = false;
       }
     });
   }
 
-  private async sync(
-    dir: string,
-    projectId: number,
-  ): Promise<{ ok: boolean; branch: string; lines: string[] }> {
+  private async sync(dir: string, projectId: number): Promise<SyncEnd> {
     const { git } = this.ctx.deps;
     const branch = await git.currentBranch(dir);
-    if (!branch)
-      return {
-        ok: false,
-        branch: '',
-        lines: ['The main checkout is not on a branch (detached HEAD). Nothing was changed.'],
-      };
+    if (!branch) return { ok: false, stop: { kind: 'detached' } };
     const unfinished = await git.inProgress(dir);
-    if (unfinished) {
-      return {
-        ok: false,
-        branch,
-        lines: [
-          `${dir} is in the middle of a git ${unfinished}. Finish or abort it there (git ${unfinished} --continue or --abort), then sync again. Nothing was changed.`,
-        ],
-      };
-    }
+    if (unfinished) return { ok: false, stop: { kind: 'inProgress', dir, operation: unfinished } };
     const headBefore = await git.headCommit(dir).catch(() => null);
-    if (headBefore === null)
-      return {
-        ok: false,
-        branch,
-        lines: [
-          `${branch} has no commits yet, so there is nothing to sync. Make a first commit, then sync again. Nothing was changed.`,
-        ],
-      };
-    if (!(await git.isClean(dir))) {
-      return {
-        ok: false,
-        branch,
-        lines: [
-          `${dir} has uncommitted changes. Commit or stash them, then sync again. Nothing was changed.`,
-        ],
-      };
-    }
+    if (headBefore === null) return { ok: false, stop: { kind: 'noCommits', branch } };
+    if (!(await git.isClean(dir))) return { ok: false, stop: { kind: 'dirty', dir } };
     const upstream = await git.upstreamOf(dir, branch);
-    if (!upstream)
-      return {
-        ok: false,
-        branch,
-        lines: [`${branch} has no upstream branch. Set one with: git push -u origin ${branch}`],
-      };
+    if (!upstream) return { ok: false, stop: { kind: 'noUpstream', branch } };
     const [remote, ...rest] = upstream.split('/');
     const remoteBranch = rest.join('/');
     if (!remote || !remoteBranch)
-      return {
-        ok: false,
-        branch,
-        lines: [`Could not read the upstream of ${branch} (${upstream}).`],
-      };
+      return { ok: false, stop: { kind: 'badUpstream', branch, upstream } };
     // Recorded before the pull starts: if Grove stops half-way, recovery aborts the rebase.
     const step = {
       kind: 'sync' as const,
@@ -123,7 +98,7 @@ export class SyncMain {
     remote: string,
     remoteBranch: string,
     advance: AdvanceStep,
-  ): Promise<{ ok: boolean; branch: string; lines: string[] }> {
+  ): Promise<SyncEnd> {
     const { git, agents, app } = this.ctx.deps;
     await git.fetch(dir, remote);
     const incoming = await git.commitSubjects(dir, `${branch}..${upstream}`);
@@ -136,22 +111,17 @@ export class SyncMain {
         await git.rebaseAbort(dir).catch(() => {});
         return {
           ok: false,
-          branch,
-          lines: [
-            `Pulling stopped on conflicts in ${result.conflicts.join(', ')} that could not be resolved.`,
-            'The rebase was aborted; your branch is as it was.',
-          ],
+          stop: { kind: 'conflicts', files: result.conflicts, agentError: null },
         };
       }
       attempts++;
       await advance('resolving conflicts');
-      this.ctx.popup(
-        'Syncing',
-        [
-          `Conflicts in ${result.conflicts.join(', ')}: asking the agent to resolve them (attempt ${attempts} of ${MAX_ATTEMPTS})…`,
-        ],
-        true,
-      );
+      app.emit({
+        type: 'syncResolving',
+        files: result.conflicts,
+        attempt: attempts,
+        attempts: MAX_ATTEMPTS,
+      });
       try {
         await agents.utility(
           modelChoice(app.state.settings, 'main'),
@@ -165,11 +135,7 @@ export class SyncMain {
         await git.rebaseAbort(dir).catch(() => {});
         return {
           ok: false,
-          branch,
-          lines: [
-            `Pulling stopped on conflicts in ${result.conflicts.join(', ')}; the agent could not resolve them: ${error instanceof Error ? error.message : String(error)}`,
-            'The rebase was aborted; your branch is as it was.',
-          ],
+          stop: { kind: 'conflicts', files: result.conflicts, agentError: errorText(error) },
         };
       }
       const marked = await git.filesWithConflictMarkers(dir, result.conflicts);
@@ -179,27 +145,15 @@ export class SyncMain {
       await git.stageFiles(dir, result.conflicts);
       result = await git.rebaseContinue(dir);
     }
-    const lines: string[] = [];
-    lines.push(
-      incoming.length > 0
-        ? `Pulled ${incoming.length} commit(s) from ${upstream}:`
-        : `Nothing new on ${upstream}.`,
-    );
-    for (const subject of incoming.slice(0, 8)) lines.push(`  ↓ ${subject}`);
-    if (resolved.size > 0) lines.push(`Resolved conflicts in: ${[...resolved].join(', ')}`);
+    const report: SyncReport = { upstream, incoming, outgoing, resolved: [...resolved] };
     if (outgoing.length > 0) {
       await advance('pushing');
       try {
         await git.push(dir, remote, `${branch}:${remoteBranch}`, { forceWithLease: true });
       } catch (error) {
-        lines.push(`Push failed: ${error instanceof Error ? error.message : String(error)}`);
-        return { ok: false, branch, lines };
+        return { ok: false, stop: { kind: 'pushFailed', report, error: errorText(error) } };
       }
-      lines.push(`Pushed ${outgoing.length} commit(s) to ${upstream}:`);
-      for (const subject of outgoing.slice(0, 8)) lines.push(`  ↑ ${subject}`);
-    } else {
-      lines.push('Nothing to push.');
     }
-    return { ok: true, branch, lines };
+    return { ok: true, branch, report };
   }
 }

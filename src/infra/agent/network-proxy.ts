@@ -1,0 +1,296 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import type * as Http from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { isAllowed, normalizeHost, type AllowEntry } from '../../domain/network.js';
+
+/**
+ * node:http, loaded when the first proxy starts. A static ESM import of it
+ * makes Node build its ESM facade, which reads every export, and its
+ * WebSocket and MessageEvent getters load the whole fetch stack (about 17 MB
+ * of memory at start-up for nothing).
+ */
+function http(): typeof Http {
+  return process.getBuiltinModule('node:http');
+}
+
+// The filtering proxy between a confined agent and the network. Each launch
+// gets its own listener with its own allow list: a unix socket in a private
+// (0700) folder that the sandbox's relay connects to (bubblewrap), or a port
+// on 127.0.0.1 (Seatbelt). It speaks the two forms of HTTP proxying the CLIs
+// use: CONNECT host:port (https, and the relay's tunnels to loopback model
+// servers) and absolute-URI plain HTTP. Anything else gets 403 and a reason.
+
+/** A destination the proxy refused. */
+export interface NetworkDenial {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** One launch's listener. */
+export interface ProxyListener {
+  /** The unix socket (kind 'unix'). */
+  readonly socketPath: string | null;
+  /** The folder holding it, bound into the sandbox. */
+  readonly socketDir: string | null;
+  /** The port on 127.0.0.1 (kind 'tcp'). */
+  readonly port: number | null;
+  /** Destinations refused so far, in order (each once). */
+  denied(): readonly NetworkDenial[];
+  /** Stops listening and ends its connections. */
+  close(): Promise<void>;
+}
+
+export interface NetworkProxy {
+  /** Starts a listener for one agent. */
+  listen(
+    kind: 'unix' | 'tcp',
+    allow: readonly AllowEntry[],
+    onDenied: (denial: NetworkDenial) => void,
+  ): Promise<ProxyListener>;
+  /** Closes every listener and removes the socket folder. */
+  close(): Promise<void>;
+}
+
+/** The reason given to the agent (and shown to the person) for a refused destination. */
+export function deniedMessage(host: string, port: number): string {
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return `network: blocked ${shown}:${port} (not in agents.network.allow)`;
+}
+
+/** `host:port` of a CONNECT target, `[v6]:port` included; null when malformed. */
+export function parseAuthority(authority: string): { host: string; port: number } | null {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(authority.trim());
+  if (!match) return null;
+  const port = Number(match[3]);
+  if (port < 1 || port > 65535) return null;
+  return { host: normalizeHost(match[1] ?? match[2] ?? ''), port };
+}
+
+function refuse(socket: Duplex, status: string, reason: string): void {
+  const body = `${reason}\n`;
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\nX-Grove-Network: blocked\r\n\r\n${body}`,
+  );
+}
+
+const HOP_BY_HOP = new Set([
+  'proxy-connection',
+  'proxy-authorization',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+const FOLDER_PREFIX = 'grove-net-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the socket folders of Grove processes that are gone (killed before
+ * they could close their proxy); the number removed. Run by the start-up sweep.
+ */
+export function sweepProxyFolders(root = tmpdir()): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const pid = /^grove-net-(\d+)-/.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+    try {
+      rmSync(join(root, name), { recursive: true, force: true });
+      removed += 1;
+    } catch {
+      // Another user's folder, or gone meanwhile.
+    }
+  }
+  return removed;
+}
+
+/** The proxy (no listener yet; `listen` makes the private socket folder on first use). */
+export function createNetworkProxy(): NetworkProxy {
+  let dir: string | null = null;
+  let count = 0;
+  /** Listeners being opened: the folder must stay for them. */
+  let opening = 0;
+  const listeners = new Set<ProxyListener>();
+
+  const listen = (
+    kind: 'unix' | 'tcp',
+    allow: readonly AllowEntry[],
+    onDenied: (denial: NetworkDenial) => void,
+  ): Promise<ProxyListener> => {
+    const sockets = new Set<Duplex>();
+    const denied: NetworkDenial[] = [];
+    const deny = (host: string, port: number): string => {
+      if (!denied.some((d) => d.host === host && d.port === port)) {
+        denied.push({ host, port });
+        onDenied({ host, port });
+      }
+      return deniedMessage(host, port);
+    };
+    const track = (socket: Duplex): void => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      socket.on('error', () => socket.destroy());
+    };
+
+    const server: Server = http().createServer((req, res) => {
+      // Plain HTTP: the request line carries the absolute URL.
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '');
+      } catch {
+        res.writeHead(400, { 'Content-Type': 'text/plain' }).end('not a proxy request\n');
+        return;
+      }
+      if (url.protocol !== 'http:') {
+        res.writeHead(400, { 'Content-Type': 'text/plain' }).end('only http:// URLs\n');
+        return;
+      }
+      const host = normalizeHost(url.hostname);
+      const port = url.port ? Number(url.port) : 80;
+      if (!isAllowed(allow, host, port)) {
+        const reason = deny(host, port);
+        res
+          .writeHead(403, {
+            'Content-Type': 'text/plain; charset=utf-8',
+            'X-Grove-Network': 'blocked',
+          })
+          .end(`${reason}\n`);
+        return;
+      }
+      const headers: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(req.headers))
+        if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+      const upstream = http().request(
+        { host, port, method: req.method, path: `${url.pathname}${url.search}`, headers },
+        (answer: IncomingMessage) => {
+          const out: Record<string, string | string[]> = {};
+          for (const [name, value] of Object.entries(answer.headers))
+            if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', (error) => {
+        if (!res.headersSent)
+          res
+            .writeHead(502, { 'Content-Type': 'text/plain' })
+            .end(`cannot reach ${host}:${port}: ${error.message}\n`);
+        else res.destroy();
+      });
+      req.pipe(upstream);
+    });
+
+    server.on('connection', track);
+    server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
+      track(client);
+      const target = parseAuthority(req.url ?? '');
+      if (!target) {
+        refuse(client, '400 Bad Request', `not a host:port: ${req.url ?? ''}`);
+        return;
+      }
+      if (!isAllowed(allow, target.host, target.port)) {
+        refuse(client, '403 Forbidden', deny(target.host, target.port));
+        return;
+      }
+      const upstream: Socket = connect({ host: target.host, port: target.port });
+      track(upstream);
+      upstream.once('connect', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.once('error', (error) => {
+        if (client.writable)
+          refuse(
+            client,
+            '502 Bad Gateway',
+            `cannot reach ${target.host}:${target.port}: ${error.message}`,
+          );
+      });
+      client.once('close', () => upstream.destroy());
+      upstream.once('close', () => client.destroy());
+    });
+    server.on('upgrade', (_req: IncomingMessage, client: Duplex) => {
+      track(client);
+      refuse(client, '501 Not Implemented', 'upgrades through the proxy are not supported');
+    });
+    server.on('clientError', (_error, socket: Duplex) => socket.destroy());
+
+    return new Promise((resolve, reject) => {
+      let socketPath: string | null = null;
+      let socketDir: string | null = null;
+      if (kind === 'unix') {
+        socketDir = dir ??= mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
+        count += 1;
+        socketPath = join(socketDir, `${process.pid}-${count}.sock`);
+      }
+      opening += 1;
+      server.once('error', (error) => {
+        opening -= 1;
+        reject(error);
+      });
+      const ready = (): void => {
+        opening -= 1;
+        server.removeAllListeners('error');
+        // A listening server that fails stops listening; its agent then reaches nothing.
+        server.on('error', () => server.close());
+        const address = server.address();
+        const listener: ProxyListener = {
+          socketPath,
+          socketDir,
+          port: typeof address === 'object' && address !== null ? address.port : null,
+          denied: () => [...denied],
+          close: () =>
+            new Promise<void>((done) => {
+              listeners.delete(listener);
+              for (const socket of sockets) socket.destroy();
+              const finish = (): void => {
+                // The last listener gone: the folder goes too (made again by the next listen).
+                if (listeners.size === 0 && opening === 0 && dir) {
+                  rmSync(dir, { recursive: true, force: true });
+                  dir = null;
+                }
+                done();
+              };
+              if (!server.listening) finish();
+              else server.close(finish);
+            }),
+        };
+        listeners.add(listener);
+        resolve(listener);
+      };
+      if (socketPath) server.listen(socketPath, ready);
+      else server.listen(0, '127.0.0.1', ready);
+    });
+  };
+
+  return {
+    listen,
+    async close() {
+      await Promise.all([...listeners].map((l) => l.close()));
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      dir = null;
+    },
+  };
+}
