@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitDirOf } from '../../src/infra/git/diff.js';
+import { gitCommonDirOf, gitDirOf } from '../../src/infra/git/git-dir.js';
 import { createGitClient, GitError } from '../../src/infra/git/git-client.js';
 import { git } from '../../src/infra/git/run.js';
 import { GIT_PROCESS_LIMITS } from '../../src/infra/git/simple.js';
@@ -255,8 +255,8 @@ describe('answers and errors', () => {
   });
 });
 
-describe('finding the git folder without asking git', () => {
-  it('reads the same folder git names, for a main checkout, a linked worktree and a folder inside one', async () => {
+describe('finding the git folders without asking git', () => {
+  it('reads the same folders git names, for a main checkout, a linked worktree and a folder inside one', async () => {
     const repo = makeRepo('gitdir');
     const worktree = join(dir, 'gitdir-wt');
     execFileSync(REAL_GIT, ['worktree', 'add', '-q', '-b', 'side', worktree], {
@@ -272,6 +272,12 @@ describe('finding the git folder without asking git', () => {
         encoding: 'utf8',
       }).trim();
       expect(realpathSync(await gitDirOf(checkout))).toBe(realpathSync(fromGit));
+      const commonFromGit = execFileSync(
+        REAL_GIT,
+        ['rev-parse', '--path-format=absolute', '--git-common-dir'],
+        { cwd: checkout, env: clientEnv(), encoding: 'utf8' },
+      ).trim();
+      expect(realpathSync(await gitCommonDirOf(checkout))).toBe(realpathSync(commonFromGit));
     }
   });
 });

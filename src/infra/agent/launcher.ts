@@ -5,6 +5,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { isTelemetryHost, type NetworkPolicy } from '../../domain/network.js';
 import type { ProviderId } from '../../domain/providers.js';
 import type { Logger } from '../log.js';
+import { gitCommonDirOf } from '../git/git-dir.js';
 import { probeSandbox, type SandboxProbe } from '../sandbox-probe.js';
 import { AgentError } from './channel.js';
 import { resolveCommand, spawnAgent, SpawnError, type AgentProcess } from './process.js';
@@ -91,7 +92,15 @@ function resolvedPath(path: string): string {
   }
 }
 
-function gitCommonDir(cwd: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+async function gitCommonDir(cwd: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  // A worktree's top folder: read from its .git, no process (one per agent launch).
+  if (existsSync(join(cwd, '.git'))) {
+    try {
+      return resolvedPath(await gitCommonDirOf(cwd));
+    } catch {
+      // Asked of git below.
+    }
+  }
   return new Promise((done) => {
     execFile(
       'git',

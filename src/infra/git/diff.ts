@@ -1,9 +1,10 @@
-import { copyFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { compareOrdinal } from '../../domain/ordinal.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
+import { gitDirOf } from './git-dir.js';
 import { git, gitOut } from './run.js';
 
 /** A changed file, for display: `path` and `oldPath` are sanitized (never use them to address files). */
@@ -25,28 +26,6 @@ export interface DiffStats {
 export interface Diff extends DiffStats {
   /** The unified diff, sanitized for display: control characters in names and lines are placeholders. */
   readonly patch: string;
-}
-
-/**
- * The git folder of a checkout's top folder, read the way git itself finds
- * it: `.git` is that folder (a main checkout) or a file naming it (a linked
- * worktree). Asks git only when neither reads cleanly (a process per turn
- * saved on every diff).
- */
-export async function gitDirOf(dir: string, signal?: AbortSignal): Promise<string> {
-  const dotGit = join(dir, '.git');
-  try {
-    if ((await stat(dotGit)).isDirectory()) return dotGit;
-    const match = /^gitdir: (.+)$/m.exec(await readFile(dotGit, 'utf8'));
-    const named = match?.[1]?.trim();
-    if (named) {
-      const gitDir = isAbsolute(named) ? named : resolve(dir, named);
-      if (existsSync(join(gitDir, 'HEAD'))) return gitDir;
-    }
-  } catch {
-    // No .git here (a folder inside the checkout): git knows.
-  }
-  return gitOut(['rev-parse', '--absolute-git-dir'], { cwd: dir, signal });
 }
 
 /**
