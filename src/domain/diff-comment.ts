@@ -130,7 +130,7 @@ export interface ReviewFinding {
 
 const ITEM = /^\s*(?:[-*+]|\d+[.)])\s+\*{0,2}\[(high|medium|low)\]\*{0,2}\s*(.*)$/i;
 // `path:12`, `path:12-14`, `path` (optionally in backticks), then a separator.
-const LOCATION = /^`?([^\s`:]+)(?::(\d+)(?:\s*[-–]\s*(\d+))?)?`?[\s:,—–-]*(.*)$/s;
+const LOCATION = /^`?([^\s`:]+)(?::(\d+)(?:\s*[-\u2013]\s*(\d+))?)?`?[\s:,\u2014\u2013-]*(.*)$/s;
 
 /**
  * Findings of a focused review's `### Suggestions` list: items that start

@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import { gate, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import {
   GROVE_BIN,
   agentWorldEnv,
@@ -54,13 +54,14 @@ afterEach(async () => {
 
 describe('best of N', () => {
   it('shows both variants of a grove run -n 2 with their ranking, and W merges the winner and cancels the other', async () => {
-    // Each variant writes a file, then answers after a while: time to script the judge once the
-    // variants' ids are known. A request that carries the tool's result takes an answer (those
-    // steps come first), a variant's first request takes a write.
+    // Each variant writes a file, then answers once the judge is scripted (its variants' ids
+    // are known then). A request that carries the tool's result takes an answer (those steps
+    // come first), a variant's first request takes a write.
     const afterWrite = 'File created successfully';
+    const judged = gate();
     server.script('anthropic', [
-      { when: afterWrite, delayMs: 4000, then: { text: reply('Wrote hello.txt.') } },
-      { when: afterWrite, delayMs: 4000, then: { text: reply('Wrote hello.txt.') } },
+      { when: afterWrite, until: judged.opened, then: { text: reply('Wrote hello.txt.') } },
+      { when: afterWrite, until: judged.opened, then: { text: reply('Wrote hello.txt.') } },
       {
         when: 'Greeting fan-out task',
         toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
@@ -94,6 +95,7 @@ describe('best of N', () => {
         ),
       },
     ]);
+    judged.open();
     expect(await exited).toBe(0);
     expect((JSON.parse(stdout) as { status: string }).status).toBe('ranked');
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import { gate, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import {
   GROVE_BIN,
   agentWorldEnv,
@@ -104,17 +104,20 @@ async function slowTurnFromCommand(): Promise<{ t: TmuxTerminal; run: Promise<Re
 
 describe('a headless command and the TUI on one store', () => {
   it('the TUI shows the session `grove run` creates, its progress and its result', async () => {
+    // The agent writes its file once the session is open, and answers once its progress shows.
+    const write = gate();
+    const answer = gate();
     server.script('anthropic', [
       {
         when: 'Scripted greeting task',
-        delayMs: 1500,
+        until: write.opened,
         then: {
           toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello from a script\n' },
         },
       },
       {
         when: 'Scripted greeting task',
-        delayMs: 6000,
+        until: answer.opened,
         then: { text: reply('Wrote **hello.txt** from a script.') },
       },
     ]);
@@ -132,8 +135,10 @@ describe('a headless command and the TUI on one store', () => {
     await t.keys('Enter');
     const open = await t.waitFor(/InProgress[\s\S]*› Scripted greeting task/, 10_000);
     expect(open).not.toContain('Wrote hello.txt from a script.');
+    write.open();
     // The progress line of the command's turn (its agent is writing the file).
     await t.waitFor(/Editing \S*hello\.txt/, 10_000);
+    answer.open();
     await t.waitFor('Wrote hello.txt from a script.', 30_000);
     await t.keys('Escape');
     await t.waitFor(/ Review /, 15_000);

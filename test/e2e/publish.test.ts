@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startGitHubProject, type FakeGitHub } from '../helpers/fake-github.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import { gate, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import {
   agentWorldEnv,
   git,
@@ -130,10 +130,12 @@ describe('publishing from the TUI', () => {
   });
 
   it('queues a publish pressed while the turn runs, and opens the pull request after it', async () => {
+    // The turn goes on only once the publish is queued behind it.
+    const turn = gate();
     model.script('anthropic', [
       {
         when: 'Create hello.txt',
-        delayMs: 3000,
+        until: turn.opened,
         then: { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
       },
       { when: 'Create hello.txt', text: reply('I created hello.txt.') },
@@ -147,6 +149,7 @@ describe('publishing from the TUI', () => {
     await t.keys('Enter');
     await t.waitFor('Publish queued behind the running turn.');
     expect(github.pulls).toHaveLength(0);
+    turn.open();
 
     await t.waitFor('I created hello.txt.', 30_000);
     await t.waitFor('PR #1 open draft https://github.com/acme/widgets/pull/1', 30_000);

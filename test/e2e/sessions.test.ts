@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import { gate, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import {
   agentWorldEnv,
   git,
@@ -72,10 +72,12 @@ function sessionBranch(): string {
 
 describe('agent sessions in the TUI', () => {
   it('runs a task in its own worktree, commits it on the session branch, and amends on a follow-up', async () => {
+    // The agent goes on once the list has shown the turn running.
+    const turn = gate();
     server.script('anthropic', [
       {
         when: 'Create hello.txt',
-        delayMs: 1500,
+        until: turn.opened,
         then: { toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' } },
       },
       { when: 'Create hello.txt', text: reply('I created **hello.txt**.') },
@@ -84,6 +86,7 @@ describe('agent sessions in the TUI', () => {
 
     await newSession(t, 'Create hello.txt with a greeting');
     await t.waitFor(/InProgress/);
+    turn.open();
     const done = await t.waitFor('I created hello.txt.', 20_000);
     await t.waitFor(/Review|AgentReview/);
     expect(done).toContain('Create hello.txt with a greeting');

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gate } from '../helpers/fake-model/server.js';
 import { git } from '../helpers/grove-env.js';
 import { expectExit, harness, reply, show, until, type Harness } from './headless-harness.js';
 import { ListSchema, ResultSchema, ShowSchema, StreamEventSchema } from './headless-schema.js';
@@ -505,9 +506,11 @@ describe('grove run', () => {
 describe('two commands on one session', () => {
   it('a reply from a second process waits for the running turn, then runs its own; each prints its own answer', async () => {
     h.utilities();
+    // The first turn's answer waits until the second process says it is waiting for it.
+    const firstAnswer = gate();
     h.server.script('anthropic', [
       { when: 'First task', toolCall: { kind: 'write_file', path: 'one.txt', content: 'one\n' } },
-      { when: 'First task', delayMs: 4000, then: { text: reply('First done.') } },
+      { when: 'First task', until: firstAnswer.opened, then: { text: reply('First done.') } },
       { when: 'Second task', toolCall: { kind: 'write_file', path: 'two.txt', content: 'two\n' } },
       { when: 'Second task', text: reply('Second done.') },
     ]);
@@ -526,12 +529,19 @@ describe('two commands on one session', () => {
     const [listed] = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
     expect(listed?.status).toBe('InProgress');
 
-    const second = await h.grove([
+    const replying = h.start([
       'reply',
       '--progress',
       listed?.sessionId.slice(0, 8) ?? '',
       'Second task',
     ]);
+    await until('the second process to wait for the first', () =>
+      replying
+        .stderr()
+        .includes('Waiting for another Grove process that is working on this session'),
+    );
+    firstAnswer.open();
+    const second = await replying.done;
     const firstRun = await first.done;
 
     expectExit(firstRun, 0);
@@ -605,8 +615,10 @@ describe('grove cancel while another process runs the turn', () => {
 describe('a queued reply that times out', () => {
   it('is withdrawn before it starts (exit 4) and the running turn goes on', async () => {
     h.utilities();
+    // The first turn answers only after the queued reply has timed out.
+    const firstAnswer = gate();
     h.server.script('anthropic', [
-      { when: 'First task', delayMs: 5000, then: { text: reply('First done.') } },
+      { when: 'First task', until: firstAnswer.opened, then: { text: reply('First done.') } },
     ]);
     const first = h.start(['run', 'First task']);
     await until('the first turn to reach the model', () =>
@@ -631,6 +643,7 @@ describe('a queued reply that times out', () => {
     expectExit(second, 4);
     expect(second.stdout).toBe('');
     expect(second.stderr).toMatch(/^grove: timed out; /);
+    firstAnswer.open();
     const firstRun = await first.done;
     expectExit(firstRun, 0);
     expect(firstRun.stdout).toBe('First done.\n');

@@ -63,7 +63,7 @@ export function fallbackCommitMessage(source: string): string {
     .replace(/^(#+|>|[-*+]|\d+[.)])\s+/, '')
     .replace(/[`*_~]/g, '')
     .replace(/\s+/g, ' ')
-    .replace(/[\s.:;,!?…]+$/, '')
+    .replace(/[\s.:;,!?\u2026]+$/, '')
     .trim();
   if (clean === '') return 'Grove session changes';
   const subject = clean.charAt(0).toUpperCase() + clean.slice(1);
@@ -71,7 +71,7 @@ export function fallbackCommitMessage(source: string): string {
   const cut = subject.slice(0, SUBJECT_MAX + 1);
   const space = cut.lastIndexOf(' ');
   return (space >= SUBJECT_MAX / 2 ? cut.slice(0, space) : subject.slice(0, SUBJECT_MAX)).replace(
-    /[\s.:;,!?…]+$/,
+    /[\s.:;,!?\u2026]+$/,
     '',
   );
 }

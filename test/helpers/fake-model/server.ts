@@ -7,8 +7,26 @@ import { json, type ApiHandler, type ApiName, type ScriptStep } from './types.js
 
 export type { ApiName, ScriptStep } from './types.js';
 
+/** A step held until `until` settles (see `gate()`), then answered with `then`. */
+export interface HeldStep {
+  readonly until: Promise<unknown>;
+  readonly then: ScriptStep;
+}
+
 /** A step, optionally only for requests whose body contains `when`. */
-export type Scripted = ScriptStep & { readonly when?: string };
+export type Scripted = (ScriptStep | HeldStep) & { readonly when?: string };
+
+/** Lets a test decide when a held step answers: `{ until: g.opened, then }`, then `g.open()`. */
+export interface Gate {
+  readonly opened: Promise<void>;
+  open(): void;
+}
+
+export function gate(): Gate {
+  let open = (): void => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
 
 export interface RecordedRequest {
   readonly api: ApiName | null;
@@ -59,7 +77,7 @@ function readBody(req: IncomingMessage): Promise<unknown> {
  */
 export async function startFakeModelServer(): Promise<FakeModelServer> {
   const queues = new Map<ApiName, Scripted[]>();
-  const take = (api: ApiName, body: unknown): ScriptStep | undefined => {
+  const take = (api: ApiName, body: unknown): Scripted | undefined => {
     const queue = queues.get(api) ?? [];
     const text = JSON.stringify(body);
     const index = queue.findIndex((step) => step.when === undefined || text.includes(step.when));
@@ -89,7 +107,9 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       const takes = handler.consumes ? handler.consumes({ method, path }, body) : true;
       const step = takes ? take(handler.api, body) : undefined;
       if (takes) consumed.push(record);
-      handler.handle({ req, res, body, step, workdir });
+      if (step && 'until' in step)
+        void step.until.then(() => handler.handle({ req, res, body, step: step.then, workdir }));
+      else handler.handle({ req, res, body, step, workdir });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
