@@ -1,6 +1,7 @@
 import type { SessionGroup } from '../../domain/best-of.js';
 import { waitingText, type UsageLimit } from '../../domain/usage-limit.js';
 import { Box, Text } from 'ink';
+import { memo } from 'react';
 import type { AppState } from '../../app/state.js';
 import { GROUP_TITLES, groupSessions } from '../../domain/session-order.js';
 import type { Session } from '../../domain/session.js';
@@ -70,7 +71,10 @@ export function listColumns(width: number): {
   return { shown, titleWidth: Math.max(1, width - used) };
 }
 
-function SessionRow({
+// A row draws again only when its own props change: agents streaming into
+// one session, and the tick, leave the other rows of a long list alone
+// (inactive rows get now = 0, since their duration does not move).
+const SessionRow = memo(function SessionRow({
   session,
   selected,
   conflict,
@@ -175,7 +179,7 @@ function SessionRow({
       ) : null}
     </Text>
   );
-}
+});
 
 /** The column titles, laid out as the rows are. */
 function headerLine(width: number): string {
@@ -266,7 +270,7 @@ export function SessionsPage({
             needsYou={state.attention[row.session.id] !== undefined}
             marked={state.marked.includes(row.session.id)}
             width={width}
-            now={state.now}
+            now={row.session.activeSince === null ? 0 : state.now}
             theme={theme}
           />
         ),
