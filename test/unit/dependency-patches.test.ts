@@ -27,10 +27,11 @@ let dir: string;
 let Original: OutputClass;
 let Patched: OutputClass;
 
-async function bundle(name: string, patched: boolean): Promise<OutputClass> {
+/** One of ink's build files bundled alone, as ink ships it or with the build's patches; its default export. */
+async function bundleInk<T>(file: string, name: string, patched: boolean): Promise<T> {
   const outfile = join(dir, `${name}.mjs`);
   await build({
-    entryPoints: [join(ROOT, 'node_modules', 'ink', 'build', 'output.js')],
+    entryPoints: [join(ROOT, 'node_modules', 'ink', 'build', file)],
     outfile,
     bundle: true,
     platform: 'node',
@@ -38,8 +39,11 @@ async function bundle(name: string, patched: boolean): Promise<OutputClass> {
     logLevel: 'error',
     plugins: patched ? dependencyPatches : [],
   });
-  return ((await import(pathToFileURL(outfile).href)) as { default: OutputClass }).default;
+  return ((await import(pathToFileURL(outfile).href)) as { default: T }).default;
 }
+
+const bundle = (name: string, patched: boolean): Promise<OutputClass> =>
+  bundleInk<OutputClass>('output.js', name, patched);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'grove-patch-'));
@@ -163,19 +167,8 @@ interface TextNodeLike {
 }
 type Squash = (node: TextNodeLike) => string;
 
-async function bundleSquash(name: string, patched: boolean): Promise<Squash> {
-  const outfile = join(dir, `${name}.mjs`);
-  await build({
-    entryPoints: [join(ROOT, 'node_modules', 'ink', 'build', 'squash-text-nodes.js')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    logLevel: 'error',
-    plugins: patched ? dependencyPatches : [],
-  });
-  return ((await import(pathToFileURL(outfile).href)) as { default: Squash }).default;
-}
+const bundleSquash = (name: string, patched: boolean): Promise<Squash> =>
+  bundleInk<Squash>('squash-text-nodes.js', name, patched);
 
 describe('the text-node sanitizer fast path', () => {
   let original: Squash;

@@ -6,11 +6,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/app/app.js';
 import type { AppCommands } from '../../src/app/commands.js';
-import { initialState, type AppState } from '../../src/app/state.js';
+import type { AppState } from '../../src/app/state.js';
 import { BACKGROUND_FRAME_MS, runLoop } from '../../src/runtime/loop.js';
 import type { Renderer } from '../../src/runtime/renderer.js';
 import type { Terminal } from '../../src/runtime/terminal.js';
 import { makeSession } from '../helpers/session-factory.js';
+import { bareState } from '../helpers/state.js';
 
 interface World {
   app: App;
@@ -23,20 +24,7 @@ interface World {
 let running: World | null = null;
 
 function start(): World {
-  const app = new App(
-    initialState({
-      version: 't',
-      columns: 100,
-      rows: 30,
-      now: 0,
-      tab: 'sessions',
-      projects: [],
-      activeProjectId: 1,
-      sessions: [],
-      settings: {},
-    }),
-    { log: () => {} },
-  );
+  const app = new App(bareState(), { log: () => {} });
   // The keys used here (?) only change the snapshot; no command is called.
   app.setCommands({} as AppCommands);
   const frames: AppState[] = [];

@@ -1,28 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { AppEvent, SyncReport } from '../../src/app/events.js';
 import { reduce } from '../../src/app/reducer.js';
-import { initialState, type AppState, type Popup } from '../../src/app/state.js';
+import type { Popup } from '../../src/app/state.js';
 import type { ReviewThread } from '../../src/domain/review-thread.js';
 import { makeSession } from '../helpers/session-factory.js';
+import { bareState } from '../helpers/state.js';
 
 // Services report facts that need the person; the reducer decides what the screen asks.
 
-function state(overrides: Partial<AppState> = {}): AppState {
-  return {
-    ...initialState({
-      version: 't',
-      columns: 100,
-      rows: 30,
-      now: 0,
-      tab: 'sessions',
-      projects: [],
-      activeProjectId: 1,
-      sessions: [],
-      settings: {},
-    }),
-    ...overrides,
-  };
-}
+const state = bareState;
 
 const session = makeSession('Review', {
   id: 'aaaa1111',

@@ -1,26 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { reduce } from '../../src/app/reducer.js';
-import { initialState, type AppState } from '../../src/app/state.js';
 import { makeSession } from '../helpers/session-factory.js';
+import { bareState } from '../helpers/state.js';
 
 // Services say a session was opened; the reducer decides what the screen shows.
 
-function state(overrides: Partial<AppState> = {}): AppState {
-  return {
-    ...initialState({
-      version: 't',
-      columns: 100,
-      rows: 30,
-      now: 0,
-      tab: 'sessions',
-      projects: [],
-      activeProjectId: 1,
-      sessions: [],
-      settings: {},
-    }),
-    ...overrides,
-  };
-}
+const state = bareState;
 
 describe('reducer: sessionOpened', () => {
   it('shows a new session with an empty composer', () => {
