@@ -131,12 +131,13 @@ await build({
 const chunks = (await readdir(join(staging, 'chunks'))).map((name) => join('chunks', name));
 for (const file of ['grove-app.js', 'grove-markdown.js', 'grove.js', ...chunks]) {
   if (file.endsWith('.map')) continue;
-  const text = await readFile(join(staging, file), 'utf8');
-  const at = text.search(/[^\x00-\x7f]/);
+  const bytes = await readFile(join(staging, file));
+  const at = bytes.findIndex((byte) => byte > 0x7f);
   if (at >= 0) {
+    const text = bytes.toString('utf8', Math.max(0, at - 40), at + 10);
     await rm(staging, { recursive: true, force: true });
     throw new Error(
-      `${file} holds a non-ASCII character (${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}); escape it in the source (\\u....) so V8 keeps the bundle one byte per character`,
+      `${file} holds a non-ASCII character (${JSON.stringify(text)}); escape it in the source (\\u....) so V8 keeps the bundle one byte per character`,
     );
   }
 }
