@@ -189,6 +189,44 @@ describe("the client's environment", () => {
   });
 });
 
+describe("the session's single commit", () => {
+  it('is dropped when an amend undoes everything it held, leaving the branch at its base', async () => {
+    const repo = makeRepo('amend');
+    const client = createGitClient(clientEnv());
+    const head = (): string =>
+      execFileSync(REAL_GIT, ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+    const base = head();
+    writeFileSync(join(repo, 'note.txt'), 'hello\n');
+    const first = await client.commitAll(repo, 'Add a note', { amend: false });
+    expect(first.committed).toBe(true);
+    expect(first.commit).toBe(head());
+    rmSync(join(repo, 'note.txt'));
+
+    const undone = await client.commitAll(repo, 'Add a note', { amend: true });
+
+    expect(undone).toEqual({ committed: false, commit: null });
+    expect(head()).toBe(base);
+  });
+
+  it('keeps an amend that still changes something, as one commit on the base', async () => {
+    const repo = makeRepo('amend-kept');
+    const client = createGitClient(clientEnv());
+    const git = (...args: string[]): string =>
+      execFileSync(REAL_GIT, args, { cwd: repo, encoding: 'utf8' }).trim();
+    const base = git('rev-parse', 'HEAD');
+    writeFileSync(join(repo, 'note.txt'), 'hello\n');
+    await client.commitAll(repo, 'Add a note', { amend: false });
+    writeFileSync(join(repo, 'note.txt'), 'hello again\n');
+
+    const amended = await client.commitAll(repo, 'Add a longer note', { amend: true });
+
+    expect(amended.committed).toBe(true);
+    expect(amended.commit).toBe(git('rev-parse', 'HEAD'));
+    expect(git('rev-parse', 'HEAD^')).toBe(base);
+    expect(git('show', 'HEAD:note.txt')).toBe('hello again');
+  });
+});
+
 describe('answers and errors', () => {
   it('returns an exit code listed as an answer instead of throwing', async () => {
     const repo = makeRepo('repo');

@@ -41,12 +41,14 @@ export async function commitAll(
       `The commit was rejected${/hook/i.test(output) ? ' by a git hook' : ''}: ${output.split('\n').filter(Boolean).slice(-1)[0] ?? 'no output'}`,
     );
   }
-  // An amend that undid everything: drop the now-empty commit.
-  const empty = await git(['diff', '--quiet', 'HEAD^', 'HEAD'], { cwd: dir, okCodes: [1, 128] });
-  if (options.amend && empty.exitCode === 0) {
-    await git(['reset', '-q', '--soft', 'HEAD^'], { cwd: dir });
-    return { committed: false, commit: null };
+  // An amend that undid everything: drop the now-empty commit. (A new
+  // commit always holds what was staged: nothing to check, no git to start.)
+  if (options.amend) {
+    const empty = await git(['diff', '--quiet', 'HEAD^', 'HEAD'], { cwd: dir, okCodes: [1, 128] });
+    if (empty.exitCode === 0) {
+      await git(['reset', '-q', '--soft', 'HEAD^'], { cwd: dir });
+      return { committed: false, commit: null };
+    }
   }
-  if (!hasStaged && !options.amend) return { committed: false, commit: null };
   return { committed: true, commit: await gitOut(['rev-parse', 'HEAD'], { cwd: dir }) };
 }
