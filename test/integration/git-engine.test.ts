@@ -227,6 +227,37 @@ describe("the session's single commit", () => {
   });
 });
 
+describe('the diff a commit message is written from', () => {
+  it('is the same diff the session view reads, taken from the real index once everything is staged', async () => {
+    const repo = makeRepo('staged-diff');
+    const run = (...args: string[]): string =>
+      execFileSync(REAL_GIT, args, { cwd: repo, env: clientEnv(), encoding: 'utf8' });
+    writeFileSync(join(repo, 'keep.txt'), 'one\ntwo\n');
+    writeFileSync(join(repo, 'gone.txt'), 'bye\n');
+    run('add', '-A');
+    run('commit', '-q', '-m', 'base files');
+    run('checkout', '-q', '-b', 'work');
+    writeFileSync(join(repo, 'keep.txt'), 'one\n2\nthree\n');
+    rmSync(join(repo, 'gone.txt'));
+    writeFileSync(join(repo, 'new file.txt'), 'fresh\n');
+    const client = createGitClient(clientEnv());
+    const expected = await client.diffAgainstBase(repo, 'main');
+
+    const staged = await client.stageAllAndDiff(repo, 'main');
+
+    expect(staged).toEqual(expected);
+    expect(staged.files.map((f) => `${f.status} ${f.path}`)).toEqual([
+      'deleted gone.txt',
+      'modified keep.txt',
+      'added new file.txt',
+    ]);
+    // Everything is staged: nothing differs between the worktree and the index.
+    expect(
+      run('status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean).sort(),
+    ).toEqual(['A  "new file.txt"', 'D  gone.txt', 'M  keep.txt']);
+  });
+});
+
 describe('answers and errors', () => {
   it('returns an exit code listed as an answer instead of throwing', async () => {
     const repo = makeRepo('repo');

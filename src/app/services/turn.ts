@@ -445,7 +445,8 @@ export class TurnRunner {
     if (!signal.aborted) {
       try {
         this.progress(session.id, 'Writing the commit message…');
-        const diff = await git.diffAgainstBase(worktree, session.baseBranch);
+        // The commit stages everything anyway: stage it now and read the diff from the real index.
+        const diff = await git.stageAllAndDiff(worktree, session.baseBranch);
         measured = diffFields(diff);
         const fast = this.utilityChoice();
         const asked = performance.now();

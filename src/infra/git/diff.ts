@@ -160,6 +160,25 @@ export async function diffAgainstBase(
 }
 
 /**
+ * Stages everything in the worktree's own index (`git add -A`, as a commit
+ * is about to) and returns the staged diff against the merge base: the same
+ * diff as diffAgainstBase, without copying the index and adding every file a
+ * second time into the copy (about 100 ms on a 10,000-file repository).
+ */
+export async function stageAllAndDiff(
+  dir: string,
+  baseBranch: string,
+  options: DiffOptions = {},
+): Promise<Diff> {
+  await git(['add', '-A'], { cwd: dir, signal: options.signal });
+  const base = await gitOut(['merge-base', 'HEAD', baseBranch], {
+    cwd: dir,
+    signal: options.signal,
+  });
+  return fullDiff(dir, undefined, ['--cached', base], options.signal);
+}
+
+/**
  * A branch's changes against its merge base with `baseBranch`, read from
  * any checkout of the repository: the diff of a session whose worktree is
  * gone but whose branch was kept (a canceled session).

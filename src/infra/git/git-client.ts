@@ -41,6 +41,7 @@ export interface GitClient {
   copyWorktreeInclude: typeof worktree.copyWorktreeInclude;
   commitAll: typeof commit.commitAll;
   diffAgainstBase: typeof diff.diffAgainstBase;
+  stageAllAndDiff: typeof diff.stageAllAndDiff;
   diffStats: typeof diff.diffStats;
   diffOfBranch: typeof diff.diffOfBranch;
   rebase: typeof merge.rebase;
