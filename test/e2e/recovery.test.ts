@@ -14,7 +14,7 @@ import {
   startGrove,
   type GroveWorld,
 } from '../helpers/grove-env.js';
-import { processesWithEnv } from '../helpers/processes.js';
+import { liveProcesses, processesWithEnv } from '../helpers/processes.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -87,13 +87,9 @@ describe('the TUI killed with -9 in the middle of a turn, then started again', (
       .map((p) => p.pid);
   }
 
+  /** Running, not a zombie: an agent killed with Grove may wait a moment for a parent to reap it. */
   function alive(pid: number): boolean {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
+    return liveProcesses().some((p) => p.pid === pid);
   }
 
   it('shows the session in Review with the [Restart] notice, no agent of the first run alive, and the work in the worktree', async () => {
@@ -141,6 +137,12 @@ describe('the TUI killed with -9 in the middle of a turn, then started again', (
     expect(list).not.toMatch(/InProgress/);
     await second.keys('Enter');
     await second.waitFor('[Restart] The Grove process running or queueing work', 10_000);
+    // A SIGKILL takes effect at once, but the kernel tears a process down in its own time.
+    await waitUntil(
+      "the first run's agents to be gone",
+      () => (firstAgents.some(alive) ? undefined : true),
+      5_000,
+    ).catch(() => {});
     expect(firstAgents.filter(alive)).toEqual([]);
     expect(readFileSync(notes, 'utf8')).toBe('written before the kill\n');
     expect(git(join(notes, '..'), 'status', '--porcelain')).toContain('notes.txt');

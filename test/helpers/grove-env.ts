@@ -42,8 +42,10 @@ export function makeWorld(): GroveWorld {
       LANG: 'C.UTF-8',
       ...extra,
     }),
-    // Agent processes may still be writing into HOME for a moment after the terminal is gone.
-    cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
+    // Agent processes may still be writing into HOME for a moment after the terminal is gone
+    // (they end when Grove's watchdog pipe closes; a CLI flushes its state as it goes), so a
+    // folder can gain a file while it is being removed: retry for a few seconds.
+    cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }),
   };
 }
 
