@@ -2,11 +2,39 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { processesWithEnv, type ProcessInfo } from './processes.js';
 import { TmuxTerminal } from './tmux.js';
 import { REAL_CLI_BIN } from './real-clis.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const GROVE_BIN = join(ROOT, 'dist', 'grove.js');
+
+/** Sleeps without giving the event loop back (a test's synchronous clean-up). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Removes a test's world once nothing of it runs. A Grove ended by its
+ * terminal finishes its shutdown (the log, the database, its agents' ends)
+ * on its own time, and an ending agent CLI flushes its state into HOME: on
+ * a loaded machine that can outlast the terminal by seconds, and a folder
+ * that gains a file while it is removed fails the removal. So wait (at most
+ * 15 s) for every process of this world to end, stop any left, then remove.
+ */
+function removeWorld(dir: string, markers: readonly string[]): void {
+  const running = (): ProcessInfo[] => markers.flatMap((marker) => processesWithEnv(marker));
+  const deadline = Date.now() + 15_000;
+  while (running().length > 0 && Date.now() < deadline) pause(100);
+  for (const p of running()) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+}
 
 /** A private world for one test: HOME, GROVE_HOME and a folder for repositories. */
 export interface GroveWorld {
@@ -42,10 +70,7 @@ export function makeWorld(): GroveWorld {
       LANG: 'C.UTF-8',
       ...extra,
     }),
-    // Agent processes may still be writing into HOME for a moment after the terminal is gone
-    // (they end when Grove's watchdog pipe closes; a CLI flushes its state as it goes), so a
-    // folder can gain a file while it is being removed: retry for a few seconds.
-    cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }),
+    cleanup: () => removeWorld(dir, [`GROVE_HOME=${groveHome}`, `HOME=${home}`]),
   };
 }
 
