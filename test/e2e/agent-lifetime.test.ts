@@ -1,3 +1,5 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
@@ -90,6 +92,36 @@ describe('quitting the TUI', () => {
     await t.waitForExit(15_000);
 
     await waitUntil('no agent process to be left', () => agents().length === 0, 10_000);
+  });
+});
+
+describe('agent detection at start-up', () => {
+  it("ends an agent CLI's --version that is still running when the person quits", async () => {
+    // A `gemini` first on PATH that answers --version slowly and shrugs off SIGTERM and SIGHUP,
+    // as a large CLI busy starting up can.
+    const slow = join(world.dir, 'slow-bin');
+    mkdirSync(slow);
+    writeFileSync(join(slow, 'gemini'), "#!/bin/sh\ntrap '' TERM HUP\nexec sleep 60\n");
+    chmodSync(join(slow, 'gemini'), 0o755);
+    const env = agentWorldEnv(world, agentEnv(server, world.home));
+    term = await startGrove(world, repo, {
+      env: { ...env, PATH: `${slow}:${env['PATH'] ?? ''}` },
+      columns: 120,
+      rows: 34,
+    });
+    await term.waitFor('No sessions yet.');
+    const versions = (): number[] =>
+      processesWithEnv(`GROVE_HOME=${world.groveHome}`)
+        .filter((p) => p.cmdline.startsWith('sleep 60'))
+        .map((p) => p.pid);
+    await waitUntil('the slow --version to be running', () => versions().length > 0, 20_000);
+
+    await term.keys('q');
+    await term.waitFor('Quit Grove?');
+    await term.keys('y');
+    await term.waitForExit(15_000);
+
+    await waitUntil('the --version process to be gone', () => versions().length === 0, 5_000);
   });
 });
 

@@ -26,6 +26,27 @@ export function which(name: string, env: NodeJS.ProcessEnv): string | null {
   return null;
 }
 
+/** `--version` processes still running, ended when Grove exits (quit, SIGTERM, SIGHUP). */
+const running = new Set<{ kill(signal: NodeJS.Signals): boolean }>();
+let exitHooked = false;
+
+async function endsWithGrove<T>(
+  child: Promise<T> & { kill(signal: NodeJS.Signals): boolean },
+): Promise<T> {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once('exit', () => {
+      for (const child of running) child.kill('SIGKILL');
+    });
+  }
+  running.add(child);
+  try {
+    return await child;
+  } finally {
+    running.delete(child);
+  }
+}
+
 /** Finds the agent CLIs on PATH and asks each for its version (3 s each, in parallel). Never throws. */
 export async function detectAgents(env: NodeJS.ProcessEnv): Promise<DetectedAgent[]> {
   return Promise.all(
@@ -34,12 +55,16 @@ export async function detectAgents(env: NodeJS.ProcessEnv): Promise<DetectedAgen
       if (!path) return { id: provider.id, binary: provider.binary, path: null, version: null };
       try {
         const { execa } = await loadExeca();
-        const result = await execa(path, ['--version'], {
+        const child = execa(path, ['--version'], {
           env: { ...env, GEMINI_CLI_NO_RELAUNCH: 'true' },
           timeout: 3000,
           reject: false,
           stdin: 'ignore',
+          // At the timeout, SIGKILL: Gemini CLI, a large Node program, takes SIGTERM as a
+          // request and went on for seconds, writing its state into HOME.
+          killSignal: 'SIGKILL',
         });
+        const result = await endsWithGrove(child);
         const text = `${String(result.stdout)}\n${String(result.stderr)}`;
         const version = /\d+\.\d+\.\d+[\w.-]*/.exec(text)?.[0] ?? null;
         return {
