@@ -258,6 +258,21 @@ describe('the diff a commit message is written from', () => {
   });
 });
 
+describe('worktrees made together', () => {
+  it('are all made when eight sessions of one repository start at once', async () => {
+    const repo = makeRepo('many');
+    const client = createGitClient(clientEnv());
+    const paths = Array.from({ length: 8 }, (_, i) => join(dir, 'wt', `many-${i}`));
+
+    const results = await Promise.allSettled(
+      paths.map((path, i) => client.addWorktree(repo, path, `grove/many-${i}`, 'main')),
+    );
+
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    for (const path of paths) expect(existsSync(join(path, 'README.md'))).toBe(true);
+  });
+});
+
 describe('answers and errors', () => {
   it('returns an exit code listed as an answer instead of throwing', async () => {
     const repo = makeRepo('repo');

@@ -1,7 +1,26 @@
 import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { GitError, git, gitOut } from './run.js';
+
+const adminQueues = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs git's worktree administration for one repository one command at a
+ * time. Two `git worktree add` at once can read each other's half-made entry
+ * and fail ("failed to read .git/worktrees/…/commondir"): best-of-N starts
+ * its variants together.
+ */
+function oneAtATime<T>(repo: string, work: () => Promise<T>): Promise<T> {
+  const key = resolve(repo);
+  const next = (adminQueues.get(key) ?? Promise.resolve()).catch(() => {}).then(work);
+  const tail = next.catch(() => {});
+  adminQueues.set(key, tail);
+  void tail.then(() => {
+    if (adminQueues.get(key) === tail) adminQueues.delete(key);
+  });
+  return next;
+}
 
 export async function addWorktree(
   repo: string,
@@ -33,7 +52,9 @@ export async function addWorktree(
     );
   }
   await mkdir(dirname(path), { recursive: true });
-  await git(['worktree', 'add', '-b', branch, path, startRef], { cwd: repo });
+  await oneAtATime(repo, () =>
+    git(['worktree', 'add', '-b', branch, path, startRef], { cwd: repo }),
+  );
 }
 
 /**
@@ -41,9 +62,11 @@ export async function addWorktree(
  * folder was deleted behind git's back (prune first: git still lists it).
  */
 export async function restoreWorktree(repo: string, path: string, branch: string): Promise<void> {
-  await git(['worktree', 'prune'], { cwd: repo });
   await mkdir(dirname(path), { recursive: true });
-  await git(['worktree', 'add', path, branch], { cwd: repo });
+  await oneAtATime(repo, async () => {
+    await git(['worktree', 'prune'], { cwd: repo });
+    await git(['worktree', 'add', path, branch], { cwd: repo });
+  });
 }
 
 export async function removeWorktree(
@@ -52,12 +75,14 @@ export async function removeWorktree(
   options: { force: boolean },
 ): Promise<void> {
   if (!existsSync(path)) {
-    await git(['worktree', 'prune'], { cwd: repo });
+    await oneAtATime(repo, () => git(['worktree', 'prune'], { cwd: repo }));
     return;
   }
-  await git(['worktree', 'remove', ...(options.force ? ['--force', '--force'] : []), path], {
-    cwd: repo,
-  });
+  await oneAtATime(repo, () =>
+    git(['worktree', 'remove', ...(options.force ? ['--force', '--force'] : []), path], {
+      cwd: repo,
+    }),
+  );
 }
 
 export async function deleteBranch(
