@@ -37,6 +37,16 @@ async function showJson(id: string) {
   return ShowSchema.parse(JSON.parse(run.stdout));
 }
 
+/** The model requests of a session turn about `task` (the title prompt quotes the task too, and is left out). */
+function turnRequests(task: string) {
+  return h.server
+    .modelRequests('anthropic')
+    .filter(
+      (r) =>
+        JSON.stringify(r.body).includes(task) && !JSON.stringify(r.body).includes('Write a title'),
+    );
+}
+
 function sessionBranches(): string[] {
   return git(h.repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/')
     .split('\n')
@@ -471,17 +481,7 @@ describe('grove run', () => {
     ]);
     const running = h.start(['run', '--progress', 'A very slow task']);
     // Wait until the agent has written its file and is waiting on the (slow) model.
-    await until(
-      'the second model request',
-      () =>
-        h.server
-          .modelRequests('anthropic')
-          .filter(
-            (r) =>
-              JSON.stringify(r.body).includes('A very slow task') &&
-              !JSON.stringify(r.body).includes('Write a title'),
-          ).length >= 2,
-    );
+    await until('the second model request', () => turnRequests('A very slow task').length >= 2);
 
     running.child.kill('SIGINT');
     const run = await running.done;
@@ -517,14 +517,7 @@ describe('two commands on one session', () => {
     const first = h.start(['run', '--output', 'json', 'First task']);
     await until(
       'the first turn to reach the slow model step',
-      () =>
-        h.server
-          .modelRequests('anthropic')
-          .filter(
-            (r) =>
-              JSON.stringify(r.body).includes('First task') &&
-              !JSON.stringify(r.body).includes('Write a title'),
-          ).length >= 2,
+      () => turnRequests('First task').length >= 2,
     );
     const [listed] = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
     expect(listed?.status).toBe('InProgress');
@@ -574,14 +567,7 @@ describe('grove cancel while another process runs the turn', () => {
     const first = h.start(['run', 'First task']);
     await until(
       'the first turn to reach the slow model step',
-      () =>
-        h.server
-          .modelRequests('anthropic')
-          .filter(
-            (r) =>
-              JSON.stringify(r.body).includes('First task') &&
-              !JSON.stringify(r.body).includes('Write a title'),
-          ).length >= 2,
+      () => turnRequests('First task').length >= 2,
     );
     const [listed] = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
     const id = listed?.sessionId ?? '';
@@ -621,15 +607,7 @@ describe('a queued reply that times out', () => {
       { when: 'First task', until: firstAnswer.opened, then: { text: reply('First done.') } },
     ]);
     const first = h.start(['run', 'First task']);
-    await until('the first turn to reach the model', () =>
-      h.server
-        .modelRequests('anthropic')
-        .some(
-          (r) =>
-            JSON.stringify(r.body).includes('First task') &&
-            !JSON.stringify(r.body).includes('Write a title'),
-        ),
-    );
+    await until('the first turn to reach the model', () => turnRequests('First task').length > 0);
     const [listed] = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'])).stdout));
 
     const second = await h.grove([
@@ -690,14 +668,8 @@ describe('--mode', () => {
       files: [],
     });
     expect(existsSync(join(result.worktree, 'hello.txt'))).toBe(false);
-    // The session turn (the title prompt quotes the task too).
-    const turnRequest = h.server
-      .modelRequests('anthropic')
-      .find(
-        (r) =>
-          JSON.stringify(r.body).includes('Look at hello') &&
-          !JSON.stringify(r.body).includes('Write a title'),
-      );
+    // The session turn.
+    const turnRequest = turnRequests('Look at hello')[0];
     const tools = (
       (turnRequest?.body as { tools?: { name: string }[] } | undefined)?.tools ?? []
     ).map((t) => t.name);
