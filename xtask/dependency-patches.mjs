@@ -59,23 +59,79 @@ function sameStyles(a, b) {
     }
     return true;
 }
+// The escape codes that open a style, and that go from one style to another,
+// by style array: the arrays are shared by the cells kept across frames, so
+// each is worked out once instead of once per style change per frame.
+const GROVE_NO_STYLES = Object.freeze([]);
+const groveOpenings = new WeakMap();
+const groveTransitions = new WeakMap();
+function groveOpening(styles) {
+    let text = groveOpenings.get(styles);
+    if (text === undefined) {
+        text = ansiCodesToString(styles);
+        groveOpenings.set(styles, text);
+    }
+    return text;
+}
+function groveTransition(from, to) {
+    let byTarget = groveTransitions.get(from);
+    if (byTarget === undefined) {
+        byTarget = new WeakMap();
+        groveTransitions.set(from, byTarget);
+    }
+    let text = byTarget.get(to);
+    if (text === undefined) {
+        text = ansiCodesToString(diffAnsiCodes(from, to));
+        byTarget.set(to, text);
+    }
+    return text;
+}
 // styledCharsToString, skipping the diff between neighbours of the same style (always empty).
 function fastStyledCharsToString(chars) {
     let ret = '';
     for (let i = 0; i < chars.length; i++) {
         const char = chars[i];
-        if (i === 0) ret += ansiCodesToString(char.styles);
-        else if (!sameStyles(chars[i - 1].styles, char.styles)) ret += ansiCodesToString(diffAnsiCodes(chars[i - 1].styles, char.styles));
+        if (i === 0) ret += groveOpening(char.styles);
+        else if (!sameStyles(chars[i - 1].styles, char.styles)) ret += groveTransition(chars[i - 1].styles, char.styles);
         ret += char.value;
-        if (i === chars.length - 1 && char.styles.length > 0) ret += ansiCodesToString(diffAnsiCodes(char.styles, []));
+        if (i === chars.length - 1 && char.styles.length > 0) ret += groveTransition(char.styles, GROVE_NO_STYLES);
     }
     return ret;
+}
+// Text with no escape, no C1 control and no default-ignorable character
+// comes back from tokenizing and joining its cells unchanged: its lines are
+// its split, without a cell object and a style diff per character.
+const GROVE_NOT_PLAIN = /[\\u001b\\u0080-\\u009f\\p{Default_Ignorable_Code_Point}]/u;
+function groveIsPlain(text) {
+    return !GROVE_NOT_PLAIN.test(text);
+}
+// Each row of the last frame, with its cells and its text. Cells are shared
+// across frames (the caches below), so a row whose cells are the very same
+// objects as last frame's has last frame's text: most rows, when one line
+// of the screen changes.
+let groveRows = [];
+// A styled text's lines (each with its styles restated), kept across frames
+// with the caches below: the same texts are on screen frame after frame.
+let groveLines = new Map();
+function groveReusedRow(cells, y) {
+    const previous = groveRows[y];
+    if (previous === undefined || previous.cells.length !== cells.length) return undefined;
+    for (let x = 0; x < cells.length; x++) if (previous.cells[x] !== cells[x]) return undefined;
+    return previous.text;
+}
+function groveRememberRow(cells, y, text) {
+    groveRows[y] = { cells, text };
+    return text;
 }
 // The tokenized lines and widths are kept across frames (ink makes a new
 // Output per frame), bounded.
 let sharedOutputCaches;
 function outputCaches() {
-    if (!sharedOutputCaches || sharedOutputCaches.styledChars.size > 2000 || sharedOutputCaches.widths.size > 20000) sharedOutputCaches = new OutputCaches();
+    if (!sharedOutputCaches || sharedOutputCaches.styledChars.size > 2000 || sharedOutputCaches.widths.size > 20000 || groveLines.size > 2000) {
+        sharedOutputCaches = new OutputCaches();
+        groveRows = [];
+        groveLines = new Map();
+    }
     return sharedOutputCaches;
 }
 // --- end Grove ---
@@ -89,8 +145,58 @@ const SQUASH_PRELUDE = `
 // --- Grove: sanitize only text that needs it (xtask/dependency-patches.mjs) ---
 const GROVE_NEEDS_SANITIZING = /[\\u0000-\\u0008\\u000b-\\u001a\\u001c-\\u001f\\u007f-\\u009f]|\\u001b(?!\\[[\\d;]*m)/;
 const GROVE_SGR_BEFORE_MARK = /\\u001b\\[[\\d;]*m\\p{M}/u;
+const GROVE_C1_FORMS = /[\\u009b-\\u009d]/;
 function groveNeedsSanitizing(text) {
     return GROVE_NEEDS_SANITIZING.test(text) || (text.includes('\\u001b') && GROVE_SGR_BEFORE_MARK.test(text));
+}
+// --- end Grove ---
+`;
+
+// Added to ink's Text.js: one transform function per combination of style
+// props (the body is ink's own), and one style object per wrap mode.
+const TEXT_PRELUDE = `
+// --- Grove: stable Text props (xtask/dependency-patches.mjs) ---
+let groveTransforms = new Map();
+function groveTextTransform(dimColor, color, backgroundColor, bold, italic, underline, strikethrough, inverse) {
+    const key = [dimColor, bold, italic, underline, strikethrough, inverse, typeof color, String(color), typeof backgroundColor, String(backgroundColor)].join('\\u0000');
+    let transform = groveTransforms.get(key);
+    if (transform === undefined) {
+        transform = (text) => {
+            if (dimColor) {
+                text = chalk.dim(text);
+            }
+            text = colorize(text, color, 'foreground');
+            text = colorize(text, backgroundColor, 'background');
+            if (bold) {
+                text = chalk.bold(text);
+            }
+            if (italic) {
+                text = chalk.italic(text);
+            }
+            if (underline) {
+                text = chalk.underline(text);
+            }
+            if (strikethrough) {
+                text = chalk.strikethrough(text);
+            }
+            if (inverse) {
+                text = chalk.inverse(text);
+            }
+            return text;
+        };
+        if (groveTransforms.size > 1000) groveTransforms = new Map();
+        groveTransforms.set(key, transform);
+    }
+    return transform;
+}
+const groveTextStyles = new Map();
+function groveTextStyle(wrap) {
+    let style = groveTextStyles.get(wrap);
+    if (style === undefined) {
+        style = { flexGrow: 0, flexShrink: 1, flexDirection: 'row', textWrap: wrap };
+        groveTextStyles.set(wrap, style);
+    }
+    return style;
 }
 // --- end Grove ---
 `;
@@ -140,8 +246,31 @@ export const dependencyPatches = [
       'row.push(BLANK_CELL);',
     ],
     [
-      'return styledCharsToString(lineWithoutEmptyItems).trimEnd();',
-      'return fastStyledCharsToString(lineWithoutEmptyItems).trimEnd();',
+      `const characterLines = [[]];
+        for (const character of this.caches.getStyledChars(text)) {`,
+      `let lines;
+        if (groveIsPlain(text)) lines = text.split('\\n');
+        else if (groveLines.has(text)) lines = groveLines.get(text).slice();
+        else {
+        const characterLines = [[]];
+        for (const character of this.caches.getStyledChars(text)) {`,
+    ],
+    [
+      'let lines = characterLines.map(line => styledCharsToString(line));',
+      `lines = characterLines.map(line => styledCharsToString(line));
+        groveLines.set(text, lines);
+        }`,
+    ],
+    [
+      `.map(line => {
+            // See https://github.com/vadimdemedes/ink/pull/564#issuecomment-1637022742
+            const lineWithoutEmptyItems = line.filter(item => item !== undefined);
+            return styledCharsToString(lineWithoutEmptyItems).trimEnd();`,
+      `.map((line, y) => {
+            const reused = groveReusedRow(line, y);
+            if (reused !== undefined) return reused;
+            const lineWithoutEmptyItems = line.filter(item => item !== undefined);
+            return groveRememberRow(line, y, fastStyledCharsToString(lineWithoutEmptyItems).trimEnd());`,
     ],
   ]),
   // ink sanitizes every text node's text on every frame (for measuring and
@@ -157,6 +286,110 @@ export const dependencyPatches = [
     [
       "text = sanitizeAnsi(text.replaceAll('\\r\\n', '\\n'));",
       "text = groveNeedsSanitizing(text) ? sanitizeAnsi(text.replaceAll('\\r\\n', '\\n')) : text;",
+    ],
+    // The C1 forms are rewritten only when the text holds one.
+    [
+      "    text = text.replaceAll('\u009b', ",
+      "    if (GROVE_C1_FORMS.test(text)) text = text.replaceAll('\u009b', ",
+    ],
+    // A one-line child's transform, without splitting and joining it.
+    [
+      `nodeText = nodeText
+                    .split('\\n')`,
+      `nodeText = !nodeText.includes('\\n') ? transform(nodeText, 0) : nodeText
+                    .split('\\n')`,
+    ],
+  ]),
+  // ink's Text makes a new transform function and a new style object on
+  // each render, so each re-rendered Text is a changed node (and a nested one
+  // is measured again). The same props give the same function and object.
+  patch('ink-stable-text-props', /ink[\\/]build[\\/]components[\\/]Text\.js$/, [
+    [
+      "import { BackgroundContext } from './BackgroundContext.js';",
+      `import { BackgroundContext } from './BackgroundContext.js';${TEXT_PRELUDE}`,
+    ],
+    [
+      `const transform = (text) => {
+        if (dimColor) {
+            text = chalk.dim(text);
+        }
+        // \`colorize\` returns the text unchanged when the color is unset.
+        text = colorize(text, color, 'foreground');
+        text = colorize(text, effectiveBackgroundColor, 'background');
+        if (bold) {
+            text = chalk.bold(text);
+        }
+        if (italic) {
+            text = chalk.italic(text);
+        }
+        if (underline) {
+            text = chalk.underline(text);
+        }
+        if (strikethrough) {
+            text = chalk.strikethrough(text);
+        }
+        if (inverse) {
+            text = chalk.inverse(text);
+        }
+        return text;
+    };`,
+      'const transform = groveTextTransform(dimColor, color, effectiveBackgroundColor, bold, italic, underline, strikethrough, inverse);',
+    ],
+    [
+      `style: {
+                flexGrow: 0,
+                flexShrink: 1,
+                flexDirection: 'row',
+                textWrap: wrap,
+            }, internal_transform`,
+      'style: groveTextStyle(wrap), internal_transform',
+    ],
+  ]),
+  // The reconciler compares each updated node's props and style with
+  // Object.keys and Object.entries (an array per key); the same comparison
+  // without them.
+  patch('ink-diff-without-arrays', /ink[\\/]build[\\/]reconciler\.js$/, [
+    [
+      `    const changed = {};
+    let hasChanges = false;
+    for (const key of Object.keys(before)) {
+        const isDeleted = after ? !Object.hasOwn(after, key) : true;
+        if (!isDeleted) {
+            continue;
+        }
+        changed[key] = undefined;
+        hasChanges = true;
+    }
+    if (after) {
+        for (const [key, value] of Object.entries(after)) {
+            if (value === before[key]) {
+                continue;
+            }
+            changed[key] = value;
+            hasChanges = true;
+        }
+    }
+    return hasChanges ? changed : undefined;`,
+      `    let changed;
+    for (const key in before) {
+        if (!Object.hasOwn(before, key) || (after && Object.hasOwn(after, key))) {
+            continue;
+        }
+        (changed ??= {})[key] = undefined;
+    }
+    if (after) {
+        for (const key in after) {
+            if (!Object.hasOwn(after, key)) {
+                continue;
+            }
+            const value = after[key];
+            if (value === before[key]) {
+                continue;
+            }
+            (changed ??= {})[key] = value;
+        }
+    }
+    return changed;`,
     ],
   ]),
 ];

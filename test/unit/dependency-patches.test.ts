@@ -1,11 +1,13 @@
 // The build patches ink's frame builder for speed (xtask/dependency-patches.mjs).
 // Differential test: ink's own output.js and the patched one, each bundled
 // by esbuild, must produce the same frames for the same writes.
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dependencyPatches } from '../../xtask/dependency-patches.mjs';
 
@@ -129,18 +131,39 @@ describe('ink frames with the build patch', () => {
     });
   }
 
+  it('match frame after frame when rows change only in style, in one cell, or in size', () => {
+    const frames: [number, number, Step[]][] = [
+      [30, 4, [(o) => o.write(0, 0, 'hello\nworld', none)]],
+      [30, 4, [(o) => o.write(0, 0, `${red('hello')}\nworld`, none)]],
+      [30, 4, [(o) => o.write(0, 0, `${bold('hello')}\nworld`, none)]],
+      [30, 4, [(o) => o.write(0, 0, 'hellp\nworld', none)]],
+      [30, 4, [(o) => o.write(0, 0, red('multi\nline'), none)]],
+      [30, 4, [(o) => o.write(0, 0, '日本\nworld', none)]],
+      [30, 4, [(o) => o.write(0, 0, '日本\nworld', none)]],
+      [20, 4, [(o) => o.write(0, 0, 'hellp\nworld', none)]],
+      [30, 2, [(o) => o.write(0, 0, 'hellp\nworld', none)]],
+    ];
+    for (const [width, height, steps] of frames)
+      expect(frame(Patched, width, height, steps)).toBe(frame(Original, width, height, steps));
+  });
+
   it('match over many random styled frames', () => {
     let seed = 7;
     const next = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % n;
     };
-    const styles = [red, bold, inverse, rgb, (s: string): string => s];
+    const plain = (s: string): string => s;
+    const styles = [red, bold, inverse, rgb, plain, plain];
+    // Plain text takes the split fast path unless it holds one of these.
+    const pieces = [' é日', 'e\u0301', 'a\u200bb', '\t|', '🙂x', '\nnext', 'x\u0085y'];
     for (let i = 0; i < 200; i++) {
       const steps: Step[] = [];
       for (let w = 0; w < 1 + next(6); w++) {
         const text = Array.from({ length: 1 + next(4) }, () =>
-          styles[next(styles.length)]!('word'.slice(0, 1 + next(4)) + ' é日'.slice(0, next(4))),
+          styles[next(styles.length)]!(
+            'word'.slice(0, 1 + next(4)) + (next(2) === 0 ? pieces[next(pieces.length)]! : ''),
+          ),
         ).join('');
         const x = next(25);
         const y = next(9);
@@ -153,6 +176,9 @@ describe('ink frames with the build patch', () => {
       // Replay the same random choices for both classes.
       const state = seed;
       const expected = frame(Original, 30, 10, steps);
+      seed = state;
+      expect(frame(Patched, 30, 10, steps)).toBe(expected);
+      // The same frame again: its rows come from the last frame's.
       seed = state;
       expect(frame(Patched, 30, 10, steps)).toBe(expected);
     }
@@ -209,5 +235,135 @@ describe('the text-node sanitizer fast path', () => {
   it('still removes what would move the cursor or write the clipboard', () => {
     expect(patched(textNode('a\u001b[2Jb\u001b]52;c;eA==\u0007c'))).not.toContain('\u001b[2J');
     expect(patched(textNode('a\u001b]0;title\u0007b\u0008'))).not.toContain('\u0008');
+  });
+});
+
+// The whole of ink, as it ships and with every build patch (the Text props
+// cache, the reconciler's diff, the squash and output fast paths), drawing
+// the same trees frame after frame as Grove's renderer does (debug mode).
+interface InkLike {
+  render: (
+    tree: unknown,
+    options: Record<string, unknown>,
+  ) => { rerender(tree: unknown): void; unmount(): void };
+  Box: unknown;
+  Text: unknown;
+  createElement: (
+    type: unknown,
+    props: Record<string, unknown> | null,
+    ...children: unknown[]
+  ) => unknown;
+}
+
+const noDevtools: Plugin = {
+  name: 'no-devtools',
+  setup(b) {
+    b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'none', namespace: 'empty' }));
+    b.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: '', loader: 'js' }));
+  },
+};
+
+async function bundleWholeInk(name: string, patched: boolean): Promise<InkLike> {
+  const outfile = join(dir, `${name}.mjs`);
+  await build({
+    stdin: {
+      contents:
+        "export { render, Box, Text } from 'ink';\nexport { createElement } from 'react';\n",
+      resolveDir: ROOT,
+      loader: 'js',
+    },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    logLevel: 'error',
+    // ink loads its DevTools bridge only when DEV=true; Grove does not ship it.
+    plugins: [noDevtools, ...(patched ? dependencyPatches : [])],
+  });
+  return (await import(pathToFileURL(outfile).href)) as InkLike;
+}
+
+describe('ink with every build patch, frame after frame', () => {
+  let original: InkLike;
+  let patched: InkLike;
+  beforeAll(async () => {
+    // Colours on, as in a terminal (chalk reads this when it loads).
+    process.env.FORCE_COLOR = '3';
+    original = await bundleWholeInk('ink-original', false);
+    patched = await bundleWholeInk('ink-patched', true);
+  }, 60_000);
+
+  /** Frame `step` of a pseudo-random screen: styled, nested, wrapped and truncated texts. */
+  function tree(ink: InkLike, step: number): unknown {
+    let seed = 1 + step * 7919;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.floor(seed / 65536) % n;
+    };
+    const h = ink.createElement;
+    const colors = [undefined, 'red', 'green', '#ff8800', 'blueBright'];
+    const wraps = ['wrap', 'truncate-end', 'truncate', 'truncate-middle'];
+    const words = [
+      'alpha',
+      'beta gamma',
+      'a much longer line of words that must wrap',
+      'x\ny',
+      '日本語',
+      '',
+    ];
+    const props = (): Record<string, unknown> => ({
+      color: colors[next(colors.length)],
+      backgroundColor: next(4) === 0 ? colors[next(colors.length)] : undefined,
+      bold: next(3) === 0,
+      dimColor: next(5) === 0,
+      italic: next(5) === 0,
+      underline: next(5) === 0,
+      strikethrough: next(6) === 0,
+      inverse: next(5) === 0,
+      wrap: wraps[next(wraps.length)],
+    });
+    const rows = Array.from({ length: 6 }, (_, row) =>
+      h(
+        ink.Text,
+        { key: row, ...props() },
+        words[next(words.length)],
+        next(2) === 0 ? h(ink.Text, props(), ` ${words[next(words.length)]}`) : null,
+        next(3) === 0
+          ? h(ink.Text, props(), h(ink.Text, props(), words[next(words.length)]))
+          : null,
+      ),
+    );
+    return h(ink.Box, { flexDirection: 'column', width: 30, height: 14 }, ...rows);
+  }
+
+  function frames(ink: InkLike, steps: readonly number[]): string[] {
+    const out: string[] = [];
+    const sink = Object.assign(new EventEmitter(), {
+      columns: 30,
+      rows: 14,
+      isTTY: false,
+      write: (frame: string) => out.push(frame) > 0,
+    });
+    const stdin = Object.assign(new PassThrough(), { isTTY: false });
+    const instance = ink.render(tree(ink, steps[0]!), {
+      stdout: sink,
+      stderr: sink,
+      stdin,
+      debug: true,
+      exitOnCtrlC: false,
+      patchConsole: false,
+    });
+    for (const step of steps.slice(1)) instance.rerender(tree(ink, step));
+    instance.unmount();
+    return out;
+  }
+
+  it('draws what ink draws, including frames that change only a colour or a wrap mode', () => {
+    // Each step is a screen; repeats and returns exercise the caches kept across frames.
+    const steps = [0, 1, 1, 2, 3, 2, 4, ...Array.from({ length: 60 }, (_, i) => 5 + (i % 23))];
+    const expected = frames(original, steps);
+    expect(expected.length).toBeGreaterThanOrEqual(steps.length);
+    expect(expected.join('')).toContain('\u001b[31m');
+    expect(frames(patched, steps)).toEqual(expected);
   });
 });
