@@ -156,10 +156,19 @@ function groveNeedsSanitizing(text) {
 // props (the body is ink's own), and one style object per wrap mode.
 const TEXT_PRELUDE = `
 // --- Grove: stable Text props (xtask/dependency-patches.mjs) ---
-let groveTransforms = new Map();
+// By flags, then colour, then background colour (Map keys tell 'red' from
+// any other value, undefined included).
+let groveTransforms = [];
+let groveTransformCount = 0;
 function groveTextTransform(dimColor, color, backgroundColor, bold, italic, underline, strikethrough, inverse) {
-    const key = [dimColor, bold, italic, underline, strikethrough, inverse, typeof color, String(color), typeof backgroundColor, String(backgroundColor)].join('\\u0000');
-    let transform = groveTransforms.get(key);
+    const flags = (dimColor ? 1 : 0) | (bold ? 2 : 0) | (italic ? 4 : 0) | (underline ? 8 : 0) | (strikethrough ? 16 : 0) | (inverse ? 32 : 0);
+    const byColor = (groveTransforms[flags] ??= new Map());
+    let byBackground = byColor.get(color);
+    if (byBackground === undefined) {
+        byBackground = new Map();
+        byColor.set(color, byBackground);
+    }
+    let transform = byBackground.get(backgroundColor);
     if (transform === undefined) {
         transform = (text) => {
             if (dimColor) {
@@ -184,8 +193,11 @@ function groveTextTransform(dimColor, color, backgroundColor, bold, italic, unde
             }
             return text;
         };
-        if (groveTransforms.size > 1000) groveTransforms = new Map();
-        groveTransforms.set(key, transform);
+        if (++groveTransformCount > 1000) {
+            groveTransforms = [];
+            groveTransformCount = 0;
+        }
+        byBackground.set(backgroundColor, transform);
     }
     return transform;
 }
@@ -343,6 +355,69 @@ export const dependencyPatches = [
                 textWrap: wrap,
             }, internal_transform`,
       'style: groveTextStyle(wrap), internal_transform',
+    ],
+  ]),
+  // React commits a frame after every render, and ink lays out and draws the
+  // whole screen after every commit. Most commits while agents stream change
+  // no node at all (the list does not show transcripts): those skip ink's
+  // layout and drawing, and the screen keeps the frame it has. Every host
+  // method that changes a node marks the tree changed; an update does unless
+  // all it brings is an equal style object, an equal accessibility object and
+  // new children (which change the tree through the methods that add, move
+  // and remove nodes). One flag
+  // for the module: Grove runs one ink instance.
+  patch('ink-skip-unchanged-commits', /ink[\\/]build[\\/]reconciler\.js$/, [
+    [
+      `        if (typeof rootNode.onComputeLayout === 'function') {
+            rootNode.onComputeLayout();
+        }`,
+      `        if (!groveTreeChanged && !rootNode.isStaticDirty && rootNode.staticNode === rootNode.previousStaticNode) {
+            return;
+        }
+        groveTreeChanged = false;
+        if (typeof rootNode.onComputeLayout === 'function') {
+            rootNode.onComputeLayout();
+        }`,
+    ],
+    [
+      `        if (!props && !style) {
+            return;
+        }`,
+      `        if (!props && !style) {
+            return;
+        }
+        if (style || groveChangesMoreThanStyle(props, oldProps)) {
+            groveTreeChanged = true;
+        }`,
+    ],
+    [
+      'export default createReconciler(hostConfig);',
+      `// --- Grove: skip commits that changed no node (xtask/dependency-patches.mjs) ---
+let groveTreeChanged = true;
+function groveChangesMoreThanStyle(props, oldProps) {
+    for (const key in props) {
+        if (key === 'style' || key === 'children') continue;
+        // Box makes a new accessibility object each render.
+        if (key === 'internal_accessibility') {
+            const before = oldProps.internal_accessibility;
+            const after = props.internal_accessibility;
+            if (before && after && before.role === after.role && before.state === after.state) continue;
+        }
+        return true;
+    }
+    return false;
+}
+for (const name of ['appendChild', 'insertBefore', 'appendChildToContainer', 'insertInContainerBefore', 'removeChild', 'removeChildFromContainer', 'commitTextUpdate', 'hideInstance', 'unhideInstance', 'hideTextInstance', 'unhideTextInstance', 'resetTextContent', 'clearContainer', 'commitMount']) {
+    const method = hostConfig[name];
+    if (typeof method === 'function') {
+        hostConfig[name] = function (...args) {
+            groveTreeChanged = true;
+            return method.apply(this, args);
+        };
+    }
+}
+// --- end Grove ---
+export default createReconciler(hostConfig);`,
     ],
   ]),
   // The reconciler compares each updated node's props and style with

@@ -37,7 +37,16 @@ export function createRenderer(
 ): Renderer {
   const painter = new ScreenPainter(write);
   let rows = 24;
-  const sink = new FrameSink((frame) => painter.paint(frame, rows));
+  // ink draws only after a render that changed the tree (xtask/dependency-patches.mjs);
+  // otherwise the last frame still holds, and is painted again in case the
+  // screen was cleared (invalidate) meanwhile: the painter writes nothing if not.
+  let lastFrame: string | null = null;
+  let drawn = false;
+  const sink = new FrameSink((frame) => {
+    lastFrame = frame;
+    drawn = true;
+    painter.paint(frame, rows);
+  });
   const stdin = Object.assign(new PassThrough(), { isTTY: false });
   let instance: Instance | null = null;
   return {
@@ -46,6 +55,7 @@ export function createRenderer(
       sink.columns = state.columns;
       sink.rows = state.rows;
       const element = <Root state={state} theme={theme} home={home} />;
+      drawn = false;
       if (instance) instance.rerender(element);
       else
         instance = render(element, {
@@ -56,6 +66,7 @@ export function createRenderer(
           exitOnCtrlC: false,
           patchConsole: false,
         });
+      if (!drawn && lastFrame !== null) painter.paint(lastFrame, rows);
     },
     invalidate() {
       painter.invalidate();

@@ -85,7 +85,7 @@ const SessionRow = memo(function SessionRow({
   needsYou = false,
   marked = false,
   width,
-  now,
+  activeSeconds,
   theme,
 }: {
   session: Session;
@@ -103,7 +103,12 @@ const SessionRow = memo(function SessionRow({
   /** Marked (Space) for R to start. */
   marked?: boolean;
   width: number;
-  now: number;
+  /**
+   * Its timer, in whole seconds (not the clock: the clock moves ten times a
+   * second, and a row drawn again for each would redraw twenty live rows at
+   * every tick of the spinner).
+   */
+  activeSeconds: number;
   theme: Theme;
 }) {
   const { shown, titleWidth } = listColumns(width);
@@ -175,7 +180,7 @@ const SessionRow = memo(function SessionRow({
         <Text color={theme.status(session.status)}>{fit(session.status, 12)}</Text>
       ) : null}
       {shown.has('timer') ? (
-        <Text color={theme.muted}>{fit(formatDuration(activeWorkSeconds(session, now)), 9)}</Text>
+        <Text color={theme.muted}>{fit(formatDuration(activeSeconds), 9)}</Text>
       ) : null}
     </Text>
   );
@@ -270,7 +275,7 @@ export function SessionsPage({
             needsYou={state.attention[row.session.id] !== undefined}
             marked={state.marked.includes(row.session.id)}
             width={width}
-            now={row.session.activeSince === null ? 0 : state.now}
+            activeSeconds={activeWorkSeconds(row.session, state.now)}
             theme={theme}
           />
         ),
