@@ -258,6 +258,10 @@ export const dependencyPatches = [
       'row.push(BLANK_CELL);',
     ],
     [
+      'for (let [index, line] of lines.entries()) {',
+      'for (let index = 0; index < lines.length; index++) {\n            let line = lines[index];',
+    ],
+    [
       `const characterLines = [[]];
         for (const character of this.caches.getStyledChars(text)) {`,
       `let lines;
@@ -390,6 +394,11 @@ export const dependencyPatches = [
             groveTreeChanged = true;
         }`,
     ],
+    // (and walks the changed props without an array per key)
+    [
+      'for (const [key, value] of Object.entries(props)) {',
+      'for (const key in props) {\n                const value = props[key];',
+    ],
     [
       'export default createReconciler(hostConfig);',
       `// --- Grove: skip commits that changed no node (xtask/dependency-patches.mjs) ---
@@ -418,6 +427,22 @@ for (const name of ['appendChild', 'insertBefore', 'appendChildToContainer', 'in
 }
 // --- end Grove ---
 export default createReconciler(hostConfig);`,
+    ],
+  ]),
+  // ink wraps each render in an accessibility context whose value is a new
+  // object every time, and every Text reads that context: so every Text on
+  // screen rendered again on every frame, whatever memo said (400-500 per
+  // frame in the list with 500 sessions). The same value gives the same object.
+  patch('ink-stable-accessibility-context', /ink[\\/]build[\\/]ink\.js$/, [
+    [
+      'React.createElement(AccessibilityContext, { value: { isScreenReaderEnabled: this.isScreenReaderEnabled } },',
+      'React.createElement(AccessibilityContext, { value: this.isScreenReaderEnabled ? GROVE_SCREEN_READER_ON : GROVE_SCREEN_READER_OFF },',
+    ],
+    [
+      "import { AccessibilityContext } from './components/AccessibilityContext.js';",
+      `import { AccessibilityContext } from './components/AccessibilityContext.js';
+const GROVE_SCREEN_READER_ON = Object.freeze({ isScreenReaderEnabled: true });
+const GROVE_SCREEN_READER_OFF = Object.freeze({ isScreenReaderEnabled: false });`,
     ],
   ]),
   // The reconciler compares each updated node's props and style with
