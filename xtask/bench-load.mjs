@@ -311,7 +311,7 @@ async function firstRun(w, env) {
  * events (each writes a file), then answers; any other prompt changes a file
  * and answers at once.
  */
-const STREAM_EVENTS = 150;
+const STREAM_EVENTS = 300;
 const STREAM_EVERY_MS = 100;
 function installFakeClaude(w) {
   const log = join(w.home, '.claude', 'bench-calls.log');
@@ -430,7 +430,8 @@ async function streamingScenario() {
     const windowStart = Date.now();
     let rss = rssMb(g.pid);
     const latencies = [];
-    for (let i = 0; i < 60; i++) {
+    // 200 presses: enough for a p99 that is not simply the worst one.
+    for (let i = 0; i < 200; i++) {
       latencies.push(...(await helpLatencies(g, 1, 40)));
       rss = Math.max(rss, rssMb(g.pid));
     }
