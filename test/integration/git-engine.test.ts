@@ -12,6 +12,8 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -270,6 +272,44 @@ describe('worktrees made together', () => {
 
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     for (const path of paths) expect(existsSync(join(path, 'README.md'))).toBe(true);
+  });
+});
+
+describe('a new worktree', () => {
+  it('has an index git trusts at once, and still sees a same-size edit made right after', async () => {
+    const repo = makeRepo('racy');
+    const run = (cwd: string, ...args: string[]): string =>
+      execFileSync(REAL_GIT, args, { cwd, env: clientEnv(), encoding: 'utf8' });
+    for (let i = 0; i < 200; i++) writeFileSync(join(repo, `f${i}.txt`), `file ${i}\n`);
+    // A tracked link to a file outside: its target's time must not change.
+    const outside = join(dir, 'outside.txt');
+    writeFileSync(outside, 'outside\n');
+    const outsideTime = statSync(outside).mtimeMs;
+    symlinkSync(outside, join(repo, 'link'));
+    run(repo, 'add', '-A');
+    run(repo, 'commit', '-q', '-m', 'Files');
+    const worktree = join(dir, 'wt', 'racy');
+
+    await createGitClient(clientEnv()).addWorktree(repo, worktree, 'grove/racy', 'main');
+
+    // git trusts an entry only if its time (in whole seconds) is older than the index's.
+    const index = run(
+      worktree,
+      'rev-parse',
+      '--path-format=absolute',
+      '--git-path',
+      'index',
+    ).trim();
+    const indexSecond = Math.floor(statSync(index).mtimeMs / 1000);
+    const entrySeconds = [...run(worktree, 'ls-files', '--debug').matchAll(/mtime: (\d+):/g)].map(
+      (m) => Number(m[1]),
+    );
+    expect(entrySeconds.length).toBe(202);
+    expect(entrySeconds.filter((second) => second >= indexSecond)).toEqual([]);
+    expect(statSync(outside).mtimeMs).toBe(outsideTime);
+    // An edit that keeps the size, made at once, is still a change.
+    writeFileSync(join(worktree, 'f7.txt'), 'FILE 7\n');
+    expect(run(worktree, 'status', '--porcelain')).toBe(' M f7.txt\n');
   });
 });
 

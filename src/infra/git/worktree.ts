@@ -1,4 +1,4 @@
-import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { copyFile, lutimes, mkdir, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { GitError, git, gitOut } from './run.js';
@@ -55,6 +55,32 @@ export async function addWorktree(
   await oneAtATime(repo, () =>
     git(['worktree', 'add', '-b', branch, path, startRef], { cwd: repo }),
   );
+  await settleCheckout(path);
+}
+
+/**
+ * A fresh checkout writes its files and its index within the same second,
+ * and git (which compares these times in whole seconds) cannot trust a
+ * file whose time is not older than the index: until an index is written in
+ * a later second, every git command there hashes every file again (60 ms
+ * each on 10,000 files, several times in a session's first turn). So the
+ * checkout's files are dated a second back and the index refreshed at once:
+ * any later change, in this second or after, is newer than what the index
+ * holds, so nothing is missed. Symbolic links get their own time
+ * (`lutimes`), never their target's. Runs before the agent starts, so no
+ * file of its is touched.
+ */
+async function settleCheckout(path: string): Promise<void> {
+  const earlier = new Date((Math.floor(Date.now() / 1000) - 1) * 1000);
+  const files = (await gitOut(['ls-files', '-z'], { cwd: path })).split('\0').filter(Boolean);
+  // A few hundred at a time: all 10,000 at once would queue as many promises for nothing.
+  for (let at = 0; at < files.length; at += 256)
+    await Promise.all(
+      files
+        .slice(at, at + 256)
+        .map((file) => lutimes(join(path, file), earlier, earlier).catch(() => {})),
+    );
+  await git(['update-index', '-q', '--refresh'], { cwd: path, okCodes: [1] });
 }
 
 /**
@@ -67,6 +93,7 @@ export async function restoreWorktree(repo: string, path: string, branch: string
     await git(['worktree', 'prune'], { cwd: repo });
     await git(['worktree', 'add', path, branch], { cwd: repo });
   });
+  await settleCheckout(path);
 }
 
 export async function removeWorktree(
