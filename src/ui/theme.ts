@@ -1,6 +1,10 @@
 import type { SessionStatus } from '../domain/session-status.js';
 
-/** Semantic colour tokens. `NO_COLOR` turns every token off. */
+/**
+ * Semantic colour tokens. `NO_COLOR`, `FORCE_COLOR=0` and `TERM=dumb` turn
+ * every token off: the cases in which ink (chalk) would draw no colour, so
+ * lines Grove paints itself (list rows, `paint`) have none either.
+ */
 export interface Theme {
   readonly accent: string | undefined;
   readonly muted: string | undefined;
@@ -32,7 +36,11 @@ const STATUS_COLORS: Record<SessionStatus, string> = {
 };
 
 export function createTheme(env: NodeJS.ProcessEnv | Record<string, string | undefined>): Theme {
-  const plain = env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '';
+  const plain =
+    (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') ||
+    env['FORCE_COLOR'] === '0' ||
+    env['FORCE_COLOR'] === 'false' ||
+    env['TERM'] === 'dumb';
   const c = (color: string): string | undefined => (plain ? undefined : color);
   return {
     accent: c('cyan'),

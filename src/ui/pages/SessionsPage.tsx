@@ -8,7 +8,7 @@ import type { Session } from '../../domain/session.js';
 import { activeWorkSeconds, formatDuration, formatTokens } from '../../domain/session.js';
 import type { SessionOverlap } from '../../domain/overlap.js';
 import type { Theme } from '../theme.js';
-import { fit, visibleWindow } from '../text.js';
+import { fit, paint, visibleWindow } from '../text.js';
 
 type Row =
   | { kind: 'header'; key: string; label: string }
@@ -137,51 +137,36 @@ const SessionRow = memo(function SessionRow({
   const textWidth = Math.max(1, titleWidth - badges - gap);
   const title = `${session.title || '(untitled)'}${prBadge(session)}`;
   const lines = `+${session.addedLines}/-${session.deletedLines}`;
+  // One Text for the whole row (a Text per piece made a dozen components a row).
+  const row =
+    paint(selected ? '▶ ' : '  ', theme.accent) +
+    (shown.has('size') ? paint(fit(`[${session.size}]`, 6), theme.muted) : '') +
+    paint(fit(title, textWidth), undefined) +
+    paint(draftLabel, theme.muted) +
+    paint(needsLabel, theme.accent, true) +
+    paint(questionLabel, theme.warn) +
+    (conflict ? paint(conflictLabel, theme.error) : '') +
+    paint(overlapLabel, overlapLabel.includes('conflicts') ? theme.error : theme.warn) +
+    paint(heldLabel, theme.warn) +
+    paint(variantLabel, theme.accent) +
+    (gap ? ' ' : '') +
+    (shown.has('lines')
+      ? paint(`+${session.addedLines}`, theme.diffAdded) +
+        paint('/', theme.muted) +
+        paint(`-${session.deletedLines}`, theme.diffDeleted) +
+        ' '.repeat(Math.max(1, 13 - lines.length))
+      : '') +
+    (shown.has('tokens')
+      ? paint(fit(formatTokens(session.inputTokens + session.outputTokens), 8), theme.muted)
+      : '') +
+    (shown.has('model')
+      ? paint(fit(`${session.agent}/${session.model} [${session.reasoning}]`, 26), theme.muted)
+      : '') +
+    (shown.has('status') ? paint(fit(session.status, 12), theme.status(session.status)) : '') +
+    (shown.has('timer') ? paint(fit(formatDuration(activeSeconds), 9), theme.muted) : '');
   return (
     <Text wrap="truncate-end" inverse={selected}>
-      <Text color={theme.accent}>{selected ? '▶ ' : '  '}</Text>
-      {shown.has('size') ? <Text color={theme.muted}>{fit(`[${session.size}]`, 6)}</Text> : null}
-      <Text>{fit(title, textWidth)}</Text>
-      {draftLabel ? <Text color={theme.muted}>{draftLabel}</Text> : null}
-      {needsLabel ? (
-        <Text color={theme.accent} bold>
-          {needsLabel}
-        </Text>
-      ) : null}
-      {questionLabel ? <Text color={theme.warn}>{questionLabel}</Text> : null}
-      {conflict ? <Text color={theme.error}>{conflictLabel}</Text> : null}
-      {overlapLabel ? (
-        <Text color={overlapLabel.includes('conflicts') ? theme.error : theme.warn}>
-          {overlapLabel}
-        </Text>
-      ) : null}
-      {heldLabel ? <Text color={theme.warn}>{heldLabel}</Text> : null}
-      {variantLabel ? <Text color={theme.accent}>{variantLabel}</Text> : null}
-      {gap ? ' ' : null}
-      {shown.has('lines') ? (
-        <Text>
-          <Text color={theme.diffAdded}>{`+${session.addedLines}`}</Text>
-          <Text color={theme.muted}>/</Text>
-          <Text color={theme.diffDeleted}>{`-${session.deletedLines}`}</Text>
-          {' '.repeat(Math.max(1, 13 - lines.length))}
-        </Text>
-      ) : null}
-      {shown.has('tokens') ? (
-        <Text color={theme.muted}>
-          {fit(formatTokens(session.inputTokens + session.outputTokens), 8)}
-        </Text>
-      ) : null}
-      {shown.has('model') ? (
-        <Text color={theme.muted}>
-          {fit(`${session.agent}/${session.model} [${session.reasoning}]`, 26)}
-        </Text>
-      ) : null}
-      {shown.has('status') ? (
-        <Text color={theme.status(session.status)}>{fit(session.status, 12)}</Text>
-      ) : null}
-      {shown.has('timer') ? (
-        <Text color={theme.muted}>{fit(formatDuration(activeSeconds), 9)}</Text>
-      ) : null}
+      {row}
     </Text>
   );
 });
