@@ -11,7 +11,10 @@
 import { build } from 'esbuild';
 import { dependencyPatches } from './dependency-patches.mjs';
 import { chmod, mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { builtinModules, createRequire } from 'node:module';
 import { join } from 'node:path';
+
+const nodeRequire = createRequire(import.meta.url);
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -61,6 +64,45 @@ module.exports = Object.assign(debug, { default: debug, formatters: {}, enable()
   },
 };
 
+// Node's own modules, imported by name (`import { existsSync } from
+// 'node:fs'`), are ES module facades that read every export of the module
+// once, getters included: node:crypto's loads all of WebCrypto, node:fs's
+// fs/promises, node:process's the diagnostic report, and so on (about 10 ms
+// of start-up). Through require(), with only the names the app uses, none of
+// that runs. Only `import` statements of the app bundle go this way.
+const builtinsThroughRequire = {
+  name: 'builtins-through-require',
+  setup(b) {
+    const builtins = new Set(builtinModules);
+    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (args.kind !== 'import-statement' || args.namespace === 'grove-builtin') return undefined;
+      const name = args.path.replace(/^node:/, '');
+      if (!builtins.has(name)) return undefined;
+      // One shim per importing file: a shim shared with a lazy chunk would
+      // become a chunk of its own, one more file to load at start-up.
+      return { path: `${args.importer}|node:${name}`, namespace: 'grove-builtin' };
+    });
+    b.onResolve({ filter: /.*/, namespace: 'grove-builtin' }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'grove-builtin' }, (args) => {
+      const builtin = args.path.slice(args.path.lastIndexOf('|') + 1);
+      const exports = Object.keys(nodeRequire(builtin)).filter((key) =>
+        /^[A-Za-z_$][\w$]*$/.test(key),
+      );
+      return {
+        contents: [
+          `const m = require(${JSON.stringify(builtin)});`,
+          'export default m;',
+          ...exports.map((key) => `export const ${key} = /* @__PURE__ */ (() => m.${key})();`),
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -97,7 +139,13 @@ await build({
     __GROVE_VERSION__: JSON.stringify(pkg.version),
     'process.env.NODE_ENV': '"production"',
   },
-  plugins: [...dependencyPatches, withoutDevtools, silentDebug, markdownApart],
+  plugins: [
+    ...dependencyPatches,
+    withoutDevtools,
+    silentDebug,
+    markdownApart,
+    builtinsThroughRequire,
+  ],
 });
 await build({
   ...common,

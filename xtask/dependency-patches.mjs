@@ -289,6 +289,15 @@ export const dependencyPatches = [
             return groveRememberRow(line, y, fastStyledCharsToString(lineWithoutEmptyItems).trimEnd());`,
     ],
   ]),
+  // signal-exit 3 (under ink and restore-cursor) loads node:assert, and with
+  // it Node's whole assertion and diff machinery (about 5 ms of start-up),
+  // for one check that its callback is a function. The same check, alone.
+  patch('signal-exit-without-assert', /signal-exit[\\/]index\.js$/, [
+    [
+      "var assert = require('assert')",
+      'var assert = { equal: function (actual, expected, message) { if (actual != expected) throw new TypeError(message) } }',
+    ],
+  ]),
   // ink sanitizes every text node's text on every frame (for measuring and
   // for drawing): about a tenth of Grove's CPU with twenty sessions streaming.
   // Text with no control character but tab and newline, and no escape but
