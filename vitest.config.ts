@@ -17,6 +17,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    // Kills the tmux servers a test left running (test/global-tmux.ts).
+    globalSetup: ['test/global-tmux.ts'],
     projects: [
       {
         extends: true,

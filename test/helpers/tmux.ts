@@ -47,7 +47,8 @@ export class TmuxTerminal {
   ) {}
 
   static async start(options: TmuxOptions): Promise<TmuxTerminal> {
-    const socket = `grove-test-${randomBytes(6).toString('hex')}`;
+    // Named after the test run, so the run's teardown finds what is left.
+    const socket = `grove-test-${process.env['GROVE_TEST_RUN'] ?? 'x'}-${randomBytes(6).toString('hex')}`;
     const stateDir = mkdtempSync(join(tmpdir(), 'grove-tmux-'));
     const term = new TmuxTerminal(socket, stateDir);
     const envArgs = Object.entries(options.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
@@ -170,7 +171,9 @@ export class TmuxTerminal {
   async kill(): Promise<void> {
     const pidFile = join(this.stateDir, 'pid');
     const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
-    await this.tmux(['kill-server']).catch(() => {});
+    // Twice: once more if the first one failed (a busy machine). Whatever
+    // still runs at the end of the test run is killed by test/global-tmux.ts.
+    await this.tmux(['kill-server']).catch(() => this.tmux(['kill-server']).catch(() => {}));
     for (let i = 0; pid > 0 && i < 100 && isAlive(pid); i++)
       await new Promise((resolve) => setTimeout(resolve, 50));
     rmSync(this.stateDir, { recursive: true, force: true });
