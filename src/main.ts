@@ -6,7 +6,7 @@
 // Static imports only of Node's own modules and of code that runs nothing at
 // load (node:module as a namespace: a named import of an API an old Node
 // lacks would fail before the version check could speak).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,23 @@ if (!existsSync(bundle)) {
 // friends must not create it.
 const paths = grovePaths(process.env);
 if (existsSync(paths.home)) nodeModule.enableCompileCache?.(paths.cache);
+// ink's layout engine is WebAssembly: compiling it takes the main thread about
+// 10 ms if the app does it as it loads. Started here, it compiles on another
+// thread while the app is read and linked; the app falls back to its own copy
+// of the bytes if this fails (xtask/dependency-patches.mjs, yoga-sync-load).
+const wasmGlobal = globalThis as unknown as {
+  WebAssembly: { compile(bytes: Uint8Array): Promise<unknown> };
+  __groveYogaModule?: Promise<unknown>;
+};
+try {
+  const compiling = wasmGlobal.WebAssembly.compile(
+    readFileSync(new URL('./yoga.wasm', import.meta.url)),
+  );
+  compiling.catch(() => {});
+  wasmGlobal.__groveYogaModule = compiling;
+} catch {
+  // No file (an older build): the app compiles its own copy.
+}
 const app = (await import(bundleUrl.href)) as StartModule;
 // Write what was compiled for the first frame now, rather than at exit: a
 // TUI may run for days, and a crash would lose it.

@@ -10,7 +10,7 @@
 //   dist/grove-markdown.js  the markdown renderer, loaded after the first frame
 import { build } from 'esbuild';
 import { dependencyPatches } from './dependency-patches.mjs';
-import { chmod, mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -189,6 +189,16 @@ for (const file of ['grove-app.js', 'grove-markdown.js', 'grove.js', ...chunks])
     );
   }
 }
+// yoga's WebAssembly as a file of its own, for the entry point to compile on
+// another thread while the app loads (the same bytes the bundle embeds).
+const yogaSource = await readFile(
+  join('node_modules', 'yoga-layout', 'dist', 'binaries', 'yoga-wasm-base64-esm.js'),
+  'utf8',
+);
+const yogaBase64 = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(yogaSource)?.[1];
+if (!yogaBase64)
+  throw new Error('yoga-layout no longer embeds its WebAssembly as base64; update xtask/build.mjs');
+await writeFile(join(staging, 'yoga.wasm'), Buffer.from(yogaBase64, 'base64'));
 await mkdir(join('dist', 'chunks'), { recursive: true });
 // Chunks are named by their content, so a chunk of an earlier build that a
 // running Grove may still import keeps its name; the ones no build made in
@@ -204,6 +214,7 @@ for (const file of [
   ...chunks,
   'grove-markdown.js.map',
   'grove-markdown.js',
+  'yoga.wasm',
   'grove-app.js.map',
   'grove-app.js',
   'grove.js.map',

@@ -224,14 +224,29 @@ export const dependencyPatches = [
     [
       [
         'if(h.instantiateWasm)try{',
-        'if(h.instantiateSync)return a(new WebAssembly.Instance(new WebAssembly.Module(wa()),d)),{};if(h.instantiateWasm)try{',
+        'if(h.instantiateSync)return a(new WebAssembly.Instance(h.wasmModule??new WebAssembly.Module(wa()),d)),{};if(h.instantiateWasm)try{',
       ],
     ],
   ),
+  // Grove's entry (src/main.ts) starts compiling dist/yoga.wasm on another
+  // thread before it imports the app (about 10 ms of the main thread's
+  // start-up otherwise); the instance is made from that module when it is
+  // there, and from the embedded bytes when not (a bundle without the entry,
+  // a missing or unreadable file).
   patch('yoga-sync-load', /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/, [
     [
       'const Yoga = wrapAssembly(await loadYoga());',
-      'const yogaModule = { instantiateSync: true };\nloadYoga(yogaModule);\nconst Yoga = wrapAssembly(yogaModule);',
+      [
+        'let groveCompiled;',
+        'try {',
+        '  groveCompiled = await globalThis.__groveYogaModule;',
+        '} catch {',
+        '  groveCompiled = undefined;',
+        '}',
+        'const yogaModule = { instantiateSync: true, wasmModule: groveCompiled };',
+        'loadYoga(yogaModule);',
+        'const Yoga = wrapAssembly(yogaModule);',
+      ].join('\n'),
     ],
   ]),
   // ink builds each frame cell by cell (one object per cell, a style diff per
