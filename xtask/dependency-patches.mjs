@@ -153,14 +153,15 @@ function groveNeedsSanitizing(text) {
 `;
 
 // Added to ink's Text.js: one transform function per combination of style
-// props (the body is ink's own), and one style object per wrap mode.
+// props (ink's own, made by the factory the first time), and one style
+// object per wrap mode.
 const TEXT_PRELUDE = `
 // --- Grove: stable Text props (xtask/dependency-patches.mjs) ---
 // By flags, then colour, then background colour (Map keys tell 'red' from
 // any other value, undefined included).
 let groveTransforms = [];
 let groveTransformCount = 0;
-function groveTextTransform(dimColor, color, backgroundColor, bold, italic, underline, strikethrough, inverse) {
+function groveTextTransform(dimColor, color, backgroundColor, bold, italic, underline, strikethrough, inverse, makeTransform) {
     const flags = (dimColor ? 1 : 0) | (bold ? 2 : 0) | (italic ? 4 : 0) | (underline ? 8 : 0) | (strikethrough ? 16 : 0) | (inverse ? 32 : 0);
     const byColor = (groveTransforms[flags] ??= new Map());
     let byBackground = byColor.get(color);
@@ -170,29 +171,7 @@ function groveTextTransform(dimColor, color, backgroundColor, bold, italic, unde
     }
     let transform = byBackground.get(backgroundColor);
     if (transform === undefined) {
-        transform = (text) => {
-            if (dimColor) {
-                text = chalk.dim(text);
-            }
-            text = colorize(text, color, 'foreground');
-            text = colorize(text, backgroundColor, 'background');
-            if (bold) {
-                text = chalk.bold(text);
-            }
-            if (italic) {
-                text = chalk.italic(text);
-            }
-            if (underline) {
-                text = chalk.underline(text);
-            }
-            if (strikethrough) {
-                text = chalk.strikethrough(text);
-            }
-            if (inverse) {
-                text = chalk.inverse(text);
-            }
-            return text;
-        };
+        transform = makeTransform();
         if (++groveTransformCount > 1000) {
             groveTransforms = [];
             groveTransformCount = 0;
@@ -349,31 +328,12 @@ export const dependencyPatches = [
       `import { BackgroundContext } from './BackgroundContext.js';${TEXT_PRELUDE}`,
     ],
     [
-      `const transform = (text) => {
-        if (dimColor) {
-            text = chalk.dim(text);
-        }
-        // \`colorize\` returns the text unchanged when the color is unset.
-        text = colorize(text, color, 'foreground');
-        text = colorize(text, effectiveBackgroundColor, 'background');
-        if (bold) {
-            text = chalk.bold(text);
-        }
-        if (italic) {
-            text = chalk.italic(text);
-        }
-        if (underline) {
-            text = chalk.underline(text);
-        }
-        if (strikethrough) {
-            text = chalk.strikethrough(text);
-        }
-        if (inverse) {
-            text = chalk.inverse(text);
-        }
-        return text;
-    };`,
-      'const transform = groveTextTransform(dimColor, color, effectiveBackgroundColor, bold, italic, underline, strikethrough, inverse);',
+      'const transform = (text) => {',
+      'const transform = groveTextTransform(dimColor, color, effectiveBackgroundColor, bold, italic, underline, strikethrough, inverse, () => (text) => {',
+    ],
+    [
+      '        return text;\n    };\n    return (React.createElement(BackgroundContext',
+      '        return text;\n    });\n    return (React.createElement(BackgroundContext',
     ],
     [
       `style: {

@@ -336,16 +336,22 @@ describe('ink with every build patch, frame after frame', () => {
     return h(ink.Box, { flexDirection: 'column', width: 30, height: 14 }, ...rows);
   }
 
-  function frames(ink: InkLike, steps: readonly number[]): string[] {
+  /** The frames ink draws (debug mode, into a sink) for `screens`, rendered one after the other. */
+  function draw(
+    ink: InkLike,
+    screens: readonly ((ink: InkLike) => unknown)[],
+    columns: number,
+    rows: number,
+  ): string[] {
     const out: string[] = [];
     const sink = Object.assign(new EventEmitter(), {
-      columns: 30,
-      rows: 14,
+      columns,
+      rows,
       isTTY: false,
       write: (frame: string) => out.push(frame) > 0,
     });
     const stdin = Object.assign(new PassThrough(), { isTTY: false });
-    const instance = ink.render(tree(ink, steps[0]!), {
+    const instance = ink.render(screens[0]!(ink), {
       stdout: sink,
       stderr: sink,
       stdin,
@@ -353,10 +359,18 @@ describe('ink with every build patch, frame after frame', () => {
       exitOnCtrlC: false,
       patchConsole: false,
     });
-    for (const step of steps.slice(1)) instance.rerender(tree(ink, step));
+    for (const screen of screens.slice(1)) instance.rerender(screen(ink));
     instance.unmount();
     return out;
   }
+
+  const frames = (ink: InkLike, steps: readonly number[]): string[] =>
+    draw(
+      ink,
+      steps.map((step) => (i: InkLike) => tree(i, step)),
+      30,
+      14,
+    );
 
   it('draws a frame for a change of only text, colour, wrap mode or box size, and none for no change', () => {
     // One structure throughout: what changes is a text, a colour, a wrap mode, a width.
@@ -379,27 +393,7 @@ describe('ink with every build patch, frame after frame', () => {
       screen(2, 'green', 'wrap', 20),
       screen(2, 'green', 'wrap', 20),
     ];
-    const run = (ink: InkLike): string[] => {
-      const out: string[] = [];
-      const sink = Object.assign(new EventEmitter(), {
-        columns: 30,
-        rows: 4,
-        isTTY: false,
-        write: (frame: string) => out.push(frame) > 0,
-      });
-      const stdin = Object.assign(new PassThrough(), { isTTY: false });
-      const instance = ink.render(screens[0]!(ink), {
-        stdout: sink,
-        stderr: sink,
-        stdin,
-        debug: true,
-        exitOnCtrlC: false,
-        patchConsole: false,
-      });
-      for (const next of screens.slice(1)) instance.rerender(next(ink));
-      instance.unmount();
-      return out;
-    };
+    const run = (ink: InkLike): string[] => draw(ink, screens, 30, 4);
     const expected = run(original);
     const drawn = run(patched);
     const distinct = (list: string[]): string[] => list.filter((f, i) => f !== list[i - 1]);
