@@ -60,12 +60,17 @@ describe('a list row', () => {
     expect(done).not.toContain(`Done ${ESC}[31mwork`);
   });
 
+  // Colour codes only: the selected row is drawn inverse by ink itself,
+  // whenever chalk finds colour support (a CI runner, for one).
+  const COLOUR = new RegExp(`${ESC}\\[(?:3[0-8]|9[0-7])[;m]`);
+
   it.each<Record<string, string | undefined>>([
     { NO_COLOR: '1' },
     { FORCE_COLOR: '0' },
     { TERM: 'dumb' },
   ])('has no colour with %o', (env) => {
-    expect(row(env, 'Queued work')).not.toContain(ESC);
-    expect(row(env, 'Done')).not.toContain(ESC);
+    expect(row({}, 'Done')).toMatch(COLOUR);
+    expect(row(env, 'Queued work')).not.toMatch(COLOUR);
+    expect(row(env, 'Done')).not.toMatch(COLOUR);
   });
 });
