@@ -38,10 +38,13 @@ export function createRenderer(
   const painter = new ScreenPainter(write);
   let rows = 24;
   // ink draws only after a render that changed the tree (xtask/dependency-patches.mjs);
-  // otherwise the last frame still holds, and is painted again in case the
-  // screen was cleared (invalidate) meanwhile: the painter writes nothing if not.
+  // otherwise the frame on screen still holds. Unless the screen was cleared
+  // since (invalidate, on a resize) and the tree came out the same: a resize
+  // and its reverse reduced before one draw. Then the last frame is painted
+  // again, in full.
   let lastFrame: string | null = null;
   let drawn = false;
+  let cleared = false;
   const sink = new FrameSink((frame) => {
     lastFrame = frame;
     drawn = true;
@@ -66,10 +69,12 @@ export function createRenderer(
           exitOnCtrlC: false,
           patchConsole: false,
         });
-      if (!drawn && lastFrame !== null) painter.paint(lastFrame, rows);
+      if (!drawn && cleared && lastFrame !== null) painter.paint(lastFrame, rows);
+      cleared = false;
     },
     invalidate() {
       painter.invalidate();
+      cleared = true;
     },
     unmount() {
       instance?.unmount();

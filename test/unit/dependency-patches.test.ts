@@ -419,3 +419,71 @@ describe('ink with every build patch, frame after frame', () => {
     expect(distinct(drawn)).toEqual(distinct(expected));
   });
 });
+
+// Grove's renderer on the patched ink: a draw that changes nothing writes
+// nothing, and after the screen is cleared (a resize, then its reverse,
+// before one draw) the same tree is painted again in full.
+interface RendererLike {
+  draw(state: unknown): void;
+  invalidate(): void;
+  unmount(): void;
+}
+interface RendererBundle {
+  createRenderer(
+    write: (data: string) => void,
+    theme: unknown,
+    home: string | undefined,
+  ): RendererLike;
+  createTheme(env: Record<string, string>): unknown;
+  bareState(overrides: Record<string, unknown>): Record<string, unknown>;
+}
+
+describe("Grove's renderer with the patched ink", () => {
+  let grove: RendererBundle;
+  beforeAll(async () => {
+    const outfile = join(dir, 'renderer.mjs');
+    await build({
+      stdin: {
+        contents: [
+          "export { createRenderer } from './src/runtime/renderer.tsx';",
+          "export { createTheme } from './src/ui/theme.ts';",
+          "export { bareState } from './test/helpers/state.ts';",
+        ].join('\n'),
+        resolveDir: ROOT,
+        loader: 'ts',
+      },
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      jsx: 'automatic',
+      logLevel: 'error',
+      external: ['better-sqlite3'],
+      plugins: [noDevtools, ...dependencyPatches],
+    });
+    grove = (await import(pathToFileURL(outfile).href)) as RendererBundle;
+  }, 60_000);
+
+  it('writes nothing for a draw that changes nothing, and paints again after a clear', () => {
+    const writes: string[] = [];
+    const renderer = grove.createRenderer(
+      (data) => writes.push(data),
+      grove.createTheme({}),
+      undefined,
+    );
+    const state = grove.bareState({ columns: 60, rows: 12 });
+    renderer.draw(state);
+    expect(writes.join('')).toContain('Sessions');
+
+    writes.length = 0;
+    renderer.draw({ ...state });
+    expect(writes).toEqual([]);
+
+    renderer.invalidate();
+    renderer.draw({ ...state });
+    const after = writes.join('');
+    expect(after).toContain('\u001b[2J');
+    expect(after.slice(after.indexOf('\u001b[2J'))).toContain('Sessions');
+    renderer.unmount();
+  });
+});
