@@ -9,7 +9,7 @@
 //                           a running Grove)
 //   dist/grove-markdown.js  the markdown renderer, loaded after the first frame
 import { build } from 'esbuild';
-import { dependencyPatches } from './dependency-patches.mjs';
+import { dependencyPatchesAllUsed } from './dependency-patches.mjs';
 import { chmod, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -140,7 +140,7 @@ await build({
     'process.env.NODE_ENV': '"production"',
   },
   plugins: [
-    ...dependencyPatches,
+    ...dependencyPatchesAllUsed,
     withoutDevtools,
     silentDebug,
     markdownApart,

@@ -1,29 +1,57 @@
 // Exact, checked edits to dependencies, applied while bundling (xtask/build.mjs).
 // Each one fails the build when its snippet is gone, so an upgrade cannot
-// silently undo it. test/unit/dependency-patches.test.ts checks that the
-// patched ink output is identical to the original.
+// silently undo it, and the app build fails when a patch found no file at all.
+// test/unit/dependency-patches.test.ts checks that the patched ink output is
+// identical to the original.
 import { readFile } from 'node:fs/promises';
 
 /**
- * Replaces exact snippets in one dependency file. The build fails when a
- * snippet is gone (the dependency changed), so an upgrade cannot silently
- * undo a patch.
+ * Exact snippet replacements in the dependency files whose path matches
+ * `filter`. The build fails when a snippet is gone (the dependency changed),
+ * so an upgrade cannot silently undo a patch.
  */
 export function patch(name, filter, replacements) {
+  return { name, filter, replacements };
+}
+
+/**
+ * One esbuild plugin for all of `patches`: esbuild takes a file's contents
+ * from the first plugin that returns any, so every patch of one file must be
+ * applied by the same callback, in order. With `everyPatchUsed`, a build in
+ * which some patch matched no file fails (a dependency moved or was renamed).
+ */
+export function patchPlugin(patches, { everyPatchUsed }) {
+  const filter = new RegExp(patches.map((p) => `(?:${p.filter.source})`).join('|'));
   return {
-    name,
+    name: 'grove-dependency-patches',
     setup(b) {
+      const used = new Set();
+      b.onStart(() => used.clear());
       b.onLoad({ filter }, async (args) => {
+        const mine = patches.filter((p) => p.filter.test(args.path));
+        if (mine.length === 0) return undefined;
         let source = await readFile(args.path, 'utf8');
-        for (const [from, to] of replacements) {
-          if (!source.includes(from))
-            throw new Error(
-              `${name}: ${args.path} no longer contains ${JSON.stringify(from)}; update xtask/dependency-patches.mjs`,
-            );
-          source = source.replace(from, to);
+        for (const { name, replacements } of mine) {
+          for (const [from, to] of replacements) {
+            if (!source.includes(from))
+              throw new Error(
+                `${name}: ${args.path} no longer contains ${JSON.stringify(from)}; update xtask/dependency-patches.mjs`,
+              );
+            source = source.replace(from, to);
+          }
+          used.add(name);
         }
         return { contents: source, loader: 'js' };
       });
+      if (everyPatchUsed)
+        b.onEnd((result) => {
+          if (result.errors.length > 0) return;
+          const unused = patches.filter((p) => !used.has(p.name)).map((p) => p.name);
+          if (unused.length > 0)
+            throw new Error(
+              `dependency patches that matched no file: ${unused.join(', ')}; update xtask/dependency-patches.mjs`,
+            );
+        });
     },
   };
 }
@@ -192,7 +220,7 @@ function groveTextStyle(wrap) {
 // --- end Grove ---
 `;
 
-export const dependencyPatches = [
+const PATCHES = [
   // yoga-layout (ink's layout engine) embeds its WebAssembly as base64 and
   // instantiates it asynchronously through fetch(), which needs a top-level
   // await (impossible in CommonJS) and loads Node's whole HTTP stack at
@@ -477,3 +505,9 @@ const GROVE_SCREEN_READER_OFF = Object.freeze({ isScreenReaderEnabled: false });
     ],
   ]),
 ];
+
+/** Every patch, for bundles of any part of the dependencies (the tests bundle single ink files). */
+export const dependencyPatches = [patchPlugin(PATCHES, { everyPatchUsed: false })];
+
+/** Every patch, and the build fails if one of them matched no file: for the app bundle. */
+export const dependencyPatchesAllUsed = [patchPlugin(PATCHES, { everyPatchUsed: true })];
