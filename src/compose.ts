@@ -33,8 +33,8 @@ export interface Infra {
 
 /** The migrations/ folder this build ships. */
 export function migrationsDir(): string {
-  // src/compose.ts sits one level below the package root, the bundled chunk
-  // (dist/chunks/) two levels: the nearest migrations/ folder above is ours.
+  // src/compose.ts and the bundle (dist/grove-app.cjs) sit one level below
+  // the package root; two levels is kept for a build that nests the bundle.
   for (const up of ['../migrations/', '../../migrations/']) {
     const dir = fileURLToPath(new URL(up, import.meta.url));
     if (existsSync(dir)) return dir;

@@ -1,8 +1,9 @@
 // Grove's entry point (dist/grove.js). It checks the Node.js version first,
 // then imports only Node's own modules, so the one slow outside step of
 // starting the TUI (asking git for the repository root) runs while the app
-// bundle loads. Node's compile cache (module.enableCompileCache) keeps V8's
-// compiled code for the bundle, so later starts skip compiling it.
+// bundle loads. The app (dist/grove-app.cjs, one CommonJS file) runs through
+// a V8 code cache made after the first frame (infra/code-cache.ts), so later
+// starts compile almost nothing.
 // Static imports only of Node's own modules and of code that runs nothing at
 // load (node:module as a namespace: a named import of an API an old Node
 // lacks would fail before the version check could speak).
@@ -10,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compileBundle } from './infra/code-cache.js';
 import { repoRoot, type RepoRootPrefetch } from './infra/git/repo-root.js';
 import { grovePaths } from './infra/paths.js';
 import { versionProblem } from './node-version.js';
@@ -33,41 +35,51 @@ function tuiDir(argv: readonly string[]): string | null {
 
 const dir = tuiDir(process.argv.slice(2));
 const prefetch: RepoRootPrefetch | null = dir === null ? null : { dir, root: repoRoot(dir) };
-// The build puts dist/grove.js (this file) next to dist/grove-app.js (start.ts and all it uses).
-const bundleUrl = new URL('./grove-app.js', import.meta.url);
-const bundle = fileURLToPath(bundleUrl);
+// The build puts dist/grove.js (this file) next to dist/grove-app.cjs (start.ts and all it uses).
+const bundle = fileURLToPath(new URL('./grove-app.cjs', import.meta.url));
 if (!existsSync(bundle)) {
   process.stderr.write(`grove: ${bundle} is missing; run npm run build.\n`);
   process.exit(1);
 }
-// Any problem with the cache (unwritable, full, from another Node) only means
-// compiling from source. Only once GROVE_HOME exists: `grove --help` and
-// friends must not create it.
+// Caches are written only once GROVE_HOME exists: `grove --help` and friends
+// must not create it. Node's compile cache serves the modules loaded later
+// (the markdown renderer, clipboardy).
 const paths = grovePaths(process.env);
-if (existsSync(paths.home)) nodeModule.enableCompileCache?.(paths.cache);
-// ink's layout engine is WebAssembly, compiled on the main thread if the app
-// does it as it loads. Started here, it compiles on another thread while the
-// app is read and linked (importing the app: median 81.6 -> 79.0 ms over 15
-// runs); the app falls back to its own copy of the bytes if this fails
-// (xtask/dependency-patches.mjs, yoga-sync-load).
-const wasmGlobal = globalThis as unknown as {
+const homeExists = (): boolean => existsSync(paths.home);
+if (homeExists()) nodeModule.enableCompileCache?.(paths.cache);
+// ink's layout engine is WebAssembly. Compiled here, it compiles on another
+// thread while the app bundle is read and compiled, and the app instantiates
+// it synchronously (xtask/dependency-patches.mjs, yoga-sync-load); without
+// it (no file, a failed compile) the app compiles its own copy of the bytes.
+const { WebAssembly: wasm } = globalThis as unknown as {
   WebAssembly: { compile(bytes: Uint8Array): Promise<unknown> };
-  __groveYogaModule?: Promise<unknown>;
 };
+let yoga: Promise<unknown> | undefined;
 try {
-  const compiling = wasmGlobal.WebAssembly.compile(
-    readFileSync(new URL('./yoga.wasm', import.meta.url)),
-  );
+  const compiling = wasm.compile(readFileSync(new URL('./yoga.wasm', import.meta.url)));
   compiling.catch(() => {});
-  wasmGlobal.__groveYogaModule = compiling;
+  yoga = compiling;
 } catch {
-  // No file (an older build): the app compiles its own copy.
+  yoga = undefined;
 }
-const app = (await import(bundleUrl.href)) as StartModule;
-// Write what was compiled for the first frame now, rather than at exit: a
-// TUI may run for days, and a crash would lose it.
-app.start(prefetch, {
+// A cache made after the TUI's first frame suits TUI starts; a headless
+// command keeps one of its own.
+const app = compileBundle<StartModule>(bundle, {
+  cacheDir: paths.cache,
+  kind: prefetch === null ? 'command' : 'tui',
+  mayWrite: homeExists,
+  // This file sits next to the bundle: specifiers resolve as they would from it.
+  importer: (specifier) => import(specifier),
+});
+(globalThis as { __groveYogaModule?: unknown }).__groveYogaModule = await yoga?.catch(
+  () => undefined,
+);
+const { start } = app.run();
+if (prefetch === null) process.once('exit', () => app.save());
+start(prefetch, {
   afterFirstFrame: () => {
+    // Written now rather than at exit: a TUI may run for days, and a crash would lose it.
+    app.save();
     nodeModule.flushCompileCache?.();
     settleMemory();
   },

@@ -235,26 +235,30 @@ const PATCHES = [
       ],
     ],
   ),
-  // Grove's entry (src/main.ts) starts compiling dist/yoga.wasm on another
-  // thread before it imports the app (the import takes about 3 ms less); the
-  // instance is made from that module when it is
+  // Grove's entry (src/main.ts) compiles dist/yoga.wasm on another thread
+  // while it reads and compiles the app, and leaves the module in
+  // globalThis.__groveYogaModule; the instance is made from it when it is
   // there, and from the embedded bytes when not (a bundle without the entry,
   // a missing or unreadable file).
   patch('yoga-sync-load', /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/, [
     [
       'const Yoga = wrapAssembly(await loadYoga());',
       [
-        'let groveCompiled;',
-        'try {',
-        '  groveCompiled = await globalThis.__groveYogaModule;',
-        '} catch {',
-        '  groveCompiled = undefined;',
-        '}',
+        'const groveCompiled = globalThis.__groveYogaModule instanceof WebAssembly.Module ? globalThis.__groveYogaModule : undefined;',
         'const yogaModule = { instantiateSync: true, wasmModule: groveCompiled };',
         'loadYoga(yogaModule);',
         'const Yoga = wrapAssembly(yogaModule);',
       ].join('\n'),
     ],
+  ]),
+  // When DEV=true, ink awaits at its top level the React DevTools bridge and
+  // its own package.json (for the DevTools' renderer name). Grove ships no
+  // DevTools (the bridge is an empty module in the bundle), and a CommonJS
+  // bundle cannot hold a top-level await: the bridge is not awaited, and the
+  // name stays ink's default.
+  patch('ink-devtools-without-await', /ink[\\/]build[\\/]reconciler\.js$/, [
+    ["await import('./devtools.js');", "void import('./devtools.js');"],
+    ['const loaded = await loadPackageJson();', 'const loaded = {};'],
   ]),
   // ink builds each frame cell by cell (one object per cell, a style diff per
   // cell): about half of a full frame's time. Same output, less work: shared

@@ -3,6 +3,8 @@
 // first use so start-up never pays for it. Where no clipboard tool can be
 // reached (over SSH, in tmux without X), the text goes to the terminal as an
 // OSC 52 sequence, through the runtime's terminal writer.
+import type * as clipboardy from 'clipboardy';
+import { importExternal } from './external-import.js';
 
 export interface Clipboard {
   /** Puts text on the clipboard; resolves with how (for the notice), rejects with a readable reason. */
@@ -43,7 +45,7 @@ export function createClipboard(
   return {
     async copy(text) {
       if (terminal && noDisplay(env)) return viaTerminal(text);
-      const { default: board } = await import('clipboardy');
+      const { default: board } = await importExternal<typeof clipboardy>('clipboardy');
       try {
         await board.write(text);
         return 'the system clipboard';

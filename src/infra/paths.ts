@@ -8,7 +8,7 @@ export interface GrovePaths {
   readonly worktrees: string;
   readonly logs: string;
   readonly logFile: string;
-  /** Node's compile cache for the bundled app, so later starts skip compiling it. */
+  /** V8's compiled code for the bundled app (infra/code-cache.ts) and Node's compile cache for what loads later. */
   readonly cache: string;
   /** Records of the agent processes Grove started (for the start-up sweep). */
   readonly run: string;

@@ -383,7 +383,7 @@ describe('grove doctor', () => {
     const run = await doctor([], env);
 
     expect(run.code).toBe(0);
-    // Only Node's compile cache (dist/grove.js turns it on for every command).
+    // Only the code caches (dist/grove.js keeps one for headless commands).
     expect(readdirSync(world.groveHome).filter((name) => name !== 'cache')).toEqual([]);
     expect(statSync(world.groveHome).mode & 0o777).toBe(0o700);
   });

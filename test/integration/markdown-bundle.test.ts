@@ -1,16 +1,14 @@
-// The shipped markdown renderer (dist/grove-markdown.js, built by `npm test`
+// The shipped markdown renderer (dist/grove-markdown.cjs, built by `npm test`
 // before the suite) carries only the common highlight.js languages.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/grove-env.js';
 
 function render(markdown: string): { lines: string[]; stderr: string; stdout: string } {
-  const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'grove-markdown.js')).href)}).then(({ renderMarkdown }) => {
+  const script = `const { renderMarkdown } = require(${JSON.stringify(join(ROOT, 'dist', 'grove-markdown.cjs'))});
 const lines = renderMarkdown(${JSON.stringify(markdown)}, 60);
-require('node:fs').writeFileSync(3, JSON.stringify(lines));
-});`;
+require('node:fs').writeFileSync(3, JSON.stringify(lines));`;
   const run = spawnSync(process.execPath, ['-e', script], {
     encoding: 'utf8',
     env: { ...process.env, FORCE_COLOR: '1' },
