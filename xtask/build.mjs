@@ -12,7 +12,7 @@
 //                           frame
 //   dist/yoga.wasm          ink's layout engine, compiled by the entry point
 import { build } from 'esbuild';
-import { dependencyPatchesAllUsed } from './dependency-patches.mjs';
+import { dependencyPatches, dependencyPatchesAllUsed } from './dependency-patches.mjs';
 import { chmod, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -143,6 +143,8 @@ await build({
   supported: { 'dynamic-import': false },
   entryPoints: { 'grove-app': 'src/start.ts' },
   outExtension: { '.js': '.cjs' },
+  // Segmenters made when first used, not when their module loads.
+  inject: [join('xtask', 'bundle', 'lazy-segmenter.mjs')],
   outdir: staging,
   // better-sqlite3 is native; clipboardy finds its helper binaries next to its own files.
   external: ['better-sqlite3', 'clipboardy'],
@@ -167,8 +169,10 @@ await build({
   outExtension: { '.js': '.cjs' },
   entryPoints: { 'grove-markdown': 'src/ui/markdown.ts' },
   outdir: staging,
+  inject: [join('xtask', 'bundle', 'lazy-segmenter.mjs')],
   // The languages answers mostly use, not all 190 (see the file).
   plugins: [
+    ...dependencyPatches,
     {
       name: 'highlight-languages',
       setup(b) {

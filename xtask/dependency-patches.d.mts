@@ -4,11 +4,13 @@ export interface DependencyPatch {
   readonly name: string;
   readonly filter: RegExp;
   readonly replacements: readonly (readonly [string, string])[];
+  readonly exclude: RegExp | undefined;
 }
 export function patch(
   name: string,
   filter: RegExp,
   replacements: readonly (readonly [string, string])[],
+  exclude?: RegExp,
 ): DependencyPatch;
 export const dependencyPatches: Plugin[];
 export const dependencyPatchesAllUsed: Plugin[];

@@ -4,15 +4,24 @@
 // test/unit/dependency-patches.test.ts checks that the patched ink output is
 // identical to the original.
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+/** xtask/bundle/simple-text.mjs, as an import specifier for patched files. */
+const SIMPLE_TEXT = JSON.stringify(
+  fileURLToPath(new URL('./bundle/simple-text.mjs', import.meta.url)),
+);
 
 /**
  * Exact snippet replacements in the dependency files whose path matches
- * `filter`. The build fails when a snippet is gone (the dependency changed),
- * so an upgrade cannot silently undo a patch.
+ * `filter` (and not `exclude`). The build fails when a snippet is gone (the
+ * dependency changed), so an upgrade cannot silently undo a patch.
  */
-export function patch(name, filter, replacements) {
-  return { name, filter, replacements };
+export function patch(name, filter, replacements, exclude = undefined) {
+  return { name, filter, replacements, exclude };
 }
+
+/** Copies of a package nested under another package (an older major that one of them pins). */
+const NESTED = /node_modules[\\/].*[\\/]node_modules[\\/]/;
 
 /**
  * One esbuild plugin for all of `patches`: esbuild takes a file's contents
@@ -28,7 +37,7 @@ export function patchPlugin(patches, { everyPatchUsed }) {
       const used = new Set();
       b.onStart(() => used.clear());
       b.onLoad({ filter }, async (args) => {
-        const mine = patches.filter((p) => p.filter.test(args.path));
+        const mine = patches.filter((p) => p.filter.test(args.path) && !p.exclude?.test(args.path));
         if (mine.length === 0) return undefined;
         let source = await readFile(args.path, 'utf8');
         for (const { name, replacements } of mine) {
@@ -259,6 +268,53 @@ const PATCHES = [
   patch('ink-devtools-without-await', /ink[\\/]build[\\/]reconciler\.js$/, [
     ["await import('./devtools.js');", "void import('./devtools.js');"],
     ['const loaded = await loadPackageJson();', 'const loaded = {};'],
+  ]),
+  // string-width measures every string that is not plain ASCII through ICU's
+  // grapheme segmenter and, cluster by cluster, a \p{RGI_Emoji} expression
+  // (the first use of the two costs about 27 ms and 5 MB). Grove's frames
+  // hold box lines, dots and arrows: text whose every code point is a cluster
+  // of its own (xtask/bundle/simple-text.mjs) is measured code point by code
+  // point, each width once, the way string-width measures a one-code-point
+  // cluster.
+  patch(
+    'string-width-simple-text',
+    /string-width[\\/]index\.js$/,
+    [
+      [
+        "import {eastAsianWidth} from 'get-east-asian-width';",
+        `import {eastAsianWidth} from 'get-east-asian-width';
+import { isSimpleText as groveIsSimpleText, simpleTextWidth as groveSimpleTextWidth } from ${SIMPLE_TEXT};`,
+      ],
+      [
+        String.raw`	if (/^[\u0020-\u007E]*$/.test(string)) {
+		return string.length;
+	}`,
+        String.raw`	if (/^[\u0020-\u007E]*$/.test(string)) {
+		return string.length;
+	}
+
+	// Grove: text with no multi-code-point cluster (xtask/bundle/simple-text.mjs).
+	if (groveIsSimpleText(string)) {
+		return groveSimpleTextWidth(string, !ambiguousIsNarrow, visibleCharacterRegex, eastAsianWidth);
+	}`,
+      ],
+    ],
+    // cli-table3 (under marked-terminal) pins string-width 4.
+    NESTED,
+  ),
+  // ansi-tokenize splits styled text into grapheme clusters with ICU's
+  // segmenter; for text whose every code point is a cluster of its own the
+  // code units are the same segments.
+  patch('ansi-tokenize-simple-text', /ansi-tokenize[\\/]build[\\/]tokenize\.js$/, [
+    [
+      'import isFullwidthCodePoint from "is-fullwidth-code-point";',
+      `import isFullwidthCodePoint from "is-fullwidth-code-point";
+import { isSimpleText as groveIsSimpleText, simpleSegments as groveSimpleSegments } from ${SIMPLE_TEXT};`,
+    ],
+    [
+      'for (const { segment, index } of segmenter.segment(str)) {',
+      'for (const { segment, index } of (groveIsSimpleText(str) ? groveSimpleSegments(str) : segmenter.segment(str))) {',
+    ],
   ]),
   // ink builds each frame cell by cell (one object per cell, a style diff per
   // cell): about half of a full frame's time. Same output, less work: shared

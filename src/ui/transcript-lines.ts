@@ -17,6 +17,17 @@ const entryCache = new LruCache<readonly StyledLine[]>(4000);
 export type AnswerRenderer = (markdown: string, width: number) => string[];
 
 let answerRenderer: AnswerRenderer = (text, width) => wrapPlain(text, width);
+let onFirstAnswer: (() => void) | undefined;
+
+/**
+ * Calls `load` (once) when an answer is first laid out while the plain
+ * renderer is in place: the markdown renderer is loaded only once a
+ * transcript with an answer is on screen, and it then replaces the plain
+ * layout (setAnswerRenderer).
+ */
+export function whenAnswerNeeded(load: () => void): void {
+  onFirstAnswer = load;
+}
 
 /**
  * Lets the markdown renderer be plugged in (it is loaded lazily for fast
@@ -25,6 +36,7 @@ let answerRenderer: AnswerRenderer = (text, width) => wrapPlain(text, width);
  */
 export function setAnswerRenderer(renderer: AnswerRenderer): void {
   answerRenderer = renderer;
+  onFirstAnswer = undefined;
   rendererGeneration++;
   entryCache.clear();
 }
@@ -62,9 +74,13 @@ export function entryLines(
         style: 'prompt' as const,
       }));
       break;
-    case 'assistant_answer':
+    case 'assistant_answer': {
+      const load = onFirstAnswer;
+      onFirstAnswer = undefined;
+      load?.();
       lines = answerRenderer(content, width).map((text) => ({ text, style: 'answer' as const }));
       break;
+    }
     case 'notice': {
       const style = noticeStyle(content);
       lines = wrapPlain(content, width).map((text) => ({ text, style }));
