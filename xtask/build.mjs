@@ -8,15 +8,17 @@
 //                           execa, are in it but run only when first imported:
 //                           no chunk files that a rebuild could pull from
 //                           under a running Grove)
-//   dist/grove-markdown.cjs the markdown renderer, loaded after the first
-//                           frame
+//   dist/grove-markdown.cjs the markdown renderer, loaded when the first
+//                           answer is shown
+//   dist/vendor/*.cjs       execa, the ACP library and Octokit, each loaded
+//                           when first imported
 //   dist/yoga.wasm          ink's layout engine, compiled by the entry point
 import { build } from 'esbuild';
 import { dependencyPatches, dependencyPatchesAllUsed } from './dependency-patches.mjs';
 import { chmod, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 
 const nodeRequire = createRequire(import.meta.url);
 
@@ -32,6 +34,28 @@ const markdownApart = {
       path: './grove-markdown.cjs',
       external: true,
     }));
+  },
+};
+
+// Packages only some uses need (execa: agents' side commands; the ACP
+// library: Gemini; Octokit: GitHub) are files of their own in dist/vendor/,
+// required when first imported: a Grove that never needs them keeps their
+// source (about half a megabyte, held by V8 for as long as it runs) out of
+// memory. Only imports from Grove's own code go there, so each package is
+// loaded once.
+const VENDORS = {
+  execa: 'execa',
+  '@agentclientprotocol/sdk': 'acp-sdk',
+  '@octokit/rest': 'octokit-rest',
+};
+const vendorApart = {
+  name: 'vendor-apart',
+  setup(b) {
+    b.onResolve({ filter: /^(execa|@agentclientprotocol\/sdk|@octokit\/rest)$/ }, (args) =>
+      /[\\/]src[\\/]/.test(args.importer)
+        ? { path: `./vendor/${VENDORS[args.path]}.cjs`, external: true }
+        : undefined,
+    );
   },
 };
 
@@ -128,6 +152,10 @@ const common = {
 // Grove (or a test using dist/grove.js) never sees a half-written bundle.
 const staging = join('dist', `.build-${process.pid}`);
 await rm(staging, { recursive: true, force: true });
+// A failed build leaves nothing half-made in dist/.
+process.on('exit', (code) => {
+  if (code !== 0) rmSync(staging, { recursive: true, force: true });
+});
 // The app is one CommonJS file: the entry point runs it with vm.Script and
 // a code cache made after the first frame, which holds the functions the
 // start ran; Node's compile cache for ES modules holds only what was
@@ -159,9 +187,21 @@ await build({
     withoutDevtools,
     silentDebug,
     markdownApart,
+    vendorApart,
     builtinsThroughRequire,
   ],
 });
+for (const [name, file] of Object.entries(VENDORS)) {
+  await build({
+    ...common,
+    format: 'cjs',
+    // The package's own import.meta.url, in CommonJS.
+    banner: { js: "var __groveUrl = require('node:url').pathToFileURL(__filename).href;" },
+    define: { 'import.meta.url': '__groveUrl' },
+    stdin: { contents: `export * from '${name}';`, resolveDir: process.cwd(), loader: 'js' },
+    outfile: join(staging, 'vendor', `${file}.cjs`),
+  });
+}
 await build({
   ...common,
   format: 'cjs',
@@ -196,7 +236,8 @@ await build({
 // when all of it is Latin-1, two otherwise: one stray '…' in a regular
 // expression doubles the app bundle's 2.5 MB. esbuild escapes strings, not
 // regular expression literals, so write those characters as \u escapes.
-for (const file of ['grove-app.cjs', 'grove-markdown.cjs', 'grove.js']) {
+const vendors = Object.values(VENDORS).map((file) => join('vendor', `${file}.cjs`));
+for (const file of ['grove-app.cjs', 'grove-markdown.cjs', 'grove.js', ...vendors]) {
   const bytes = await readFile(join(staging, file));
   const at = bytes.findIndex((byte) => byte > 0x7f);
   if (at >= 0) {
@@ -217,9 +258,10 @@ const yogaBase64 = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exe
 if (!yogaBase64)
   throw new Error('yoga-layout no longer embeds its WebAssembly as base64; update xtask/build.mjs');
 await writeFile(join(staging, 'yoga.wasm'), Buffer.from(yogaBase64, 'base64'));
-await mkdir('dist', { recursive: true });
+await mkdir(join('dist', 'vendor'), { recursive: true });
 // The app first, the entry point last: a start in between still finds a whole set.
 for (const file of [
+  ...vendors.flatMap((file) => [`${file}.map`, file]),
   'grove-markdown.cjs.map',
   'grove-markdown.cjs',
   'yoga.wasm',
