@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/grove-env.js';
 
@@ -57,15 +58,14 @@ execa(process.execPath, ['-e', 'process.stdout.write("ran")']).then((r) => proce
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const child = await new Promise<string>((resolve, reject) => {
-        const script = `const vendor = ${JSON.stringify(VENDOR)};
+      const script = `const vendor = ${JSON.stringify(VENDOR)};
 const { Octokit } = require(vendor + '/octokit-rest.cjs');
 new Octokit({ auth: 't0k', baseUrl: 'http://127.0.0.1:${port}' }).rest.repos
   .get({ owner: 'o', repo: 'r' })
   .then((r) => process.stdout.write(r.data.default_branch));`;
-        execFile(process.execPath, ['-e', script], { timeout: 20_000 }, (error, stdout) =>
-          error ? reject(error) : resolve(stdout),
-        );
+      // Asynchronous: the server answers from this process.
+      const { stdout: child } = await promisify(execFile)(process.execPath, ['-e', script], {
+        timeout: 20_000,
       });
       expect(child).toBe('main');
       expect(seen).toEqual(['GET /repos/o/r token t0k']);
