@@ -16,11 +16,8 @@
 import { build } from 'esbuild';
 import { dependencyPatches, dependencyPatchesAllUsed } from './dependency-patches.mjs';
 import { chmod, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { builtinModules, createRequire } from 'node:module';
 import { join } from 'node:path';
 import { existsSync, rmSync } from 'node:fs';
-
-const nodeRequire = createRequire(import.meta.url);
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -92,60 +89,17 @@ module.exports = Object.assign(debug, { default: debug, formatters: {}, enable()
   },
 };
 
-// Node's own modules, imported by name (`import { existsSync } from
-// 'node:fs'`), are ES module facades that read every export of the module
-// once, getters included: node:crypto's loads all of WebCrypto, node:fs's
-// fs/promises, node:process's the diagnostic report, and so on (about 10 ms
-// of start-up). Through require(), with only the names the app uses, none of
-// that runs. Only `import` statements of the app bundle go this way.
-const builtinsThroughRequire = {
-  name: 'builtins-through-require',
-  setup(b) {
-    const builtins = new Set(builtinModules);
-    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
-      if (args.kind !== 'import-statement' || args.namespace === 'grove-builtin') return undefined;
-      const name = args.path.replace(/^node:/, '');
-      if (!builtins.has(name)) return undefined;
-      // One shim per importing file: a part of the app that loads on first
-      // use (execa, the GitHub client) requires its built-ins only then.
-      return { path: `${args.importer}|node:${name}`, namespace: 'grove-builtin' };
-    });
-    b.onResolve({ filter: /.*/, namespace: 'grove-builtin' }, (args) => ({
-      path: args.path,
-      external: true,
-    }));
-    b.onLoad({ filter: /.*/, namespace: 'grove-builtin' }, (args) => {
-      const builtin = args.path.slice(args.path.lastIndexOf('|') + 1);
-      const exports = Object.keys(nodeRequire(builtin)).filter((key) =>
-        /^[A-Za-z_$][\w$]*$/.test(key),
-      );
-      return {
-        contents: [
-          `const m = require(${JSON.stringify(builtin)});`,
-          'export default m;',
-          ...exports.map((key) => `export const ${key} = /* @__PURE__ */ (() => m.${key})();`),
-        ].join('\n'),
-        loader: 'js',
-      };
-    });
-  },
-};
-
 const common = {
   bundle: true,
   platform: 'node',
   target: 'node22.19',
-  format: 'esm',
+  format: 'cjs',
   jsx: 'automatic',
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
   sourcemap: 'linked',
   logLevel: 'warning',
-  // Bundled CommonJS packages call require(); give the ES module one.
-  banner: {
-    js: "import { createRequire as __groveCreateRequire } from 'node:module'; const require = __groveCreateRequire(import.meta.url);",
-  },
 };
 
 // Build into a private folder, then move the result into dist/ so a running
@@ -162,9 +116,7 @@ process.on('exit', (code) => {
 // compiled before the module ran (about 30 ms more per start, measured).
 await build({
   ...common,
-  format: 'cjs',
   // The entry point gives the bundle require, __filename and __dirname.
-  banner: {},
   // A vm.Script has no import(): the parts loaded on first use become
   // require() calls (the markdown file is CommonJS too), and ES-module-only
   // packages go through src/infra/external-import.ts.
@@ -182,19 +134,11 @@ await build({
     // The entry point passes the bundle's URL.
     'import.meta.url': '__groveUrl',
   },
-  plugins: [
-    ...dependencyPatchesAllUsed,
-    withoutDevtools,
-    silentDebug,
-    markdownApart,
-    vendorApart,
-    builtinsThroughRequire,
-  ],
+  plugins: [...dependencyPatchesAllUsed, withoutDevtools, silentDebug, markdownApart, vendorApart],
 });
 for (const [name, file] of Object.entries(VENDORS)) {
   await build({
     ...common,
-    format: 'cjs',
     // The package's own import.meta.url, in CommonJS.
     banner: { js: "var __groveUrl = require('node:url').pathToFileURL(__filename).href;" },
     define: { 'import.meta.url': '__groveUrl' },
@@ -204,8 +148,6 @@ for (const [name, file] of Object.entries(VENDORS)) {
 }
 await build({
   ...common,
-  format: 'cjs',
-  banner: {},
   outExtension: { '.js': '.cjs' },
   entryPoints: { 'grove-markdown': 'src/ui/markdown.ts' },
   outdir: staging,
@@ -225,8 +167,10 @@ await build({
 });
 await build({
   ...common,
-  // The entry point must run its version check on any Node, so it carries no
-  // require() banner and nothing newer than what Node 18 parses.
+  // The entry point (an ES module: it awaits the app's yoga module) must run
+  // its version check on any Node, so it holds nothing newer than what Node
+  // 18 parses.
+  format: 'esm',
   banner: { js: '#!/usr/bin/env node' },
   target: 'node18',
   entryPoints: { grove: 'src/main.ts' },
