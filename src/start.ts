@@ -32,7 +32,8 @@ import { setupTerminal } from './runtime/terminal.js';
 import { createRenderer } from './runtime/renderer.js';
 import { runLoop } from './runtime/loop.js';
 import { createTheme } from './ui/theme.js';
-import { setAnswerRenderer, whenAnswerNeeded } from './ui/transcript-lines.js';
+import type * as markdownModule from './ui/markdown.js';
+import { whenAnswerNeeded } from './ui/transcript-lines.js';
 
 function fail(message: string, code: number): never {
   process.stderr.write(`grove: ${message}\n`);
@@ -224,20 +225,18 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   let firstFrame = true;
   controller.start();
   for (const text of checkoutNotices) app.emit({ type: 'notice', notice: { level: 'warn', text } });
-  // The markdown renderer (and its highlighter: a fifth of start-up's code,
-  // about 40 ms to load and several MB) loads when an answer is first laid
-  // out, after that frame is drawn: a Grove that only shows the list never
-  // loads it. Plugging it in drops the plain-text layouts; a tick makes a new
-  // snapshot, so the loop draws the answers on screen again, as markdown.
+  // The markdown renderer (and its highlighter: about 40 ms to load and
+  // several MB) loads just before an answer is first laid out, synchronously,
+  // so that transcript is measured once, as markdown: a Grove that only shows
+  // the list never loads it.
   whenAnswerNeeded(() => {
-    setTimeout(() => {
-      import('./ui/markdown.js')
-        .then(({ renderMarkdown }) => {
-          setAnswerRenderer(renderMarkdown);
-          app.emit({ type: 'tick', now: Math.max(clock.now(), app.state.now + 1) });
-        })
-        .catch((error: unknown) => logger.log('warn', 'markdown renderer failed to load', error));
-    }, 0);
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose (above); the build makes it dist/grove-markdown.cjs
+      return (require('./ui/markdown.js') as typeof markdownModule).renderMarkdown;
+    } catch (error) {
+      logger.log('warn', 'markdown renderer failed to load', error);
+      return undefined;
+    }
   });
   await runLoop({
     app,

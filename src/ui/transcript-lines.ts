@@ -17,16 +17,25 @@ const entryCache = new LruCache<readonly StyledLine[]>(4000);
 export type AnswerRenderer = (markdown: string, width: number) => string[];
 
 let answerRenderer: AnswerRenderer = (text, width) => wrapPlain(text, width);
-let onFirstAnswer: (() => void) | undefined;
+let loadAnswerRenderer: (() => AnswerRenderer | undefined) | undefined;
 
 /**
- * Calls `load` (once) when an answer is first laid out while the plain
- * renderer is in place: the markdown renderer is loaded only once a
- * transcript with an answer is on screen, and it then replaces the plain
- * layout (setAnswerRenderer).
+ * Gives the loader of the markdown renderer, called (once) just before an
+ * answer is first laid out: a Grove that only shows the list never loads it,
+ * and no transcript is ever measured twice (plain, then as markdown). When
+ * the loader gives nothing, answers stay plain text.
  */
-export function whenAnswerNeeded(load: () => void): void {
-  onFirstAnswer = load;
+export function whenAnswerNeeded(load: () => AnswerRenderer | undefined): void {
+  loadAnswerRenderer = load;
+}
+
+/** Loads the answer renderer now if it is still to be loaded. */
+function answerRendererReady(): void {
+  const load = loadAnswerRenderer;
+  if (load === undefined) return;
+  loadAnswerRenderer = undefined;
+  const renderer = load();
+  if (renderer !== undefined) setAnswerRenderer(renderer);
 }
 
 /**
@@ -36,7 +45,7 @@ export function whenAnswerNeeded(load: () => void): void {
  */
 export function setAnswerRenderer(renderer: AnswerRenderer): void {
   answerRenderer = renderer;
-  onFirstAnswer = undefined;
+  loadAnswerRenderer = undefined;
   rendererGeneration++;
   entryCache.clear();
 }
@@ -60,6 +69,7 @@ export function entryLines(
   width: number,
   expandTools = false,
 ): readonly StyledLine[] {
+  if (entry.kind === 'assistant_answer') answerRendererReady();
   const key = `${sessionId}:${entry.position}:${width}${entry.kind === 'tool' && expandTools ? ':open' : ''}`;
   const cached = entryCache.get(key);
   if (cached) return cached;
@@ -74,13 +84,9 @@ export function entryLines(
         style: 'prompt' as const,
       }));
       break;
-    case 'assistant_answer': {
-      const load = onFirstAnswer;
-      onFirstAnswer = undefined;
-      load?.();
+    case 'assistant_answer':
       lines = answerRenderer(content, width).map((text) => ({ text, style: 'answer' as const }));
       break;
-    }
     case 'notice': {
       const style = noticeStyle(content);
       lines = wrapPlain(content, width).map((text) => ({ text, style }));
@@ -167,6 +173,12 @@ function heightIndex(
   width: number,
   expandTools: boolean,
 ): HeightIndex {
+  // Before the generation is compared: an index is never built with the plain renderer just before markdown arrives.
+  if (
+    loadAnswerRenderer !== undefined &&
+    entries.some((entry) => entry.kind === 'assistant_answer')
+  )
+    answerRendererReady();
   let index = heightIndexes.get(sessionId);
   if (
     index &&
