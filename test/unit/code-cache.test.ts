@@ -6,8 +6,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bundleFile } from '../helpers/bundle.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let work: string;
@@ -20,14 +20,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'grove-code-cache-'));
   // The module under test, built the way the entry point is (an ES module).
   loader = join(work, 'code-cache.mjs');
-  await build({
-    entryPoints: [join(ROOT, 'src', 'infra', 'code-cache.ts')],
-    outfile: loader,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    logLevel: 'error',
-  });
+  await bundleFile(loader, { entryPoints: [join(ROOT, 'src', 'infra', 'code-cache.ts')] });
 });
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));

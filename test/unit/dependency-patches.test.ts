@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dependencyPatches } from '../../xtask/dependency-patches.mjs';
+import { bundleAndImport } from '../helpers/bundle.js';
 
 interface OutputLike {
   write(
@@ -31,17 +31,11 @@ let Patched: OutputClass;
 
 /** One of ink's build files bundled alone, as ink ships it or with the build's patches; its default export. */
 async function bundleInk<T>(file: string, name: string, patched: boolean): Promise<T> {
-  const outfile = join(dir, `${name}.mjs`);
-  await build({
+  const bundled = await bundleAndImport<{ default: T }>(join(dir, `${name}.mjs`), {
     entryPoints: [join(ROOT, 'node_modules', 'ink', 'build', file)],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    logLevel: 'error',
     plugins: patched ? dependencyPatches : [],
   });
-  return ((await import(pathToFileURL(outfile).href)) as { default: T }).default;
+  return bundled.default;
 }
 
 const bundle = (name: string, patched: boolean): Promise<OutputClass> =>
@@ -264,23 +258,16 @@ const noDevtools: Plugin = {
 };
 
 async function bundleWholeInk(name: string, patched: boolean): Promise<InkLike> {
-  const outfile = join(dir, `${name}.mjs`);
-  await build({
+  return bundleAndImport<InkLike>(join(dir, `${name}.mjs`), {
     stdin: {
       contents:
         "export { render, Box, Text } from 'ink';\nexport { createElement } from 'react';\n",
       resolveDir: ROOT,
       loader: 'js',
     },
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    logLevel: 'error',
     // ink loads its DevTools bridge only when DEV=true; Grove does not ship it.
     plugins: [noDevtools, ...(patched ? dependencyPatches : [])],
   });
-  return (await import(pathToFileURL(outfile).href)) as InkLike;
 }
 
 describe('ink with every build patch, frame after frame', () => {
@@ -441,8 +428,7 @@ interface RendererBundle {
 describe("Grove's renderer with the patched ink", () => {
   let grove: RendererBundle;
   beforeAll(async () => {
-    const outfile = join(dir, 'renderer.mjs');
-    await build({
+    grove = await bundleAndImport<RendererBundle>(join(dir, 'renderer.mjs'), {
       stdin: {
         contents: [
           "export { createRenderer } from './src/runtime/renderer.tsx';",
@@ -452,16 +438,10 @@ describe("Grove's renderer with the patched ink", () => {
         resolveDir: ROOT,
         loader: 'ts',
       },
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
       jsx: 'automatic',
-      logLevel: 'error',
       external: ['better-sqlite3'],
       plugins: [noDevtools, ...dependencyPatches],
     });
-    grove = (await import(pathToFileURL(outfile).href)) as RendererBundle;
   }, 60_000);
 
   it('writes nothing for a draw that changes nothing, and paints again after a clear', () => {

@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dependencyPatches } from '../../xtask/dependency-patches.mjs';
+import { bundleAndImport, bundleFile } from '../helpers/bundle.js';
 import { isSimpleText } from '../../xtask/bundle/simple-text.mjs';
 
 type Width = (text: string, options?: { ambiguousIsNarrow?: boolean }) => number;
@@ -18,19 +18,11 @@ const ROOT = join(import.meta.dirname, '..', '..');
 let dir: string;
 
 /** `file` bundled alone (patched or as shipped); its module. */
-async function bundled<T>(file: string, name: string, patched: boolean): Promise<T> {
-  const outfile = join(dir, `${name}.mjs`);
-  await build({
+const bundled = <T>(file: string, name: string, patched: boolean): Promise<T> =>
+  bundleAndImport<T>(join(dir, `${name}.mjs`), {
     entryPoints: [file],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    logLevel: 'error',
     plugins: patched ? dependencyPatches : [],
   });
-  return (await import(pathToFileURL(outfile).href)) as T;
-}
 
 let widthShipped: Width;
 let widthPatched: Width;
@@ -153,12 +145,8 @@ describe('segmenters made on first use', () => {
 export const graphemes = new Intl.Segmenter();`,
     );
     const outfile = join(dir, 'uses-segmenter-bundle.mjs');
-    await build({
+    await bundleFile(outfile, {
       entryPoints: [entry],
-      outfile,
-      bundle: true,
-      format: 'esm',
-      logLevel: 'error',
       inject: [join(ROOT, 'xtask', 'bundle', 'lazy-segmenter.mjs')],
     });
     const Real = Intl.Segmenter;
