@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { grovePaths, type GrovePaths } from './infra/paths.js';
 import { createFileLogger, type Logger } from './infra/log.js';
@@ -33,12 +32,8 @@ export interface Infra {
 
 /** The migrations/ folder this build ships. */
 export function migrationsDir(): string {
-  // src/compose.ts and the bundle (dist/grove-app.cjs) sit one level below
-  // the package root; two levels is kept for a build that nests the bundle.
-  for (const up of ['../migrations/', '../../migrations/']) {
-    const dir = fileURLToPath(new URL(up, import.meta.url));
-    if (existsSync(dir)) return dir;
-  }
+  // src/compose.ts and the bundle (dist/grove-app.cjs) both sit one level
+  // below the package root.
   return fileURLToPath(new URL('../migrations/', import.meta.url));
 }
 

@@ -4,17 +4,16 @@
 //                           then runs the app through its code cache
 //                           (src/infra/code-cache.ts)
 //   dist/grove-app.cjs      src/start.ts and everything it uses, one CommonJS
-//                           file (parts loaded on demand, such as GitHub and
-//                           execa, are in it but run only when first imported:
-//                           no chunk files that a rebuild could pull from
-//                           under a running Grove)
+//                           file (parts loaded on demand, such as simple-git
+//                           and the Codex wire checks, are in it but run only
+//                           when first imported)
 //   dist/grove-markdown.cjs the markdown renderer, loaded when the first
 //                           answer is shown
 //   dist/vendor/*.cjs       execa, the ACP library and Octokit, each loaded
 //                           when first imported
 //   dist/yoga.wasm          ink's layout engine, compiled by the entry point
 import { build } from 'esbuild';
-import { dependencyPatches, dependencyPatchesAllUsed } from './dependency-patches.mjs';
+import { dependencyPatchesAllUsed } from './dependency-patches.mjs';
 import { chmod, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { existsSync, rmSync } from 'node:fs';
@@ -22,8 +21,8 @@ import { existsSync, rmSync } from 'node:fs';
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
 // The markdown renderer (marked-terminal and its highlighter: half the code)
-// loads after the first frame from its own file, keeping the app file (and
-// its code cache) small.
+// loads from its own file just before the first answer is laid out, keeping
+// the app file (and its code cache) small.
 const markdownApart = {
   name: 'markdown-apart',
   setup(b) {
@@ -57,8 +56,9 @@ const vendorApart = {
 };
 
 // ink imports its React DevTools bridge (and react-devtools-core, which Grove
-// does not ship) only when DEV=true, which the define below rules out; the
-// bridge resolves to an empty module so the bundle does not reference it.
+// does not ship) only when DEV=true; the bridge resolves to an empty module
+// so the bundle does not reference it (and the ink-devtools-without-await
+// patch drops the top-level await of it).
 const withoutDevtools = {
   name: 'ink-without-devtools',
   setup(b) {
@@ -151,10 +151,8 @@ await build({
   outExtension: { '.js': '.cjs' },
   entryPoints: { 'grove-markdown': 'src/ui/markdown.ts' },
   outdir: staging,
-  inject: [join('xtask', 'bundle', 'lazy-segmenter.mjs')],
   // The languages answers mostly use, not all 190 (see the file).
   plugins: [
-    ...dependencyPatches,
     {
       name: 'highlight-languages',
       setup(b) {

@@ -4,13 +4,11 @@ export interface DependencyPatch {
   readonly name: string;
   readonly filter: RegExp;
   readonly replacements: readonly (readonly [string, string])[];
-  readonly exclude: RegExp | undefined;
 }
 export function patch(
   name: string,
   filter: RegExp,
   replacements: readonly (readonly [string, string])[],
-  exclude?: RegExp,
 ): DependencyPatch;
 export const dependencyPatches: Plugin[];
 export const dependencyPatchesAllUsed: Plugin[];

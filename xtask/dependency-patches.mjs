@@ -13,15 +13,12 @@ const SIMPLE_TEXT = JSON.stringify(
 
 /**
  * Exact snippet replacements in the dependency files whose path matches
- * `filter` (and not `exclude`). The build fails when a snippet is gone (the
- * dependency changed), so an upgrade cannot silently undo a patch.
+ * `filter`. The build fails when a snippet is gone (the dependency
+ * changed), so an upgrade cannot silently undo a patch.
  */
-export function patch(name, filter, replacements, exclude = undefined) {
-  return { name, filter, replacements, exclude };
+export function patch(name, filter, replacements) {
+  return { name, filter, replacements };
 }
-
-/** Copies of a package nested under another package (an older major that one of them pins). */
-const NESTED = /node_modules[\\/].*[\\/]node_modules[\\/]/;
 
 /**
  * One esbuild plugin for all of `patches`: esbuild takes a file's contents
@@ -37,7 +34,7 @@ export function patchPlugin(patches, { everyPatchUsed }) {
       const used = new Set();
       b.onStart(() => used.clear());
       b.onLoad({ filter }, async (args) => {
-        const mine = patches.filter((p) => p.filter.test(args.path) && !p.exclude?.test(args.path));
+        const mine = patches.filter((p) => p.filter.test(args.path));
         if (mine.length === 0) return undefined;
         let source = await readFile(args.path, 'utf8');
         for (const { name, replacements } of mine) {
@@ -276,20 +273,17 @@ const PATCHES = [
   // of its own (xtask/bundle/simple-text.mjs) is measured code point by code
   // point, each width once, the way string-width measures a one-code-point
   // cluster.
-  patch(
-    'string-width-simple-text',
-    /string-width[\\/]index\.js$/,
+  patch('string-width-simple-text', /string-width[\\/]index\.js$/, [
     [
-      [
-        "import {eastAsianWidth} from 'get-east-asian-width';",
-        `import {eastAsianWidth} from 'get-east-asian-width';
+      "import {eastAsianWidth} from 'get-east-asian-width';",
+      `import {eastAsianWidth} from 'get-east-asian-width';
 import { isSimpleText as groveIsSimpleText, simpleTextWidth as groveSimpleTextWidth } from ${SIMPLE_TEXT};`,
-      ],
-      [
-        String.raw`	if (/^[\u0020-\u007E]*$/.test(string)) {
+    ],
+    [
+      String.raw`	if (/^[\u0020-\u007E]*$/.test(string)) {
 		return string.length;
 	}`,
-        String.raw`	if (/^[\u0020-\u007E]*$/.test(string)) {
+      String.raw`	if (/^[\u0020-\u007E]*$/.test(string)) {
 		return string.length;
 	}
 
@@ -297,11 +291,8 @@ import { isSimpleText as groveIsSimpleText, simpleTextWidth as groveSimpleTextWi
 	if (groveIsSimpleText(string)) {
 		return groveSimpleTextWidth(string, !ambiguousIsNarrow, visibleCharacterRegex, eastAsianWidth);
 	}`,
-      ],
     ],
-    // cli-table3 (under marked-terminal) pins string-width 4.
-    NESTED,
-  ),
+  ]),
   // ansi-tokenize splits styled text into grapheme clusters with ICU's
   // segmenter; for text whose every code point is a cluster of its own the
   // code units are the same segments.

@@ -3,8 +3,9 @@ import { markedTerminal } from 'marked-terminal';
 import { LruCache } from './render-cache.js';
 
 // Markdown → terminal text through marked + marked-terminal (headings, lists,
-// code blocks, tables, links). Loaded lazily after the first frame because
-// the highlighter is large; until then answers render as wrapped plain text.
+// code blocks, tables, links). Loaded just before the first answer is laid
+// out (ui/transcript-lines.ts, whenAnswerNeeded), because it and its
+// highlighter are large; a Grove that only shows the list never loads it.
 
 const renderers = new Map<number, Marked>();
 /** Keyed by width and text; bounded. */
