@@ -1,11 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { shortId, type Session } from '../../domain/session.js';
 import { sanitizeText } from '../../domain/sanitize.js';
 import type { App } from '../app.js';
 import type { GitClient, Runtime, Store, TerminalHandoff } from '../ports.js';
 import type { ShellRunner } from '../../infra/shell.js';
-import { prepareWorktree, worktreePathFor, worktreeRoot } from './session-setup.js';
+import {
+  newSessionPlace,
+  prepareWorktree,
+  removeUnstartedCheckout,
+  worktreeRoot,
+} from './session-setup.js';
 import { provisionalTitle, type SessionService } from './sessions.js';
 
 export interface SessionActionDeps {
@@ -84,8 +88,7 @@ export class SessionActions {
     await this.deps.sessions.whenReady(sessionId).catch(() => {});
     const project = await this.project(session);
     // Nothing was asked of an agent yet: the worktree holds only setup output.
-    await git.removeWorktree(project.path, session.worktreePath, { force: true }).catch(() => {});
-    await git.deleteBranch(project.path, session.branch, { force: true }).catch(() => {});
+    await removeUnstartedCheckout(git, project.path, session);
     await this.deps.sessions.note(
       sessionId,
       'notice',
@@ -163,8 +166,14 @@ export class SessionActions {
     if (!existsSync(parent.worktreePath))
       throw new Error(`The session has no worktree to fork from (${parent.worktreePath}).`);
     const project = await this.project(parent);
-    const id = randomUUID();
-    const short = shortId(id);
+    const settings = this.deps.app.state.settings;
+    const root = worktreeRoot(settings['worktree.dir'], runtime.paths.worktrees);
+    const { id, branch, worktreePath } = await newSessionPlace(
+      { git, store },
+      project.path,
+      root,
+      project.displayName,
+    );
     const snapshot = await git.snapshotWorktree(
       project.path,
       parent.worktreePath,
@@ -177,16 +186,14 @@ export class SessionActions {
     const transcript = await store.transcript.list(parentId);
     const lastAnswer =
       [...transcript].reverse().find((entry) => entry.kind === 'assistant_answer')?.content ?? null;
-    const settings = this.deps.app.state.settings;
-    const root = worktreeRoot(settings['worktree.dir'], runtime.paths.worktrees);
     await store.sessions.insert({
       id,
       projectId: parent.projectId,
       title: '',
       status: 'Draft',
       baseBranch: parent.baseBranch,
-      branch: `grove/${short}`,
-      worktreePath: worktreePathFor(root, project.displayName, short),
+      branch,
+      worktreePath,
       agent: parent.agent,
       model: parent.model,
       reasoning: parent.reasoning,
@@ -224,7 +231,7 @@ export class SessionActions {
     await this.deps.sessions.note(
       parentId,
       'notice',
-      `[Fork] Forked as ${shortId(id)} (branch grove/${short}); this session's branch is unchanged.`,
+      `[Fork] Forked as ${shortId(id)} (branch ${branch}); this session's branch is unchanged.`,
     );
     await this.deps.sessions.publishSession(parentId);
     return (await this.deps.sessions.publishSession(id)) ?? child;

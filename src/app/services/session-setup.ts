@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Session } from '../../domain/session.js';
+import { randomUUID } from 'node:crypto';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { shortId, type Session } from '../../domain/session.js';
 import type { SessionStatus } from '../../domain/session-status.js';
 import type { ShellRunner } from '../../infra/shell.js';
 import type { GitClient, Store } from '../ports.js';
@@ -27,11 +28,97 @@ export function worktreePathFor(root: string, projectName: string, shortId: stri
   return join(root, `${safe}-${shortId}`);
 }
 
+/** Whether anything (a folder, a file, even a dangling link) is at `path`. */
+function taken(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface SessionPlace {
+  readonly id: string;
+  readonly branch: string;
+  readonly worktreePath: string;
+}
+
+/**
+ * A new session's id, with its branch `grove/<short id>` and its worktree
+ * folder both free: not a branch the person (or an earlier Grove) made, not
+ * a folder that is there, not another session's short id. A random id that
+ * collides is drawn again, so a session never starts on, nor cleans up,
+ * something Grove did not make for it.
+ */
+export async function newSessionPlace(
+  deps: { readonly git: GitClient; readonly store: Store },
+  mainCheckout: string,
+  root: string,
+  projectName: string,
+  newId: () => string = randomUUID,
+): Promise<SessionPlace> {
+  for (let attempt = 0; attempt < 32; attempt++) {
+    const id = newId();
+    const short = shortId(id);
+    const branch = `grove/${short}`;
+    const worktreePath = worktreePathFor(root, projectName, short);
+    if (taken(worktreePath)) continue;
+    if ((await deps.store.sessions.findByIdPrefix(short)).length > 0) continue;
+    if (await deps.git.branchExists(mainCheckout, branch)) continue;
+    return { id, branch, worktreePath };
+  }
+  throw new Error(
+    `Every session id drawn was already taken by a branch grove/… or a folder in ${root}. Remove branches or folders you no longer need there, then start the session again.`,
+  );
+}
+
+function samePath(a: string, b: string): boolean {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  return resolve(a) === resolve(b) || real(a) === real(b);
+}
+
+/**
+ * Whether the session's branch is checked out in the session's own worktree:
+ * then Grove made both, and may remove them. A branch that only shares the
+ * session's name (made by the person, or left by a failed start that undid
+ * itself) is not the session's.
+ */
+export async function ownsCheckout(
+  git: GitClient,
+  mainCheckout: string,
+  session: Pick<Session, 'branch' | 'worktreePath'>,
+): Promise<boolean> {
+  const list = await git.listWorktrees(mainCheckout).catch(() => []);
+  return list.some((w) => w.branch === session.branch && samePath(w.path, session.worktreePath));
+}
+
+/**
+ * Removes an unstarted session's worktree and branch, when Grove made them
+ * (see ownsCheckout); leaves alone a branch or folder it did not make.
+ */
+export async function removeUnstartedCheckout(
+  git: GitClient,
+  mainCheckout: string,
+  session: Pick<Session, 'branch' | 'worktreePath'>,
+): Promise<void> {
+  if (!(await ownsCheckout(git, mainCheckout, session))) return;
+  await git.removeWorktree(mainCheckout, session.worktreePath, { force: true }).catch(() => {});
+  await git.deleteBranch(mainCheckout, session.branch, { force: true }).catch(() => {});
+}
+
 /**
  * Makes the session's worktree ready: the worktree on its new branch, the
  * files listed in .worktreeinclude, submodules, then the setup command.
- * Throws if the worktree cannot be created; a failing setup command is
- * reported in the transcript but leaves the worktree usable.
+ * Throws if the worktree cannot be created, after removing whatever of it
+ * this call made (never a branch or folder that was there before); a failing
+ * setup command is reported in the transcript but leaves the worktree usable.
  */
 export async function prepareWorktree(
   deps: SetupDeps,
@@ -42,16 +129,7 @@ export async function prepareWorktree(
   /** Where the new branch starts (a fork: the parent's snapshot commit); the base branch by default. */
   startRef: string = session.baseBranch,
 ): Promise<void> {
-  await deps.git.addWorktree(mainCheckout, session.worktreePath, session.branch, startRef);
-  const copied = await deps.git.copyWorktreeInclude(mainCheckout, session.worktreePath);
-  if (copied.length > 0) {
-    await deps.note(
-      session.id,
-      'notice',
-      `[Setup] Copied from the main checkout (.worktreeinclude): ${copied.join(', ')}`,
-    );
-  }
-  await deps.git.initSubmodules(session.worktreePath);
+  await makeCheckout(deps, session, mainCheckout, startRef);
   const command = setupCommand.trim();
   if (command === '') return;
   await deps.note(session.id, 'notice', `[Setup] Running: ${command}`);
@@ -76,6 +154,46 @@ export async function prepareWorktree(
     );
   } else {
     await deps.note(session.id, 'notice', '[Setup] Setup command finished.');
+  }
+}
+
+/**
+ * The worktree on its new branch, files from .worktreeinclude, submodules.
+ * Refuses a branch or folder that is already there (Grove did not make it);
+ * on failure, undoes only what it made.
+ */
+async function makeCheckout(
+  deps: SetupDeps,
+  session: Session,
+  mainCheckout: string,
+  startRef: string,
+): Promise<void> {
+  const { git } = deps;
+  if (await git.branchExists(mainCheckout, session.branch))
+    throw new Error(
+      `a branch named ${session.branch} already exists in ${mainCheckout}, and Grove did not make it for this session, so it is left as it is. Rename or delete that branch, or start a new session.`,
+    );
+  if (taken(session.worktreePath))
+    throw new Error(
+      `${session.worktreePath} already exists, and Grove did not make it for this session, so it is left as it is. Move it away, or start a new session.`,
+    );
+  // On failure addWorktree leaves neither branch nor folder behind.
+  await git.addWorktree(mainCheckout, session.worktreePath, session.branch, startRef);
+  try {
+    const copied = await git.copyWorktreeInclude(mainCheckout, session.worktreePath);
+    if (copied.length > 0) {
+      await deps.note(
+        session.id,
+        'notice',
+        `[Setup] Copied from the main checkout (.worktreeinclude): ${copied.join(', ')}`,
+      );
+    }
+    await git.initSubmodules(session.worktreePath);
+  } catch (error) {
+    // The worktree and its branch were made just above: they are this call's own.
+    await git.removeWorktree(mainCheckout, session.worktreePath, { force: true }).catch(() => {});
+    await git.deleteBranch(mainCheckout, session.branch, { force: true }).catch(() => {});
+    throw error;
   }
 }
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import {
@@ -7,7 +6,7 @@ import {
   SETTING_ROWS,
   type ModelRole,
 } from '../../domain/settings.js';
-import { shortId, sizeFromLines, type Session } from '../../domain/session.js';
+import { sizeFromLines, type Session } from '../../domain/session.js';
 import {
   permissionModeDescription,
   permissionModeLabel,
@@ -18,7 +17,12 @@ import { activeProject, sessionById } from '../state.js';
 import type { App } from '../app.js';
 import type { GitClient, Runtime, Store } from '../ports.js';
 import type { ShellRunner } from '../../infra/shell.js';
-import { prepareWorktree, worktreePathFor, worktreeRoot } from './session-setup.js';
+import {
+  newSessionPlace,
+  prepareWorktree,
+  removeUnstartedCheckout,
+  worktreeRoot,
+} from './session-setup.js';
 
 /**
  * Reads a model choice (agent, model, reasoning) for a role from the merged
@@ -149,9 +153,13 @@ export class SessionService {
         `${project.path} is not on a branch (detached HEAD). Check out a branch to start sessions from it.`,
       );
     }
-    const id = randomUUID();
-    const short = shortId(id);
     const root = worktreeRoot(settings['worktree.dir'], runtime.paths.worktrees);
+    const { id, branch, worktreePath } = await newSessionPlace(
+      { git, store },
+      project.path,
+      root,
+      project.displayName,
+    );
     const now = this.now;
     await store.sessions.insert({
       id,
@@ -159,8 +167,8 @@ export class SessionService {
       title: '',
       status: 'Draft',
       baseBranch,
-      branch: `grove/${short}`,
-      worktreePath: worktreePathFor(root, project.displayName, short),
+      branch,
+      worktreePath,
       agent: choice.agent,
       model: choice.model,
       reasoning: choice.reasoning,
@@ -208,11 +216,8 @@ export class SessionService {
     if (!session || session.prompt !== null || session.status !== 'Draft') return;
     const project = await store.projects.get(session.projectId);
     await this.whenReady(sessionId).catch(() => {});
-    if (project) {
-      // Nothing was asked of an agent yet, so the worktree holds only setup output.
-      await git.removeWorktree(project.path, session.worktreePath, { force: true }).catch(() => {});
-      await git.deleteBranch(project.path, session.branch, { force: true }).catch(() => {});
-    }
+    // Nothing was asked of an agent yet, so the worktree holds only setup output.
+    if (project) await removeUnstartedCheckout(git, project.path, session);
     await store.sessions.delete(sessionId);
     this.ready.delete(sessionId);
     this.deps.app.emit({ type: 'sessionRemoved', sessionId });

@@ -52,9 +52,17 @@ export async function addWorktree(
     );
   }
   await mkdir(dirname(path), { recursive: true });
-  await oneAtATime(repo, () =>
-    git(['worktree', 'add', '-b', branch, path, startRef], { cwd: repo }),
-  );
+  await oneAtATime(repo, async () => {
+    // The branch first, on its own: `git branch` refuses one that exists, so a
+    // failure after it is ours to undo, and a branch already there is never touched.
+    await git(['branch', branch, startRef], { cwd: repo });
+    try {
+      await git(['worktree', 'add', path, branch], { cwd: repo });
+    } catch (error) {
+      await git(['branch', '-D', branch], { cwd: repo, okCodes: [1] }).catch(() => {});
+      throw error;
+    }
+  });
   await settleCheckout(path);
 }
 
