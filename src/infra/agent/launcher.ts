@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { constants as osConstants, homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { constants as osConstants, homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isTelemetryHost, type NetworkPolicy } from '../../domain/network.js';
 import type { ProviderId } from '../../domain/providers.js';
@@ -9,7 +9,13 @@ import { gitCommonDirOf } from '../git/git-dir.js';
 import { probeSandbox, type SandboxProbe } from '../sandbox-probe.js';
 import { AgentError } from './channel.js';
 import { resolveCommand, spawnAgent, SpawnError, type AgentProcess } from './process.js';
-import { forgetProcess, recordProcess, sweepLeftoverAgents } from './leftovers.js';
+import {
+  forgetProcess,
+  makeAgentTmp,
+  recordProcess,
+  sweepAgentTmpFolders,
+  sweepLeftoverAgents,
+} from './leftovers.js';
 import { agentAllowList, authority, proxyEnv, relayCommand, relayProxyPort } from './network.js';
 import {
   createNetworkProxy,
@@ -279,7 +285,7 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
       } else {
         if (!existsSync(spec.cwd))
           throw new SpawnError('ENOCWD', `the working folder ${spec.cwd} does not exist`);
-        tmp = realpathSync(mkdtempSync(join(tmpdir(), 'grove-agent-')));
+        tmp = makeAgentTmp();
         const policy = options.network ? await options.network() : FILTERED;
         if (policy.mode === 'filtered')
           net = await filtered(spec, how.engine, policy, command, env);
@@ -324,9 +330,11 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
   return {
     launch,
     confinement,
-    sweep: () => {
+    sweep: async () => {
       sweepProxyFolders();
-      return options.runDir ? sweepLeftoverAgents(options.runDir) : Promise.resolve(0);
+      const ended = options.runDir ? await sweepLeftoverAgents(options.runDir) : 0;
+      sweepAgentTmpFolders();
+      return ended;
     },
     async stopAll(graceMs = 1500) {
       const running = [...live];

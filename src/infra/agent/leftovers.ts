@@ -1,4 +1,15 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { isOwnerAlive, processOwner, processStartTime } from '../owner.js';
@@ -114,4 +125,74 @@ export async function sweepLeftoverAgents(
     forgetProcess(path);
   }
   return ended;
+}
+
+// A confined agent's private temporary folder is named after the Grove process
+// that made it: grove-agent-<pid>-<start tag>-XXXXXX in the system's temporary
+// folder. Its Grove removes it when the agent ends; a Grove killed with -9
+// cannot, and the start-up sweep removes the folders of Grove processes that
+// are gone (by pid and start time: a pid reused by another process counts as
+// gone), never one of a Grove still running.
+
+const AGENT_TMP = /^grove-agent-(\d+)-([0-9a-f]{12}|x)-[A-Za-z0-9]+$/;
+
+/** A short tag of when process `pid` started ("x" when the OS does not say). */
+function startTag(pid: number): string {
+  const start = processStartTime(pid);
+  return start === null ? 'x' : createHash('sha256').update(start).digest('hex').slice(0, 12);
+}
+
+let ownTag: string | null = null;
+
+/** Makes a confined agent's private temporary folder (mode 0700), named after this process. */
+export function makeAgentTmp(root: string = tmpdir()): string {
+  ownTag ??= startTag(process.pid);
+  return realpathSync(mkdtempSync(join(root, `grove-agent-${process.pid}-${ownTag}-`)));
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the agents' temporary folders of Grove processes that are gone;
+ * the number removed. Folders of this process, of a live Grove, of another
+ * user, and folders named the old way (no owner in the name) stay.
+ */
+export function sweepAgentTmpFolders(root: string = tmpdir()): number {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return 0;
+  }
+  const uid = process.getuid?.();
+  let removed = 0;
+  for (const name of names) {
+    const match = AGENT_TMP.exec(name);
+    if (!match) continue;
+    const pid = Number(match[1]);
+    const tag = match[2] ?? 'x';
+    if (pid === process.pid) continue;
+    if (pidAlive(pid)) {
+      // A pid now used by a process that started at another time is not that Grove.
+      const now = startTag(pid);
+      if (tag === 'x' || now === 'x' || now === tag) continue;
+    }
+    const path = join(root, name);
+    try {
+      const info = lstatSync(path);
+      if (!info.isDirectory() || (uid !== undefined && info.uid !== uid)) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed += 1;
+    } catch {
+      // Gone meanwhile, or not ours to remove.
+    }
+  }
+  return removed;
 }
