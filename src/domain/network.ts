@@ -1,3 +1,4 @@
+import { ADDRESS_KIND_TEXT, addressKind, canonicalAddress } from './ip-address.js';
 import type { ProviderId } from './providers.js';
 
 // Which hosts a confined agent may reach over the network. Pure: the launcher
@@ -14,7 +15,7 @@ export interface AllowEntry {
   readonly host: string;
   /** `*.example.com`: any subdomain of `host` (not `host` itself). */
   readonly subdomains: boolean;
-  /** null: any port. */
+  /** null: the web's ports, 443 and 80 (DEFAULT_PORTS). */
   readonly port: number | null;
 }
 
@@ -135,12 +136,18 @@ export function networkPolicy(mode: string | undefined, allow: string | undefine
   return { mode: 'filtered', extra };
 }
 
+/**
+ * The ports an entry without a port allows: https and plain http (a client
+ * may tunnel either with CONNECT), never every port.
+ */
+export const DEFAULT_PORTS: readonly number[] = [443, 80];
+
 /** True when `host:port` is on the list. */
 export function isAllowed(entries: readonly AllowEntry[], host: string, port: number): boolean {
   const target = normalizeHost(host);
   return entries.some(
     (entry) =>
-      (entry.port === null || entry.port === port) &&
+      (entry.port === null ? DEFAULT_PORTS.includes(port) : entry.port === port) &&
       (entry.subdomains ? target.endsWith(`.${entry.host}`) : target === entry.host),
   );
 }
@@ -149,6 +156,39 @@ export function isAllowed(entries: readonly AllowEntry[], host: string, port: nu
 export function isLoopbackHost(host: string): boolean {
   const h = normalizeHost(host);
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * Why `host:port`, allowed by name, may not be reached at `address` (the
+ * address the proxy resolved it to, or the literal itself); null when it may.
+ * An address of this machine (loopback, unspecified, or one of `ownAddresses`,
+ * its interfaces' addresses) or of a local network is reached only through an
+ * entry naming that address with that port (`localhost:PORT` for loopback), as
+ * the model server of a base URL is.
+ */
+export function addressRefusal(
+  entries: readonly AllowEntry[],
+  host: string,
+  port: number,
+  address: string,
+  ownAddresses: readonly string[] = [],
+): string | null {
+  const canonical = canonicalAddress(address);
+  const kind = addressKind(address);
+  const own = canonical !== null && ownAddresses.some((a) => canonicalAddress(a) === canonical);
+  if (kind === null && !own) return null;
+  const named = entries.some(
+    (entry) =>
+      entry.port === port &&
+      !entry.subdomains &&
+      ((canonical !== null && canonicalAddress(entry.host) === canonical) ||
+        (kind === 'loopback' && entry.host === 'localhost')),
+  );
+  if (named) return null;
+  const what = kind === null ? 'an address of this machine' : ADDRESS_KIND_TEXT[kind];
+  const literal = canonicalAddress(normalizeHost(host)) === canonical;
+  const shown = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+  return `${literal ? '' : `resolves to ${address}, `}${what}; allowed only by the entry ${shown} in ${NETWORK_ALLOW_KEY}`;
 }
 
 /** An entry as it reads in the setting. */

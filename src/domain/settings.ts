@@ -293,7 +293,7 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     scope: 'global',
     kind: 'text',
     description:
-      'More hosts confined agents may reach, comma-separated: example.com, *.example.com (its subdomains), example.com:8443 (one port); * allows every host.',
+      'More hosts confined agents may reach, comma-separated: example.com (ports 443 and 80), *.example.com (its subdomains), example.com:8443 (one port), 192.168.1.20:11434 (an address on this machine or your network needs its own entry with its port); * allows every host.',
     choices: () => [],
     fallback: () => '',
     validate: validateAllowList,

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { lookup } from 'node:dns/promises';
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NetworkPolicy } from '../../src/domain/network.js';
@@ -50,6 +51,8 @@ out.deniedConnect = await viaProxy('CONNECT example.com:443 HTTP/1.1\\r\\nHost: 
 out.deniedPlain = await viaProxy('GET http://example.org/x HTTP/1.1\\r\\nHost: example.org\\r\\nConnection: close\\r\\n\\r\\n');
 out.tunnel = await viaProxy('CONNECT 127.0.0.1:' + extra + ' HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n', 'GET /tunnel HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n');
 out.plain = await viaProxy('GET http://127.0.0.1:' + extra + '/plain HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n');
+const named = process.argv[5] !== '--wait' ? process.argv[5] : undefined;
+if (named) out.named = await viaProxy('CONNECT ' + named + ' HTTP/1.1\\r\\nHost: ' + named + '\\r\\n\\r\\n', 'GET /named HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n');
 process.stdout.write(JSON.stringify(out) + '\\n');
 if (process.argv.includes('--wait')) setInterval(() => {}, 1000);
 `;
@@ -103,6 +106,7 @@ interface Outcome {
   readonly deniedPlain: string;
   readonly tunnel: string;
   readonly plain: string;
+  readonly named?: string;
 }
 
 /** Runs the agent script under `launcher` and returns what it printed. */
@@ -110,11 +114,18 @@ async function runAgent(
   using: AgentLauncher,
   ports: { allowed: number; blocked: number; extra: number },
   denied: string[] = [],
+  named?: string,
 ): Promise<Outcome> {
   const proc = await using.launch({
     provider: 'claude',
     command: process.execPath,
-    args: [script, String(ports.allowed), String(ports.blocked), String(ports.extra)],
+    args: [
+      script,
+      String(ports.allowed),
+      String(ports.blocked),
+      String(ports.extra),
+      ...(named ? [named] : []),
+    ],
     cwd: worktree,
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
@@ -145,6 +156,12 @@ const filteredWith = (port: number): NetworkPolicy => ({
   mode: 'filtered',
   extra: [{ host: '127.0.0.1', subdomains: false, port }],
 });
+
+/** This machine's name when the system resolver (/etc/hosts) gives a loopback address for it. */
+const loopbackName = await lookup(hostname()).then(
+  ({ address }) => (/^127\./.test(address) || address === '::1' ? hostname().toLowerCase() : null),
+  () => null,
+);
 
 describe.skipIf(skip)('the network of a confined agent', () => {
   it('reaches the model server named by its base URL at its own loopback address', async () => {
@@ -188,6 +205,47 @@ describe.skipIf(skip)('the network of a confined agent', () => {
 
     expect(out.tunnel).toMatch(/^HTTP\/1\.1 200 Connection Established[\s\S]*ok \/tunnel$/);
     expect(out.plain).toMatch(/^HTTP\/1\.1 200[\s\S]*ok \/plain$/);
+  });
+
+  it.skipIf(!loopbackName)(
+    'is refused a listed name that the system resolves to this machine, where a server listens',
+    async () => {
+      const ports = await threePorts();
+      const denied: string[] = [];
+      const name = loopbackName ?? '';
+      const policy: NetworkPolicy = {
+        mode: 'filtered',
+        extra: [{ host: name, subdomains: false, port: ports.extra }],
+      };
+
+      const out = await runAgent(launcher(policy), ports, denied, `${name}:${ports.extra}`);
+
+      expect(out.named).toMatch(/^HTTP\/1\.1 403/);
+      expect(out.named).toContain(`network: blocked ${name}:${ports.extra} (resolves to `);
+      expect(denied).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^network: blocked ${name}:${ports.extra} \\(resolves to .*a loopback address`,
+          ),
+        ),
+      );
+    },
+  );
+
+  it('is refused every port but 443 and 80 of a host listed without a port', async () => {
+    const ports = await threePorts();
+    const denied: string[] = [];
+    const policy: NetworkPolicy = {
+      mode: 'filtered',
+      extra: [{ host: 'localhost', subdomains: false, port: null }],
+    };
+
+    const out = await runAgent(launcher(policy), ports, denied, `localhost:${ports.extra}`);
+
+    expect(out.named).toMatch(/^HTTP\/1\.1 403/);
+    expect(denied).toContain(
+      `network: blocked localhost:${ports.extra} (not in agents.network.allow)`,
+    );
   });
 
   it('is told by NO_PROXY to reach loopback addresses directly', async () => {

@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
+import { lookup } from 'node:dns/promises';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, connect, type AddressInfo, type Server } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseAllowEntry, type AllowEntry, type NetworkPolicy } from '../../src/domain/network.js';
 import type { ProviderId } from '../../src/domain/providers.js';
 import type { AgentChannel, TurnEvent, TurnRequest } from '../../src/infra/agent/channel.js';
 import { createClaudeChannel } from '../../src/infra/agent/claude.js';
@@ -35,6 +37,20 @@ function outsideAddress(): string | null {
 }
 
 const ADDRESS = outsideAddress();
+
+/** This machine's name when the system resolver (/etc/hosts) gives it a loopback address. */
+const LOOPBACK_NAME = await lookup(hostname()).then(
+  ({ address }) => (/^127\./.test(address) ? hostname().toLowerCase() : null),
+  () => null,
+);
+
+function entries(...texts: string[]): AllowEntry[] {
+  return texts.map((text) => {
+    const parsed = parseAllowEntry(text);
+    if (typeof parsed === 'string') throw new Error(parsed);
+    return parsed;
+  });
+}
 
 interface Case {
   readonly provider: ProviderId;
@@ -180,6 +196,51 @@ describe.skipIf(ADDRESS === null ? 'no non-loopback address on this machine' : f
 
         expect(notices).toContain(
           `network: blocked ${new URL(otherUrl).host} (not in agents.network.allow)`,
+        );
+      },
+    );
+
+    // The name is this machine's own, which /etc/hosts gives a loopback address.
+    it.skipIf(c.provider === 'codex' || LOOPBACK_NAME === null)(
+      'cannot reach a local port through an allowed name that resolves to loopback',
+      async () => {
+        const hits: string[] = [];
+        const local = createHttpServer((req, res) => {
+          hits.push(req.url ?? '');
+          res.end('reached');
+        });
+        await new Promise<void>((done) => local.listen(0, '127.0.0.1', done));
+        const target = `${LOOPBACK_NAME ?? ''}:${(local.address() as AddressInfo).port}`;
+        const filtered = createLauncher({
+          runDir: null,
+          allowUnconfined: () => Promise.resolve(false),
+          network: () =>
+            Promise.resolve({ mode: 'filtered', extra: entries(target) } satisfies NetworkPolicy),
+        });
+        server.script(c.api, [
+          { toolCall: { kind: 'shell', command: `curl -s -m 10 ${target} ; true` } },
+          { text: REPLY },
+        ]);
+        channel = c.channel(outsideEnv(), binary, filtered);
+        const notices: string[] = [];
+        const onEvent = (event: TurnEvent): void => {
+          if (event.type === 'notice') notices.push(event.text);
+        };
+
+        try {
+          await channel.runTurn(request(c), onEvent, new AbortController().signal);
+        } finally {
+          await channel.shutdown();
+          channel = null;
+          await filtered.stopAll(0);
+          local.close();
+        }
+
+        expect(hits).toEqual([]);
+        expect(notices).toContainEqual(
+          expect.stringMatching(
+            new RegExp(`^network: blocked ${target} \\(resolves to 127\\..*a loopback address`),
+          ),
         );
       },
     );

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { addressKind, canonicalAddress } from '../../src/domain/ip-address.js';
 import {
+  addressRefusal,
   formatAllowEntry,
   isAllowed,
   isTelemetryHost,
@@ -40,8 +42,11 @@ describe('the allow list', () => {
     ['example.com', 443, false],
     ['evil-api.example.com', 443, false],
     ['api.example.com.evil.net', 443, false],
+    ['api.example.com', 8080, false],
+    ['api.example.com', 22, false],
     ['git.corp.example', 443, true],
-    ['a.b.corp.example', 22, true],
+    ['a.b.corp.example', 80, true],
+    ['a.b.corp.example', 22, false],
     ['corp.example', 443, false],
     ['xcorp.example', 443, false],
     ['pkg.example.org', 8443, true],
@@ -90,6 +95,105 @@ describe('the allow list', () => {
   it('validates the setting as a whole, naming the bad entry', () => {
     expect(validateAllowList('example.com, *.corp.example  pkg.org:81, *')).toBeNull();
     expect(validateAllowList('example.com, bad/host')).toContain('"bad/host"');
+  });
+});
+
+describe('the kind of an address the proxy is about to connect to', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.1.2.3', 'loopback'],
+    ['::1', 'loopback'],
+    ['0:0:0:0:0:0:0:1', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:7f00:1', 'loopback'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['10.0.0.1', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['100.64.0.1', 'private'],
+    ['100.127.255.254', 'private'],
+    ['::ffff:192.168.1.1', 'private'],
+    ['fd00::2', 'private'],
+    ['fc00::1', 'private'],
+    ['169.254.169.254', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['fe80::1%eth0', 'link-local'],
+    ['224.0.0.1', 'multicast'],
+    ['ff02::1', 'multicast'],
+    ['255.255.255.255', 'broadcast'],
+    ['240.0.0.1', 'reserved'],
+    ['::127.0.0.1', 'reserved'],
+    ['64:ff9b::127.0.0.1', 'loopback'],
+    ['2002:c0a8:101::1', 'private'],
+    ['not an address', 'reserved'],
+    ['8.8.8.8', null],
+    ['172.32.0.1', null],
+    ['100.128.0.1', null],
+    ['192.0.2.2', null],
+    ['2606:4700::1111', null],
+    ['::ffff:8.8.8.8', null],
+  ])('%s is %s', (address, kind) => {
+    expect(addressKind(address)).toBe(kind);
+  });
+
+  it('spells an address one way, an IPv4-mapped one as its IPv4', () => {
+    expect(canonicalAddress('::ffff:127.0.0.1')).toBe('127.0.0.1');
+    expect(canonicalAddress('0:0:0:0:0:0:0:1')).toBe(canonicalAddress('::1'));
+    expect(canonicalAddress('example.com')).toBeNull();
+  });
+});
+
+describe('the address check after the name check', () => {
+  const list = entries(
+    'api.example.com',
+    'model.example.com:4567',
+    '127.0.0.1:4567',
+    'localhost:11434',
+    '10.1.2.3',
+    '[fd00::7]:8443',
+  );
+
+  it.each([
+    ['api.example.com', 443, '93.184.215.14'],
+    ['api.example.com', 443, '2606:2800:21f:cb07:6820:80da:af6b:1946'],
+    ['model.example.com', 4567, '127.0.0.1'],
+    ['127.0.0.1', 4567, '127.0.0.1'],
+    ['localhost', 11434, '127.0.0.1'],
+    ['localhost', 11434, '::1'],
+    ['fd00::7', 8443, 'fd00::7'],
+  ])('lets %s:%i through at %s', (host, port, address) => {
+    expect(addressRefusal(list, host, port, address)).toBeNull();
+  });
+
+  it.each([
+    ['api.example.com', 443, '127.0.0.1', 'resolves to 127.0.0.1, a loopback address'],
+    ['api.example.com', 443, '::ffff:127.0.0.1', 'a loopback address'],
+    ['api.example.com', 443, '0.0.0.0', 'an unspecified address'],
+    ['api.example.com', 443, '192.168.0.10', 'a private network address'],
+    ['api.example.com', 443, '169.254.169.254', 'a link-local address'],
+    ['model.example.com', 4567, '127.0.0.2', 'a loopback address'],
+    ['10.1.2.3', 443, '10.1.2.3', 'a private network address'],
+    ['localhost', 443, '127.0.0.1', 'a loopback address'],
+  ])('refuses %s:%i at %s', (host, port, address, why) => {
+    expect(addressRefusal(list, host, port, address)).toContain(why);
+  });
+
+  it("refuses an address of this machine's own interfaces", () => {
+    expect(addressRefusal(list, 'api.example.com', 443, '192.0.2.2', ['192.0.2.2'])).toContain(
+      'an address of this machine',
+    );
+    expect(addressRefusal(list, 'api.example.com', 443, '192.0.2.9', ['192.0.2.2'])).toBeNull();
+  });
+
+  it('says which entry would allow it', () => {
+    expect(addressRefusal(list, 'api.example.com', 443, '127.0.0.1')).toBe(
+      'resolves to 127.0.0.1, a loopback address (this machine); allowed only by the entry 127.0.0.1:443 in agents.network.allow',
+    );
+    expect(addressRefusal(list, '10.1.2.3', 443, '10.1.2.3')).toBe(
+      'a private network address; allowed only by the entry 10.1.2.3:443 in agents.network.allow',
+    );
   });
 });
 
@@ -232,6 +336,7 @@ describe('the proxy request', () => {
     expect(deniedMessage('example.com', 443)).toBe(
       'network: blocked example.com:443 (not in agents.network.allow)',
     );
+    expect(deniedMessage('::1', 80, 'why')).toBe('network: blocked [::1]:80 (why)');
   });
 });
 

@@ -218,8 +218,8 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
     const listener = await proxy.listen(
       engine === 'bubblewrap' ? 'unix' : 'tcp',
       allow,
-      ({ host, port }) => {
-        const line = deniedMessage(host, port);
+      ({ host, port, why }) => {
+        const line = deniedMessage(host, port, why);
         const telemetry = isTelemetryHost(host);
         options.logger?.log(telemetry ? 'info' : 'warn', `${spec.provider} agent: ${line}`);
         if (!telemetry) spec.onNetworkDenied?.(line);

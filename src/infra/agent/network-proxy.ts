@@ -1,11 +1,18 @@
+import { lookup } from 'node:dns/promises';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type * as Http from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
-import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { connect, isIP, type LookupFunction, type Socket } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { isAllowed, normalizeHost, type AllowEntry } from '../../domain/network.js';
+import {
+  addressRefusal,
+  isAllowed,
+  NETWORK_ALLOW_KEY,
+  normalizeHost,
+  type AllowEntry,
+} from '../../domain/network.js';
 
 /**
  * node:http, loaded when the first proxy starts. A static ESM import of it
@@ -23,11 +30,20 @@ function http(): typeof Http {
 // on 127.0.0.1 (Seatbelt). It speaks the two forms of HTTP proxying the CLIs
 // use: CONNECT host:port (https, and the relay's tunnels to loopback model
 // servers) and absolute-URI plain HTTP. Anything else gets 403 and a reason.
+//
+// A destination is checked twice: its name and port against the allow list,
+// then every address the name resolves to (one lookup, by the proxy itself).
+// An address of this machine or of a local network is refused unless an entry
+// names that address with that port, so an allowed name that resolves (or is
+// rebound) to 127.0.0.1 opens nothing. The connection then goes to exactly the
+// addresses checked: the socket's lookup is pinned to them, never asked again.
 
 /** A destination the proxy refused. */
 export interface NetworkDenial {
   readonly host: string;
   readonly port: number;
+  /** Why, as `deniedMessage` shows it. */
+  readonly why: string;
 }
 
 /** One launch's listener. */
@@ -55,10 +71,46 @@ export interface NetworkProxy {
   close(): Promise<void>;
 }
 
+const NOT_LISTED = `not in ${NETWORK_ALLOW_KEY}`;
+
 /** The reason given to the agent (and shown to the person) for a refused destination. */
-export function deniedMessage(host: string, port: number): string {
+export function deniedMessage(host: string, port: number, why = NOT_LISTED): string {
   const shown = host.includes(':') ? `[${host}]` : host;
-  return `network: blocked ${shown}:${port} (not in agents.network.allow)`;
+  return `network: blocked ${shown}:${port} (${why})`;
+}
+
+/** Every address a host name resolves to, in the resolver's order. */
+export type Resolver = (host: string) => Promise<readonly string[]>;
+
+/** The system's resolver (getaddrinfo: /etc/hosts, then DNS). */
+const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true })).map((entry) => entry.address);
+
+/** The addresses of this machine's network interfaces. */
+function ownAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
+}
+
+/** A lookup that answers the addresses already checked, so the socket connects to nothing else. */
+function pinnedLookup(addresses: readonly string[]): LookupFunction {
+  const all = addresses.map((address) => ({ address, family: isIP(address) }));
+  return (_host, options, callback) => {
+    const first = all[0];
+    if (options.all) callback(null, all);
+    else if (first) callback(null, first.address, first.family);
+    else callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '', 0);
+  };
+}
+
+/** What the check of a destination found. */
+type Checked =
+  | { readonly kind: 'ok'; readonly addresses: readonly string[] }
+  | { readonly kind: 'refused'; readonly reason: string }
+  | { readonly kind: 'unreachable'; readonly reason: string };
+
+export interface NetworkProxyOptions {
+  /** Resolves host names (default: the system's resolver). */
+  readonly resolve?: Resolver;
 }
 
 /** `host:port` of a CONNECT target, `[v6]:port` included; null when malformed. */
@@ -70,10 +122,11 @@ export function parseAuthority(authority: string): { host: string; port: number 
   return { host: normalizeHost(match[1] ?? match[2] ?? ''), port };
 }
 
-function refuse(socket: Duplex, status: string, reason: string): void {
+function refuse(socket: Duplex, status: string, reason: string, blocked = true): void {
   const body = `${reason}\n`;
+  const mark = blocked ? 'X-Grove-Network: blocked\r\n' : '';
   socket.end(
-    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\nX-Grove-Network: blocked\r\n\r\n${body}`,
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${mark}\r\n${body}`,
   );
 }
 
@@ -125,7 +178,8 @@ export function sweepProxyFolders(root = tmpdir()): number {
 }
 
 /** The proxy (no listener yet; `listen` makes the private socket folder on first use). */
-export function createNetworkProxy(): NetworkProxy {
+export function createNetworkProxy(options: NetworkProxyOptions = {}): NetworkProxy {
+  const resolveName = options.resolve ?? systemResolver;
   let dir: string | null = null;
   let count = 0;
   /** Listeners being opened: the folder must stay for them. */
@@ -139,12 +193,31 @@ export function createNetworkProxy(): NetworkProxy {
   ): Promise<ProxyListener> => {
     const sockets = new Set<Duplex>();
     const denied: NetworkDenial[] = [];
-    const deny = (host: string, port: number): string => {
+    const deny = (host: string, port: number, why = NOT_LISTED): string => {
       if (!denied.some((d) => d.host === host && d.port === port)) {
-        denied.push({ host, port });
-        onDenied({ host, port });
+        denied.push({ host, port, why });
+        onDenied({ host, port, why });
       }
-      return deniedMessage(host, port);
+      return deniedMessage(host, port, why);
+    };
+    /** The name and port against the list, then each address the name resolves to (once). */
+    const check = async (host: string, port: number): Promise<Checked> => {
+      if (!isAllowed(allow, host, port)) return { kind: 'refused', reason: deny(host, port) };
+      let addresses: readonly string[];
+      try {
+        addresses = isIP(host) ? [host] : await resolveName(host);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        return { kind: 'unreachable', reason: `cannot resolve ${host}: ${code}` };
+      }
+      if (addresses.length === 0)
+        return { kind: 'unreachable', reason: `cannot resolve ${host}: no address` };
+      const own = ownAddresses();
+      for (const address of addresses) {
+        const why = addressRefusal(allow, host, port, address, own);
+        if (why !== null) return { kind: 'refused', reason: deny(host, port, why) };
+      }
+      return { kind: 'ok', addresses };
     };
     const track = (socket: Duplex): void => {
       sockets.add(socket);
@@ -167,21 +240,45 @@ export function createNetworkProxy(): NetworkProxy {
       }
       const host = normalizeHost(url.hostname);
       const port = url.port ? Number(url.port) : 80;
-      if (!isAllowed(allow, host, port)) {
-        const reason = deny(host, port);
+      void check(host, port).then(
+        (checked) => forward(req, res, url, checked),
+        () => res.destroy(),
+      );
+    });
+    /** Sends a plain HTTP request on to the checked addresses (or answers why not). */
+    const forward = (
+      req: IncomingMessage,
+      res: Http.ServerResponse,
+      url: URL,
+      checked: Checked,
+    ): void => {
+      if (res.destroyed) return;
+      const host = normalizeHost(url.hostname);
+      const port = url.port ? Number(url.port) : 80;
+      if (checked.kind !== 'ok') {
+        const refused = checked.kind === 'refused';
         res
-          .writeHead(403, {
+          .writeHead(refused ? 403 : 502, {
             'Content-Type': 'text/plain; charset=utf-8',
-            'X-Grove-Network': 'blocked',
+            ...(refused ? { 'X-Grove-Network': 'blocked' } : {}),
           })
-          .end(`${reason}\n`);
+          .end(`${checked.reason}\n`);
         return;
       }
       const headers: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(req.headers))
         if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
       const upstream = http().request(
-        { host, port, method: req.method, path: `${url.pathname}${url.search}`, headers },
+        {
+          host,
+          port,
+          method: req.method,
+          path: `${url.pathname}${url.search}`,
+          headers,
+          // A fresh connection to the checked addresses: no pooled socket, no second lookup.
+          agent: false,
+          lookup: pinnedLookup(checked.addresses),
+        },
         (answer: IncomingMessage) => {
           const out: Record<string, string | string[]> = {};
           for (const [name, value] of Object.entries(answer.headers))
@@ -198,7 +295,7 @@ export function createNetworkProxy(): NetworkProxy {
         else res.destroy();
       });
       req.pipe(upstream);
-    });
+    };
 
     server.on('connection', track);
     server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
@@ -208,11 +305,29 @@ export function createNetworkProxy(): NetworkProxy {
         refuse(client, '400 Bad Request', `not a host:port: ${req.url ?? ''}`);
         return;
       }
-      if (!isAllowed(allow, target.host, target.port)) {
-        refuse(client, '403 Forbidden', deny(target.host, target.port));
+      void check(target.host, target.port).then(
+        (checked) => tunnel(client, head, target, checked),
+        () => client.destroy(),
+      );
+    });
+    /** Opens the tunnel to the checked addresses (or answers why not). */
+    const tunnel = (
+      client: Duplex,
+      head: Buffer,
+      target: { host: string; port: number },
+      checked: Checked,
+    ): void => {
+      if (client.destroyed) return;
+      if (checked.kind !== 'ok') {
+        const refused = checked.kind === 'refused';
+        refuse(client, refused ? '403 Forbidden' : '502 Bad Gateway', checked.reason, refused);
         return;
       }
-      const upstream: Socket = connect({ host: target.host, port: target.port });
+      const upstream: Socket = connect({
+        host: target.host,
+        port: target.port,
+        lookup: pinnedLookup(checked.addresses),
+      });
       track(upstream);
       upstream.once('connect', () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -230,7 +345,7 @@ export function createNetworkProxy(): NetworkProxy {
       });
       client.once('close', () => upstream.destroy());
       upstream.once('close', () => client.destroy());
-    });
+    };
     server.on('upgrade', (_req: IncomingMessage, client: Duplex) => {
       track(client);
       refuse(client, '501 Not Implemented', 'upgrades through the proxy are not supported');
