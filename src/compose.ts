@@ -9,6 +9,7 @@ import { createAgents } from './infra/agent/agents.js';
 import { createLauncher } from './infra/agent/launcher.js';
 import { ALLOW_UNCONFINED_KEY } from './domain/settings.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, networkPolicy } from './domain/network.js';
+import { exposurePolicy, HIDDEN_PATHS_KEY, PASS_ENV_KEY } from './domain/agent-exposure.js';
 import { createForge } from './infra/forge/forge.js';
 import { processOwner } from './infra/owner.js';
 import { makePrivateDir } from './infra/private-files.js';
@@ -58,6 +59,11 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
       networkPolicy(
         await store.settings.getGlobal(NETWORK_MODE_KEY),
         await store.settings.getGlobal(NETWORK_ALLOW_KEY),
+      ),
+    exposure: async () =>
+      exposurePolicy(
+        await store.settings.getGlobal(PASS_ENV_KEY),
+        await store.settings.getGlobal(HIDDEN_PATHS_KEY),
       ),
     logger,
   });

@@ -1,3 +1,10 @@
+import {
+  DEFAULT_HIDDEN_PATHS,
+  HIDDEN_PATHS_KEY,
+  PASS_ENV_KEY,
+  validateHiddenPaths,
+  validatePassEnv,
+} from './agent-exposure.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, validateAllowList } from './network.js';
 import { PROVIDERS, providerInfo, type ProviderId } from './providers.js';
 
@@ -297,6 +304,28 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     choices: () => [],
     fallback: () => '',
     validate: validateAllowList,
+  },
+  {
+    key: PASS_ENV_KEY,
+    label: 'Agent environment: more variables',
+    scope: 'global',
+    kind: 'text',
+    description:
+      "Environment variables agents get besides what their CLI needs (path, home, locale, terminal, proxies, their own provider's keys), comma-separated: NPM_CONFIG_REGISTRY, MY_TOOL_* (a prefix). TMUX, SSH_AUTH_SOCK, D-Bus, display and Docker variables and forge tokens are never passed.",
+    choices: () => [],
+    fallback: () => '',
+    validate: validatePassEnv,
+  },
+  {
+    key: HIDDEN_PATHS_KEY,
+    label: 'Hidden from agents',
+    scope: 'global',
+    kind: 'text',
+    description:
+      "Files and folders agents cannot read, comma-separated (~/ is your home folder). GROVE_HOME, forge logins and the other agent CLIs' logins are always hidden.",
+    choices: () => [],
+    fallback: () => DEFAULT_HIDDEN_PATHS.join(', '),
+    validate: validateHiddenPaths,
   },
   {
     key: MODEL_RETRIES_KEY,

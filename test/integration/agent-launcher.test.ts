@@ -160,6 +160,23 @@ describe('a confined agent', () => {
     expect(readFileSync(join(home, '.claude', 'state.json'), 'utf8')).toBe('state\n');
   });
 
+  it("sees a private /tmp: none of the host's files there, and what it writes there stays inside", async () => {
+    writeFileSync(join(dir, 'host-file'), 'host\n');
+
+    const result = await run(
+      confined(),
+      `ls '${dir}' > seen.txt; cat '${dir}/host-file' >> seen.txt 2>&1; echo x > /tmp/made-inside && cat /tmp/made-inside >> seen.txt`,
+    );
+
+    expect(result.code).toBe(0);
+    const seen = readFileSync(join(worktree, 'seen.txt'), 'utf8');
+    // Only what the agent needs is bound back into the private /tmp: its HOME, the main checkout, its worktree.
+    expect(seen.split('\n').slice(0, 3)).toEqual(['home', 'project', 'wt']);
+    expect(seen).not.toContain('host\n');
+    expect(seen).toMatch(/x\n$/);
+    expect(existsSync('/tmp/made-inside')).toBe(false);
+  });
+
   it('gets a private TMPDIR that is removed when it ends', async () => {
     const result = await run(confined(), 'echo t > "$TMPDIR/t" && echo "$TMPDIR" > tmpdir.txt');
 
@@ -189,6 +206,29 @@ describe('the agent environment', () => {
     const seen = readFileSync(join(worktree, 'env.txt'), 'utf8');
     expect(seen).toContain('ANTHROPIC_API_KEY=kept');
     for (const name of Object.keys(TOKENS)) expect(seen).not.toContain(`${name}=`);
+  });
+
+  const AMBIENT = {
+    TMUX: '/tmp/tmux-0/default,1,0',
+    SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1',
+    DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/0/bus',
+    DISPLAY: ':0',
+    DOCKER_HOST: 'unix:///run/docker.sock',
+    OPENAI_API_KEY: 'other-provider',
+    AWS_SECRET_ACCESS_KEY: 'cloud',
+  };
+
+  it.each([
+    ['confined', confined],
+    ['unconfined (opt-out)', () => noEngine(true)],
+  ])('holds only allowed variables when %s: no socket, no other provider key', async (_, make) => {
+    const result = await run(make(), 'env > env.txt', { ...AMBIENT, LANG: 'C.UTF-8' });
+
+    expect(result.code).toBe(0);
+    const seen = readFileSync(join(worktree, 'env.txt'), 'utf8');
+    expect(seen).toContain('LANG=C.UTF-8');
+    expect(seen).toContain('GIT_AUTHOR_NAME=t');
+    for (const name of Object.keys(AMBIENT)) expect(seen).not.toContain(`${name}=`);
   });
 });
 

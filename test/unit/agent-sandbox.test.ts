@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { agentEnvironment } from '../../src/infra/agent/agent-env.js';
 import {
   bubblewrapArgs,
-  filterAgentEnv,
   isForgeSecret,
   seatbeltArgs,
   seatbeltProfile,
@@ -45,22 +45,22 @@ describe('the agent environment', () => {
     ['BITBUCKET_APP_PASSWORD'],
     ['GITHUB_PAT'],
     ['github_token'],
-  ])('drops %s', (name) => {
-    expect(filterAgentEnv({ PATH: '/bin', [name]: 'secret' })).toEqual({ PATH: '/bin' });
+  ])('drops %s, even when the person asks for it', (name) => {
+    expect(isForgeSecret(name)).toBe(true);
+    expect(
+      agentEnvironment(
+        { PATH: '/bin', [name]: 'secret' },
+        { provider: 'claude', args: [], home: '/h', passEnv: [name, 'GIT*'] },
+      ),
+    ).toEqual({ PATH: '/bin' });
   });
 
-  it.each([
-    ['ANTHROPIC_API_KEY'],
-    ['OPENAI_API_KEY'],
-    ['GEMINI_API_KEY'],
-    ['HOME'],
-    ['GH_HOST'],
-    ['GIT_AUTHOR_NAME'],
-    ['TOKEN'],
-  ])('keeps %s', (name) => {
-    expect(isForgeSecret(name)).toBe(false);
-    expect(filterAgentEnv({ [name]: 'v' })).toEqual({ [name]: 'v' });
-  });
+  it.each([['ANTHROPIC_API_KEY'], ['HOME'], ['GH_HOST'], ['GIT_AUTHOR_NAME'], ['TOKEN']])(
+    'does not take %s for a forge credential',
+    (name) => {
+      expect(isForgeSecret(name)).toBe(false);
+    },
+  );
 });
 
 describe('the bubblewrap command line', () => {
@@ -111,6 +111,65 @@ describe('the bubblewrap command line', () => {
   });
 });
 
+describe('the bubblewrap command line with private folders', () => {
+  const plan: ConfinementPlan = {
+    cwd: '/home/u/.grove/wt/s1',
+    writable: ['/home/u/.grove/wt/s1', '/tmp/grove-agent-x', '/tmp/r/project/.git'],
+    protect: ['/tmp/r/project/.git/hooks'],
+    hideDirs: ['/home/u/.grove', '/tmp/r/home/.ssh'],
+    hideFiles: ['/tmp/r/home/.netrc'],
+    privateDirs: ['/tmp', '/var/tmp', '/run/user/1000'],
+    readable: ['/tmp/r/home', '/tmp/r/project'],
+    hideSockets: ['/run/docker.sock'],
+    network: { socketDir: '/tmp/grove-proxy-1', proxyPort: null, loopbackPorts: [] },
+  };
+  const all = binds(bubblewrapArgs(plan, '/usr/bin/claude', []));
+  const at = (bind: string): number => {
+    const index = all.indexOf(bind);
+    expect(index, bind).toBeGreaterThanOrEqual(0);
+    return index;
+  };
+
+  it('makes /tmp, /var/tmp and the runtime folder private before anything is bound into them', () => {
+    expect(all[0]).toBe('--ro-bind / /');
+    expect(all[1]).toBe('--tmpfs /tmp');
+    expect(all).toContain('--tmpfs /var/tmp');
+    expect(all).toContain('--tmpfs /run/user/1000');
+    const inTmp = all.filter((b) => / \/tmp\//.test(b));
+    expect(inTmp.length).toBeGreaterThan(5);
+    for (const bind of inTmp) expect(at(bind)).toBeGreaterThan(1);
+  });
+
+  it('binds back what the agent reads read-only, its writable paths writable, the proxy socket folder', () => {
+    expect(at('--ro-bind /tmp/r/home /tmp/r/home')).toBeGreaterThan(at('--tmpfs /tmp'));
+    expect(at('--ro-bind /tmp/r/project /tmp/r/project')).toBeGreaterThan(at('--tmpfs /tmp'));
+    expect(at('--bind /tmp/r/project/.git /tmp/r/project/.git')).toBeGreaterThan(
+      at('--ro-bind /tmp/r/project /tmp/r/project'),
+    );
+    expect(at('--ro-bind-try /tmp/r/project/.git/hooks /tmp/r/project/.git/hooks')).toBeGreaterThan(
+      at('--bind /tmp/r/project/.git /tmp/r/project/.git'),
+    );
+    expect(at('--bind /tmp/grove-agent-x /tmp/grove-agent-x')).toBeGreaterThan(at('--tmpfs /tmp'));
+    expect(at('--ro-bind /tmp/grove-proxy-1 /tmp/grove-proxy-1')).toBeGreaterThan(
+      at('--tmpfs /tmp'),
+    );
+  });
+
+  it('hides secrets inside what is bound back, and GROVE_HOME but the worktree inside it', () => {
+    expect(at('--tmpfs /tmp/r/home/.ssh')).toBeGreaterThan(at('--ro-bind /tmp/r/home /tmp/r/home'));
+    expect(at('--ro-bind /dev/null /tmp/r/home/.netrc')).toBeGreaterThan(
+      at('--ro-bind /tmp/r/home /tmp/r/home'),
+    );
+    expect(at('--bind /home/u/.grove/wt/s1 /home/u/.grove/wt/s1')).toBeGreaterThan(
+      at('--tmpfs /home/u/.grove'),
+    );
+  });
+
+  it('hides the host sockets', () => {
+    expect(all).toContain('--ro-bind /dev/null /run/docker.sock');
+  });
+});
+
 describe('the Seatbelt profile', () => {
   const profile = seatbeltProfile({
     ...PLAN,
@@ -141,6 +200,40 @@ describe('the Seatbelt profile', () => {
 
   it('escapes quotes and backslashes in paths', () => {
     expect(profile).toContain('(subpath "/tmp/a \\"quoted\\" \\\\ path")');
+  });
+
+  it('keeps the host temporary folders unreadable but what the agent needs there, and hides sockets', () => {
+    const text = seatbeltProfile({
+      ...PLAN,
+      writable: ['/private/var/folders/x/T/grove-agent-1', '/Users/u/wt'],
+      privateDirs: ['/private/tmp', '/private/var/folders/x/T'],
+      readable: ['/private/var/folders/x/T/r/home'],
+      hideSockets: ['/private/var/run/docker.sock'],
+    });
+
+    const deny = text.indexOf(
+      '(deny file-read-data\n  (subpath "/private/tmp")\n  (subpath "/private/var/folders/x/T"))',
+    );
+    expect(deny).toBeGreaterThan(0);
+    const allow = text.indexOf('(allow file-read-data\n');
+    expect(allow).toBeGreaterThan(deny);
+    expect(text.slice(allow)).toContain('(subpath "/private/var/folders/x/T/r/home")');
+    expect(text.slice(allow)).toContain('(subpath "/private/var/folders/x/T/grove-agent-1")');
+    // With the host network: no unix socket in the temporary folders but in the writable paths.
+    const sockets = text.indexOf(
+      '(deny network-outbound\n  (remote unix-socket (subpath "/private/tmp"))',
+    );
+    expect(sockets).toBeGreaterThan(0);
+    expect(text.indexOf('(allow network-outbound\n  (remote unix-socket (subpath')).toBeGreaterThan(
+      sockets,
+    );
+    expect(
+      text
+        .trimEnd()
+        .endsWith(
+          '(deny network-outbound\n  (remote unix-socket (path-literal "/private/var/run/docker.sock")))',
+        ),
+    ).toBe(true);
   });
 
   it('is passed to sandbox-exec with -p before the command', () => {

@@ -24,9 +24,11 @@ import {
   type NetworkProxy,
   type ProxyListener,
 } from './network-proxy.js';
+import { DEFAULT_EXPOSURE, type ExposurePolicy } from '../../domain/agent-exposure.js';
+import { agentEnvironment } from './agent-env.js';
+import { exposurePlan, groveHomeOf, mainCheckoutOf } from './host-exposure.js';
 import {
   bubblewrapArgs,
-  filterAgentEnv,
   forgeSecretPaths,
   gitProtectedPaths,
   seatbeltArgs,
@@ -83,6 +85,8 @@ export interface LauncherOptions {
   readonly network?: () => Promise<NetworkPolicy>;
   /** Where refused network destinations are logged. */
   readonly logger?: Logger;
+  /** Extra environment variables and the hidden paths (settings agents.passEnv, agents.hiddenPaths); the defaults when absent. */
+  readonly exposure?: () => Promise<ExposurePolicy>;
 }
 
 /** The message shown when no sandbox engine can confine agents and the opt-out is off. */
@@ -158,6 +162,44 @@ async function planFor(spec: LaunchSpec, tmp: string): Promise<ConfinementPlan> 
     .filter((p) => existsSync(p) && statSync(p).isFile())
     .map(resolvedPath);
   return { cwd, writable, protect, hideDirs, hideFiles };
+}
+
+/**
+ * The plan with the host's private folders, sockets and secrets taken away
+ * (host-exposure.ts): a private /tmp with what the agent needs bound back,
+ * the sockets and secrets hidden.
+ */
+async function withoutHostExposure(
+  plan: ConfinementPlan,
+  spec: LaunchSpec,
+  env: NodeJS.ProcessEnv,
+  command: string,
+  policy: ExposurePolicy,
+): Promise<ConfinementPlan> {
+  const exposure = exposurePlan(
+    {
+      provider: spec.provider,
+      platform: process.platform,
+      hostEnv: spec.env,
+      agentEnv: env,
+      home: homeOf(spec.env),
+      groveHome: groveHomeOf(spec.env),
+      hiddenPaths: policy.hiddenPaths,
+      command,
+      args: spec.args,
+      mainCheckout: mainCheckoutOf(await gitCommonDir(plan.cwd, spec.env), plan.cwd),
+      writable: plan.writable,
+    },
+    process.getuid?.() ?? 0,
+  );
+  return {
+    ...plan,
+    privateDirs: exposure.privateDirs,
+    readable: exposure.readable,
+    hideDirs: [...plan.hideDirs, ...exposure.hideDirs],
+    hideFiles: [...plan.hideFiles, ...exposure.hideFiles],
+    hideSockets: exposure.hideSockets,
+  };
 }
 
 const PROBE_TIMEOUT_MS = 10_000;
@@ -273,7 +315,13 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
     const how = await confinement();
     if (how.kind === 'refused')
       throw new AgentError(spec.provider, 'sandbox', refusalMessage(how.reason, how.fix));
-    const env = filterAgentEnv(spec.env);
+    const exposure = options.exposure ? await options.exposure() : DEFAULT_EXPOSURE;
+    const env = agentEnvironment(spec.env, {
+      provider: spec.provider,
+      args: spec.args,
+      home: homeOf(spec.env),
+      passEnv: exposure.passEnv,
+    });
     const command = resolveCommand(spec.command, env);
     if (command === null) throw new SpawnError('ENOENT', `${spec.command}: not found on PATH`);
     let tmp: string | null = null;
@@ -290,7 +338,7 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
         if (policy.mode === 'filtered')
           net = await filtered(spec, how.engine, policy, command, env);
         const plan: ConfinementPlan = {
-          ...(await planFor(spec, tmp)),
+          ...(await withoutHostExposure(await planFor(spec, tmp), spec, env, command, exposure)),
           ...(net ? { network: net.network } : {}),
         };
         const confinedEnv = { ...(net?.env ?? env), TMPDIR: tmp };

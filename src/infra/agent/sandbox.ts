@@ -18,7 +18,27 @@ export interface ConfinementPlan {
   readonly hideFiles: readonly string[];
   /** How the network is filtered; absent: the host network, unfiltered (agents.network open). */
   readonly network?: NetworkPlan;
+  /**
+   * Host folders the agent sees as its own empty, writable folder (/tmp,
+   * /var/tmp, /run/user/<uid>), so no socket or file another program keeps
+   * there is reachable. What the agent needs inside them is bound back:
+   * `readable` read-only, the writable paths writable.
+   */
+  readonly privateDirs?: readonly string[];
+  /** Paths inside the private folders the agent still reads (its HOME, PATH entries, the main checkout). */
+  readonly readable?: readonly (string | BindBack)[];
+  /** Unix sockets of the host hidden from the agent (Docker, D-Bus, the ones Grove's environment names). */
+  readonly hideSockets?: readonly string[];
 }
+
+/** A path bound back read-only where the agent names it (`target`), from its real path (`source`). */
+export interface BindBack {
+  readonly source: string;
+  readonly target: string;
+}
+
+const bindBack = (entry: string | BindBack): BindBack =>
+  typeof entry === 'string' ? { source: entry, target: entry } : entry;
 
 /**
  * The filtered network of one agent: its traffic goes through Grove's proxy
@@ -53,18 +73,9 @@ const FORGE_TOKEN_NAMES: ReadonlySet<string> = new Set([
 const FORGE_TOKEN_PATTERN =
   /^(GH|GITHUB|GITLAB|GL|GITEA|FORGEJO|CODEBERG|BITBUCKET)_\w*(TOKEN|PASSWORD|PAT)$/i;
 
-/** True when `name` is an environment variable that carries a forge credential. */
+/** True when `name` is an environment variable that carries a forge credential (agent-env.ts never passes one). */
 export function isForgeSecret(name: string): boolean {
   return FORGE_TOKEN_NAMES.has(name.toUpperCase()) || FORGE_TOKEN_PATTERN.test(name);
-}
-
-/** The agent's environment: `env` without forge credentials. */
-export function filterAgentEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !isForgeSecret(name)) out[name] = value;
-  }
-  return out;
 }
 
 /** A CLI's own state: folders it writes (created when missing), files it may update, settings kept read-only. */
@@ -175,14 +186,48 @@ export function bubblewrapArgs(
     '/proc',
   ];
   if (plan.network) out.splice(2, 0, '--unshare-net');
-  for (const path of byDepth(plan.writable)) out.push('--bind', path, path);
-  for (const path of byDepth(plan.protect)) out.push('--ro-bind-try', path, path);
-  for (const path of byDepth(plan.hideDirs)) out.push('--tmpfs', path);
-  for (const path of byDepth(plan.hideFiles)) out.push('--ro-bind', '/dev/null', path);
-  if (plan.network?.socketDir)
-    out.push('--ro-bind', plan.network.socketDir, plan.network.socketDir);
+  for (const mount of mountOrder(plan)) out.push(...mount.args);
   out.push('--chdir', plan.cwd, '--', command, ...args);
   return out;
+}
+
+/** One bwrap mount and where it goes in the order. */
+interface Mount {
+  readonly path: string;
+  /** Among mounts of the same depth: private folders first, hidden things last. */
+  readonly rank: number;
+  readonly args: readonly string[];
+}
+
+/**
+ * Every mount after the read-only root, parents before children, so a mount
+ * inside a folder always lands on top of the folder's: the private /tmp
+ * before the worktree, HOME and the proxy's socket folder bound back into
+ * it; GROVE_HOME hidden before the session's worktree inside it is bound
+ * back writable; the writable git folder before its read-only hooks.
+ */
+function mountOrder(plan: ConfinementPlan): Mount[] {
+  const mounts: Mount[] = [];
+  const add = (
+    paths: readonly string[] | undefined,
+    rank: number,
+    args: (p: string) => string[],
+  ) => {
+    for (const path of new Set(paths ?? [])) mounts.push({ path, rank, args: args(path) });
+  };
+  add(plan.privateDirs, 0, (p) => ['--tmpfs', p]);
+  for (const { source, target } of (plan.readable ?? []).map(bindBack))
+    mounts.push({ path: target, rank: 1, args: ['--ro-bind', source, target] });
+  add(plan.writable, 2, (p) => ['--bind', p, p]);
+  add(plan.protect, 3, (p) => ['--ro-bind-try', p, p]);
+  add(plan.network?.socketDir ? [plan.network.socketDir] : [], 4, (p) => ['--ro-bind', p, p]);
+  add(plan.hideDirs, 5, (p) => ['--tmpfs', p]);
+  add(plan.hideFiles, 6, (p) => ['--ro-bind', '/dev/null', p]);
+  add(plan.hideSockets, 7, (p) => ['--ro-bind', '/dev/null', p]);
+  const depth = (p: string): number => p.split('/').length;
+  return mounts.sort(
+    (a, b) => depth(a.path) - depth(b.path) || a.rank - b.rank || compareOrdinal(a.path, b.path),
+  );
 }
 
 /** A string literal in Seatbelt's profile language (SBPL, a Scheme). */
@@ -212,9 +257,43 @@ export function seatbeltProfile(plan: ConfinementPlan): string {
     ...byDepth(plan.hideDirs).map((p) => `(subpath ${sbplString(p)})`),
     ...byDepth(plan.hideFiles).map((p) => `(literal ${sbplString(p)})`),
   ];
+  const privateDirs = byDepth(plan.privateDirs ?? []);
+  if (privateDirs.length > 0) {
+    // The host's temporary folders: nothing in them is read, but what the agent needs there.
+    const back = byDepth([
+      ...(plan.readable ?? []).map((r) => bindBack(r).source),
+      ...plan.writable,
+    ]);
+    lines.push(
+      `(deny file-read-data\n  ${privateDirs.map((p) => `(subpath ${sbplString(p)})`).join('\n  ')})`,
+    );
+    if (back.length > 0)
+      lines.push(
+        `(allow file-read-data\n  ${back.map((p) => `(subpath ${sbplString(p)})`).join('\n  ')})`,
+      );
+  }
   if (hidden.length > 0) lines.push(`(deny file-read* file-write*\n  ${hidden.join('\n  ')})`);
   if (plan.network) lines.push(...seatbeltNetwork(plan.network, plan.writable));
+  else lines.push(...seatbeltSockets(privateDirs, plan.writable));
+  const sockets = byDepth(plan.hideSockets ?? []).map(
+    (p) => `(remote unix-socket (path-literal ${sbplString(p)}))`,
+  );
+  if (sockets.length > 0) lines.push(`(deny network-outbound\n  ${sockets.join('\n  ')})`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * With the host network (agents.network open): no unix socket in the host's
+ * temporary folders (tmux, ssh-agent, launchd's listeners) but those in the
+ * writable paths.
+ */
+function seatbeltSockets(privateDirs: readonly string[], writable: readonly string[]): string[] {
+  if (privateDirs.length === 0) return [];
+  const unix = (paths: readonly string[]): string =>
+    paths.map((p) => `(remote unix-socket (subpath ${sbplString(p)}))`).join('\n  ');
+  const lines = [`(deny network-outbound\n  ${unix(privateDirs)})`];
+  if (writable.length > 0) lines.push(`(allow network-outbound\n  ${unix(byDepth(writable))})`);
+  return lines;
 }
 
 function seatbeltNetwork(net: NetworkPlan, writable: readonly string[]): string[] {
