@@ -1,6 +1,7 @@
 import { formatMeasure, raisedLimit, stopText, type BudgetStop } from '../domain/budget.js';
 import { rebaseWarning, sessionLabel } from '../domain/overlap.js';
 import { threadSummary, type ReviewThread } from '../domain/review-thread.js';
+import { sanitizePath } from '../domain/sanitize.js';
 import { shortId, type Session } from '../domain/session.js';
 import type { AppEvent, SyncPlan, SyncReport, SyncStop, WorkAtRisk } from './events.js';
 import type { AppState, Popup } from './state.js';
@@ -180,7 +181,7 @@ function pulledLines(report: SyncReport): string[] {
   ];
   for (const subject of report.incoming.slice(0, LISTED)) lines.push(`  ↓ ${subject}`);
   if (report.resolved.length > 0)
-    lines.push(`Resolved conflicts in: ${report.resolved.join(', ')}`);
+    lines.push(`Resolved conflicts in: ${report.resolved.map(sanitizePath).join(', ')}`);
   return lines;
 }
 
@@ -221,8 +222,8 @@ export function syncStopLines(reason: SyncStop): string[] {
     case 'conflicts':
       return [
         reason.agentError === null
-          ? `Pulling stopped on conflicts in ${reason.files.join(', ')} that could not be resolved.`
-          : `Pulling stopped on conflicts in ${reason.files.join(', ')}; the agent could not resolve them: ${reason.agentError}`,
+          ? `Pulling stopped on conflicts in ${reason.files.map(sanitizePath).join(', ')} that could not be resolved.`
+          : `Pulling stopped on conflicts in ${reason.files.map(sanitizePath).join(', ')}; the agent could not resolve them: ${reason.agentError}`,
         'The rebase was aborted; your branch is as it was.',
       ];
     case 'pushFailed':
@@ -307,7 +308,7 @@ export function reduceAsk(state: AppState, event: AskEvent): AppState {
         info(
           'Syncing',
           [
-            `Conflicts in ${event.files.join(', ')}: asking the agent to resolve them (attempt ${event.attempt} of ${event.attempts})…`,
+            `Conflicts in ${event.files.map(sanitizePath).join(', ')}: asking the agent to resolve them (attempt ${event.attempt} of ${event.attempts})…`,
           ],
           true,
         ),

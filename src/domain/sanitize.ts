@@ -8,7 +8,11 @@
 // a lone ESC) becomes a visible placeholder built from the Unicode control
 // pictures, with the sequence's printable body kept (bounded), e.g.
 // ESC ] 52;c;cm0gLXJm BEL  →  "␛]52;c;cm0gLXJm␇". Only Grove's renderer
-// emits escape sequences.
+// emits escape sequences. The bidirectional controls (U+061C, U+200E–U+200F,
+// U+202A–U+202E, U+2066–U+2069) are shown as "\u202E" and the like: a
+// terminal that reorders text by them would show a file name or a line of
+// code in another order than it is (an "a\u202Eb.txt" that reads as
+// "atxt.b", a comment that hides code, "Trojan Source").
 
 /** How much of a sequence's body (parameters, OSC text) is shown before "…". */
 export const MAX_SEQUENCE_BODY = 64;
@@ -22,12 +26,20 @@ const DEL = 0x7f;
 /** 8-bit String Terminator (U+009C). */
 const ST8 = 0x9c;
 
-/** Anything a terminal may act on, besides tab (and newline for multi-line text). */
-// Matching control characters is the point here.
-// eslint-disable-next-line no-control-regex
-const UNSAFE_LINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
-// eslint-disable-next-line no-control-regex
-const UNSAFE_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** The bidirectional formatting characters (Unicode's Bidi_Control property). */
+const BIDI_CHARS = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+const BIDI = new RegExp(`[${BIDI_CHARS}]`, 'g');
+/** Anything a terminal may act on or reorder by, besides tab (and newline for multi-line text). */
+const UNSAFE_LINE = new RegExp(`[\\u0000-\\u0008\\u000a-\\u001f\\u007f-\\u009f${BIDI_CHARS}]`);
+const UNSAFE_TEXT = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CHARS}]`);
+
+/** "\u202E" for U+202E: the way JavaScript and JSON write it, so it reads as one character. */
+function escapeBidi(text: string): string {
+  return text.replace(
+    BIDI,
+    (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`,
+  );
+}
 
 function isControl(code: number): boolean {
   return code < 0x20 || (code >= DEL && code <= 0x9f);
@@ -124,7 +136,9 @@ function scanEscape(text: string, at: number): Scanned {
   return { shown: `␛${bounded(text.slice(at + 1, i))}`, end: i };
 }
 
-function sanitize(text: string, keepNewlines: boolean): string {
+function sanitize(raw: string, keepNewlines: boolean): string {
+  // First, so a bidi control inside an escape sequence's body is shown escaped too.
+  const text = escapeBidi(raw);
   let out = '';
   let last = 0;
   let i = 0;
@@ -157,6 +171,16 @@ function sanitize(text: string, keepNewlines: boolean): string {
  */
 export function sanitizeLine(text: string): string {
   return UNSAFE_LINE.test(text) ? sanitize(text, false) : text;
+}
+
+/**
+ * A file name from the repository, made safe for a terminal as sanitizeLine
+ * does, and with a tab shown as "\t" (as git quotes it): a name that holds a
+ * tab must not read as two names, or as a name and a column. For display
+ * only: never address a file by what this returns.
+ */
+export function sanitizePath(name: string): string {
+  return sanitizeLine(name.includes('\t') ? name.replace(/\t/g, '\\t') : name);
 }
 
 /**

@@ -20,6 +20,36 @@ export function sizeFromLines(added: number, deleted: number): SessionSize {
   return 'XXL';
 }
 
+/** Bytes of a binary file that count as one changed line (about one line of code). */
+export const BINARY_BYTES_PER_LINE = 64;
+
+/**
+ * A binary file in the size class: it cannot be read line by line, so its
+ * bytes stand for lines, its old side as deleted and its new side as added
+ * (as a rewritten text file counts), at least one line a side that exists.
+ */
+export function binaryLines(oldSize: number, newSize: number): number {
+  const lines = (bytes: number): number =>
+    bytes > 0 ? Math.max(1, Math.ceil(bytes / BINARY_BYTES_PER_LINE)) : 0;
+  return lines(oldSize) + lines(newSize);
+}
+
+/** The size class of a diff: its changed text lines and its binary files by their bytes. */
+export function sizeOfDiff(stats: {
+  readonly added: number;
+  readonly deleted: number;
+  readonly files: readonly {
+    readonly binary?: boolean;
+    readonly oldSize?: number;
+    readonly newSize?: number;
+  }[];
+}): SessionSize {
+  let binary = 0;
+  for (const file of stats.files)
+    if (file.binary) binary += binaryLines(file.oldSize ?? 0, file.newSize ?? 0);
+  return sizeFromLines(stats.added + binary, stats.deleted);
+}
+
 export type { PermissionMode } from './permission-mode.js';
 
 export interface TurnSummary {
@@ -96,6 +126,12 @@ export interface Session {
   readonly parentSessionId?: string | null;
   /** Context from the parent's transcript for a fork's first prompt (cleared once sent). */
   readonly forkContext?: string | null;
+  /**
+   * What Grove put back after an agent changed the shared git folder outside
+   * its worktree and branch, in words; the session is not merged or published
+   * until the person acknowledges it (null or absent: nothing to acknowledge).
+   */
+  readonly guardFlag?: string | null;
 }
 
 /** Whole seconds of active work at `now` (epoch ms). */

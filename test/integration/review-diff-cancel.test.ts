@@ -100,7 +100,7 @@ describe('the session diff', () => {
       added: 0,
       deleted: 0,
       patch: '',
-      summarized: 'Binary file added.',
+      summarized: `Binary file added: 0 → ${BINARY.length} bytes.`,
     });
     expect(byPath['docs/café notes.md']).toMatchObject({ status: 'added', added: 1 });
     expect(byPath['docs/café notes.md']?.patch).toContain('+accents');

@@ -3,6 +3,7 @@ import {
   MAX_SEQUENCE_BODY,
   hasControlChars,
   sanitizeLine,
+  sanitizePath,
   sanitizeText,
 } from '../../src/domain/sanitize.js';
 
@@ -206,5 +207,57 @@ describe('very long sequences are shown bounded', () => {
     const out = sanitizeText(input);
 
     expect(out).toBe('␛[1m'.repeat(50_000));
+  });
+});
+
+describe('bidirectional controls', () => {
+  // U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: a terminal that
+  // honours them shows text in another order than it is.
+  const BIDI = [
+    0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069,
+  ];
+
+  it.each(BIDI.map((code) => [code.toString(16).toUpperCase().padStart(4, '0'), code]))(
+    'U+%s is shown as its escape in lines and in text',
+    (hex, code) => {
+      const c = String.fromCharCode(code);
+
+      expect(sanitizeLine(`a${c}b.txt`)).toBe(`a\\u${hex}b.txt`);
+      expect(sanitizeText(`x${c}\ny`)).toBe(`x\\u${hex}\ny`);
+      expect(hasControlChars(`a${c}b`)).toBe(true);
+    },
+  );
+
+  it('shows a Trojan Source comment as it is stored', () => {
+    const line = 'if (isAdmin) { /* \u202E } \u2066if (true)\u2069 \u2066 */';
+
+    expect(sanitizeText(line)).toBe(
+      String.raw`if (isAdmin) { /* \u202E } \u2066if (true)\u2069 \u2066 */`,
+    );
+  });
+
+  it('escapes one inside an escape sequence, and stays idempotent', () => {
+    const once = sanitizeText(`${ESC}]0;ti\u202Etle${BEL}ok`);
+
+    expect(once).toBe('␛]0;ti\\u202Etle␇ok');
+    expect(sanitizeText(once)).toBe(once);
+  });
+
+  it('leaves other invisible but harmless characters alone', () => {
+    expect(sanitizeLine('zero\u200bwidth\u2028')).toBe('zero\u200bwidth\u2028');
+  });
+});
+
+describe('sanitizePath', () => {
+  it('shows a tab as \\t, so one name never reads as two columns', () => {
+    expect(sanitizePath('tab\tname.txt')).toBe('tab\\tname.txt');
+  });
+
+  it('escapes bidi controls and controls as sanitizeLine does', () => {
+    expect(sanitizePath('a\u202Eb\n.txt')).toBe('a\\u202Eb␤.txt');
+  });
+
+  it('returns a clean name as the very same string', () => {
+    expect(sanitizePath('docs/café notes.md')).toBe('docs/café notes.md');
   });
 });

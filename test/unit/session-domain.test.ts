@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   activeWorkSeconds,
+  binaryLines,
   formatDuration,
   sizeFromLines,
+  sizeOfDiff,
   timerAfterStatusChange,
 } from '../../src/domain/session.js';
 import { makeSession as session } from '../helpers/session-factory.js';
@@ -44,6 +46,21 @@ describe('size buckets', () => {
     [10_000, 10_000, 'XXL'],
   ] as const)('%i added and %i deleted lines is %s', (added, deleted, size) => {
     expect(sizeFromLines(added, deleted)).toBe(size);
+  });
+
+  it('counts a binary file by its bytes, 64 a line, each side at least one line', () => {
+    expect(binaryLines(0, 1)).toBe(1);
+    expect(binaryLines(0, 64)).toBe(1);
+    expect(binaryLines(65, 0)).toBe(2);
+    expect(binaryLines(1_000, 3_000)).toBe(16 + 47);
+    expect(binaryLines(0, 0)).toBe(0);
+  });
+
+  it('puts a diff of one text line and a 5 kB binary in M, not XS', () => {
+    const files = [{ binary: false }, { binary: true, oldSize: 0, newSize: 5_000 }];
+
+    expect(sizeOfDiff({ added: 1, deleted: 0, files })).toBe('M');
+    expect(sizeOfDiff({ added: 1, deleted: 0, files: [{ binary: false }] })).toBe('XS');
   });
 });
 

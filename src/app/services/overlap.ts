@@ -1,5 +1,5 @@
 import { overlapMap, sharedPaths, type OverlapMap } from '../../domain/overlap.js';
-import { sanitizeLine } from '../../domain/sanitize.js';
+import { sanitizePath } from '../../domain/sanitize.js';
 import type { GitClient } from '../ports.js';
 
 /** What the detector needs of a live session. */
@@ -91,7 +91,7 @@ export class OverlapDetector {
         const conflicts = results?.[i];
         // A failed probe is not cached: the next cycle asks again.
         if (conflicts)
-          nextProbes.set(key, [...new Set(conflicts.map((p) => sanitizeLine(p)))].sort());
+          nextProbes.set(key, [...new Set(conflicts.map((p) => sanitizePath(p)))].sort());
       });
     }
     const probed = pairs.map((pair) => {

@@ -6,7 +6,7 @@ import {
   SETTING_ROWS,
   type ModelRole,
 } from '../../domain/settings.js';
-import { sizeFromLines, type Session } from '../../domain/session.js';
+import { sizeOfDiff, type Session } from '../../domain/session.js';
 import {
   permissionModeDescription,
   permissionModeLabel,
@@ -71,16 +71,12 @@ export function provisionalTitle(prompt: string): string {
 /** The stored diff size of a session (what measureDiff returns). */
 export type DiffFields = Pick<Session, 'addedLines' | 'deletedLines' | 'size' | 'hasDiff'>;
 
-/** The stored diff size fields of git's counts. */
-export function diffFields(stats: {
-  readonly files: readonly unknown[];
-  readonly added: number;
-  readonly deleted: number;
-}): DiffFields {
+/** The stored diff size fields of git's counts (binary files count in the size by their bytes). */
+export function diffFields(stats: Parameters<typeof sizeOfDiff>[0]): DiffFields {
   return {
     addedLines: stats.added,
     deletedLines: stats.deleted,
-    size: sizeFromLines(stats.added, stats.deleted),
+    size: sizeOfDiff(stats),
     hasDiff: stats.files.length > 0,
   };
 }

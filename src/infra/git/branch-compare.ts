@@ -1,4 +1,4 @@
-import { sanitizeLine } from '../../domain/sanitize.js';
+import { sanitizePath } from '../../domain/sanitize.js';
 import { mergeTreeConflicts } from './merge.js';
 import { git } from './run.js';
 
@@ -21,7 +21,7 @@ export async function changedPaths(
   return result.stdout
     .split('\0')
     .filter((p) => p !== '')
-    .map((p) => sanitizeLine(p))
+    .map((p) => sanitizePath(p))
     .sort();
 }
 
@@ -52,7 +52,7 @@ export async function mergeTreeConflictsBatch(
   while (results.length < pairs.length && i < fields.length) {
     i += 2; // status, tree
     const paths: string[] = [];
-    while (i < fields.length && fields[i] !== '') paths.push(sanitizeLine(fields[i++] ?? ''));
+    while (i < fields.length && fields[i] !== '') paths.push(sanitizePath(fields[i++] ?? ''));
     i++;
     results.push([...new Set(paths)].sort());
   }

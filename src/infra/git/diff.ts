@@ -3,8 +3,14 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareOrdinal } from '../../domain/ordinal.js';
-import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
+import { sanitizePath, sanitizeText } from '../../domain/sanitize.js';
 import { gitDirOf } from './git-dir.js';
+import {
+  objectStoreOf,
+  withNeutralRepo,
+  type NeutralRepo,
+  type ObjectStore,
+} from './neutral-repo.js';
 import { git, gitOut } from './run.js';
 
 /** A changed file, for display: `path` and `oldPath` are sanitized (never use them to address files). */
@@ -14,7 +20,11 @@ export interface DiffFile {
   readonly status: 'added' | 'modified' | 'deleted' | 'renamed';
   readonly added: number;
   readonly deleted: number;
+  /** Binary by content (a NUL byte in the first 8,000 bytes), whatever attributes say. */
   readonly binary: boolean;
+  /** A binary file's size in bytes before and after (0 for the side that does not exist). */
+  readonly oldSize?: number;
+  readonly newSize?: number;
 }
 
 export interface DiffStats {
@@ -24,18 +34,23 @@ export interface DiffStats {
 }
 
 export interface Diff extends DiffStats {
-  /** The unified diff, sanitized for display: control characters in names and lines are placeholders. */
+  /**
+   * The unified diff, sanitized for display: control characters in names and
+   * lines are placeholders. Read with no attributes, so every file that is
+   * text by content shows its lines; a binary file's line carries its sizes.
+   */
   readonly patch: string;
 }
 
 /**
- * Runs `fn` with an index that is a copy of the worktree's real one, with
- * every file (untracked too) added to it. The real index is never touched.
+ * Runs `fn` with the tree of the worktree as a commit would take it (every
+ * file, untracked too, added to a copy of its real index; the real index is
+ * never touched) and the merge base with `baseBranch`.
  */
-async function withTempIndex<T>(
+async function withWorktreeTree<T>(
   dir: string,
-  fn: (env: Record<string, string>, base: string) => Promise<T>,
   baseBranch: string,
+  fn: (store: ObjectStore, base: string, tree: string) => Promise<T>,
   signal?: AbortSignal,
 ): Promise<T> {
   const gitDir = await gitDirOf(dir, signal);
@@ -45,104 +60,185 @@ async function withTempIndex<T>(
     const real = join(gitDir, 'index');
     if (existsSync(real)) await copyFile(real, index);
     const env = { GIT_INDEX_FILE: index };
-    await git(['add', '-A'], { cwd: dir, env, signal });
-    const base = await gitOut(['merge-base', 'HEAD', baseBranch], { cwd: dir, signal });
-    return await fn(env, base);
+    const [store] = await Promise.all([
+      objectStoreOf(dir, signal),
+      git(['add', '-A'], { cwd: dir, env, signal }),
+    ]);
+    const [tree, base] = await Promise.all([
+      gitOut(['write-tree'], { cwd: dir, env, signal }),
+      gitOut(['merge-base', 'HEAD', baseBranch], { cwd: dir, signal }),
+    ]);
+    return await fn(store, base, tree);
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
 }
 
-function parseNumstat(numstat: string, nameStatus: string): DiffFile[] {
-  const statuses = new Map<string, { status: DiffFile['status']; oldPath?: string }>();
-  const ns = nameStatus.split('\0').filter((p) => p !== '');
-  for (let i = 0; i < ns.length;) {
-    const code = ns[i] ?? '';
-    if (code.startsWith('R') || code.startsWith('C')) {
-      const oldPath = ns[i + 1] ?? '';
-      const path = ns[i + 2] ?? '';
-      statuses.set(path, { status: 'renamed', oldPath });
-      i += 3;
-    } else {
-      const path = ns[i + 1] ?? '';
-      statuses.set(path, {
-        status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified',
-      });
-      i += 2;
-    }
-  }
-  const files: DiffFile[] = [];
-  const parts = numstat.split('\0');
+/** Object ids of a file's two sides, and its status, from `--raw`. */
+interface RawEntry {
+  readonly status: DiffFile['status'];
+  readonly oldPath?: string;
+  readonly oldId: string;
+  readonly newId: string;
+}
+
+const NO_OBJECT = /^0+$/;
+
+/**
+ * `--raw --numstat -z` output: the raw records (":mode mode id id STATUS",
+ * then one path, or two for a rename or copy) come first, then the counts
+ * ("added\tdeleted\tpath", or "added\tdeleted\t" then old and new path).
+ * Binary files ("-\t-") carry their blob ids, for their sizes.
+ */
+function parseRawNumstat(out: string): { raw: RawEntry; path: string; numstat: string[] }[] {
+  const parts = out.split('\0');
+  const raw = new Map<string, RawEntry>();
+  const files: { raw: RawEntry; path: string; numstat: string[] }[] = [];
   for (let i = 0; i < parts.length; i++) {
     const head = parts[i] ?? '';
     if (head === '') continue;
-    const [a = '0', d = '0', inlinePath = ''] = head.split('\t');
-    let path = inlinePath;
-    let oldPath: string | undefined;
-    if (inlinePath === '') {
-      // Renames: "a\td\t" then old path and new path as separate fields.
-      oldPath = parts[i + 1];
+    if (head.startsWith(':')) {
+      const [, , oldId = '', newId = '', code = ''] = head.slice(1).split(' ');
+      if (code.startsWith('R') || code.startsWith('C')) {
+        const oldPath = parts[i + 1] ?? '';
+        raw.set(parts[i + 2] ?? '', { status: 'renamed', oldPath, oldId, newId });
+        i += 2;
+      } else {
+        const status = code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified';
+        raw.set(parts[i + 1] ?? '', { status, oldId, newId });
+        i += 1;
+      }
+      continue;
+    }
+    // "added\tdeleted\tpath": the path is all after the second tab (a name may hold tabs).
+    const second = head.indexOf('\t', head.indexOf('\t') + 1);
+    const numstat = head.slice(0, Math.max(0, second)).split('\t');
+    let path = second < 0 ? '' : head.slice(second + 1);
+    if (path === '') {
+      // A rename: the old and new path follow as fields of their own.
       path = parts[i + 2] ?? '';
       i += 2;
     }
-    const binary = a === '-' && d === '-';
-    const info = statuses.get(path);
-    const old = oldPath ?? info?.oldPath;
     files.push({
-      path: sanitizeLine(path),
-      ...(old ? { oldPath: sanitizeLine(old) } : {}),
-      status: info?.status ?? 'modified',
-      added: binary ? 0 : Number(a),
-      deleted: binary ? 0 : Number(d),
-      binary,
+      raw: raw.get(path) ?? { status: 'modified', oldId: '', newId: '' },
+      path,
+      numstat,
     });
   }
-  return files.sort((x, y) => compareOrdinal(x.path, y.path));
+  return files;
+}
+
+/** Sizes in bytes of `ids` (blobs), from one `cat-file --batch-check`; the null id is 0. */
+async function blobSizes(
+  repo: NeutralRepo,
+  ids: readonly string[],
+  signal?: AbortSignal,
+): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  const wanted = [...new Set(ids.filter((id) => id !== '' && !NO_OBJECT.test(id)))];
+  for (const id of ids) if (NO_OBJECT.test(id)) sizes.set(id, 0);
+  if (wanted.length === 0) return sizes;
+  const out = await repo.run(
+    ['cat-file', '--batch-check=%(objectname) %(objectsize)'],
+    signal,
+    `${wanted.join('\n')}\n`,
+  );
+  for (const line of out.stdout.split('\n')) {
+    const [id = '', size = ''] = line.split(' ');
+    if (/^\d+$/.test(size)) sizes.set(id, Number(size));
+  }
+  return sizes;
+}
+
+interface Measured extends DiffStats {
+  /** Blob sizes of the binary files' sides, by object id. */
+  readonly sizes: ReadonlyMap<string, number>;
 }
 
 /**
- * `--numstat -z` and `--name-status -z`, parsed here rather than by
- * simple-git's `diffSummary()`: it refuses `-z`, so names come C-quoted and
- * renames as `dir/{old => new}`, and its counts carry no added/deleted status.
+ * Counts per file from one `git diff --raw --numstat -z` (read here rather
+ * than by simple-git's `diffSummary()`: it refuses `-z`, so names come
+ * C-quoted and renames as `dir/{old => new}`, and its counts carry no
+ * added/deleted status), and the sizes of the binary ones.
  */
 async function stats(
-  dir: string,
-  env: Record<string, string> | undefined,
-  range: readonly string[],
+  repo: NeutralRepo,
+  from: string,
+  to: string,
   signal?: AbortSignal,
-): Promise<DiffStats> {
-  const [numstat, nameStatus] = await Promise.all([
-    git(['diff', '--numstat', '-z', '-M', ...range], { cwd: dir, env, signal }),
-    git(['diff', '--name-status', '-z', '-M', ...range], { cwd: dir, env, signal }),
-  ]);
-  const files = parseNumstat(numstat.stdout, nameStatus.stdout);
+): Promise<Measured> {
+  const out = await repo.run(
+    ['diff', '--raw', '--numstat', '-z', '-M', '--no-abbrev', ...NO_PROGRAMS, from, to],
+    signal,
+  );
+  const parsed = parseRawNumstat(out.stdout);
+  const binaryIds = parsed
+    .filter((f) => f.numstat[0] === '-' && f.numstat[1] === '-')
+    .flatMap((f) => [f.raw.oldId, f.raw.newId]);
+  const sizes =
+    binaryIds.length > 0 ? await blobSizes(repo, binaryIds, signal) : new Map<string, number>();
+  const files = parsed.map(({ raw, path, numstat: [a = '0', d = '0'] }): DiffFile => {
+    const binary = a === '-' && d === '-';
+    return {
+      path: sanitizePath(path),
+      ...(raw.oldPath ? { oldPath: sanitizePath(raw.oldPath) } : {}),
+      status: raw.status,
+      added: binary ? 0 : Number(a),
+      deleted: binary ? 0 : Number(d),
+      binary,
+      ...(binary ? { oldSize: sizes.get(raw.oldId) ?? 0, newSize: sizes.get(raw.newId) ?? 0 } : {}),
+    };
+  });
+  files.sort((x, y) => compareOrdinal(x.path, y.path));
   return {
     files,
     added: files.reduce((s, f) => s + f.added, 0),
     deleted: files.reduce((s, f) => s + f.deleted, 0),
+    sizes,
   };
 }
+
+/** No program named in config or attributes runs: no external diff, no textconv filter. */
+const NO_PROGRAMS = ['--no-ext-diff', '--no-textconv'] as const;
 
 export interface DiffOptions {
   /** Stops the git processes (a diff view closed while it loads). */
   readonly signal?: AbortSignal;
 }
 
+/**
+ * git's "Binary files a/x and b/x differ" line with the file's sizes added:
+ * " (13 → 21 bytes)". The `index` line before it names both blobs in full
+ * (`--full-index`).
+ */
+function withBinarySizes(patch: string, sizes: ReadonlyMap<string, number>): string {
+  if (sizes.size === 0) return patch;
+  return patch.replace(
+    /^index ([0-9a-f]+)\.\.([0-9a-f]+)([^\n]*)\n(Binary files [^\n]* differ)$/gm,
+    (line, oldId: string, newId: string, mode: string, binary: string) => {
+      const before = sizes.get(oldId);
+      const after = sizes.get(newId);
+      if (before === undefined || after === undefined) return line;
+      return `index ${oldId}..${newId}${mode}\n${binary} (${before} → ${after} bytes)`;
+    },
+  );
+}
+
+/** The diff between two commits or trees, read with no attributes (neutral-repo.ts). */
 async function fullDiff(
-  dir: string,
-  env: Record<string, string> | undefined,
-  range: readonly string[],
+  store: ObjectStore,
+  from: string,
+  to: string,
   signal?: AbortSignal,
 ): Promise<Diff> {
-  const [summary, patch] = await Promise.all([
-    stats(dir, env, range, signal),
-    git(['-c', 'core.quotePath=false', 'diff', '-M', '--no-color', '--no-ext-diff', ...range], {
-      cwd: dir,
-      env,
-      signal,
-    }),
-  ]);
-  return { ...summary, patch: sanitizeText(patch.stdout) };
+  return withNeutralRepo(store, async (repo) => {
+    const [summary, patch] = await Promise.all([
+      stats(repo, from, to, signal),
+      repo.run(['diff', '-M', '--no-color', '--full-index', ...NO_PROGRAMS, from, to], signal),
+    ]);
+    const { sizes, ...counts } = summary;
+    return { ...counts, patch: sanitizeText(withBinarySizes(patch.stdout, sizes)) };
+  });
 }
 
 /** The session's changes: merge-base with the base branch → the working tree, untracked files included. */
@@ -151,10 +247,10 @@ export async function diffAgainstBase(
   baseBranch: string,
   options: DiffOptions = {},
 ): Promise<Diff> {
-  return withTempIndex(
+  return withWorktreeTree(
     dir,
-    (env, base) => fullDiff(dir, env, ['--cached', base], options.signal),
     baseBranch,
+    (store, base, tree) => fullDiff(store, base, tree, options.signal),
     options.signal,
   );
 }
@@ -170,12 +266,16 @@ export async function stageAllAndDiff(
   baseBranch: string,
   options: DiffOptions = {},
 ): Promise<Diff> {
-  await git(['add', '-A'], { cwd: dir, signal: options.signal });
-  const base = await gitOut(['merge-base', 'HEAD', baseBranch], {
-    cwd: dir,
-    signal: options.signal,
-  });
-  return fullDiff(dir, undefined, ['--cached', base], options.signal);
+  const { signal } = options;
+  const [store] = await Promise.all([
+    objectStoreOf(dir, signal),
+    git(['add', '-A'], { cwd: dir, signal }),
+  ]);
+  const [tree, base] = await Promise.all([
+    gitOut(['write-tree'], { cwd: dir, signal }),
+    gitOut(['merge-base', 'HEAD', baseBranch], { cwd: dir, signal }),
+  ]);
+  return fullDiff(store, base, tree, signal);
 }
 
 /**
@@ -189,14 +289,24 @@ export async function diffOfBranch(
   baseBranch: string,
   options: DiffOptions = {},
 ): Promise<Diff> {
-  const base = await gitOut(['merge-base', baseBranch, branch], {
-    cwd: repoDir,
-    signal: options.signal,
-  });
-  return fullDiff(repoDir, undefined, [base, branch, '--'], options.signal);
+  const { signal } = options;
+  const [store, base, head] = await Promise.all([
+    objectStoreOf(repoDir, signal),
+    gitOut(['merge-base', baseBranch, branch], { cwd: repoDir, signal }),
+    gitOut(['rev-parse', '--verify', '--end-of-options', `${branch}^{commit}`], {
+      cwd: repoDir,
+      signal,
+    }),
+  ]);
+  return fullDiff(store, base, head, signal);
 }
 
-/** Counts only (fast): files and +/- lines of the session's changes. */
+/** Counts only (fast): files and +/- lines of the session's changes, binary files with their sizes. */
 export async function diffStats(dir: string, baseBranch: string): Promise<DiffStats> {
-  return withTempIndex(dir, (env, base) => stats(dir, env, ['--cached', base]), baseBranch);
+  return withWorktreeTree(dir, baseBranch, (store, base, tree) =>
+    withNeutralRepo(store, async (repo) => {
+      const { sizes: _sizes, ...counts } = await stats(repo, base, tree);
+      return counts;
+    }),
+  );
 }

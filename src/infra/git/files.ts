@@ -1,10 +1,11 @@
-import { hasControlChars } from '../../domain/sanitize.js';
+import { sanitizePath } from '../../domain/sanitize.js';
 import { git } from './run.js';
 
 /**
  * The worktree's tracked and untracked (not ignored) files, relative to `dir`,
- * for the composer's `@` completion. Names holding control characters are
- * left out: they could not be typed, and must not reach the screen.
+ * for the composer's `@` completion. Names holding control characters, bidi
+ * controls or tabs are left out: they could not be typed, and must not reach
+ * the screen as they are.
  */
 export async function listFiles(dir: string, signal?: AbortSignal): Promise<string[]> {
   const { stdout } = await git(['ls-files', '-co', '--exclude-standard', '-z'], {
@@ -12,6 +13,7 @@ export async function listFiles(dir: string, signal?: AbortSignal): Promise<stri
     ...(signal ? { signal } : {}),
   });
   const out: string[] = [];
-  for (const path of stdout.split('\0')) if (path !== '' && !hasControlChars(path)) out.push(path);
+  for (const path of stdout.split('\0'))
+    if (path !== '' && sanitizePath(path) === path) out.push(path);
   return out;
 }

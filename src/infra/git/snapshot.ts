@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sanitizeLine } from '../../domain/sanitize.js';
+import { sanitizePath } from '../../domain/sanitize.js';
 import { git, gitOut } from './run.js';
 import { inProgress } from './merge.js';
 
@@ -45,7 +45,7 @@ async function dirtySubmodules(dir: string): Promise<string[]> {
     if (fields[0] !== '1' && fields[0] !== '2') continue;
     const sub = fields[2] ?? '';
     if (sub.startsWith('S') && sub !== 'S...')
-      dirty.push(sanitizeLine(fields.slice(fields[0] === '2' ? 9 : 8).join(' ')));
+      dirty.push(sanitizePath(fields.slice(fields[0] === '2' ? 9 : 8).join(' ')));
   }
   return dirty;
 }

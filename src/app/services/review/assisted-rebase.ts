@@ -1,4 +1,5 @@
 import type { ProviderId } from '../../../domain/providers.js';
+import { sanitizePath } from '../../../domain/sanitize.js';
 import type { Session } from '../../../domain/session.js';
 import { withGitStep } from '../git-steps.js';
 import type { ReviewContext } from './context.js';
@@ -79,7 +80,7 @@ async function rebaseLoop(
     await advance('resolving conflicts');
     await ctx.note(
       session.id,
-      `[${label}] Conflicts in ${files.join(', ')}; asking the agent to resolve them (attempt ${attempts} of ${MAX_ATTEMPTS}).`,
+      `[${label}] Conflicts in ${files.map(sanitizePath).join(', ')}; asking the agent to resolve them (attempt ${attempts} of ${MAX_ATTEMPTS}).`,
     );
     ctx.deps.app.emit({
       type: 'progress',
@@ -126,7 +127,10 @@ async function rebaseLoop(
     }
     const marked = await git.filesWithConflictMarkers(worktree, files);
     if (marked.length > 0) {
-      await ctx.note(session.id, `[${label}] Conflict markers remain in ${marked.join(', ')}.`);
+      await ctx.note(
+        session.id,
+        `[${label}] Conflict markers remain in ${marked.map(sanitizePath).join(', ')}.`,
+      );
       continue;
     }
     await advance('continuing');

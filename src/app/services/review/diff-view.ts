@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parsePatchRows, type DiffRow } from '../../../domain/diff-rows.js';
-import { sanitizeLine } from '../../../domain/sanitize.js';
+import { sanitizePath } from '../../../domain/sanitize.js';
 import type { Session } from '../../../domain/session.js';
 import type { SessionStatus } from '../../../domain/session-status.js';
 import type { Diff } from '../../../infra/git/git-client.js';
@@ -40,7 +40,9 @@ function unquote(text: string): string {
       bytes.push(parseInt(body.slice(i + 1, i + 4), 8));
       i += 3;
     } else {
-      bytes.push(simple[next] ?? next.charCodeAt(0));
+      // git writes no other escape; a "\u202E" the sanitizer put there stays as it is.
+      const code = simple[next];
+      bytes.push(...(code === undefined ? Buffer.from(`\\${next}`, 'utf8') : [code]));
       i += 1;
     }
   }
@@ -73,7 +75,7 @@ export function splitPatch(patch: string): Map<string, string> {
     const line = /^diff --git (.+)$/m.exec(part);
     const path = line?.[1] ? headerPath(line[1]) : null;
     if (path === null) continue;
-    out.set(sanitizeLine(path), part);
+    out.set(sanitizePath(path), part);
   }
   return out;
 }
@@ -87,6 +89,8 @@ export function buildDiffView(
       added: number;
       deleted: number;
       binary: boolean;
+      oldSize?: number;
+      newSize?: number;
     }[];
     patch: string;
     added: number;
@@ -98,7 +102,8 @@ export function buildDiffView(
   const files: DiffFileView[] = diff.files.map((file) => {
     const patch = patches.get(file.path) ?? '';
     let summarized: string | null = null;
-    if (file.binary) summarized = `Binary file ${file.status}.`;
+    if (file.binary)
+      summarized = `Binary file ${file.status}: ${file.oldSize ?? 0} → ${file.newSize ?? 0} bytes.`;
     else if (patch.length > HUGE_PATCH_CHARS || file.added + file.deleted > HUGE_PATCH_LINES) {
       summarized = `Large change: +${file.added} -${file.deleted} lines. Open the file in your editor to read it.`;
     }

@@ -1,4 +1,5 @@
 import type { Operation } from '../../../domain/operation.js';
+import { sanitizePath } from '../../../domain/sanitize.js';
 import type { Session } from '../../../domain/session.js';
 import { withGitStep } from '../git-steps.js';
 import { ReportedError } from '../worker.js';
@@ -48,7 +49,7 @@ export async function commitPending(ctx: ReviewContext, session: Session): Promi
   const conflicted = status.filter((entry) => UNMERGED.has(entry.code)).map((entry) => entry.path);
   if (conflicted.length > 0)
     throw new Error(
-      `${conflicted.join(', ')} still ${conflicted.length === 1 ? 'has' : 'have'} unresolved conflicts`,
+      `${conflicted.map(sanitizePath).join(', ')} still ${conflicted.length === 1 ? 'has' : 'have'} unresolved conflicts`,
     );
   const ahead = await git.commitsSince(session.worktreePath, session.baseBranch);
   const message = session.commitMessage ?? (session.title || 'Grove session changes');
@@ -255,7 +256,7 @@ export class MergeQueue {
     );
     if (!rebased.ok) {
       return back(
-        `[Merge Error] Rebasing onto ${session.baseBranch} stopped on conflicts in ${rebased.files.join(', ')} (${rebased.reason}). The rebase was aborted; the branch is as it was.`,
+        `[Merge Error] Rebasing onto ${session.baseBranch} stopped on conflicts in ${rebased.files.map(sanitizePath).join(', ')} (${rebased.reason}). The rebase was aborted; the branch is as it was.`,
       );
     }
     const after = await checkoutProblem();
@@ -349,7 +350,7 @@ export async function runRebase(
     );
     if (outcome.ok) await ctx.note(session.id, `[Rebase] Rebased onto ${session.baseBranch}.`);
     else
-      failure = `[Rebase Error] Conflicts in ${outcome.files.join(', ')} (${outcome.reason}). The rebase was aborted; the branch is as it was.`;
+      failure = `[Rebase Error] Conflicts in ${outcome.files.map(sanitizePath).join(', ')} (${outcome.reason}). The rebase was aborted; the branch is as it was.`;
   } catch (error) {
     failure = `[Rebase Error] ${errorText(error)}. The branch is as it was.`;
   } finally {
