@@ -158,6 +158,9 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   };
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);
+  /** Set once the controller exists: stops running turns (their sessions go to Review) before exiting. */
+  let stopWork: () => Promise<void> = () => Promise.resolve();
+  let exiting = false;
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
@@ -167,8 +170,16 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
       // A shell or an editor has the terminal (o, e): its Ctrl+C is its own.
       if (signal === 'SIGINT' && terminal.suspended) return;
       cleanup();
+      // A second signal while the turns settle: exit at once (recovery at the next start does the rest).
+      if (exiting) process.exit(code);
+      exiting = true;
+      // The terminal is gone: what was still on its way to it fails (EIO), and that is not a crash.
+      if (signal === 'SIGHUP')
+        for (const stream of [process.stdout, process.stdin]) stream.on('error', () => {});
       logger.log('info', `exiting on ${signal}`);
-      process.exit(code);
+      void stopWork()
+        .catch((error: unknown) => logger.log('warn', 'stopping work on exit failed', error))
+        .finally(() => process.exit(code));
     });
   }
   process.on('exit', cleanup);
@@ -215,6 +226,10 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
     notifier,
   });
   app.setCommands(controller);
+  stopWork = async () => {
+    await controller.shutdown();
+    await db.close();
+  };
   if (process.env['GROVE_CRASH_TEST'] === '1')
     setTimeout(() => {
       throw new Error('crash requested by GROVE_CRASH_TEST');

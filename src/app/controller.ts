@@ -54,6 +54,9 @@ export interface ControllerDeps {
   readonly notifier?: Notifier;
 }
 
+/** How long quitting waits for stopped turns to settle (commit, session to Review) before going on. */
+const STOP_GRACE_MS = 10_000;
+
 /**
  * Wires the services together and implements the commands key handlers
  * call. Every command returns at once; work runs as app tasks.
@@ -273,7 +276,8 @@ export class Controller implements AppCommands {
     this.leases.stop();
     this.gitStatus.stop();
     this.review.stop();
-    this.workers.abortAll();
+    // Running turns stop and settle first, so their sessions are in Review when Grove exits.
+    await this.workers.stopAll(STOP_GRACE_MS);
     await this.pool.shutdownAll();
     // Agents not held by a session's channel (title and commit-message prompts) end here too.
     await this.deps.agents.stopAll();

@@ -399,8 +399,14 @@ export async function waitForOperation(
     ctx.progress('Stopping the turn (Ctrl+C)…');
     void stop();
   };
+  // The terminal closed (SIGHUP): stop the turn the same way, without writing to it.
+  const onHangup = (): void => {
+    interrupted = true;
+    void stop();
+  };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  process.on('SIGHUP', onHangup);
   const timer =
     timeoutMs === null
       ? null
@@ -462,6 +468,7 @@ export async function waitForOperation(
     if (timer) clearTimeout(timer);
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
+    process.off('SIGHUP', onHangup);
   }
   return { outcome, timedOut, interrupted, held };
 }

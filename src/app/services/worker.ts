@@ -73,6 +73,8 @@ export class SessionWorkers {
   private readonly heldListeners: ((held: HeldTurn) => void)[] = [];
   /** Per session: the timer that wakes its worker when the usage limit its next prompt waits for lifts. */
   private readonly wakeTimers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** Set by stopAll: no worker takes another operation. */
+  private stopping = false;
 
   constructor(private readonly deps: WorkerDeps) {}
 
@@ -132,6 +134,20 @@ export class SessionWorkers {
     this.wakeTimers.clear();
   }
 
+  /**
+   * Grove is quitting: every running operation is stopped, no queued one is
+   * taken, and this resolves once the stopped ones have settled (a stopped
+   * turn commits what the agent left and puts its session in Review) or
+   * after `graceMs`, whichever comes first. Queued operations stay queued.
+   */
+  async stopAll(graceMs: number): Promise<void> {
+    this.stopping = true;
+    this.abortAll();
+    const until = Date.now() + graceMs;
+    while (this.draining.size > 0 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   /** Wakes the session's worker at `at` (off the render path; one timer per session). */
   private wakeAt(sessionId: string, at: number): void {
     const existing = this.wakeTimers.get(sessionId);
@@ -174,7 +190,7 @@ export class SessionWorkers {
   private async drain(sessionId: string): Promise<void> {
     const { store, owner, now, logger } = this.deps;
     for (;;) {
-      if (this.released.has(sessionId)) return;
+      if (this.released.has(sessionId) || this.stopping) return;
       if (this.deps.hold && (await this.isHeld(sessionId))) return;
       let operation: Operation | undefined;
       try {
