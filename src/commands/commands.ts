@@ -26,6 +26,7 @@ import {
   type HeadlessIo,
 } from './headless.js';
 import { listItem, sessionResult } from './session-json.js';
+import { sessionDiff } from './session-diff.js';
 import { cancelSession, workAtRisk } from '../app/services/review/cancel.js';
 import { cancelLines } from '../app/popups.js';
 import { listThreads, submitThreadsTurn } from './threads.js';
@@ -276,15 +277,7 @@ export async function runHeadless(
     }
     case 'diff': {
       const session = await findSession(infra, command.id);
-      const diff = await infra.git
-        .diffAgainstBase(session.worktreePath, session.baseBranch)
-        .catch((error: unknown) => {
-          throw new CommandError(
-            `could not compute the diff: ${error instanceof Error ? error.message : String(error)}`,
-            EXIT.failed,
-          );
-        });
-      io.stdout.write(diff.patch);
+      io.stdout.write(await sessionDiff(infra, io, session));
       return EXIT.ok;
     }
     case 'merge':
