@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { ProviderId } from '../../domain/providers.js';
@@ -223,12 +223,36 @@ function readableInside(
   const out = new Map<string, BindBack>();
   for (const path of named) {
     if (!path || !isAbsolute(path) || !existsSync(path)) continue;
-    const root = programRoot(resolve(path));
-    const source = real(root);
-    for (const target of new Set([root, source]))
-      if (usable(target) && !out.has(target)) out.set(target, { source, target });
+    for (const hop of linkChain(resolve(path))) {
+      const root = programRoot(hop);
+      const source = real(root);
+      for (const target of new Set([root, source]))
+        if (usable(target) && !out.has(target)) out.set(target, { source, target });
+    }
   }
-  return [...out.values()];
+  // What a folder bound back already shows is not bound again (a link in it would be a file to create).
+  const targets = [...out.keys()];
+  return [...out.values()].filter(
+    (b) => !targets.some((t) => t !== b.target && inside(b.target, t)),
+  );
+}
+
+/** `path` and each path its symbolic links lead to, in order (a CLI linked into a PATH folder). */
+function linkChain(path: string): string[] {
+  const chain = [path];
+  let current = path;
+  for (let hop = 0; hop < 16; hop += 1) {
+    let target: string;
+    try {
+      if (!lstatSync(current).isSymbolicLink()) break;
+      target = readlinkSync(current);
+    } catch {
+      break;
+    }
+    current = resolve(dirname(current), target);
+    chain.push(current);
+  }
+  return chain;
 }
 
 function isSocket(path: string): boolean {
