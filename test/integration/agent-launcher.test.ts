@@ -73,6 +73,7 @@ function spec(script: string, env: Record<string, string> = {}): LaunchSpec {
     command: 'sh',
     args: ['-c', script],
     cwd: worktree,
+    mainCheckout: main,
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
       HOME: home,
@@ -153,11 +154,68 @@ describe('a confined agent', () => {
     expect(existsSync(join(main, '.git', 'hooks', 'pre-commit'))).toBe(false);
   });
 
-  it('writes its state into the CLI state folder, which it creates', async () => {
-    const result = await run(confined(), `echo state > '${home}/.claude/state.json'`);
+  it('writes its session store in the CLI state folder, which it creates, but not the folder itself', async () => {
+    const result = await run(
+      confined(),
+      `echo state > '${home}/.claude/projects/state.json'; echo '{}' > '${home}/.claude/settings.json'`,
+    );
 
-    expect(result.code).toBe(0);
-    expect(readFileSync(join(home, '.claude', 'state.json'), 'utf8')).toBe('state\n');
+    expect(result.code).not.toBe(0);
+    expect(readFileSync(join(home, '.claude', 'projects', 'state.json'), 'utf8')).toBe('state\n');
+    expect(existsSync(join(home, '.claude', 'settings.json'))).toBe(false);
+  });
+
+  it('removes the placeholders it made for missing protected paths when the agent ends, and nothing else', async () => {
+    const codexHome = join(home, '.codex');
+    mkdirSync(codexHome);
+    writeFileSync(join(codexHome, 'config.toml'), 'model = "m"\n');
+    const launcher = confined();
+    const proc = await launcher.launch({
+      ...spec(
+        `test -f '${codexHome}/AGENTS.md' && test -d '${codexHome}/rules' && echo seen > seen.txt`,
+      ),
+      provider: 'codex',
+    });
+    started.push(proc);
+    proc.child.stdin.end();
+    proc.child.stdout.resume();
+
+    expect((await proc.exited).code).toBe(0);
+    expect(readFileSync(join(worktree, 'seen.txt'), 'utf8')).toBe('seen\n');
+    await until(
+      'the placeholders to be removed',
+      () => !existsSync(join(codexHome, 'AGENTS.md')),
+      5000,
+    );
+    expect(existsSync(join(codexHome, 'rules'))).toBe(false);
+    expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe('model = "m"\n');
+  });
+
+  it('cannot write the .git of a main checkout it runs in (conflict resolution)', async () => {
+    const proc = await confined().launch({
+      ...spec(`echo evil > .git/description; touch evil.txt`),
+      cwd: main,
+    });
+    started.push(proc);
+    proc.child.stdin.end();
+    proc.child.stdout.resume();
+    await proc.exited;
+
+    expect(readFileSync(join(main, '.git', 'description'), 'utf8')).not.toBe('evil\n');
+    expect(existsSync(join(main, 'evil.txt'))).toBe(true);
+  });
+
+  it('without the main checkout (a title or commit-message prompt) writes no part of the shared git folder', async () => {
+    const proc = await confined().launch({
+      ...spec('echo x > x.txt && git add x.txt'),
+      mainCheckout: worktree,
+    });
+    started.push(proc);
+    proc.child.stdin.end();
+    proc.child.stdout.resume();
+
+    expect((await proc.exited).code).not.toBe(0);
+    expect(proc.stderrTail()).toMatch(/index\.lock.*Read-only file system/);
   });
 
   it("sees a private /tmp: none of the host's files there, and what it writes there stays inside", async () => {

@@ -5,7 +5,6 @@ import {
   isForgeSecret,
   seatbeltArgs,
   seatbeltProfile,
-  stateFolders,
   type ConfinementPlan,
 } from '../../src/infra/agent/sandbox.js';
 
@@ -244,27 +243,4 @@ describe('the Seatbelt profile', () => {
       'app-server',
     ]);
   });
-});
-
-describe('the CLI state folders', () => {
-  it.each([
-    [
-      'claude',
-      {},
-      ['/h/.claude'],
-      ['/h/.claude.json', '/h/.cache', '/h/.npm'],
-      '/h/.claude/settings.json',
-    ],
-    ['codex', {}, ['/h/.codex'], ['/h/.cache', '/h/.npm'], '/h/.codex/config.toml'],
-    ['codex', { CODEX_HOME: '/c' }, ['/c'], ['/h/.cache', '/h/.npm'], '/c/config.toml'],
-    ['gemini', {}, ['/h/.gemini'], ['/h/.cache', '/h/.npm'], '/h/.gemini/settings.json'],
-  ] as const)(
-    '%s with %j writes %j and keeps its settings read-only',
-    (provider, env, dirs, files, setting) => {
-      const state = stateFolders(provider, env, '/h');
-      expect(state.dirs).toEqual(dirs);
-      expect(state.files).toEqual(files);
-      expect(state.protect).toContain(setting);
-    },
-  );
 });

@@ -31,10 +31,19 @@ export async function startRuntime(
   installHint: string,
   launcher?: AgentLauncher,
   onNetworkDenied?: (line: string) => void,
+  mainCheckout?: string,
 ): Promise<Runtime> {
   const proc = await launchAgent(
     launcher,
-    { provider, command, args, cwd, env, ...(onNetworkDenied ? { onNetworkDenied } : {}) },
+    {
+      provider,
+      command,
+      args,
+      cwd,
+      env,
+      ...(onNetworkDenied ? { onNetworkDenied } : {}),
+      ...(mainCheckout ? { mainCheckout } : {}),
+    },
     label,
     installHint,
   );

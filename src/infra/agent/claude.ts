@@ -159,6 +159,7 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
           command: binary,
           args: claudeArgs(request),
           cwd: request.cwd,
+          mainCheckout: request.mainCheckout,
           env: options.env,
           onNetworkDenied: (line) => onEvent({ type: 'notice', text: line }),
         },

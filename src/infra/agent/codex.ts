@@ -312,6 +312,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       options.launcher,
       // A destination the network filter refused: a line in the running turn's transcript.
       (line) => current?.onEvent({ type: 'notice', text: line }),
+      request.mainCheckout,
     );
     checks ??= await import('./codex-wire.js');
     wire(rt, checks);

@@ -226,7 +226,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     },
   });
 
-  const start = async (args: string[], cwd: string): Promise<AcpRuntime> => {
+  const start = async (args: string[], cwd: string, mainCheckout: string): Promise<AcpRuntime> => {
     const { connectAcp } = await import('./acp-client.js');
     const retries = watchGeminiRetries({ ...options.env, GEMINI_CLI_NO_RELAUNCH: 'true' }, onRetry);
     const proc = await launchAgent(
@@ -236,6 +236,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         command: binary,
         args,
         cwd,
+        mainCheckout,
         env: retries.env,
         // A destination the network filter refused: a line in the running turn's transcript.
         onNetworkDenied: (line) => current?.onEvent({ type: 'notice', text: line }),
@@ -277,7 +278,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         '--acp',
         ...(request.model && request.model !== 'auto' ? ['-m', request.model] : []),
       ];
-      const rt = await start(args, request.cwd);
+      const rt = await start(args, request.cwd, request.mainCheckout);
       await rt.acp.request('initialize', {
         protocolVersion: 1,
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { constants as osConstants, homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isTelemetryHost, type NetworkPolicy } from '../../domain/network.js';
@@ -26,13 +26,12 @@ import {
 } from './network-proxy.js';
 import { DEFAULT_EXPOSURE, type ExposurePolicy } from '../../domain/agent-exposure.js';
 import { agentEnvironment } from './agent-env.js';
+import { ownPaths } from './own-paths.js';
 import { exposurePlan, groveHomeOf, mainCheckoutOf } from './host-exposure.js';
 import {
   bubblewrapArgs,
   forgeSecretPaths,
-  gitProtectedPaths,
   seatbeltArgs,
-  stateFolders,
   type ConfinementPlan,
   type NetworkPlan,
 } from './sandbox.js';
@@ -52,6 +51,13 @@ export interface LaunchSpec {
   readonly args: readonly string[];
   /** The session's worktree (writable); for conflict resolution, the main checkout. */
   readonly cwd: string;
+  /**
+   * The project's main checkout, from Grove's records: the shared git folder
+   * is found from it, never from the worktree's `.git` file (see
+   * own-paths.ts). Absent, or equal to cwd (title, commit-message and
+   * conflict prompts): no part of the shared git folder is writable.
+   */
+  readonly mainCheckout?: string;
   readonly env: NodeJS.ProcessEnv;
   /** Called once per destination the network filter refused, with a line for the transcript. */
   readonly onNetworkDenied?: (line: string) => void;
@@ -128,32 +134,31 @@ async function gitCommonDir(cwd: string, env: NodeJS.ProcessEnv): Promise<string
   });
 }
 
-function ensureDir(path: string): boolean {
-  try {
-    mkdirSync(path, { recursive: true });
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 function homeOf(env: NodeJS.ProcessEnv): string {
   return resolvedPath(env['HOME'] || homedir());
 }
 
-/** The writable and protected paths for one launch; makes the private temp folder and the CLI's state folder. */
-async function planFor(spec: LaunchSpec, tmp: string): Promise<ConfinementPlan> {
+/**
+ * The writable and protected paths for one launch (own-paths.ts); makes the
+ * CLI's state folders, the placeholders of missing protected paths and the
+ * per-launch copies. `release` removes the placeholders once the agent ends.
+ */
+async function planFor(
+  spec: LaunchSpec,
+  tmp: string,
+  engine: 'bubblewrap' | 'seatbelt',
+): Promise<{ plan: ConfinementPlan; release: () => void }> {
   const home = homeOf(spec.env);
-  const state = stateFolders(spec.provider, spec.env, home);
   const cwd = resolvedPath(spec.cwd);
-  const common = await gitCommonDir(cwd, spec.env);
-  const writable = [cwd, tmp];
-  if (common) writable.push(common);
-  for (const dir of state.dirs) if (ensureDir(dir)) writable.push(resolvedPath(dir));
-  for (const file of state.files) if (existsSync(file)) writable.push(resolvedPath(file));
-  const protect = [...(common ? gitProtectedPaths(common) : []), ...state.protect]
-    .filter((p) => existsSync(p))
-    .map(resolvedPath);
+  const own = await ownPaths({
+    provider: spec.provider,
+    env: spec.env,
+    home,
+    cwd,
+    mainCheckout: spec.mainCheckout,
+    tmp,
+    engine,
+  });
   const secrets = forgeSecretPaths(home);
   const hideDirs = secrets.dirs
     .filter((p) => existsSync(p) && statSync(p).isDirectory())
@@ -161,7 +166,15 @@ async function planFor(spec: LaunchSpec, tmp: string): Promise<ConfinementPlan> 
   const hideFiles = secrets.files
     .filter((p) => existsSync(p) && statSync(p).isFile())
     .map(resolvedPath);
-  return { cwd, writable, protect, hideDirs, hideFiles };
+  const plan: ConfinementPlan = {
+    cwd,
+    writable: own.writable,
+    protect: own.protect,
+    copies: own.copies,
+    hideDirs,
+    hideFiles,
+  };
+  return { plan, release: () => own.release() };
 }
 
 /**
@@ -325,6 +338,7 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
     const command = resolveCommand(spec.command, env);
     if (command === null) throw new SpawnError('ENOENT', `${spec.command}: not found on PATH`);
     let tmp: string | null = null;
+    let release: (() => void) | null = null;
     let net: FilteredLaunch | null = null;
     let proc: AgentProcess;
     try {
@@ -337,8 +351,10 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
         const policy = options.network ? await options.network() : FILTERED;
         if (policy.mode === 'filtered')
           net = await filtered(spec, how.engine, policy, command, env);
+        const own = await planFor(spec, tmp, how.engine);
+        release = own.release;
         const plan: ConfinementPlan = {
-          ...(await withoutHostExposure(await planFor(spec, tmp), spec, env, command, exposure)),
+          ...(await withoutHostExposure(own.plan, spec, env, command, exposure)),
           ...(net ? { network: net.network } : {}),
         };
         const confinedEnv = { ...(net?.env ?? env), TMPDIR: tmp };
@@ -358,6 +374,7 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
               });
       }
     } catch (error) {
+      release?.();
       if (tmp) rmSync(tmp, { recursive: true, force: true });
       if (net) await net.listener.close();
       throw error;
@@ -365,10 +382,12 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
     live.add(proc);
     const record = options.runDir ? recordProcess(options.runDir, proc.pid, spec.provider) : null;
     const privateTmp = tmp;
+    const releasePaths = release;
     const listener = net?.listener;
     void proc.exited.then(() => {
       live.delete(proc);
       if (record) forgetProcess(record);
+      releasePaths?.();
       if (privateTmp) rmSync(privateTmp, { recursive: true, force: true });
       if (listener) void listener.close();
     });

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { compareOrdinal } from '../../domain/ordinal.js';
-import type { ProviderId } from '../../domain/providers.js';
 
 // What an agent may write, and how each sandbox engine is told so. Pure:
 // the launcher (launcher.ts) resolves the paths and runs the engine.
@@ -13,6 +12,8 @@ export interface ConfinementPlan {
   readonly writable: readonly string[];
   /** Paths inside a writable folder that stay read-only (git hooks and config, CLI settings). */
   readonly protect: readonly string[];
+  /** Per-launch copies bound writable over the real files (bubblewrap; Seatbelt leaves the real file read-only). */
+  readonly copies?: readonly { readonly source: string; readonly target: string }[];
   /** Secrets hidden from the agent: folders become empty, files read as empty. */
   readonly hideDirs: readonly string[];
   readonly hideFiles: readonly string[];
@@ -76,70 +77,6 @@ const FORGE_TOKEN_PATTERN =
 /** True when `name` is an environment variable that carries a forge credential (agent-env.ts never passes one). */
 export function isForgeSecret(name: string): boolean {
   return FORGE_TOKEN_NAMES.has(name.toUpperCase()) || FORGE_TOKEN_PATTERN.test(name);
-}
-
-/** A CLI's own state: folders it writes (created when missing), files it may update, settings kept read-only. */
-export interface StateFolders {
-  readonly dirs: readonly string[];
-  readonly files: readonly string[];
-  /** Settings files that can make the CLI run commands later, outside Grove (hooks): read-only. */
-  readonly protect: readonly string[];
-}
-
-/**
- * Where each CLI keeps its state (checked against the pinned CLIs: Claude
- * Code writes ~/.claude and ~/.claude.json, Codex $CODEX_HOME or ~/.codex,
- * Gemini CLI ~/.gemini). Caches are shared by all (~/.cache, ~/.npm).
- */
-export function stateFolders(
-  provider: ProviderId,
-  env: NodeJS.ProcessEnv,
-  home: string,
-): StateFolders {
-  const shared = [join(home, '.cache'), join(home, '.npm')];
-  switch (provider) {
-    case 'claude': {
-      const config = env['CLAUDE_CONFIG_DIR'] || join(home, '.claude');
-      return {
-        dirs: [config],
-        files: [join(home, '.claude.json'), ...shared],
-        protect: [
-          join(config, 'settings.json'),
-          join(config, 'settings.local.json'),
-          join(config, 'hooks'),
-          join(config, 'commands'),
-          join(config, 'agents'),
-          join(config, 'CLAUDE.md'),
-        ],
-      };
-    }
-    case 'codex': {
-      const config = env['CODEX_HOME'] || join(home, '.codex');
-      return {
-        dirs: [config],
-        files: shared,
-        protect: [join(config, 'config.toml'), join(config, 'AGENTS.md'), join(config, 'rules')],
-      };
-    }
-    case 'gemini': {
-      const config = join(env['GEMINI_CLI_HOME'] || home, '.gemini');
-      return {
-        dirs: [config],
-        files: shared,
-        protect: [
-          join(config, 'settings.json'),
-          join(config, 'GEMINI.md'),
-          join(config, 'commands'),
-          join(config, 'extensions'),
-        ],
-      };
-    }
-  }
-}
-
-/** Git files in the common dir that would let an agent run code later through Grove's own git: read-only. */
-export function gitProtectedPaths(commonDir: string): string[] {
-  return [join(commonDir, 'hooks'), join(commonDir, 'config')];
 }
 
 /** Forge credentials on disk that an agent could read and use. */
@@ -219,6 +156,8 @@ function mountOrder(plan: ConfinementPlan): Mount[] {
   for (const { source, target } of (plan.readable ?? []).map(bindBack))
     mounts.push({ path: target, rank: 1, args: ['--ro-bind', source, target] });
   add(plan.writable, 2, (p) => ['--bind', p, p]);
+  for (const { source, target } of plan.copies ?? [])
+    mounts.push({ path: target, rank: 2, args: ['--bind', source, target] });
   add(plan.protect, 3, (p) => ['--ro-bind-try', p, p]);
   add(plan.network?.socketDir ? [plan.network.socketDir] : [], 4, (p) => ['--ro-bind', p, p]);
   add(plan.hideDirs, 5, (p) => ['--tmpfs', p]);
