@@ -18,6 +18,7 @@ import { createHandoff } from './runtime/handoff.js';
 import { usageErrorText, type HeadlessCommand } from './commands/args.js';
 import { runHeadless } from './commands/commands.js';
 import { CommandError, shutdownContexts, type HeadlessIo } from './commands/headless.js';
+import { exitWhenWritten, guardOutput } from './commands/exit.js';
 import { sanitizedOutput } from './commands/safe-output.js';
 import { sanitizeText } from './domain/sanitize.js';
 import { App } from './app/app.js';
@@ -35,9 +36,11 @@ import { createTheme } from './ui/theme.js';
 import type * as markdownModule from './ui/markdown.js';
 import { whenAnswerNeeded } from './ui/transcript-lines.js';
 
-function fail(message: string, code: number): never {
+/** Says why on stderr and ends once it is written (commands/exit.ts). */
+function fail(message: string, code: number): Promise<never> {
+  guardOutput();
   process.stderr.write(`grove: ${message}\n`);
-  process.exit(code);
+  return exitWhenWritten(code);
 }
 
 async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promise<void> {
@@ -46,32 +49,34 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
     command = parseCli(process.argv.slice(2));
   } catch (error) {
     if (error instanceof UsageError) {
+      guardOutput();
       process.stderr.write(usageErrorText(error));
-      process.exit(2);
+      return exitWhenWritten(2);
     }
     throw error;
   }
+  // Every exit after output waits for it to be written, pipes included.
+  if (command.kind !== 'tui') guardOutput();
   if (command.kind === 'help') {
     process.stdout.write(`${USAGE}\n`);
-    return;
+    return exitWhenWritten(0);
   }
   if (command.kind === 'version') {
     process.stdout.write(`grove ${VERSION}\n`);
-    return;
+    return exitWhenWritten(0);
   }
-  if (command.kind === 'headless') {
-    process.exit(await headless(command.command));
-  }
+  if (command.kind === 'headless') return exitWhenWritten(await headless(command.command));
 
   const dir = resolve(command.dir ?? process.cwd());
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    guardOutput();
     process.stderr.write(
       `grove: no such directory: ${dir}\nUsage: grove [-C DIR] [--help] [--version]\n`,
     );
-    process.exit(2);
+    return exitWhenWritten(2);
   }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    fail('needs an interactive terminal (stdin and stdout must be a TTY).', 1);
+    return fail('needs an interactive terminal (stdin and stdout must be a TTY).', 1);
   }
 
   // Start-up phases, in ms since the process started (logged with the first frame).
@@ -81,7 +86,7 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   try {
     infra = openInfra(env);
   } catch (error) {
-    if (error instanceof DatabaseError) fail(error.message, 1);
+    if (error instanceof DatabaseError) return fail(error.message, 1);
     throw error;
   }
   const { paths, logger, db, store, git, clock, agents, forge, runtime } = infra;
@@ -101,7 +106,7 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   const projects = await store.projects.list();
   if (!root && projects.length === 0) {
     await db.close();
-    fail(
+    return fail(
       `${dir} is not inside a git repository. Start grove in a repository, or pass -C <dir>.`,
       1,
     );
@@ -286,7 +291,10 @@ async function headless(command: HeadlessCommand): Promise<number> {
   try {
     infra = openInfra(process.env);
   } catch (error) {
-    if (error instanceof DatabaseError) fail(error.message, 1);
+    if (error instanceof DatabaseError) {
+      process.stderr.write(`grove: ${error.message}\n`);
+      return 1;
+    }
     throw error;
   }
   try {
@@ -332,7 +340,8 @@ export interface StartHooks {
 /** Runs Grove with the process's arguments; `prefetch` is a repository lookup the entry point started. */
 export function start(prefetch: RepoRootPrefetch | null, hooks: StartHooks = {}): void {
   main(prefetch, hooks).catch((error: unknown) => {
+    guardOutput();
     process.stderr.write(`grove: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+    void exitWhenWritten(1);
   });
 }
