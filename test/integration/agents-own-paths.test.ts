@@ -250,10 +250,12 @@ describe("the CLIs' user config, written by a hostile agent", () => {
 
     await agentRuns(
       CLAUDE,
-      `echo '{"mcpServers":{"evil":{"command":"touch","args":["pwned"]}}}' > '${home}/.claude.json'`,
+      `echo '{"mcpServers":{"evil":{"command":"touch","args":["pwned"]}}}' > '${home}/.claude.json' && cp '${home}/.claude.json' seen.json`,
     );
 
     expect(read(join(home, '.claude.json'))).toBe(before);
+    // The agent wrote its own copy, which Claude Code reads and writes during the launch.
+    expect(read(join(worktree, 'seen.json'))).toContain('mcpServers');
   });
 
   it('Codex: cannot change config.toml or add instructions, rules or hooks', async () => {

@@ -1,4 +1,8 @@
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ownPaths } from '../../src/infra/agent/own-paths.js';
 import { bubblewrapArgs, seatbeltProfile } from '../../src/infra/agent/sandbox.js';
 import { gitWritable, stateFolders } from '../../src/infra/agent/writable-paths.js';
 
@@ -106,5 +110,43 @@ describe('a per-launch copy', () => {
 
   it('leaves the real file read-only with Seatbelt', () => {
     expect(seatbeltProfile(plan)).not.toContain('/h/.claude.json');
+  });
+});
+
+describe('with Seatbelt', () => {
+  it('denies missing protected paths by name and makes nothing', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'grove-own-paths-')));
+    try {
+      const home = join(dir, 'home');
+      const cwd = join(dir, 'wt');
+      mkdirSync(cwd, { recursive: true });
+      const own = await ownPaths({
+        provider: 'codex',
+        env: {},
+        home,
+        cwd,
+        mainCheckout: undefined,
+        tmp: join(dir, 'tmp'),
+        engine: 'seatbelt',
+      });
+      own.release();
+
+      expect(own.writable).toContain(join(home, '.codex'));
+      expect(own.protect).toContain(join(home, '.codex', 'AGENTS.md'));
+      expect(existsSync(join(home, '.codex', 'AGENTS.md'))).toBe(false);
+      const plan = {
+        cwd,
+        writable: own.writable,
+        protect: own.protect,
+        hideDirs: [],
+        hideFiles: [],
+      };
+      const profile = seatbeltProfile(plan);
+      expect(profile.slice(profile.lastIndexOf('(deny file-write*\n'))).toContain(
+        `(subpath "${join(home, '.codex', 'AGENTS.md')}")`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
