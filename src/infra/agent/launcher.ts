@@ -200,7 +200,12 @@ async function withoutHostExposure(
       hiddenPaths: policy.hiddenPaths,
       command,
       args: spec.args,
-      mainCheckout: mainCheckoutOf(await gitCommonDir(plan.cwd, spec.env), plan.cwd),
+      // Grove's records name it; for a prompt run in the worktree without them, the worktree's git
+      // folder does (read-only either way: git there still reads its objects).
+      mainCheckout:
+        spec.mainCheckout && resolvedPath(spec.mainCheckout) !== plan.cwd
+          ? resolvedPath(spec.mainCheckout)
+          : mainCheckoutOf(await gitCommonDir(plan.cwd, spec.env), plan.cwd),
       writable: plan.writable,
     },
     process.getuid?.() ?? 0,
