@@ -235,6 +235,8 @@ describe('a Codex session on a machine where Codex never ran', () => {
     removeCodexTmp();
     server.script('openai', [
       { toolCall: { kind: 'shell', command: 'printf hi > made.txt' } },
+      // Tests write to /tmp too: the agent's own.
+      { toolCall: { kind: 'shell', command: 'printf tmp > /tmp/t.txt && cp /tmp/t.txt tmp.txt' } },
       { text: REPLY },
     ]);
     channel = createCodexChannel(
@@ -245,5 +247,6 @@ describe('a Codex session on a machine where Codex never ran', () => {
     await channel.runTurn(request('codex'), () => {}, new AbortController().signal);
 
     expect(seen('made.txt')).toBe('hi');
+    expect(seen('tmp.txt')).toBe('tmp');
   });
 });

@@ -298,13 +298,13 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
 
   const ensure = async (request: TurnRequest): Promise<Runtime> => {
     if (runtime && !runtime.dead) return runtime;
-    // Grove's own sandbox keeps /tmp read-only (the agent's TMPDIR is its writable temp folder); Codex's
-    // sandbox, nested inside, must not treat /tmp as writable, or every sandboxed command fails to start.
+    // Grove's sandbox gives the agent its own /tmp, so Codex's sandbox, nested inside, keeps /tmp
+    // writable for the commands it runs (tests that write there) and starts its daemon there.
     const rt = await startRuntime(
       'codex',
       LABEL,
       binary,
-      ['app-server', '-c', 'sandbox_workspace_write.exclude_slash_tmp=true'],
+      ['app-server'],
       request.cwd,
       options.env,
       false,
