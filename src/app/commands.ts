@@ -58,7 +58,8 @@ export interface AppCommands {
   /** Turns the focused review's findings into draft comments and opens the diff view on them. */
   reviewToComments(sessionId: string): void;
   requestMerge(sessionId: string): void;
-  confirmMerge(sessionId: string): void;
+  /** `acknowledged`: the dialog showed the agent guard's flag, and confirming acknowledges it. */
+  confirmMerge(sessionId: string, acknowledged?: boolean): void;
   rebase(sessionId: string): void;
   requestCancel(sessionId: string): void;
   confirmCancel(sessionId: string): void;

@@ -697,8 +697,8 @@ export class Controller implements AppCommands {
     this.review.requestMerge(sessionId);
   }
 
-  confirmMerge(sessionId: string): void {
-    this.review.confirmMerge(sessionId);
+  confirmMerge(sessionId: string, acknowledged = false): void {
+    this.review.confirmMerge(sessionId, acknowledged);
   }
 
   rebase(sessionId: string): void {

@@ -36,8 +36,19 @@ export function mergePopup(state: AppState, session: Session): Popup {
           id,
         ),
       ),
+      ...(session.guardFlag
+        ? [
+            'An agent changed git state outside its worktree, and Grove put it back:',
+            ...session.guardFlag.split('\n'),
+            'Merging acknowledges that you have read this (the transcript has the details).',
+          ]
+        : []),
     ],
-    intent: { kind: 'merge', sessionId: session.id },
+    intent: {
+      kind: 'merge',
+      sessionId: session.id,
+      ...(session.guardFlag ? { acknowledge: true } : {}),
+    },
     yes: false,
   };
 }

@@ -67,7 +67,8 @@ export interface BudgetView {
 export type ConfirmIntent =
   | { readonly kind: 'quit' }
   | { readonly kind: 'cancelSession'; readonly sessionId: string }
-  | { readonly kind: 'merge'; readonly sessionId: string }
+  /** `acknowledge`: the dialog showed what the agent guard put back; confirming acknowledges it. */
+  | { readonly kind: 'merge'; readonly sessionId: string; readonly acknowledge?: boolean }
   | { readonly kind: 'regenerateReview'; readonly sessionId: string }
   /** Sync the project branch, confirmed at this tip (what the popup listed). */
   | { readonly kind: 'syncMain'; readonly branch: string; readonly head: string }

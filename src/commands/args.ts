@@ -41,10 +41,17 @@ export type HeadlessCommand =
   | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
   | { kind: 'diff'; dir: string | null; id: string }
-  | { kind: 'merge'; dir: string | null; id: string; progress: boolean }
+  | { kind: 'merge'; dir: string | null; id: string; progress: boolean; acknowledge: boolean }
   | { kind: 'rebase'; dir: string | null; id: string; progress: boolean }
   | { kind: 'cancel'; dir: string | null; id: string; yes: boolean }
-  | { kind: 'publish'; dir: string | null; id: string; branch: string | null; progress: boolean }
+  | {
+      kind: 'publish';
+      dir: string | null;
+      id: string;
+      branch: string | null;
+      progress: boolean;
+      acknowledge: boolean;
+    }
   | { kind: 'threads'; dir: string | null; id: string; json: boolean; resolve: boolean }
   | { kind: 'gc'; dir: string | null; days: number | null; dryRun: boolean }
   | { kind: 'doctor'; json: boolean }
@@ -128,14 +135,16 @@ Options:
 
 Prints the session's diff against its base branch, uncommitted and untracked
 files included.`,
-  merge: `Usage: grove merge ID [--progress]
+  merge: `Usage: grove merge ID [--progress] [--acknowledge]
 
 Rebases the session onto its base branch (conflicts go to the agent) and
 squash-merges it in the main checkout as one commit, as 'm' does. Prints the
 new status and commit.
 
 Options:
-  --progress  Show progress on standard error even when it is not a terminal`,
+  --progress     Show progress on standard error even when it is not a terminal
+  --acknowledge  You have read what Grove put back after the agent changed git
+                 state outside its worktree (grove show says it): merge anyway`,
   rebase: `Usage: grove rebase ID [--progress]
 
 Rebases the session branch onto its base branch (conflicts go to the agent),
@@ -152,14 +161,16 @@ exits 2, unless --yes is given.
 
 Options:
   -y, --yes  Cancel even though the session holds work (it stays on the branch)`,
-  publish: `Usage: grove publish ID [--branch NAME] [--progress]
+  publish: `Usage: grove publish ID [--branch NAME] [--progress] [--acknowledge]
 
 Pushes the session branch and opens (or refreshes) its draft pull request on
 GitHub, as 'p' does. Prints the status and the pull request's address.
 
 Options:
   --branch NAME  The remote branch (default: the session branch)
-  --progress     Show progress on standard error even when it is not a terminal`,
+  --progress     Show progress on standard error even when it is not a terminal
+  --acknowledge  You have read what Grove put back after the agent changed git
+                 state outside its worktree (grove show says it): publish anyway`,
   threads: `Usage: grove threads ID [--json] [--resolve]
 
 Lists the unresolved review threads of the session's pull request, fetched
@@ -387,7 +398,6 @@ function parseCommand(
       };
     }
     case 'diff':
-    case 'merge':
     case 'rebase': {
       const { values, positionals } = parse(args, { progress: { type: 'boolean' } });
       if (values.help) return { kind: 'help', command: name };
@@ -399,6 +409,21 @@ function parseCommand(
         dir: str(values.C),
         id: needId(name, positionals),
         progress: values.progress === true,
+      };
+    }
+    case 'merge': {
+      const { values, positionals } = parse(args, {
+        progress: { type: 'boolean' },
+        acknowledge: { type: 'boolean' },
+      });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 1);
+      return {
+        kind: 'merge',
+        dir: str(values.C),
+        id: needId(name, positionals),
+        progress: values.progress === true,
+        acknowledge: values.acknowledge === true,
       };
     }
     case 'cancel': {
@@ -416,6 +441,7 @@ function parseCommand(
       const { values, positionals } = parse(args, {
         branch: { type: 'string' },
         progress: { type: 'boolean' },
+        acknowledge: { type: 'boolean' },
       });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
@@ -425,6 +451,7 @@ function parseCommand(
         id: needId(name, positionals),
         branch: str(values.branch),
         progress: values.progress === true,
+        acknowledge: values.acknowledge === true,
       };
     }
     case 'threads': {

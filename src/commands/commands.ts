@@ -28,6 +28,7 @@ import {
 import { listItem, sessionResult } from './session-json.js';
 import { sessionDiff } from './session-diff.js';
 import { cancelSession, workAtRisk } from '../app/services/review/cancel.js';
+import { acknowledgeGuard, guardRefusal } from '../app/services/agent-guard.js';
 import { cancelLines } from '../app/popups.js';
 import { listThreads, submitThreadsTurn } from './threads.js';
 import { budgetLines, mergeOverlapLines, runGc } from './parallel.js';
@@ -224,6 +225,7 @@ export async function runHeadless(
             {
               ...result,
               group,
+              guard: session.guardFlag ?? null,
               waiting: waiting
                 ? { agent: waiting.agent, until: new Date(waiting.until).toISOString() }
                 : null,
@@ -256,6 +258,10 @@ export async function runHeadless(
       if (session.keptBranch)
         io.stdout.write(
           `kept branch ${session.keptBranch} (restore: ${restoreCommand(session.keptBranch)})\n`,
+        );
+      if (session.guardFlag)
+        io.stdout.write(
+          `[Guard] not merged or published until acknowledged (grove merge|publish ${shortId(session.id)} --acknowledge):\n${session.guardFlag}\n`,
         );
       for (const line of await budgetLines(infra, session)) io.stdout.write(`${line}\n`);
       if (waiting) io.stdout.write(`${waitingText(waiting, now)}: the next prompt is sent then\n`);
@@ -292,6 +298,16 @@ export async function runHeadless(
         showProgress(io, command.progress),
       );
       ctx.app.subscribe(eventPrinter(ctx, session.id, 'text'));
+      if (command.kind !== 'rebase' && session.guardFlag) {
+        // An agent changed git state outside its worktree: not landed until the person says they saw it.
+        const review = ctx.controller.review.ctx;
+        if (!command.acknowledge)
+          throw new CommandError(guardRefusal(session, command.kind) ?? '', EXIT.failed);
+        await acknowledgeGuard(
+          { ...review.deps, note: (id, text) => review.note(id, text) },
+          session.id,
+        );
+      }
       if (command.kind === 'merge') {
         if (session.reviewRequest?.state === 'open')
           throw new CommandError(

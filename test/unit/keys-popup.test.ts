@@ -110,6 +110,12 @@ describe('a confirmation', () => {
     expect(run.state.popup).toBeNull();
   });
 
+  it('acknowledges the agent guard flag the merge dialog showed, on yes', () => {
+    const intent = { kind: 'merge', sessionId: 'x', acknowledge: true } as const;
+    const run = pressKeys(withPopup(confirm(intent)), ['y']);
+    expect(run.calls).toEqual([call('confirmMerge', 'x', true)]);
+  });
+
   const rows = bindingRows('confirm');
 
   it.each(rows.filter(([, action]) => action === 'yes'))('confirms on %s', (key) => {

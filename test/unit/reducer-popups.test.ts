@@ -313,6 +313,20 @@ describe('reducer: facts that need the person become popups', () => {
     expect(reduce(before, event).popup).toEqual(popup);
   });
 
+  it('shows what the agent guard put back in the merge dialog, whose yes acknowledges it', () => {
+    const flag = 'The agent changed refs/heads/main (moved from aaa to bbb); Grove put it back.';
+    const flagged = makeSession('Review', { id: 'cccc3333', title: 'Flagged', guardFlag: flag });
+    const next = reduce(state({ sessions: [flagged] }), {
+      type: 'mergeNeedsConfirmation',
+      sessionId: flagged.id,
+    });
+    expect(next.popup).toMatchObject({
+      kind: 'confirm',
+      intent: { kind: 'merge', sessionId: flagged.id, acknowledge: true },
+    });
+    expect(next.popup?.kind === 'confirm' ? next.popup.lines : []).toContain(flag);
+  });
+
   it('does not ask to merge a session it does not know', () => {
     const next = reduce(state(), { type: 'mergeNeedsConfirmation', sessionId: 'gone' });
     expect(next.popup).toBeNull();

@@ -15,6 +15,7 @@ import type { ShellRunner } from '../../infra/shell.js';
 import type { App } from '../app.js';
 import type { Agents, GitClient, Runtime, Store } from '../ports.js';
 import { loadSettings } from './projects.js';
+import { AgentGuard } from './agent-guard.js';
 import { modelChoice, type SessionService } from './sessions.js';
 
 // Best-of-N: one prompt fanned out to N sessions (a group). When every
@@ -287,11 +288,21 @@ export class BestOfService {
         });
       }
       const choice = modelChoice(settings, 'review', agents.installed());
-      const reply = await agents.utility(
-        choice,
-        judgePrompt(group.prompt, variants, command),
-        project.path,
-        signal,
+      // The judge runs in the main checkout: what it changes flags every variant.
+      const guard = new AgentGuard({
+        ...this.deps,
+        note: (id, text) => this.deps.sessions.note(id, 'notice', text),
+      });
+      const judged = {
+        sessionIds: members.map((m) => m.session.id),
+        projectId: project.id,
+        mainCheckout: project.path,
+        ownBranch: null,
+        what: 'the best-of judge',
+      };
+      const prompt = judgePrompt(group.prompt, variants, command);
+      const reply = await guard.around(judged, () =>
+        agents.utility(choice, prompt, project.path, signal),
       );
       const ranking = parseRanking(
         reply.answer,

@@ -10,6 +10,7 @@ import { canTransition } from '../../domain/session-status.js';
 import type { Session } from '../../domain/session.js';
 import type { Logger } from '../../infra/log.js';
 import type { GitClient, Store } from '../ports.js';
+import { noteGroveWrite } from './agent-guard.js';
 
 export interface GitStepDeps {
   readonly store: Store;
@@ -55,10 +56,13 @@ export async function withGitStep<T>(
   fn: (advance: AdvanceStep) => Promise<T>,
 ): Promise<T> {
   const { store } = deps;
+  // An agent's guard that sees these refs move knows it was Grove (agent-guard.ts).
+  const ended = noteGroveWrite(input.projectId, input.dir, input.branch, deps.now());
   const id = await store.gitSteps.begin(input, deps.owner, deps.now());
   const advance: AdvanceStep = (step, detail) => store.gitSteps.advance(id, step, detail);
   try {
     const result = await fn(advance);
+    ended(deps.now());
     await store.gitSteps.end(id);
     return result;
   } catch (error) {
@@ -79,6 +83,7 @@ export async function withGitStep<T>(
       );
     } finally {
       await store.gitSteps.end(id).catch(() => {});
+      ended(deps.now());
     }
     throw error;
   }

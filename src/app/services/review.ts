@@ -163,8 +163,8 @@ export class ReviewService {
     this.mergeQueue.request(sessionId);
   }
 
-  confirmMerge(sessionId: string): void {
-    this.mergeQueue.confirm(sessionId, (id) => this.focused.cancel(id));
+  confirmMerge(sessionId: string, acknowledged = false): void {
+    this.mergeQueue.confirm(sessionId, (id) => this.focused.cancel(id), acknowledged);
   }
 
   async runMerge(operation: Operation, signal: AbortSignal): Promise<void> {

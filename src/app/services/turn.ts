@@ -22,6 +22,7 @@ import type { SessionService } from './sessions.js';
 import { diffFields, modelChoice, type DiffFields } from './sessions.js';
 import { DeferredTurn, ReportedError } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
+import { AgentGuard, takeGuardCost } from './agent-guard.js';
 
 export interface TurnDeps {
   readonly app: App;
@@ -84,7 +85,15 @@ export class TurnRunner {
     await Promise.allSettled([...this.background]);
   }
 
-  constructor(private readonly deps: TurnDeps) {}
+  /** Puts back what an agent changed in the shared git folder outside its worktree, and flags it. */
+  private readonly guard: AgentGuard;
+
+  constructor(private readonly deps: TurnDeps) {
+    this.guard = new AgentGuard({
+      ...deps,
+      note: (id, text) => deps.sessions.note(id, 'notice', text),
+    });
+  }
 
   private now(): number {
     return this.deps.runtime.clock.now();
@@ -251,44 +260,48 @@ export class TurnRunner {
       typeof operation.payload['display'] === 'string' ? operation.payload['display'] : prompt;
     await sessions.note(session.id, 'user_prompt', display);
     if (operation.kind === 'start_prompt' && session.titleProvisional) {
-      const job = this.generateTitle(session, prompt);
+      const job = this.generateTitle(session, prompt, project.path);
       this.background.add(job);
       void job.finally(() => this.background.delete(job));
     }
 
+    takeGuardCost(session.id);
     const mainBefore = await git.statusPorcelain(project.path).catch(() => null);
     const channel = pool.get(session.id, session.agent as ProviderId);
     let output;
+    const guarded = this.guard.forSession(session, project.path, 'this turn');
     try {
-      output = await agents.turn(
-        channel,
-        {
-          sessionId: session.id,
-          userPrompt: prompt,
-          ...(images.length > 0 ? { images } : {}),
-          kind: session.providerConversationId ? 'session_resume' : 'session_start',
-          cwd: session.worktreePath,
-          mainCheckout: project.path,
-          model: session.model,
-          reasoning: session.reasoning,
-          permissionMode: session.permissionMode,
-          providerConversationId: session.providerConversationId,
-          modelRetries: modelRetries(this.deps.app.state.settings),
-          history,
-        },
-        (event) => {
-          if (event.type === 'denied' || event.type === 'notice') {
-            this.denied(session?.id ?? operation.sessionId, event.text);
-            return;
-          }
-          if (event.type === 'tool') {
-            this.toolCall(session?.id ?? operation.sessionId, event.text);
-            return;
-          }
-          const text = progressText(event);
-          if (text) this.progress(session?.id ?? operation.sessionId, text);
-        },
-        signal,
+      output = await this.guard.around(guarded, () =>
+        agents.turn(
+          channel,
+          {
+            sessionId: session.id,
+            userPrompt: prompt,
+            ...(images.length > 0 ? { images } : {}),
+            kind: session.providerConversationId ? 'session_resume' : 'session_start',
+            cwd: session.worktreePath,
+            mainCheckout: project.path,
+            model: session.model,
+            reasoning: session.reasoning,
+            permissionMode: session.permissionMode,
+            providerConversationId: session.providerConversationId,
+            modelRetries: modelRetries(this.deps.app.state.settings),
+            history,
+          },
+          (event) => {
+            if (event.type === 'denied' || event.type === 'notice') {
+              this.denied(session?.id ?? operation.sessionId, event.text);
+              return;
+            }
+            if (event.type === 'tool') {
+              this.toolCall(session?.id ?? operation.sessionId, event.text);
+              return;
+            }
+            const text = progressText(event);
+            if (text) this.progress(session?.id ?? operation.sessionId, text);
+          },
+          signal,
+        ),
       );
     } catch (error) {
       this.progress(session.id, null);
@@ -408,9 +421,11 @@ export class TurnRunner {
     const utilityMs = this.utilityWaitMs.get(session.id) ?? 0;
     this.utilityWaitMs.delete(session.id);
     const afterAgentMs = performance.now() - agentDoneAt;
+    // The git guard's recording and checks (before and after the agent too) are Grove's own.
+    const guardMs = takeGuardCost(session.id);
     this.deps.runtime.logger.log(
       'info',
-      `turn of ${session.id}: after the agent ${afterAgentMs.toFixed(1)} ms, Grove's own ${(afterAgentMs - utilityMs).toFixed(1)} ms (commit-message agent ${utilityMs.toFixed(1)} ms)`,
+      `turn of ${session.id}: after the agent ${afterAgentMs.toFixed(1)} ms, Grove's own ${(afterAgentMs - utilityMs + guardMs).toFixed(1)} ms (commit-message agent ${utilityMs.toFixed(1)} ms, git guard ${guardMs.toFixed(1)} ms)`,
     );
     await this.deps.afterTurn?.(session.id, signal, operation);
   }
@@ -452,13 +467,15 @@ export class TurnRunner {
         const asked = performance.now();
         // The session's channel is idle between its turn and the commit: a Codex app-server answers here.
         const live = pool.get(session.id, session.agent as ProviderId);
-        const reply = await agents
-          .utility(
-            fast,
-            commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch),
-            worktree,
-            signal,
-            { live },
+        const reply = await this.guard
+          .around(this.guard.forSession(session, mainCheckout, 'the commit message prompt'), () =>
+            agents.utility(
+              fast,
+              commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch),
+              worktree,
+              signal,
+              { live },
+            ),
           )
           .finally(() => {
             if (this.utilityWaitMs.has(session.id))
@@ -524,23 +541,27 @@ export class TurnRunner {
         this.progress(session.id, 'Fixing the commit hook failure…');
         const latest = (await store.sessions.get(session.id)) ?? session;
         const channel = pool.get(session.id, session.agent as ProviderId);
-        const fix = await agents.turn(
-          channel,
-          {
-            sessionId: session.id,
-            userPrompt: hookFixPrompt(`${why}\n${diagnostics}`),
-            kind: latest.providerConversationId ? 'session_resume' : 'session_start',
-            cwd: worktree,
-            mainCheckout,
-            model: session.model,
-            reasoning: session.reasoning,
-            permissionMode: 'auto_edit',
-            providerConversationId: latest.providerConversationId,
-          },
-          (event) => {
-            if (event.type === 'denied') this.denied(session.id, event.text);
-          },
-          signal,
+        const fix = await this.guard.around(
+          this.guard.forSession(session, mainCheckout, 'the hook fix'),
+          () =>
+            agents.turn(
+              channel,
+              {
+                sessionId: session.id,
+                userPrompt: hookFixPrompt(`${why}\n${diagnostics}`),
+                kind: latest.providerConversationId ? 'session_resume' : 'session_start',
+                cwd: worktree,
+                mainCheckout,
+                model: session.model,
+                reasoning: session.reasoning,
+                permissionMode: 'auto_edit',
+                providerConversationId: latest.providerConversationId,
+              },
+              (event) => {
+                if (event.type === 'denied') this.denied(session.id, event.text);
+              },
+              signal,
+            ),
         );
         await store.sessions.update(
           session.id,
@@ -563,17 +584,19 @@ export class TurnRunner {
   }
 
   /** A better title from the fast model, never overwriting a newer one. */
-  private async generateTitle(session: Session, prompt: string): Promise<void> {
+  private async generateTitle(
+    session: Session,
+    prompt: string,
+    mainCheckout: string,
+  ): Promise<void> {
     const { store, agents, runtime } = this.deps;
     try {
       const generation = session.titleGeneration + 1;
       await store.sessions.update(session.id, { titleGeneration: generation }, this.now());
       const fast = this.utilityChoice();
-      const reply = await agents.utility(
-        fast,
-        titlePrompt(prompt),
-        session.worktreePath,
-        this.deps.shutdown,
+      const reply = await this.guard.around(
+        this.guard.forSession(session, mainCheckout, 'the title prompt'),
+        () => agents.utility(fast, titlePrompt(prompt), session.worktreePath, this.deps.shutdown),
       );
       const title =
         reply.answer

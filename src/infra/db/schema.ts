@@ -74,6 +74,8 @@ export interface SessionTable {
   parent_session_id: string | null;
   /** Context from the parent's transcript, put before the fork's first prompt. */
   fork_context: string | null;
+  /** What Grove put back after the agent changed git state outside its worktree (migration 013). */
+  guard_flag: string | null;
 }
 
 export interface SessionMessageTable {

@@ -141,6 +141,7 @@ export function decodeSession(row: SessionRow): Session {
     reviewRequest: decodeReviewRequest(row),
     parentSessionId: row.parent_session_id,
     forkContext: row.fork_context,
+    guardFlag: row.guard_flag === null ? null : sanitizeText(row.guard_flag),
   };
 }
 
@@ -170,6 +171,7 @@ const PLAIN_COLUMNS = {
   focusedReviewStatus: 'focused_review_status',
   parentSessionId: 'parent_session_id',
   forkContext: 'fork_context',
+  guardFlag: 'guard_flag',
 } as const satisfies Partial<Record<keyof Session, keyof SessionTable>>;
 
 /** Boolean session fields stored as 0/1. */

@@ -7,6 +7,7 @@ import * as repo from './repo.js';
 import * as worktree from './worktree.js';
 import * as compare from './branch-compare.js';
 import * as snapshot from './snapshot.js';
+import * as guard from './guard.js';
 import { withGitEnv } from './simple.js';
 
 export { GitError } from './run.js';
@@ -15,6 +16,7 @@ export type { Diff, DiffFile, DiffOptions, DiffStats } from './diff.js';
 export type { InProgressKind, RebaseResult, SquashResult } from './merge.js';
 export type { CommitResult } from './commit.js';
 export type { SnapshotResult } from './snapshot.js';
+export type { GuardChange, GuardRestore, GuardSnapshot } from './guard.js';
 
 /** Grove's one git adapter: argument arrays, explicit cwd, parsed porcelain output. */
 export interface GitClient {
@@ -63,6 +65,9 @@ export interface GitClient {
   snapshotWorktree: typeof snapshot.snapshotWorktree;
   snapshotBlocker: typeof snapshot.snapshotBlocker;
   snapshotPreview: typeof snapshot.snapshotPreview;
+  guardSnapshot: typeof guard.guardSnapshot;
+  guardCheck: typeof guard.guardCheck;
+  guardRestore: typeof guard.guardRestore;
   fetch: typeof remote.fetch;
   pullRebase: typeof remote.pullRebase;
   push: typeof remote.push;
@@ -85,6 +90,7 @@ export function createGitClient(env?: NodeJS.ProcessEnv): GitClient {
     ...files,
     ...compare,
     ...snapshot,
+    ...guard,
   };
   if (!env) return client;
   const bound: Record<string, (...args: unknown[]) => unknown> = {};

@@ -16,7 +16,8 @@ function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {
       ctx.commands.confirmCancel(intent.sessionId);
       return;
     case 'merge':
-      ctx.commands.confirmMerge(intent.sessionId);
+      if (intent.acknowledge) ctx.commands.confirmMerge(intent.sessionId, true);
+      else ctx.commands.confirmMerge(intent.sessionId);
       return;
     case 'regenerateReview':
       ctx.commands.forceReview(intent.sessionId);

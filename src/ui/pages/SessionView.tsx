@@ -140,6 +140,17 @@ function summaryLines(session: Session, width: number): StyledLine[] {
       style: 'error',
     });
   }
+  if (session.guardFlag) {
+    out.push({
+      text: '[Guard] An agent changed git state outside its worktree; Grove put it back:',
+      style: 'error',
+    });
+    for (const line of session.guardFlag.split('\n')) out.push({ text: line, style: 'error' });
+    out.push({
+      text: 'Not merged or published until you acknowledge it: the merge dialog (m) shows it and asks.',
+      style: 'error',
+    });
+  }
   if (session.keptBranch) {
     out.push({ text: `Branch kept: ${session.keptBranch}`, style: 'notice' });
     out.push({

@@ -89,21 +89,23 @@ async function rebaseLoop(
     });
     try {
       const latest = (await store.sessions.get(session.id)) ?? session;
-      const output = await agents.turn(
-        pool.get(session.id, session.agent as ProviderId),
-        {
-          sessionId: session.id,
-          userPrompt: conflictPrompt(onto, files),
-          kind: latest.providerConversationId ? 'session_resume' : 'session_start',
-          cwd: worktree,
-          mainCheckout,
-          model: session.model,
-          reasoning: session.reasoning,
-          permissionMode: 'auto_edit',
-          providerConversationId: latest.providerConversationId,
-        },
-        () => {},
-        signal,
+      const output = await ctx.guarded(session, 'the conflict resolution', () =>
+        agents.turn(
+          pool.get(session.id, session.agent as ProviderId),
+          {
+            sessionId: session.id,
+            userPrompt: conflictPrompt(onto, files),
+            kind: latest.providerConversationId ? 'session_resume' : 'session_start',
+            cwd: worktree,
+            mainCheckout,
+            model: session.model,
+            reasoning: session.reasoning,
+            permissionMode: 'auto_edit',
+            providerConversationId: latest.providerConversationId,
+          },
+          () => {},
+          signal,
+        ),
       );
       await store.sessions.update(
         session.id,

@@ -7,6 +7,7 @@ import type { SessionStatus } from '../../../domain/session-status.js';
 import type { Session } from '../../../domain/session.js';
 import type { Forge } from '../../ports.js';
 import type { GitStepDeps } from '../git-steps.js';
+import { AgentGuard } from '../agent-guard.js';
 
 /**
  * What review needs of the session workers (SessionWorkers implements it):
@@ -64,6 +65,17 @@ export class ReviewContext {
 
   note(sessionId: string, text: string): Promise<void> {
     return this.deps.sessions.note(sessionId, 'notice', text);
+  }
+
+  /**
+   * Runs an agent of `session` (`what`, for the flag's words) between a
+   * recording of the shared git folder and a check (agent-guard.ts).
+   */
+  async guarded<T>(session: Session, what: string, run: () => Promise<T>): Promise<T> {
+    const project = await this.deps.store.projects.get(session.projectId);
+    if (!project) return run();
+    const guard = new AgentGuard({ ...this.deps, note: (id, text) => this.note(id, text) });
+    return guard.around(guard.forSession(session, project.path, what), run);
   }
 
   notice(level: 'info' | 'warn' | 'error', text: string): void {

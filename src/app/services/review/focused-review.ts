@@ -65,11 +65,13 @@ export class FocusedReview {
       let failure: string | null = null;
       try {
         const choice = modelChoice(app.state.settings, 'review', agents.installed());
-        const reply = await agents.utility(
-          choice,
-          reviewPrompt(session.title, session.summary?.session ?? '', diff.patch),
-          session.worktreePath,
-          controller.signal,
+        const reply = await this.ctx.guarded(session, 'the focused review', () =>
+          agents.utility(
+            choice,
+            reviewPrompt(session.title, session.summary?.session ?? '', diff.patch),
+            session.worktreePath,
+            controller.signal,
+          ),
         );
         text = reply.answer.trim() || 'The reviewer had nothing to add.';
         await store.sessions.addTokens(sessionId, reply.inputTokens, reply.outputTokens);

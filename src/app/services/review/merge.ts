@@ -1,6 +1,7 @@
 import type { Operation } from '../../../domain/operation.js';
 import { sanitizePath } from '../../../domain/sanitize.js';
 import type { Session } from '../../../domain/session.js';
+import { acknowledgeGuard, guardRefusal } from '../agent-guard.js';
 import { withGitStep } from '../git-steps.js';
 import { ReportedError } from '../worker.js';
 import { assistedRebase } from './assisted-rebase.js';
@@ -142,8 +143,14 @@ export class MergeQueue {
     this.ctx.deps.app.apply({ type: 'mergeNeedsConfirmation', sessionId });
   }
 
-  confirm(sessionId: string, cancelReview: (id: string) => void): void {
+  /** `acknowledged`: the dialog showed the guard's flag and the person confirmed it. */
+  confirm(sessionId: string, cancelReview: (id: string) => void, acknowledged = false): void {
     this.ctx.deps.app.task('Queueing the merge', async () => {
+      if (acknowledged)
+        await acknowledgeGuard(
+          { ...this.ctx.deps, note: (id, text) => this.ctx.note(id, text) },
+          sessionId,
+        );
       cancelReview(sessionId);
       await this.ctx.setStatus(sessionId, 'Queued');
       await this.ctx.note(sessionId, '[Merge] Added to the merge queue.');
@@ -166,6 +173,13 @@ export class MergeQueue {
     if (!session || session.status !== 'Queued') return;
     const project = await store.projects.get(session.projectId);
     if (!project) throw new ReportedError('project missing');
+    const refused = guardRefusal(session, 'merge');
+    if (refused) {
+      const text = `[Merge Error] ${refused}`;
+      await ctx.note(sessionId, text);
+      await ctx.setStatus(sessionId, session.questions.length > 0 ? 'Question' : 'Review');
+      throw new ReportedError(text);
+    }
     // One merge at a time per project, whichever Grove process runs it (a TUI's
     // queue and `grove merge` share the main checkout): wait for the other.
     let started = await store.sessions.startMerging(sessionId, ctx.now());
@@ -259,6 +273,12 @@ export class MergeQueue {
         `[Merge Error] Rebasing onto ${session.baseBranch} stopped on conflicts in ${rebased.files.map(sanitizePath).join(', ')} (${rebased.reason}). The rebase was aborted; the branch is as it was.`,
       );
     }
+    // The conflict resolution ran an agent: what the guard put back stops the merge here.
+    const flagged = guardRefusal((await store.sessions.get(sessionId)) ?? session, 'merge');
+    if (flagged)
+      return back(
+        `[Merge Error] ${flagged}\nNothing was changed in ${session.baseBranch}; the session branch is rebased onto it.`,
+      );
     const after = await checkoutProblem();
     if (after)
       return back(

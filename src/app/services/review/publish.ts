@@ -4,6 +4,7 @@ import type { Session } from '../../../domain/session.js';
 import type { ForgeConnection } from '../../ports.js';
 import { clearUnfinishedGit, commitPending } from './merge.js';
 import { ReportedError } from '../worker.js';
+import { guardRefusal } from '../agent-guard.js';
 import type { ReviewContext } from './context.js';
 
 const REMOTE = 'origin';
@@ -129,6 +130,15 @@ export async function publishBranch(
   if (!['Review', 'AgentReview', 'Question'].includes(session.status)) {
     if (auto) return false;
     const text = `[Publish Error] A ${session.status} session cannot be published.`;
+    await ctx.note(session.id, text);
+    await ctx.deps.sessions.publishSession(session.id);
+    throw new ReportedError(text);
+  }
+  const refused = guardRefusal(session, 'publish');
+  if (refused) {
+    // The automatic re-push stays quiet: the flag's notice already says it.
+    if (auto) return false;
+    const text = `[Publish Error] ${refused}`;
     await ctx.note(session.id, text);
     await ctx.deps.sessions.publishSession(session.id);
     throw new ReportedError(text);
