@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { git } from '../helpers/grove-env.js';
 import { expectExit, harness, reply, show, type Harness } from './headless-harness.js';
 import { ResultSchema } from './headless-schema.js';
 
@@ -45,5 +46,45 @@ describe('grove diff on a session whose worktree folder was deleted', () => {
     expect(diff.stdout).toContain('+hello');
     expect(diff.stderr).toContain(`[Worktree] ${session.worktree} was deleted outside Grove`);
     expect(existsSync(`${session.worktree}/hello.txt`)).toBe(true);
+  });
+});
+
+describe('a session whose branch was deleted by hand', () => {
+  it('gets its branch back at the commit its worktree is at (HEAD left on the deleted branch), and its diff', async () => {
+    const session = await helloSession();
+    const tip = git(h.repo, 'rev-parse', session.branch);
+    // `git branch -D` refuses a branch checked out in a worktree; this does not.
+    git(h.repo, 'update-ref', '-d', `refs/heads/${session.branch}`);
+
+    const diff = await h.grove(['diff', session.id]);
+
+    expectExit(diff, 0);
+    expect(git(h.repo, 'rev-parse', session.branch)).toBe(tip);
+    expect(diff.stdout, show(diff)).toContain('+++ b/hello.txt');
+    expect(diff.stderr).toContain(
+      `[Worktree] The branch ${session.branch} was deleted outside Grove`,
+    );
+  });
+
+  it('gets its branch back at the worktree’s detached HEAD, and the next turn commits on it', async () => {
+    const session = await helloSession();
+    git(session.worktree, 'checkout', '-q', '--detach');
+    git(h.repo, 'branch', '-D', session.branch);
+    h.utilities('Add a second file', 'Add the second file');
+    h.server.script('anthropic', [
+      {
+        when: 'Create second.txt',
+        toolCall: { kind: 'write_file', path: 'second.txt', content: 'two\n' },
+      },
+      { when: 'Create second.txt', text: reply('Done again.') },
+    ]);
+
+    const run = await h.grove(['reply', session.id, 'Create second.txt']);
+
+    expectExit(run, 0);
+    // Grove keeps one commit per session, amended by each turn: it holds both turns' files.
+    expect(git(h.repo, 'show', `${session.branch}:hello.txt`)).toBe('hello\nworld');
+    expect(git(h.repo, 'show', `${session.branch}:second.txt`)).toBe('two');
+    expect(git(session.worktree, 'symbolic-ref', 'HEAD')).toBe(`refs/heads/${session.branch}`);
   });
 });

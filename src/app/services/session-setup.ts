@@ -212,8 +212,9 @@ const WITHOUT_WORKTREE: ReadonlySet<SessionStatus> = new Set<SessionStatus>([
 /**
  * Before a turn, a diff, a rebase or a merge: a worktree folder deleted
  * behind Grove's back is checked out again from the session's branch, and
- * the transcript says so. Throws WorktreeMissingError when the branch is
- * gone too. Resolves with whether it was recreated.
+ * a branch deleted by hand is made again at the commit its worktree is at;
+ * the transcript says so. Throws WorktreeMissingError when both are gone.
+ * Resolves with whether something was recreated.
  */
 export async function ensureWorktree(
   deps: {
@@ -223,7 +224,8 @@ export async function ensureWorktree(
   session: Session,
   mainCheckout: string,
 ): Promise<boolean> {
-  if (WITHOUT_WORKTREE.has(session.status) || existsSync(session.worktreePath)) return false;
+  if (WITHOUT_WORKTREE.has(session.status)) return false;
+  if (existsSync(session.worktreePath)) return restoreBranch(deps, session, mainCheckout);
   if (!(await deps.git.branchExists(mainCheckout, session.branch))) {
     throw new WorktreeMissingError(
       `The worktree ${session.worktreePath} was deleted, and the session's branch ${session.branch} is gone too, so it cannot be recreated. Cancel the session (nothing is left to keep).`,
@@ -239,6 +241,36 @@ export async function ensureWorktree(
   await deps.note(
     session.id,
     `[Worktree] ${session.worktreePath} was deleted outside Grove; it was recreated from the branch ${session.branch}. The work committed on the branch is back; changes that were never committed were lost with the folder.`,
+  );
+  return true;
+}
+
+/** The worktree is there: its branch, deleted by hand, is made again at the worktree's commit. */
+async function restoreBranch(
+  deps: {
+    readonly git: GitClient;
+    readonly note: (sessionId: string, text: string) => Promise<void>;
+  },
+  session: Session,
+  mainCheckout: string,
+): Promise<boolean> {
+  const { git } = deps;
+  if (await git.branchExists(mainCheckout, session.branch)) return false;
+  const commit = await git.worktreeHeadCommit(session.worktreePath).catch(() => null);
+  if (commit === null)
+    throw new WorktreeMissingError(
+      `The session's branch ${session.branch} was deleted, and its worktree ${session.worktreePath} does not say which commit it was at, so the branch cannot be recreated. Its files are still in the worktree: copy what you need, then cancel the session.`,
+    );
+  try {
+    await git.recreateBranch(mainCheckout, session.worktreePath, session.branch, commit);
+  } catch (error) {
+    throw new WorktreeMissingError(
+      `The session's branch ${session.branch} was deleted, and recreating it at ${commit.slice(0, 12)} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  await deps.note(
+    session.id,
+    `[Worktree] The branch ${session.branch} was deleted outside Grove; it was recreated at ${commit.slice(0, 12)}, the commit its worktree ${session.worktreePath} is at. The worktree's files are as they were.`,
   );
   return true;
 }

@@ -36,6 +36,8 @@ export interface GitClient {
   lastCommitMessage: typeof repo.lastCommitMessage;
   addWorktree: typeof worktree.addWorktree;
   restoreWorktree: typeof worktree.restoreWorktree;
+  worktreeHeadCommit: typeof worktree.worktreeHeadCommit;
+  recreateBranch: typeof worktree.recreateBranch;
   removeWorktree: typeof worktree.removeWorktree;
   deleteBranch: typeof worktree.deleteBranch;
   listWorktrees: typeof worktree.listWorktrees;

@@ -1,4 +1,4 @@
-import { copyFile, lutimes, mkdir, stat } from 'node:fs/promises';
+import { copyFile, lutimes, mkdir, readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { GitError, git, gitOut } from './run.js';
@@ -102,6 +102,45 @@ export async function restoreWorktree(repo: string, path: string, branch: string
     await git(['worktree', 'add', path, branch], { cwd: repo });
   });
   await settleCheckout(path);
+}
+
+/**
+ * The commit a worktree is at: its HEAD, or, when its branch was deleted
+ * (HEAD names a branch that is gone), the last commit its HEAD's reflog
+ * records. Null when neither says.
+ */
+export async function worktreeHeadCommit(worktree: string): Promise<string | null> {
+  const head = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], {
+    cwd: worktree,
+    okCodes: [1, 128],
+  });
+  if (head.exitCode === 0) return head.stdout.trim();
+  const logPath = (
+    await gitOut(['rev-parse', '--git-path', 'logs/HEAD'], { cwd: worktree })
+  ).trim();
+  const log = await readFile(resolve(worktree, logPath), 'utf8').catch(() => '');
+  const last = log.trimEnd().split('\n').pop() ?? '';
+  const commit = /^[0-9a-f]{40,64} ([0-9a-f]{40,64}) /.exec(last)?.[1];
+  if (!commit || /^0+$/.test(commit)) return null;
+  const known = await git(['cat-file', '-e', `${commit}^{commit}`], {
+    cwd: worktree,
+    okCodes: [1, 128],
+  });
+  return known.exitCode === 0 ? commit : null;
+}
+
+/**
+ * Makes `branch` again at `commit` (refused if it exists) and puts the
+ * worktree's HEAD on it; the worktree's files and index stay as they are.
+ */
+export async function recreateBranch(
+  repo: string,
+  worktree: string,
+  branch: string,
+  commit: string,
+): Promise<void> {
+  await git(['branch', branch, commit], { cwd: repo });
+  await git(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { cwd: worktree });
 }
 
 export async function removeWorktree(
