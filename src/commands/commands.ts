@@ -289,14 +289,16 @@ export async function runHeadless(
     case 'merge':
     case 'rebase':
     case 'publish': {
-      const session = await findSession(infra, command.id);
-      const project = await infra.store.projects.get(session.projectId);
+      const found = await findSession(infra, command.id);
+      const project = await infra.store.projects.get(found.projectId);
       const ctx = await headlessContext(
         infra,
         io,
         project?.path ?? command.dir,
         showProgress(io, command.progress),
       );
+      // As recovery left it: a session a killed merge left in Merging is back in Review.
+      const session = (await infra.store.sessions.get(found.id)) ?? found;
       ctx.app.subscribe(eventPrinter(ctx, session.id, 'text'));
       if (command.kind !== 'rebase' && session.guardFlag) {
         // An agent changed git state outside its worktree: not landed until the person says they saw it.
