@@ -27,6 +27,7 @@ import {
 } from './headless.js';
 import { listItem, sessionResult } from './session-json.js';
 import { sessionDiff } from './session-diff.js';
+import { baseBranchGone, baseRewoundLines } from '../app/services/base-check.js';
 import { cancelSession, workAtRisk } from '../app/services/review/cancel.js';
 import { acknowledgeGuard, guardRefusal } from '../app/services/agent-guard.js';
 import { cancelLines } from '../app/popups.js';
@@ -299,6 +300,10 @@ export async function runHeadless(
       );
       // As recovery left it: a session a killed merge left in Merging is back in Review.
       const session = (await infra.store.sessions.get(found.id)) ?? found;
+      if (command.kind !== 'publish') {
+        const gone = await baseBranchGone(infra.git, ctx.project.path, session);
+        if (gone) throw new CommandError(gone, EXIT.failed);
+      }
       ctx.app.subscribe(eventPrinter(ctx, session.id, 'text'));
       if (command.kind !== 'rebase' && session.guardFlag) {
         // An agent changed git state outside its worktree: not landed until the person says they saw it.
@@ -321,6 +326,13 @@ export async function runHeadless(
         // Said before the merge (while both branches exist), on standard error: standard output stays the result.
         const warning = await mergeOverlapLines(infra, session, ctx.project.path);
         if (warning.length > 0) io.stderr.write(`grove: ${warning.join('\n')}\n`);
+        const rewound = await baseRewoundLines(
+          infra.git,
+          ctx.project.path,
+          session,
+          session.worktreePath,
+        );
+        if (rewound.length > 0) io.stderr.write(`grove: ${rewound.join('\n')}\n`);
         await ctx.controller.review.ctx.setStatus(session.id, 'Queued');
       }
       const payload =

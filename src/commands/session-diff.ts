@@ -2,6 +2,7 @@ import type { Infra } from '../compose.js';
 import { sanitizeText } from '../domain/sanitize.js';
 import type { Session } from '../domain/session.js';
 import { ensureWorktree } from '../app/services/session-setup.js';
+import { baseBranchGone } from '../app/services/base-check.js';
 import { CommandError, EXIT, type HeadlessIo } from './headless.js';
 
 /**
@@ -13,6 +14,8 @@ import { CommandError, EXIT, type HeadlessIo } from './headless.js';
 export async function sessionDiff(infra: Infra, io: HeadlessIo, session: Session): Promise<string> {
   const project = await infra.store.projects.get(session.projectId);
   if (project) {
+    const gone = await baseBranchGone(infra.git, project.path, session);
+    if (gone) throw new CommandError(gone, EXIT.failed);
     await ensureWorktree(
       {
         git: infra.git,

@@ -30,6 +30,7 @@ export interface GitClient {
   aheadBehind: typeof repo.aheadBehind;
   branchHeads: typeof repo.branchHeads;
   commitSubjects: typeof repo.commitSubjects;
+  lastBaseTip: typeof repo.lastBaseTip;
   remoteUrl: typeof repo.remoteUrl;
   listRemotes: typeof repo.listRemotes;
   commitsSince: typeof repo.commitsSince;

@@ -104,6 +104,27 @@ export async function commitSubjects(dir: string, range: string): Promise<string
   return log.all.map((commit) => sanitizeLine(commit.subject));
 }
 
+/**
+ * The base commit a session branch was last put on, from the branch's
+ * reflog: the commit of its latest rebase ("… onto <commit>"), else the
+ * commit it was created at. Null when the reflog does not say (no reflog,
+ * or nothing that names one). Only a hint: the reflog is the agent's to write.
+ */
+export async function lastBaseTip(dir: string, branch: string): Promise<string | null> {
+  const out = await git(['reflog', 'show', '--format=%H %gs', `refs/heads/${branch}`, '--'], {
+    cwd: dir,
+    okCodes: [128],
+  });
+  if (out.exitCode !== 0) return null;
+  const entries = out.stdout.split('\n').filter(Boolean);
+  for (const entry of entries) {
+    const onto = / onto ([0-9a-f]{40,64})$/.exec(entry)?.[1];
+    if (entry.includes(' rebase') && onto) return onto;
+  }
+  const created = entries.at(-1);
+  return created && / branch: Created from /.test(created) ? (created.split(' ')[0] ?? null) : null;
+}
+
 export async function remoteUrl(dir: string, remote: string): Promise<string | null> {
   const result = await git(['remote', 'get-url', remote], { cwd: dir, okCodes: [2, 128] });
   return result.exitCode === 0 ? result.stdout.trim() || null : null;
