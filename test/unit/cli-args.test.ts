@@ -29,3 +29,22 @@ describe('-C anywhere', () => {
     expect(() => parseCli(['-C', '/repo', 'ls', '--frob'])).toThrow(/frob/);
   });
 });
+
+// Merge and publish go on after the agent guard's flag only when the person says they saw it.
+describe('--acknowledge', () => {
+  it.each([
+    [['merge', 'abc123', '--acknowledge'], { kind: 'merge', acknowledge: true }],
+    [['merge', 'abc123'], { kind: 'merge', acknowledge: false }],
+    [['publish', 'abc123', '--acknowledge'], { kind: 'publish', acknowledge: true }],
+    [['publish', 'abc123'], { kind: 'publish', acknowledge: false }],
+  ])('parses grove %j', (argv, expected) => {
+    expect(parseCli(argv)).toMatchObject({
+      kind: 'headless',
+      command: { ...expected, id: 'abc123' },
+    });
+  });
+
+  it('is no option of rebase', () => {
+    expect(() => parseCli(['rebase', 'abc123', '--acknowledge'])).toThrow(/acknowledge/);
+  });
+});
