@@ -3,7 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import type { RepoRootPrefetch } from './infra/git/repo-root.js';
 import { USAGE, UsageError, parseCli } from './cli.js';
 import { VERSION, isOwnerAlive, openInfra, type Infra } from './compose.js';
-import { DatabaseError } from './infra/db/errors.js';
+import { DatabaseError, storageFailure } from './infra/db/errors.js';
 import { shellRunner } from './infra/shell.js';
 import { createClipboard } from './infra/clipboard.js';
 import { createImageStore } from './infra/images.js';
@@ -310,9 +310,10 @@ async function headless(command: HeadlessCommand): Promise<number> {
       return error.exitCode;
     }
     infra.logger.log('error', `grove ${command.kind} failed`, error);
-    process.stderr.write(
-      `grove: ${sanitizeText(error instanceof Error ? error.message : String(error))}\n`,
-    );
+    // A locked database and a full disk are said as such (storageFailure), not as SQLite's words.
+    const message =
+      storageFailure(error) ?? (error instanceof Error ? error.message : String(error));
+    process.stderr.write(`grove: ${sanitizeText(message)}\n`);
     return 1;
   } finally {
     await shutdownContexts();

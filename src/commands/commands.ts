@@ -1,5 +1,6 @@
 import { migrationsDir, type Infra } from '../compose.js';
 import { grovePaths } from '../infra/paths.js';
+import { storageFailure } from '../infra/db/errors.js';
 import { runDoctor } from './doctor.js';
 import { groupOf, orderedSessions } from '../domain/session-order.js';
 import { activeWorkSeconds, formatDuration, restoreCommand, shortId } from '../domain/session.js';
@@ -105,7 +106,10 @@ export async function runHeadless(
         .create(ctx.project.id, choice, ctx.app.state.settings, command.mode ?? 'auto_edit')
         .catch((error: unknown) => {
           throw new CommandError(
-            notStarted(error instanceof Error ? error.message : String(error), prompt),
+            notStarted(
+              storageFailure(error) ?? (error instanceof Error ? error.message : String(error)),
+              prompt,
+            ),
             EXIT.failed,
           );
         });

@@ -149,6 +149,8 @@ export function checkDatabase(paths: GrovePaths, migrationsDir: string): CheckRe
         case 'newer':
         case 'edited':
         case 'unreadable':
+        case 'locked':
+        case 'full':
           return fail('database', detail, fix);
       }
     }

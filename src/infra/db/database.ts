@@ -72,9 +72,10 @@ export function openDatabase(
   // the database file's permissions); older, looser ones are tightened.
   for (const path of [file, `${file}-wal`, `${file}-shm`]) makePrivateFile(path);
   try {
+    // First: another process holding the write lock is waited for here too (up to 5 s).
+    sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
     applyMigrations(sqlite, migrations, (options.now ?? Date.now)());
   } catch (error) {
@@ -167,6 +168,10 @@ export function classify(file: string, error: unknown): DatabaseError {
   const code = isSqliteError(error) ? error.code : '';
   if (code === 'SQLITE_NOTADB') return DatabaseError.notSqlite(file);
   if (code.startsWith('SQLITE_CORRUPT')) return DatabaseError.corrupt(file, describe(error), error);
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+    return DatabaseError.locked(file, describe(error), error);
+  if (code === 'SQLITE_FULL' || (error as NodeJS.ErrnoException).code === 'ENOSPC')
+    return DatabaseError.full(file, describe(error), error);
   return DatabaseError.unreadable(file, describe(error), error);
 }
 

@@ -2,7 +2,15 @@ import { nativeLoadMessage, type NativeLoadFailure } from '../native-module.js';
 
 /** Why Grove refused to open its database file. */
 export type DatabaseErrorReason =
-  'not_sqlite' | 'corrupt' | 'newer' | 'edited' | 'unreadable' | 'native_module' | 'empty';
+  | 'not_sqlite'
+  | 'corrupt'
+  | 'newer'
+  | 'edited'
+  | 'unreadable'
+  | 'native_module'
+  | 'empty'
+  | 'locked'
+  | 'full';
 
 /**
  * Grove cannot use its database file. The message is one line, names the
@@ -71,6 +79,26 @@ export class DatabaseError extends Error {
     );
   }
 
+  /** Another process held the write lock for longer than Grove waits (SQLITE_BUSY). */
+  static locked(file: string, detail: string, cause?: unknown): DatabaseError {
+    return new DatabaseError(
+      'locked',
+      file,
+      `${file} is locked: another program has held it for longer than Grove waits, 5 s (SQLite: ${detail}); close what holds it (a sqlite3 shell, a backup or sync tool, a Grove stuck mid-write), then try again.`,
+      { cause },
+    );
+  }
+
+  /** The disk holding the database is full (SQLITE_FULL, ENOSPC). */
+  static full(file: string, detail: string, cause?: unknown): DatabaseError {
+    return new DatabaseError(
+      'full',
+      file,
+      `the disk holding ${file} is full (SQLite: ${detail}); free some space, then try again.`,
+      { cause },
+    );
+  }
+
   static unreadable(file: string, detail: string, cause?: unknown): DatabaseError {
     return new DatabaseError(
       'unreadable',
@@ -113,11 +141,14 @@ function label(version: number, name: string): string {
 
 /**
  * A storage failure the user can act on, in words: a full disk, a failing
- * or read-only one. Null for any other error.
+ * or read-only one, a database another program keeps locked. Null for any
+ * other error.
  */
 export function storageFailure(error: unknown): string | null {
   if (!(error instanceof Error)) return null;
   const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+    return `the database is locked: another program has held it for longer than Grove waits (5 s), so nothing was saved (${error.message.split('\n')[0] ?? ''}). Close what holds it (a sqlite3 shell, a backup or sync tool, a Grove stuck mid-write), then try again.`;
   if (code === 'SQLITE_FULL' || code === 'ENOSPC')
     return `the disk is full (${error.message.split('\n')[0] ?? ''})`;
   if (code.startsWith('SQLITE_IOERR') || code === 'EIO')
