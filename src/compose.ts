@@ -73,7 +73,8 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
     clock,
     db,
     store,
-    git: createGitClient(env),
+    // Worktrees of Grove's projects get their git folders from the repository's own list.
+    git: createGitClient(env, async () => (await store.projects.list()).map((p) => p.path)),
     agents: createAgents(env, logger, launcher),
     forge: createForge(env, logger),
     runtime: { clock, logger, paths, env, owner },

@@ -121,6 +121,9 @@ export function modelRetries(values: SettingValues): number | null {
 /** The opt-out that lets agents run without the operating system's sandbox (off by default). */
 export const ALLOW_UNCONFINED_KEY = 'agents.allowUnconfined';
 
+/** Whether Grove's commits run the repository's hooks: off, or sandboxed (app/services/git-hooks.ts). */
+export const GIT_HOOKS_KEY = 'git.hooks';
+
 /** Budget settings (project rows; empty: no limit). See domain/budget.ts. */
 export const BUDGET_KEYS = {
   sessionTokens: 'budget.sessionTokens',
@@ -264,6 +267,16 @@ export const SETTING_ROWS: readonly SettingRow[] = [
       'How long the check command may run in each worktree before it is stopped (it then counts as failed).',
     choices: () => ['1m', '5m', '10m', '30m'],
     fallback: () => '5m',
+  },
+  {
+    key: GIT_HOOKS_KEY,
+    label: 'Repository hooks',
+    scope: 'project',
+    kind: 'choice',
+    description:
+      "Grove's own commits run no git hooks: an agent can edit them. sandboxed: pre-commit and commit-msg run inside the agent's sandbox before Grove commits.",
+    choices: () => ['off', 'sandboxed'],
+    fallback: () => 'off',
   },
   {
     key: 'git.statusInterval',

@@ -22,14 +22,18 @@ const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8'
  * GROVE_TEST_GIT_PAUSE: that one writes its pid and command line to the file
  * named by GROVE_TEST_GIT_PAUSED and waits, without running git, until it is
  * killed or released (releasePause: it then runs git as asked). The pattern
- * is a shell glob over "<working folder>|<arguments>".
+ * is a shell glob over "<working folder>|<arguments>" (the arguments
+ * after the leading `-c key=value` pairs).
  */
 export function installGitPause(world: GroveWorld): void {
+  // The arguments are matched without the `-c key=value` pairs Grove puts first on every command.
   const script = `#!/bin/sh
+strip() { while [ "$1" = "-c" ]; do shift 2; done; command_line="$*"; }
+strip "$@"
 if [ -n "$GROVE_TEST_GIT_PAUSE" ] && [ ! -e "$GROVE_TEST_GIT_PAUSED" ]; then
-  case "$PWD|$*" in
+  case "$PWD|$command_line" in
     $GROVE_TEST_GIT_PAUSE)
-      echo "$$ $PWD|$*" > "$GROVE_TEST_GIT_PAUSED.tmp"
+      echo "$$ $PWD|$command_line" > "$GROVE_TEST_GIT_PAUSED.tmp"
       mv "$GROVE_TEST_GIT_PAUSED.tmp" "$GROVE_TEST_GIT_PAUSED"
       while [ ! -e "$GROVE_TEST_GIT_PAUSED.go" ]; do sleep 0.05; done ;;
   esac

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -99,6 +99,24 @@ describe('best of N', () => {
     expect(checks[sessions[0]?.id ?? '']).toMatchObject({ exitCode: 1, timedOut: false });
     expect(checks[sessions[1]?.id ?? '']).toMatchObject({ exitCode: 0, timedOut: false });
     expect(await w.notices(sessions[1]?.id ?? '')).toContain('[Check] `test -f ok.txt` passed.');
+  }, 90_000);
+
+  it("runs the check command in the agent's sandbox: a test script the agent rewrote cannot write outside its worktree", async () => {
+    const escaped = join(w.world.dir, 'check-escaped');
+    await w.infra.store.settings.setProject(w.projectId, 'check.command', 'sh check.sh');
+    const { group, sessions } = await startPair();
+    // What an agent's edit to the project's test script could do when Grove runs it.
+    for (const s of sessions)
+      writeFileSync(
+        join(s.worktreePath, 'check.sh'),
+        `echo pwned > '${escaped}'\necho inside > inside.txt\n`,
+      );
+
+    await ranked(group.id);
+
+    expect(existsSync(escaped)).toBe(false);
+    for (const s of sessions)
+      expect(readFileSync(join(s.worktreePath, 'inside.txt'), 'utf8')).toBe('inside\n');
   }, 90_000);
 
   it('stops a check command that runs past the timeout and counts it as timed out', async () => {

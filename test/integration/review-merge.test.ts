@@ -319,16 +319,18 @@ describe('merge', () => {
     expect(git(w.repo, 'rev-list', '--count', 'main')).toBe('2');
   });
 
-  it('puts main back and returns to Review when a commit hook rejects the squash commit', async () => {
+  it('puts main back and returns to Review when the squash commit fails (a signing program that refuses)', async () => {
     const session = await w.session({
       files: { 'feature.txt': 'feature\n' },
       message: 'Add the feature',
     });
     const mainHead = git(w.repo, 'rev-parse', 'main');
-    writeFiles(w.repo, {
-      '.git/hooks/commit-msg': '#!/bin/sh\necho "commit-msg: tickets need an ID" >&2\nexit 1\n',
+    writeFiles(w.world.dir, {
+      'refuse-sign': '#!/bin/sh\necho "signing: the key is locked" >&2\nexit 1\n',
     });
-    chmodSync(join(w.repo, '.git/hooks/commit-msg'), 0o755);
+    chmodSync(join(w.world.dir, 'refuse-sign'), 0o755);
+    git(w.repo, 'config', 'commit.gpgsign', 'true');
+    git(w.repo, 'config', 'gpg.program', join(w.world.dir, 'refuse-sign'));
 
     merge(session.id);
     await mergeEnded(session.id);
@@ -338,12 +340,59 @@ describe('merge', () => {
     expect(after.mergedCommit).toBeNull();
     const last = (await w.notices(session.id)).at(-1) ?? '';
     expect(last).toMatch(/^\[Merge Error\] The squash merge failed and was undone/);
-    expect(last).toContain('tickets need an ID');
+    expect(last).toContain('gpg failed to sign');
     expect(git(w.repo, 'rev-parse', 'main')).toBe(mainHead);
     expect(git(w.repo, 'status', '--porcelain')).toBe('');
     expect(existsSync(join(w.repo, 'feature.txt'))).toBe(false);
     expect(git(w.repo, 'show', `${session.branch}:feature.txt`)).toBe('feature');
     expect(existsSync(session.worktreePath)).toBe(true);
+    git(w.repo, 'config', '--unset', 'commit.gpgsign');
+  });
+
+  it("runs none of the repository's hooks at the squash commit (they could hold code an agent wrote)", async () => {
+    const session = await w.session({
+      files: { 'feature.txt': 'feature\n' },
+      message: 'Add the feature',
+    });
+    writeFiles(w.repo, {
+      '.git/hooks/commit-msg': '#!/bin/sh\necho "commit-msg: tickets need an ID" >&2\nexit 1\n',
+      '.git/hooks/pre-commit': `#!/bin/sh\ntouch '${join(w.world.dir, 'hook-ran')}'\n`,
+    });
+    chmodSync(join(w.repo, '.git/hooks/commit-msg'), 0o755);
+    chmodSync(join(w.repo, '.git/hooks/pre-commit'), 0o755);
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    expect((await w.get(session.id)).status).toBe('Done');
+    expect(git(w.repo, 'show', 'main:feature.txt')).toBe('feature');
+    expect(existsSync(join(w.world.dir, 'hook-ran'))).toBe(false);
+  });
+
+  it('with Repository hooks sandboxed, the commit-msg hook runs in the sandbox: it can refuse the squash commit, not write outside', async () => {
+    await w.infra.store.settings.setProject(w.projectId, 'git.hooks', 'sandboxed');
+    const session = await w.session({
+      files: { 'feature.txt': 'feature\n' },
+      message: 'Add the feature',
+    });
+    const mainHead = git(w.repo, 'rev-parse', 'main');
+    const escaped = join(w.world.dir, 'hook-escaped');
+    writeFiles(w.repo, {
+      '.git/hooks/commit-msg': `#!/bin/sh\necho out > '${escaped}' 2>/dev/null\necho "commit-msg: tickets need an ID" >&2\nexit 1\n`,
+    });
+    chmodSync(join(w.repo, '.git/hooks/commit-msg'), 0o755);
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    expect((await w.get(session.id)).status).toBe('Review');
+    const last = (await w.notices(session.id)).at(-1) ?? '';
+    expect(last).toMatch(/^\[Merge Error\] The squash merge failed and was undone/);
+    expect(last).toContain('rejected by a git hook (commit-msg, run in the sandbox)');
+    expect(last).toContain('tickets need an ID');
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(mainHead);
+    expect(git(w.repo, 'status', '--porcelain')).toBe('');
+    expect(existsSync(escaped)).toBe(false);
   });
 
   it('moves on to the next queued session when a merge fails', async () => {

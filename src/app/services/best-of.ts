@@ -8,7 +8,7 @@ import {
   type SessionGroup,
 } from '../../domain/best-of.js';
 import type { PermissionMode } from '../../domain/permission-mode.js';
-import type { ModelChoice } from '../../domain/providers.js';
+import { providerInfo, type ModelChoice } from '../../domain/providers.js';
 import type { Session } from '../../domain/session.js';
 import { isOwnerAlive } from '../../infra/owner.js';
 import type { ShellRunner } from '../../infra/shell.js';
@@ -242,23 +242,33 @@ export class BestOfService {
     try {
       await store.groups.setStatus(groupId, 'checking', resumeNote ?? undefined);
       await this.publish(groupId);
+      // Checks and the judge run agent code: what they change in the shared git folder is put back and flagged.
+      const guard = new AgentGuard({
+        ...this.deps,
+        note: (id, text) => this.deps.sessions.note(id, 'notice', text),
+      });
       const members: { session: Session; check: CheckResult | null }[] = [];
       for (const member of group.members) {
         const session = await store.sessions.get(member.sessionId);
         if (!session) continue;
         let check: CheckResult | null = null;
         if (command !== '') {
-          const result = await this.deps.shell.run(command, {
-            cwd: session.worktreePath,
-            env: {
-              ...runtime.env,
-              GROVE_WORKTREE: session.worktreePath,
-              GROVE_SESSION_ID: session.id,
-              GROVE_BASE_BRANCH: session.baseBranch,
-            },
-            timeoutMs,
-            signal,
-          });
+          // The check runs code the variant's agent wrote (its test scripts): in its sandbox.
+          const result = await guard.around(
+            guard.forSession(session, project.path, 'the check command'),
+            () =>
+              agents.shell(providerInfo(session.agent)?.id ?? 'claude', project.path).run(command, {
+                cwd: session.worktreePath,
+                env: {
+                  ...runtime.env,
+                  GROVE_WORKTREE: session.worktreePath,
+                  GROVE_SESSION_ID: session.id,
+                  GROVE_BASE_BRANCH: session.baseBranch,
+                },
+                timeoutMs,
+                signal,
+              }),
+          );
           check = {
             exitCode: result.exitCode,
             timedOut: result.timedOut,
@@ -289,10 +299,6 @@ export class BestOfService {
       }
       const choice = modelChoice(settings, 'review', agents.installed());
       // The judge runs in the main checkout: what it changes flags every variant.
-      const guard = new AgentGuard({
-        ...this.deps,
-        note: (id, text) => this.deps.sessions.note(id, 'notice', text),
-      });
       const judged = {
         sessionIds: members.map((m) => m.session.id),
         projectId: project.id,

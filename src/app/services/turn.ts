@@ -23,6 +23,8 @@ import { diffFields, modelChoice, type DiffFields } from './sessions.js';
 import { DeferredTurn, ReportedError } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
 import { AgentGuard, takeGuardCost } from './agent-guard.js';
+import { hooksFor } from './git-hooks.js';
+import { loadSettings } from './projects.js';
 
 export interface TurnDeps {
   readonly app: App;
@@ -449,6 +451,15 @@ export class TurnRunner {
   ): Promise<DiffFields | null> {
     const { git, store, agents, sessions, pool } = this.deps;
     const worktree = session.worktreePath;
+    // The agent may have pointed HEAD elsewhere (another branch, a detached commit):
+    // Grove's commit follows HEAD, so it goes back on the session's branch first.
+    const headWas = await git.ensureHead(worktree, session.branch);
+    if (headWas)
+      await sessions.note(
+        session.id,
+        'notice',
+        `[Guard] The agent had moved the worktree's HEAD to ${headWas}; Grove put it back on ${session.branch} before committing.`,
+      );
     const [status, ahead] = await Promise.all([
       git.statusPorcelain(worktree),
       git.commitsSince(worktree, session.baseBranch),
@@ -502,7 +513,15 @@ export class TurnRunner {
     }
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await git.commitAll(worktree, message, { amend: ahead > 0 });
+        const hooks = hooksFor(
+          await loadSettings(store, session.projectId),
+          agents,
+          session.agent,
+          worktree,
+          this.deps.runtime.env,
+          mainCheckout,
+        );
+        const result = await git.commitAll(worktree, message, { amend: ahead > 0, hooks });
         if (result.committed) {
           await store.sessions.update(
             session.id,

@@ -21,6 +21,8 @@ import {
 } from './channel.js';
 import { detectAgents, which, type DetectedAgent } from './detect.js';
 import { defaultLauncher, type AgentLauncher, type Confinement } from './launcher.js';
+import { confinedShell } from './confined-shell.js';
+import type { ShellRunner } from '../shell.js';
 import { buildTurnPrompt } from './prompt.js';
 import { runProtocolTurn } from './protocol-turn.js';
 import { createChannel } from './registry.js';
@@ -79,6 +81,11 @@ export interface Agents {
   ): Promise<{ answer: string; inputTokens: number; outputTokens: number }>;
   /** How agents are confined right now: a sandbox engine, unconfined (the opt-out), or refused. */
   confinement(): Promise<Confinement>;
+  /**
+   * Runs shell commands in the sandbox of an agent of `provider`: commands
+   * that run code an agent wrote (the best-of check, git hooks).
+   */
+  shell(provider: ProviderId, mainCheckout?: string): ShellRunner;
   /** Stops every agent process still running (title and commit-message prompts too) and waits briefly. */
   stopAll(): Promise<void>;
   /** Ends agent processes left behind by Grove processes that are gone; runs before recovery. */
@@ -163,6 +170,7 @@ export function createAgents(
     detect: () => detectAgents(env),
     installed: () => PROVIDERS.filter((p) => which(p.binary, env) !== null).map((p) => p.id),
     confinement: () => launcher.confinement(),
+    shell: (provider, mainCheckout) => confinedShell(launcher, provider, mainCheckout),
     stopAll: () => launcher.stopAll(),
     sweepLeftovers: () => launcher.sweep(),
     turn,

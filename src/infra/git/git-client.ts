@@ -8,7 +8,8 @@ import * as worktree from './worktree.js';
 import * as compare from './branch-compare.js';
 import * as snapshot from './snapshot.js';
 import * as guard from './guard.js';
-import { withGitEnv } from './simple.js';
+import { createGitLocator, type RepositoryList } from './location.js';
+import { withGitContext } from './simple.js';
 
 export { GitError } from './run.js';
 export type { StatusEntry } from './repo.js';
@@ -45,6 +46,7 @@ export interface GitClient {
   initSubmodules: typeof worktree.initSubmodules;
   copyWorktreeInclude: typeof worktree.copyWorktreeInclude;
   commitAll: typeof commit.commitAll;
+  ensureHead: typeof commit.ensureHead;
   diffAgainstBase: typeof diff.diffAgainstBase;
   stageAllAndDiff: typeof diff.stageAllAndDiff;
   diffStats: typeof diff.diffStats;
@@ -80,9 +82,12 @@ export interface GitClient {
 /**
  * The git adapter. With `env`, every git command a method starts runs in that
  * environment (under GIT_ENV) instead of `process.env`: the composition root
- * passes the environment Grove was started with, a test its own.
+ * passes the environment Grove was started with, a test its own. With
+ * `repositories` (the main checkouts of Grove's projects), a command in one
+ * of their worktrees takes its git folders from the repository's own list,
+ * never from the worktree's `.git` file (location.ts).
  */
-export function createGitClient(env?: NodeJS.ProcessEnv): GitClient {
+export function createGitClient(env?: NodeJS.ProcessEnv, repositories?: RepositoryList): GitClient {
   const client: GitClient = {
     ...repo,
     ...worktree,
@@ -95,10 +100,11 @@ export function createGitClient(env?: NodeJS.ProcessEnv): GitClient {
     ...snapshot,
     ...guard,
   };
-  if (!env) return client;
+  if (!env && !repositories) return client;
+  const context = { env, locator: repositories ? createGitLocator(repositories) : undefined };
   const bound: Record<string, (...args: unknown[]) => unknown> = {};
   for (const [name, method] of Object.entries(client) as [string, (...a: unknown[]) => unknown][]) {
-    bound[name] = (...args) => withGitEnv(env, () => method(...args));
+    bound[name] = (...args) => withGitContext(context, () => method(...args));
   }
   return bound as unknown as GitClient;
 }

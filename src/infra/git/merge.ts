@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sanitizeText } from '../../domain/sanitize.js';
+import { runCommitHooks } from './commit.js';
+import type { HookRunner } from './hooks.js';
 import { GitError, git, gitOut } from './run.js';
 
 export type RebaseResult =
@@ -198,6 +200,7 @@ export async function squashMerge(
   branch: string,
   message: string,
   onStaged?: (tree: string) => Promise<void>,
+  hooks?: HookRunner,
 ): Promise<SquashResult> {
   const before = await gitOut(['rev-parse', 'HEAD'], { cwd: repo });
   const merge = await git(['merge', '--squash', branch], { cwd: repo, okCodes: [1, 128] });
@@ -222,10 +225,19 @@ export async function squashMerge(
       throw error;
     }
   }
+  // 128 as well as 1: a signing program that fails ends git with 128, and the squash must be taken back all the same.
+  if (hooks) {
+    try {
+      message = await runCommitHooks(repo, message, hooks, ['add', '-u']);
+    } catch (error) {
+      await git(['reset', '-q', '--hard', before], { cwd: repo });
+      throw error;
+    }
+  }
   const commit = await git(['commit', '-q', '-F', '-'], {
     cwd: repo,
     input: sanitizeText(message),
-    okCodes: [1],
+    okCodes: [1, 128],
   });
   if (commit.exitCode !== 0) {
     await git(['reset', '-q', '--hard', before], { cwd: repo });
@@ -234,10 +246,17 @@ export async function squashMerge(
       ['commit'],
       commit.exitCode,
       output.slice(-4000),
-      `The merge commit was rejected${/hook/i.test(output) ? ' by a git hook' : ''}: ${output.split('\n').slice(-1)[0] ?? ''}`,
+      `The merge commit was rejected${/hook/i.test(output) ? ' by a git hook' : ''}: ${commitFailure(output)}`,
     );
   }
   return { merged: true, commit: await gitOut(['rev-parse', 'HEAD'], { cwd: repo }) };
+}
+
+/** Why a commit failed: git's first `error:` line (the cause, before its `fatal:` summary), else the last line. */
+function commitFailure(output: string): string {
+  const lines = output.split('\n').filter((l) => l.trim() !== '');
+  const cause = lines.find((l) => l.startsWith('error: '));
+  return cause ? cause.slice('error: '.length) : (lines.at(-1) ?? '');
 }
 
 /** Paths that would conflict if `branch` were merged into `base` (empty: merges cleanly). */

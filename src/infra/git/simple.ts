@@ -10,6 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type * as simpleGitModule from 'simple-git';
 import type { SimpleGit, SimpleGitOptions } from 'simple-git';
 import { GIT_ENV } from './env.js';
+import type { GitLocator } from './location.js';
 
 type SimpleGitModule = typeof simpleGitModule;
 
@@ -101,23 +102,61 @@ const limiters: Record<GitLane, Limiter> = {
   slow: new Limiter(GIT_PROCESS_LIMITS.slow),
 };
 
-const clientEnv = new AsyncLocalStorage<Readonly<Record<string, string | undefined>>>();
-
-/**
- * Runs `fn` with `env` as the environment of every git command it starts
- * (GIT_ENV and a command's own variables go on top). `createGitClient(env)`
- * wraps each of its methods in this; outside it git gets `process.env`. The
- * object is read at each command, as `process.env` would be.
- */
-export function withGitEnv<T>(env: Readonly<Record<string, string | undefined>>, fn: () => T): T {
-  return clientEnv.run(env, fn);
+/** What a GitClient gives every command it starts. */
+export interface GitContext {
+  /** The environment (GIT_ENV and a command's own variables go on top); absent: `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Where a known worktree's git folders are (location.ts); absent: git finds them. */
+  readonly locator?: GitLocator | undefined;
 }
 
-function environment(extra: Readonly<Record<string, string>> | undefined): Record<string, string> {
+const clientContext = new AsyncLocalStorage<GitContext>();
+
+/**
+ * Runs `fn` with `context` for every git command it starts.
+ * `createGitClient` wraps each of its methods in this; outside it git gets
+ * `process.env` and finds its folders itself. The environment object is
+ * read at each command, as `process.env` would be.
+ */
+export function withGitContext<T>(context: GitContext, fn: () => T): T {
+  return clientContext.run(context, fn);
+}
+
+/**
+ * Settings on every git command Grove runs, whatever the repository's
+ * config says. An agent writes files that git reads: a tracked hooks folder
+ * (husky, `core.hooksPath=.githooks`), hooks it could create, a program named
+ * for `core.fsmonitor`. Grove's git runs as the person, outside the sandbox,
+ * so it runs none of them: no hooks (`/dev/null/<hook>` is never found) and
+ * no file-system monitor. `-c` reaches the git processes git itself starts.
+ */
+export const SAFE_GIT_CONFIG: readonly string[] = [
+  'core.hooksPath=/dev/null',
+  'core.fsmonitor=false',
+];
+
+/** Variables that would send git to other folders than Grove chose, or run other programs. */
+const LOCATION_VARIABLES = [
+  'GIT_DIR',
+  'GIT_COMMON_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_EXTERNAL_DIFF',
+];
+
+async function environment(
+  cwd: string,
+  extra: Readonly<Record<string, string>> | undefined,
+): Promise<Record<string, string>> {
+  const context = clientContext.getStore();
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(clientEnv.getStore() ?? process.env))
+  for (const [key, value] of Object.entries(context?.env ?? process.env))
     if (value !== undefined) env[key] = value;
-  return Object.assign(env, GIT_ENV, extra);
+  for (const key of LOCATION_VARIABLES) delete env[key];
+  const location = context?.locator ? await context.locator.locate(cwd) : null;
+  return Object.assign(env, GIT_ENV, location, extra);
 }
 
 // simple-git guards against hostile arguments and environments, for apps that
@@ -210,7 +249,7 @@ export async function runGit<T>(
     throw error;
   }
   try {
-    const env = environment(options.env);
+    const env = await environment(options.cwd, options.env);
     // Filled in by simple-git's `errors` hook, which sees every command's end.
     let exitCode: number | null = null;
     let stderr = '';
@@ -219,6 +258,7 @@ export async function runGit<T>(
     try {
       instance = simpleGit({
         baseDir: options.cwd,
+        config: [...SAFE_GIT_CONFIG],
         maxConcurrentProcesses: 1,
         allowEnvironment: Object.keys(env),
         unsafe: UNGUARDED,

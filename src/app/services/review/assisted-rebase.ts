@@ -37,6 +37,8 @@ export async function assistedRebase(
 ): Promise<RebaseOutcome> {
   const { git } = ctx.deps;
   const worktree = session.worktreePath;
+  // A rebase follows HEAD: on the session's branch, wherever the agent left it.
+  await git.ensureHead(worktree, session.branch);
   const headBefore = await git.headCommit(worktree);
   const step = {
     kind: 'rebase' as const,

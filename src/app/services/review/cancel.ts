@@ -81,7 +81,11 @@ export async function cancelSession(
       const message =
         current.commitMessage ??
         `${current.title || 'Grove session'} (work in progress, saved on cancel)`;
-      await git.commitAll(current.worktreePath, message, { amend: false, noVerify: true });
+      await git.commitAll(current.worktreePath, message, {
+        amend: false,
+        noVerify: true,
+        branch: current.branch,
+      });
     } catch (error) {
       await ctx.note(
         sessionId,

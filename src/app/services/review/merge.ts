@@ -3,6 +3,8 @@ import { sanitizePath } from '../../../domain/sanitize.js';
 import type { Session } from '../../../domain/session.js';
 import { acknowledgeGuard, guardRefusal } from '../agent-guard.js';
 import { withGitStep } from '../git-steps.js';
+import { hooksFor } from '../git-hooks.js';
+import { loadSettings } from '../projects.js';
 import { ReportedError } from '../worker.js';
 import { assistedRebase } from './assisted-rebase.js';
 import type { ReviewContext } from './context.js';
@@ -51,6 +53,12 @@ export async function commitPending(ctx: ReviewContext, session: Session): Promi
   if (conflicted.length > 0)
     throw new Error(
       `${conflicted.map(sanitizePath).join(', ')} still ${conflicted.length === 1 ? 'has' : 'have'} unresolved conflicts`,
+    );
+  const headWas = await git.ensureHead(session.worktreePath, session.branch);
+  if (headWas)
+    await ctx.note(
+      session.id,
+      `[Guard] The worktree's HEAD had been moved to ${headWas}; Grove put it back on ${session.branch}.`,
     );
   const ahead = await git.commitsSince(session.worktreePath, session.baseBranch);
   const message = session.commitMessage ?? (session.title || 'Grove session changes');
@@ -309,8 +317,20 @@ export class MergeQueue {
     await withGitStep(ctx.stepDeps(), step, 'Merge', async (advance) => {
       let merged;
       try {
-        merged = await git.squashMerge(mainCheckout, session.branch, message, (tree) =>
-          advance('committing', { tree }),
+        const hooks = hooksFor(
+          await loadSettings(store, session.projectId),
+          ctx.deps.agents,
+          session.agent,
+          mainCheckout,
+          ctx.deps.runtime.env,
+          mainCheckout,
+        );
+        merged = await git.squashMerge(
+          mainCheckout,
+          session.branch,
+          message,
+          (tree) => advance('committing', { tree }),
+          hooks,
         );
       } catch (error) {
         return back(`[Merge Error] The squash merge failed and was undone: ${errorText(error)}`);

@@ -1,0 +1,71 @@
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { git } from '../helpers/grove-env.js';
+import { realCliPath } from '../helpers/real-clis.js';
+import { expectExit, harness, reply, type Harness } from './headless-harness.js';
+import { ResultSchema } from './headless-schema.js';
+
+// A real Codex session under Grove's confinement runs shell commands in its
+// worktree: Codex starts its own sandbox inside Grove's, which needs a
+// writable /tmp (its /tmp/codex-daemon-<uid> folder and a lock under
+// /tmp/codex-bwrap-synthetic-mount-targets-<uid>/). The agent's /tmp is
+// private and starts empty, as on a machine where Codex never ran.
+
+let h: Harness;
+
+beforeEach(async () => {
+  h = await harness();
+});
+
+afterEach(async () => {
+  await h.close();
+});
+
+/** A PATH on which Codex is the only agent CLI. */
+function codexOnlyPath(): Record<string, string> {
+  const bin = join(h.world.dir, 'codex-only');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(realCliPath('codex'), join(bin, 'codex'));
+  return { PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}` };
+}
+
+describe('a confined Codex session', () => {
+  it('runs shell commands in its worktree from grove run and grove reply, and the work lands on its branch', async () => {
+    const env = codexOnlyPath();
+    const first = 'Write the first file with a command';
+    h.server.script('openai', [
+      { when: 'Write a title for a coding task', text: reply('Files from commands') },
+      { when: 'Write the git commit message', text: reply('Add files made by commands') },
+      {
+        when: first,
+        toolCall: { kind: 'shell', command: "printf 'made\\n' > made.txt" },
+      },
+      { when: first, text: reply('Made it.') },
+    ]);
+
+    const run = await h.grove(['run', '--output', 'json', first], { env });
+
+    expectExit(run, 0);
+    const result = ResultSchema.parse(JSON.parse(run.stdout));
+    expect(result.agent).toBe('codex');
+    expect(readFileSync(join(result.worktree, 'made.txt'), 'utf8')).toBe('made\n');
+    expect(git(h.repo, 'show', `${result.branch}:made.txt`)).toBe('made');
+
+    const second = 'Now run the tests with a command';
+    h.server.script('openai', [
+      { when: 'Write the git commit message', text: reply('Add the test output') },
+      {
+        when: second,
+        toolCall: { kind: 'shell', command: "sh -c 'echo tested' > tested.txt" },
+      },
+      { when: second, text: reply('Tested.') },
+    ]);
+
+    const replied = await h.grove(['reply', result.sessionId, '--output', 'json', second], { env });
+
+    expectExit(replied, 0);
+    expect(readFileSync(join(result.worktree, 'tested.txt'), 'utf8')).toBe('tested\n');
+    expect(git(h.repo, 'show', `${result.branch}:tested.txt`)).toBe('tested');
+  });
+});
