@@ -67,7 +67,8 @@ export async function commitAll(
   await git(['add', '-A'], { cwd: dir });
   const staged = await git(['diff', '--cached', '--quiet'], { cwd: dir, okCodes: [1] });
   const hasStaged = staged.exitCode === 1;
-  if (!hasStaged && !options.amend) return { committed: false, commit: null, ...(headWas ? { headWas } : {}) };
+  if (!hasStaged && !options.amend)
+    return { committed: false, commit: null, ...(headWas ? { headWas } : {}) };
   if (options.hooks && !options.noVerify)
     message = await runCommitHooks(dir, message, options.hooks, ['add', '-A']);
   const args = [
