@@ -96,6 +96,20 @@ export function isWorking(status: SessionStatus): boolean {
   }
 }
 
+/** What a working session is doing, in words, for its progress line when the agent has said nothing yet. */
+export function workingText(status: SessionStatus): string {
+  switch (status) {
+    case 'AgentReview':
+      return 'Reviewing…';
+    case 'Rebasing':
+      return 'Rebasing…';
+    case 'Merging':
+      return 'Merging…';
+    default:
+      return 'Working…';
+  }
+}
+
 /** Statuses after which the session never changes again (read-only). */
 export function isTerminal(status: SessionStatus): boolean {
   return status === 'Done' || status === 'Canceled';

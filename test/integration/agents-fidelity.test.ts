@@ -329,3 +329,26 @@ describe.each(TOOL_CASES)('$provider, a command the agent ran', (c) => {
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 200));
 }
+
+describe('Claude Code, the structured answer', () => {
+  it('shows as writing the answer, never as its internal StructuredOutput tool', async () => {
+    server.script('anthropic', [{ text: REPLY('done') }]);
+    const channel = createClaudeChannel(
+      { env: agentEnv(server, join(dir, 'home')), turnTimeoutMs: 60_000 },
+      realCliPath('claude'),
+    );
+    channels.push(channel);
+    const events: TurnEvent[] = [];
+
+    const result = await channel.runTurn(
+      request('claude', 'sonnet', 'hello'),
+      (e) => events.push(e),
+      new AbortController().signal,
+    );
+
+    expect(result.structured).toMatchObject({ answer: 'done' });
+    const shown = events.flatMap((e) => ('text' in e ? [e.text] : []));
+    expect(shown).toContain('Writing the answer');
+    expect(shown.join('\n')).not.toContain('StructuredOutput');
+  });
+});

@@ -54,8 +54,14 @@ export function toolProgress(name: string, input: Record<string, unknown> | unde
       return 'Searching the web';
     case 'TodoWrite':
       return 'Planning';
-    default:
-      return `Using ${name}`;
+    case 'StructuredOutput':
+      // Claude Code's own tool for the --json-schema reply: the answer being written, not work.
+      return 'Writing the answer';
+    default: {
+      // An MCP tool (`mcp__server__tool`) by its server and tool.
+      const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+      return mcp ? `Using ${mcp[1]}/${mcp[2]}` : `Using ${name}`;
+    }
   }
 }
 

@@ -15,7 +15,7 @@ import {
   restoreCommand,
   shortId,
 } from '../../domain/session.js';
-import { isWorking } from '../../domain/session-status.js';
+import { isWorking, workingText } from '../../domain/session-status.js';
 import { ALLOW_UNCONFINED_KEY } from '../../domain/settings.js';
 import type { TextBuffer } from '../../domain/composer.js';
 import type { Theme } from '../theme.js';
@@ -334,7 +334,7 @@ export function sessionLayout(state: AppState, session: Session, height: number)
     tail.push({ text: `≡ queued › ${truncate(prompt, width - 14)}`, style: 'muted' });
   if (isWorking(session.status)) {
     tail.push({
-      text: `${spinner(state.now)} ${progress ?? `${session.status}…`}  ${formatDuration(activeWorkSeconds(session, state.now))}`,
+      text: `${spinner(state.now)} ${progress ?? workingText(session.status)}  ${formatDuration(activeWorkSeconds(session, state.now))}`,
       style: 'notice',
     });
   }
