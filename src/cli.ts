@@ -4,7 +4,7 @@ import { COMMAND_NAMES, parseHeadless, type HeadlessCommand } from './commands/a
 import { UsageError } from './commands/usage-error.js';
 
 export const USAGE = `Usage: grove [-C DIR] [--help] [--version]
-       grove [-C DIR] <command> [options]   (grove <command> --help for details)
+       grove [-C DIR] <command> [options]   (grove help <command> for details)
 
 Run many AI coding agents at once on a git project, each in its own
 worktree, from one terminal dashboard.
@@ -27,6 +27,7 @@ Headless commands (they share the store with a running TUI):
   threads ID         List the review threads of a session's pull request
   gc                 Remove old worktrees of finished sessions (work kept)
   doctor             Check Grove's set-up and say how to fix problems
+  help [COMMAND]     Show this help, or a command's (as grove COMMAND --help)
 
 Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,
 3 the agent asked questions, 4 timed out, 5 held at a budget limit,
@@ -61,6 +62,7 @@ function leadingDir(argv: readonly string[]): readonly string[] | null {
 /** Parses argv (without node and script). Throws UsageError with a short message. */
 export function parseCli(argv: readonly string[]): CliCommand {
   const first = argv[0];
+  if (first === 'help') return parseHelp(argv.slice(1));
   const name = COMMAND_NAMES.find((c) => c === first);
   if (name) return { kind: 'headless', command: parseHeadless(name, argv.slice(1)) };
   // `grove -C DIR ls` is `grove ls -C DIR`: a -C before a command goes to the command.
@@ -106,4 +108,18 @@ export function parseCli(argv: readonly string[]): CliCommand {
     throw new UsageError(`unexpected argument '${positional}'`);
   }
   return { kind: 'tui', dir: values.data.C ?? null };
+}
+
+/** `grove help` is `grove --help`; `grove help COMMAND` is `grove COMMAND --help`. */
+function parseHelp(args: readonly string[]): CliCommand {
+  const [topic, extra] = args;
+  if (topic === undefined) return { kind: 'help' };
+  if (topic === '--help' || topic === '-h') return { kind: 'help' };
+  const name = COMMAND_NAMES.find((c) => c === topic);
+  if (!name)
+    throw new UsageError(
+      `no help for '${topic}': not a command (commands: ${COMMAND_NAMES.join(', ')})`,
+    );
+  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
+  return { kind: 'headless', command: { kind: 'help', command: name } };
 }

@@ -150,6 +150,28 @@ describe('--help', () => {
     },
   );
 
+  it('grove help is grove --help, and grove help COMMAND is grove COMMAND --help', async () => {
+    const help = await h.grove(['help']);
+    expectExit(help, 0);
+    expect(help.stderr).toBe('');
+    expect(help.stdout).toBe((await h.grove(['--help'])).stdout);
+    expect(help.stdout).toMatch(/^ {2}help \[COMMAND\] /m);
+    for (const command of COMMANDS) {
+      const run = await h.grove(['help', command]);
+      expectExit(run, 0);
+      expect(run.stdout, command).toBe((await h.grove([command, '--help'])).stdout);
+    }
+  });
+
+  it('grove help names the commands when asked about one Grove does not have', async () => {
+    const run = await h.grove(['help', 'frob']);
+    expectExit(run, 2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      `grove: no help for 'frob': not a command (commands: ${COMMANDS.join(', ')})\nUsage: grove [-C DIR] [--help] [--version]\nTry 'grove --help' for more.\n`,
+    );
+  });
+
   it('every flag in a usage line is explained in the help below it', async () => {
     for (const command of COMMANDS) {
       const help = (await h.grove([command, '--help'])).stdout;
