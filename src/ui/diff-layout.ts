@@ -14,6 +14,7 @@ import {
   type TreeRow,
 } from '../domain/diff-rows.js';
 import { sanitizeLine } from '../domain/sanitize.js';
+import { cellWidth, chunkCells } from './text.js';
 
 /** The smallest gutter: `1234 1234 ●+` (old and new line numbers, the comment mark, the sign). */
 const MIN_DIGITS = 4;
@@ -127,29 +128,26 @@ export function diffPanes(state: AppState, mode: DiffMode, height: number): Diff
   };
 }
 
-const textCache = new WeakMap<DiffRow, readonly string[]>();
+const textCache = new WeakMap<DiffRow, { readonly text: string; readonly width: number }>();
 
-/** A row's text as drawn, one entry per character: tabs as four spaces, controls as placeholders (cached per row). */
-export function displayChars(row: DiffRow): readonly string[] {
-  let chars = textCache.get(row);
-  if (!chars) {
-    chars = Array.from(sanitizeLine(row.text.replace(/\t/g, '    ')));
-    textCache.set(row, chars);
+/** A row's text as drawn (tabs as four spaces, controls as placeholders) and the cells it takes (cached per row). */
+export function displayText(row: DiffRow): { readonly text: string; readonly width: number } {
+  let shown = textCache.get(row);
+  if (!shown) {
+    const text = sanitizeLine(row.text.replace(/\t/g, '    '));
+    shown = { text, width: cellWidth(text) };
+    textCache.set(row, shown);
   }
-  return chars;
+  return shown;
 }
 
 const wrapCache = new WeakMap<DiffRow, { width: number; chunks: readonly string[] }>();
 
-/** The row's text cut into screen lines of `width` (cached per row and width). */
+/** The row's text cut into screen lines of `width` cells (cached per row and width). */
 export function wrapRow(row: DiffRow, width: number): readonly string[] {
   const cached = wrapCache.get(row);
   if (cached?.width === width) return cached.chunks;
-  const chars = displayChars(row);
-  const w = Math.max(1, width);
-  const chunks: string[] = [];
-  for (let at = 0; at < chars.length; at += w) chunks.push(chars.slice(at, at + w).join(''));
-  if (chunks.length === 0) chunks.push('');
+  const chunks = chunkCells(displayText(row).text, width);
   wrapCache.set(row, { width, chunks });
   return chunks;
 }
@@ -213,7 +211,7 @@ export function widestVisible(rows: readonly DiffRow[], start: number, end: numb
   let widest = 0;
   for (let i = start; i < end; i++) {
     const row = rows[i];
-    if (row) widest = Math.max(widest, displayChars(row).length);
+    if (row) widest = Math.max(widest, displayText(row).width);
   }
   return widest;
 }

@@ -1,7 +1,7 @@
 import { sanitizeText } from '../domain/sanitize.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import { LruCache } from './render-cache.js';
-import { wrapPlain } from './text.js';
+import { truncate, wrapPlain } from './text.js';
 
 export type LineStyle =
   'prompt' | 'answer' | 'notice' | 'error' | 'output' | 'summary' | 'muted' | 'heading';
@@ -52,7 +52,7 @@ export function setAnswerRenderer(renderer: AnswerRenderer): void {
 
 /** One line cut to `width` cells (a folded tool call never wraps). */
 function fitLine(text: string, width: number): string {
-  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
+  return truncate(text, Math.max(1, width));
 }
 
 function noticeStyle(content: string): LineStyle {

@@ -1,7 +1,7 @@
 import { Text } from 'ink';
 import type { ComposerAssist } from '../../domain/composer-assist.js';
 import type { Theme } from '../theme.js';
-import { fit, truncate } from '../text.js';
+import { cellWidth, fit, truncate } from '../text.js';
 
 /** One line under the composer box, with its colour and highlight. */
 interface AssistLine {
@@ -42,7 +42,7 @@ function assistLines(
         }),
       );
   } else if (completion?.kind === 'slash') {
-    const labelWidth = Math.max(...completion.items.map((item) => item.label.length)) + 2;
+    const labelWidth = Math.max(...completion.items.map((item) => cellWidth(item.label))) + 2;
     completion.items.forEach((item, i) =>
       out.push({
         text: `${i === completion.selected ? '▶ ' : '  '}${fit(item.label, labelWidth)}${item.description}`,

@@ -4,7 +4,7 @@ import { activeProject, openSession } from '../../app/state.js';
 import type { Binding } from '../../domain/keymap.js';
 import { displayKey } from '../../domain/keymap.js';
 import type { Theme } from '../theme.js';
-import { truncate } from '../text.js';
+import { cellWidth, truncate } from '../text.js';
 
 function homeRelative(path: string, home: string | undefined): string {
   return home && path.startsWith(home) ? `~${path.slice(home.length)}` : path;
@@ -35,7 +35,7 @@ export function fitHints(hints: readonly string[], width: number): string {
   const pinned = hints.slice(-2);
   const rest = hints.slice(0, -2);
   const shown: string[] = [];
-  const length = (parts: readonly string[]): number => parts.join(' · ').length;
+  const length = (parts: readonly string[]): number => cellWidth(parts.join(' · '));
   for (const hint of rest) {
     if (length([...shown, hint, ...pinned]) > width) break;
     shown.push(hint);

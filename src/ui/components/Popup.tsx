@@ -5,9 +5,9 @@ import type { Binding } from '../../domain/keymap.js';
 import { availableBindings, displayKeys, type ModeName } from '../../domain/keymap.js';
 import { openSession } from '../../app/state.js';
 import type { Theme } from '../theme.js';
-import { fit, spinner, wrapPlain } from '../text.js';
+import { cellWidth, fit, sliceCells, spinner, wrapPlain } from '../text.js';
 
-/** A popup line: plain text, or styled content with its printed length. */
+/** A popup line: plain text, or styled content with the cells it takes. */
 type Line =
   | string
   | { readonly node: ReactNode; readonly length: number; readonly color?: string | undefined };
@@ -134,16 +134,25 @@ export function PopupView({
     }
     case 'input': {
       const { text, cursor } = popup.buffer;
-      const visible =
-        text.length > inner - 1 ? text.slice(Math.max(0, cursor - (inner - 2))) : text;
-      const at = Math.min(cursor, visible.length);
+      // The field scrolls by cells so the cursor stays in view: what is
+      // before it keeps at most inner - 2 cells, what follows fills the rest.
+      const typed = text.slice(0, cursor);
+      const typedWidth = cellWidth(typed);
+      const before =
+        cellWidth(text) > inner - 1
+          ? sliceCells(typed, Math.max(0, typedWidth - (inner - 2)), typedWidth)
+          : typed;
+      const at = text.slice(cursor, cursor + 1);
+      const atWidth = at === '' ? 1 : cellWidth(at);
+      const room = Math.max(0, inner - 1 - cellWidth(before) - atWidth);
+      const after = sliceCells(text.slice(cursor + 1), 0, room);
       const field: Line = {
-        length: visible.length + (at === visible.length ? 1 : 0),
+        length: cellWidth(before) + atWidth + cellWidth(after),
         node: (
           <>
-            {visible.slice(0, at)}
-            <Text inverse>{visible.slice(at, at + 1) || ' '}</Text>
-            {visible.slice(at + 1)}
+            {before}
+            <Text inverse>{at || ' '}</Text>
+            {after}
           </>
         ),
       };
@@ -161,8 +170,9 @@ export function PopupView({
     case 'help': {
       const { start, visible, total } = helpWindow(state, helpRows.length);
       const rows: Line[] = helpRows.slice(start, start + visible).map((row) => {
+        const helpWidth = Math.max(1, inner - 24);
         const keys = fit(displayKeys(row), 24);
-        const help = fit(row.help, Math.max(1, inner - 24));
+        const help = fit(row.help, helpWidth);
         return {
           node: (
             <>
@@ -170,14 +180,14 @@ export function PopupView({
               {help}
             </>
           ),
-          length: keys.length + help.length,
+          length: 24 + helpWidth,
         };
       });
       const more =
         total > visible ? `${start + 1}–${start + rows.length} of ${total} · j/k scroll · ` : '';
       const footer: Line = {
         node: `${more}Esc or ? closes`,
-        length: more.length + 15,
+        length: cellWidth(more) + 15,
         color: theme.muted,
       };
       return (

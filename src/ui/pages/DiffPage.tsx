@@ -14,7 +14,7 @@ import {
   diffMatches,
   diffPanes,
   diffTree,
-  displayChars,
+  displayText,
   fileRows,
   sessionComments,
   visibleRows,
@@ -22,7 +22,7 @@ import {
   type DiffPanes,
 } from '../diff-layout.js';
 import type { Theme } from '../theme.js';
-import { fit, spinner, truncate, visibleWindow } from '../text.js';
+import { fit, sliceCells, spinner, truncate, visibleWindow } from '../text.js';
 
 const STATUS_LABEL: Record<CommentStatus, string> = {
   draft: 'draft',
@@ -158,12 +158,16 @@ function patchLines(
       continue;
     }
     const width = header ? panes.patchWidth - blank.length - 1 : panes.textWidth;
-    const chars = displayChars(row);
+    const shown = displayText(row);
     const shift = header ? 0 : mode.hscroll;
-    const before = shift > 0 && chars.length > 0;
-    const after = chars.length > shift + width;
+    const before = shift > 0 && shown.width > 0;
+    const after = shown.width > shift + width;
     // What is off screen is marked (‹ ›), never cut silently: h/l or w show it.
-    const visible = chars.slice(shift + (before ? 1 : 0), shift + width - (after ? 1 : 0)).join('');
+    const visible = sliceCells(
+      shown.text,
+      shift + (before ? 1 : 0),
+      shift + width - (after ? 1 : 0),
+    );
     out.push({
       key: `${i}`,
       node: (

@@ -302,6 +302,11 @@ function overlapTail(state: AppState, session: Session, width: number): StyledLi
   return out;
 }
 
+/** Lines the question's text takes in the question panel (it is wrapped as drawn there). */
+function questionTextHeight(text: string, width: number): number {
+  return text === '' ? 0 : wrapPlain(text, width - 4).length;
+}
+
 /**
  * The transcript window of the session view, laid out exactly as it is
  * drawn. Key handlers use it to clamp scrolling to what exists.
@@ -320,7 +325,7 @@ export function sessionLayout(state: AppState, session: Session, height: number)
     : question
       ? (session.questions[question.index]?.options.length ?? 0) +
         5 +
-        Math.ceil((session.questions[question.index]?.text.length ?? 0) / Math.max(1, width - 4))
+        questionTextHeight(session.questions[question.index]?.text ?? '', width)
       : threads
         ? threadsPanelHeight(state, session.id)
         : 0;

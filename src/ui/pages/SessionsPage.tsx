@@ -8,7 +8,7 @@ import type { Session } from '../../domain/session.js';
 import { activeWorkSeconds, formatDuration, formatTokens } from '../../domain/session.js';
 import type { SessionOverlap } from '../../domain/overlap.js';
 import type { Theme } from '../theme.js';
-import { fit, paint, visibleWindow } from '../text.js';
+import { cellWidth, fit, paint, visibleWindow } from '../text.js';
 
 type Row =
   | { kind: 'header'; key: string; label: string }
@@ -124,14 +124,15 @@ const SessionRow = memo(function SessionRow({
         ? ' [draft ✓]'
         : ' [draft]'
       : '';
-  const badges =
-    conflictLabel.length +
-    questionLabel.length +
-    overlapLabel.length +
-    heldLabel.length +
-    needsLabel.length +
-    draftLabel.length +
-    variantLabel.length;
+  const badges = cellWidth(
+    conflictLabel +
+      questionLabel +
+      overlapLabel +
+      heldLabel +
+      needsLabel +
+      draftLabel +
+      variantLabel,
+  );
   // A cell of space between the badges and the next column.
   const gap = badges > 0 ? 1 : 0;
   const textWidth = Math.max(1, titleWidth - badges - gap);
@@ -154,7 +155,7 @@ const SessionRow = memo(function SessionRow({
       ? paint(`+${session.addedLines}`, theme.diffAdded) +
         paint('/', theme.muted) +
         paint(`-${session.deletedLines}`, theme.diffDeleted) +
-        ' '.repeat(Math.max(1, 13 - lines.length))
+        ' '.repeat(Math.max(1, 13 - cellWidth(lines)))
       : '') +
     (shown.has('tokens')
       ? paint(fit(formatTokens(session.inputTokens + session.outputTokens), 8), theme.muted)
