@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -322,6 +322,30 @@ describe.each(TOOL_CASES)('$provider, a command the agent ran', (c) => {
       expect(summary).toMatch(/\(exit 0\)$/);
       expect(detail.join('\n')).toContain('grove-tool-line');
     }
+  });
+});
+
+describe.each(TOOL_CASES)('$provider, a file the agent wrote', (c) => {
+  it("shows the file relative to the session's worktree, without the worktree's path", async () => {
+    mkdirSync(join(repo, 'src'));
+    server.script(c.api, [
+      { toolCall: { kind: 'write_file', path: 'src/hello.txt', content: 'hi\n' } },
+      { text: REPLY('wrote it') },
+    ]);
+    const channel = c.make(agentEnv(server, join(dir, 'home')));
+    channels.push(channel);
+    const shown: string[] = [];
+
+    await channel.runTurn(
+      request(c.provider, c.model, 'write it'),
+      (e) => (e.type === 'tool' || e.type === 'progress') && shown.push(e.text),
+      new AbortController().signal,
+    );
+
+    const tool = shown.find((line) => line.includes('hello.txt') && /^(Wrote|Edited)/.test(line));
+    expect(tool).toMatch(/^(Wrote|Edited:?) (Writing to )?src\/hello\.txt/);
+    expect(shown.join('\n')).not.toContain(dir);
+    expect(shown.join('\n')).not.toContain('repo/');
   });
 });
 

@@ -183,7 +183,7 @@ describe('Claude Code', () => {
 
     expect(existsSync(join(dir, 'outside.txt'))).toBe(false);
     expect(denied).toEqual([
-      `[Denied] Claude Code asked to use Write on ${repo}/../outside.txt; Grove denied it: Auto Edit allows edits only inside the worktree.`,
+      `[Denied] Claude Code asked to use Write on ${dir}/outside.txt; Grove denied it: Auto Edit allows edits only inside the worktree.`,
     ]);
   });
 

@@ -54,7 +54,7 @@ describe("Claude Code's tool calls as progress", () => {
   });
 
   it('keeps the words for the tools it knows', () => {
-    expect(toolProgress('Edit', { file_path: '/w/src/app.ts' })).toBe('Editing src/app.ts');
+    expect(toolProgress('Edit', { file_path: '/w/src/app.ts' }, '/w')).toBe('Editing src/app.ts');
     expect(toolProgress('Bash', { command: 'npm test' })).toBe('Running a command');
   });
 });

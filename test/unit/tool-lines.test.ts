@@ -4,6 +4,8 @@ import {
   codexToolLine,
   geminiToolLine,
   toolEntry,
+  withoutWorktree,
+  worktreePath,
 } from '../../src/infra/agent/tool-lines.js';
 import { entryLines } from '../../src/ui/transcript-lines.js';
 
@@ -24,13 +26,16 @@ describe("the agent's tool calls as transcript entries", () => {
 
   it('reads a Codex file change as the files it edited', () => {
     expect(
-      codexToolLine({
-        type: 'fileChange',
-        id: 'i2',
-        status: 'completed',
-        changes: [{ path: '/w/src/app.ts', kind: { type: 'update' }, diff: '@@ -1 +1 @@' }],
-      }),
-    ).toBe('Edited w/src/app.ts\n@@ -1 +1 @@');
+      codexToolLine(
+        {
+          type: 'fileChange',
+          id: 'i2',
+          status: 'completed',
+          changes: [{ path: '/w/src/app.ts', kind: { type: 'update' }, diff: '@@ -1 +1 @@' }],
+        },
+        '/w',
+      ),
+    ).toBe('Edited src/app.ts\n@@ -1 +1 @@');
   });
 
   it('leaves out what is not work (messages, reasoning)', () => {
@@ -46,8 +51,9 @@ describe("the agent's tool calls as transcript entries", () => {
         'Edit',
         { file_path: '/w/src/a.ts' },
         { is_error: true, content: 'File has not been read yet' },
+        '/w',
       ),
-    ).toBe('Edited w/src/a.ts (failed)\nFile has not been read yet');
+    ).toBe('Edited src/a.ts (failed)\nFile has not been read yet');
     expect(claudeToolLine('StructuredOutput', {}, { content: '{}' })).toBeNull();
   });
 
@@ -71,6 +77,65 @@ describe("the agent's tool calls as transcript entries", () => {
 
     expect(entry.split('\n')[1]).toBe('… (60 earlier lines)');
     expect(entry.endsWith('\n100')).toBe(true);
+  });
+});
+
+describe("paths in tool lines, relative to the session's worktree", () => {
+  const wt = '/home/dev/.grove/wt/demo-3f2a9c1e';
+
+  it.each([
+    ['a file inside it', `${wt}/src/app.ts`, 'src/app.ts'],
+    ['a relative path', 'src/app.ts', 'src/app.ts'],
+    ['the worktree itself', wt, '.'],
+    ['a file outside it, resolved', `${wt}/../outside.txt`, '/home/dev/.grove/wt/outside.txt'],
+    ['a sibling worktree with the same prefix', `${wt}0/src/a.ts`, `${wt}0/src/a.ts`],
+    ['a file elsewhere', '/etc/hosts', '/etc/hosts'],
+  ])('shows %s as %s', (_what, path, shown) => {
+    expect(worktreePath(path, wt)).toBe(shown);
+  });
+
+  it('takes the worktree out of a command and leaves other paths alone', () => {
+    expect(withoutWorktree(`cd ${wt} && cat ${wt}/src/a.ts ${wt}0/b /etc/hosts`, wt)).toBe(
+      `cd . && cat src/a.ts ${wt}0/b /etc/hosts`,
+    );
+  });
+
+  it('reads the same for every CLI, turn after turn', () => {
+    expect(claudeToolLine('Write', { file_path: `${wt}/src/a.ts` }, { content: 'ok' }, wt)).toBe(
+      'Wrote src/a.ts',
+    );
+    expect(claudeToolLine('Bash', { command: `ls ${wt}/src` }, { content: 'a.ts' }, wt)).toBe(
+      'Ran: ls src (exit 0)\na.ts',
+    );
+    expect(
+      codexToolLine(
+        {
+          type: 'commandExecution',
+          command: `/bin/bash -lc 'cd ${wt} && npm test'`,
+          status: 'completed',
+          exitCode: 0,
+        },
+        wt,
+      ),
+    ).toBe('Ran: cd . && npm test (exit 0)');
+    expect(
+      geminiToolLine(
+        {
+          status: 'completed',
+          title: 'Writing to src/a.ts',
+          kind: 'edit',
+          content: [{ type: 'diff', path: `${wt}/src/a.ts`, oldText: '', newText: 'x' }],
+        },
+        {},
+        wt,
+      ),
+    ).toBe('Edited: Writing to src/a.ts\nsrc/a.ts');
+  });
+
+  it('keeps a path outside the worktree absolute', () => {
+    expect(claudeToolLine('Read', { file_path: '/home/dev/notes.md' }, { content: 'x' }, wt)).toBe(
+      'Read /home/dev/notes.md',
+    );
   });
 });
 

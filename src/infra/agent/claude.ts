@@ -13,7 +13,7 @@ import { deniedLine } from './approval.js';
 import { knownBlock, readClaudeLine, type ClaudeResult } from './claude-stream.js';
 import { quietWireWatch } from './wire-check.js';
 import { apiAgentError } from './api-error.js';
-import { claudeToolLine } from './tool-lines.js';
+import { claudeToolLine, withoutWorktree, worktreePath } from './tool-lines.js';
 
 // Claude Code: one `claude -p` process per turn, stream-json on stdout, the
 // prompt on stdin, follow-ups resumed by the session id taken from the stream.
@@ -25,15 +25,19 @@ const READ_TOOLS = ['Read', 'Glob', 'Grep', 'WebSearch', 'WebFetch'];
 
 type Result = ClaudeResult;
 
-/** A progress line for a tool call: "Running a command", "Editing src/app.ts". */
-export function toolProgress(name: string, input: Record<string, unknown> | undefined): string {
+/** A progress line for a tool call: "Running a command", "Editing src/app.ts" (relative to the worktree `cwd`). */
+export function toolProgress(
+  name: string,
+  input: Record<string, unknown> | undefined,
+  cwd: string | null = null,
+): string {
   const path =
     typeof input?.['file_path'] === 'string'
       ? input['file_path']
       : typeof input?.['path'] === 'string'
         ? input['path']
         : null;
-  const short = path ? path.split('/').slice(-2).join('/') : null;
+  const short = path ? worktreePath(path, cwd) : null;
   switch (name) {
     case 'Bash':
       return typeof input?.['description'] === 'string'
@@ -120,8 +124,12 @@ export function permissionArgs(
   }
 }
 
-/** What a denied tool use tried, in words: "use Write on src/a.ts", "use Bash: `rm -rf x`". */
-export function deniedToolText(name: string, input: Record<string, unknown> | undefined): string {
+/** What a denied tool use tried, in words: "use Write on src/a.ts", "use Bash: `rm -rf x`" (paths relative to the worktree `cwd`). */
+export function deniedToolText(
+  name: string,
+  input: Record<string, unknown> | undefined,
+  cwd: string | null = null,
+): string {
   const path =
     typeof input?.['file_path'] === 'string'
       ? input['file_path']
@@ -132,10 +140,10 @@ export function deniedToolText(name: string, input: Record<string, unknown> | un
           : null;
   const command =
     typeof input?.['command'] === 'string'
-      ? input['command'].replace(/\s+/g, ' ').slice(0, 120)
+      ? withoutWorktree(input['command'], cwd).replace(/\s+/g, ' ').slice(0, 120)
       : null;
   if (command) return `use ${name}: \`${command}\``;
-  return path ? `use ${name} on ${path}` : `use ${name}`;
+  return path ? `use ${name} on ${worktreePath(path, cwd)}` : `use ${name}`;
 }
 
 function classify(result: Result): AgentError {
@@ -215,7 +223,10 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
             if (block?.type === 'thinking') onEvent({ type: 'thinking', text: block.thinking });
             else if (block?.type === 'tool_use') {
               toolInputs.set(block.id, { name: block.name, input: block.input });
-              onEvent({ type: 'progress', text: toolProgress(block.name, block.input) });
+              onEvent({
+                type: 'progress',
+                text: toolProgress(block.name, block.input, request.cwd),
+              });
             } else if (block?.type === 'text' && block.text) {
               lastText = block.text;
               onEvent({ type: 'progress', text: 'Writing the answer' });
@@ -229,10 +240,12 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
                 ? toolInputs.get(block['tool_use_id'])
                 : undefined;
             const line = use
-              ? claudeToolLine(use.name, use.input, {
-                  is_error: block['is_error'] === true,
-                  content: block['content'],
-                })
+              ? claudeToolLine(
+                  use.name,
+                  use.input,
+                  { is_error: block['is_error'] === true, content: block['content'] },
+                  request.cwd,
+                )
               : null;
             if (line) onEvent({ type: 'tool', text: line });
           }
@@ -243,6 +256,7 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
             deniedToolText(
               event.tool_name ?? 'a tool',
               id !== null ? toolInputs.get(id)?.input : undefined,
+              request.cwd,
             ),
             modeWhy,
           );
@@ -251,7 +265,11 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
           for (const d of event.permission_denials ?? []) {
             denied(
               d.tool_use_id,
-              deniedToolText(d.tool_name, d.tool_input ?? toolInputs.get(d.tool_use_id)?.input),
+              deniedToolText(
+                d.tool_name,
+                d.tool_input ?? toolInputs.get(d.tool_use_id)?.input,
+                request.cwd,
+              ),
               modeWhy,
             );
           }

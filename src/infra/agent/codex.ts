@@ -27,7 +27,7 @@ import { quietWireWatch } from './wire-check.js';
 
 type CodexWire = typeof CodexWireModule;
 import { apiAgentError } from './api-error.js';
-import { codexToolLine } from './tool-lines.js';
+import { codexToolLine, withoutWorktree, worktreePath } from './tool-lines.js';
 
 // Codex: one `codex app-server` per session, JSON-RPC over stdio (no
 // "jsonrpc" field): initialize → thread/start or thread/resume → turn/start
@@ -140,13 +140,13 @@ export function codexAsk(
   }
 }
 
-function itemProgress(item: ThreadItem): string | null {
+function itemProgress(item: ThreadItem, cwd: string): string | null {
   switch (item.type) {
     case 'commandExecution':
-      return `Running ${item.command.replace(/^\/bin\/(ba)?sh -lc /, '').slice(0, 60) || 'a command'}`;
+      return `Running ${withoutWorktree(item.command.replace(/^\/bin\/(ba)?sh -lc /, ''), cwd).slice(0, 60) || 'a command'}`;
     case 'fileChange': {
       const path = item.changes[0]?.path;
-      return path ? `Editing ${path.split('/').slice(-2).join('/')}` : 'Editing files';
+      return path ? `Editing ${worktreePath(path, cwd)}` : 'Editing files';
     }
     case 'webSearch':
       return 'Searching the web';
@@ -184,7 +184,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
           item.id,
           item.changes.map((c) => c.path),
         );
-      const text = itemProgress(item);
+      const text = current ? itemProgress(item, current.request.cwd) : null;
       if (text && current) current.onEvent({ type: 'progress', text });
     });
     peer.on('item/reasoning/summaryTextDelta', ({ delta }) =>
@@ -199,7 +199,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     peer.on('item/completed', ({ item }) => {
       if (item.type === 'agentMessage' && item.text && current) current.acc.message = item.text;
       // A finished command or edit, kept in the transcript (folded to one line).
-      const line = current ? codexToolLine(item) : null;
+      const line = current ? codexToolLine(item, current.request.cwd) : null;
       if (line) current?.onEvent({ type: 'tool', text: line });
     });
     peer.on('turn/started', ({ turn }) => {

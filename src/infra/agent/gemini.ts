@@ -27,7 +27,7 @@ import { quietWireWatch } from './wire-check.js';
 import { apiAgentError } from './api-error.js';
 import { retryProgress, watchGeminiRetries, type GeminiRetry } from './gemini-retries.js';
 import { replayNotice, replayPrompt } from './transcript-replay.js';
-import { geminiToolLine } from './tool-lines.js';
+import { geminiToolLine, withoutWorktree } from './tool-lines.js';
 import { acpImageBlocks } from './prompt-images.js';
 
 // Gemini CLI over the Agent Client Protocol (`gemini --acp`): one process per
@@ -182,17 +182,21 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
           current.acc.message = '';
           current.onEvent({
             type: 'progress',
-            text: (update.title || 'Using a tool').slice(0, 80),
+            text: withoutWorktree(update.title || 'Using a tool', cwd).slice(0, 80),
           });
           toolCalls.set(update.toolCallId, { title: update.title, kind: update.kind ?? null });
-          const line = geminiToolLine(update);
+          const line = geminiToolLine(update, {}, cwd);
           if (line) current.onEvent({ type: 'tool', text: line });
           break;
         }
         case 'tool_call_update': {
-          if (update.title) current.onEvent({ type: 'progress', text: update.title.slice(0, 80) });
+          if (update.title)
+            current.onEvent({
+              type: 'progress',
+              text: withoutWorktree(update.title, cwd).slice(0, 80),
+            });
           // A finished tool call, kept in the transcript (folded to one line).
-          const line = geminiToolLine(update, toolCalls.get(update.toolCallId));
+          const line = geminiToolLine(update, toolCalls.get(update.toolCallId), cwd);
           if (line) current.onEvent({ type: 'tool', text: line });
           break;
         }

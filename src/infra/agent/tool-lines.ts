@@ -1,9 +1,12 @@
+import { isAbsolute, relative, resolve } from 'node:path';
 import { asRecord, asString } from './app-server.js';
 
 // The agent's finished tool calls and commands as transcript entries: a
 // one-line summary ("Ran: npm test (exit 1)", "Edited src/app.ts"), then
 // the detail (the command's output tail, the files) on the next lines. The
-// session view shows the first line and unfolds the rest on request.
+// session view shows the first line and unfolds the rest on request. Paths
+// read relative to the session's worktree (the same in every turn and every
+// session); a path outside it stays absolute.
 
 const MAX_DETAIL_LINES = 40;
 const MAX_DETAIL_CHARS = 4000;
@@ -25,8 +28,27 @@ export function toolEntry(summary: string, detail = ''): string {
   return body.trim() === '' ? oneLine(summary) : `${oneLine(summary)}\n${body}`;
 }
 
-function shortPath(path: string): string {
-  return path.split('/').slice(-3).join('/');
+/** A path as the person reads it: relative to the worktree `cwd` when inside it, else absolute (resolved). */
+export function worktreePath(path: string, cwd: string | null): string {
+  if (cwd === null || cwd === '') return path;
+  const full = resolve(cwd, path);
+  const rel = relative(resolve(cwd), full);
+  if (rel === '') return '.';
+  return rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? full : rel;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Text with the worktree's absolute path taken out: `/…/wt/src/a.ts` → `src/a.ts`, `cd /…/wt` → `cd .`. */
+export function withoutWorktree(text: string, cwd: string | null): string {
+  const root = cwd?.replace(/\/+$/, '') ?? '';
+  if (root === '') return text;
+  return text
+    .split(`${root}/`)
+    .join('')
+    .replace(new RegExp(`${escapeRegExp(root)}(?![\\w.-])`, 'g'), '.');
 }
 
 /** The text of a tool result's content (a string or text blocks). */
@@ -47,20 +69,22 @@ export function claudeToolLine(
   name: string,
   input: Record<string, unknown> | undefined,
   result: { readonly is_error?: boolean | null; readonly content?: unknown },
+  cwd: string | null = null,
 ): string | null {
   // The structured-output tool of --json-schema is the reply itself, not work.
   if (/structured/i.test(name)) return null;
   const failed = result.is_error === true;
-  const path =
+  const given =
     asString(input?.['file_path']) ??
     asString(input?.['notebook_path']) ??
     asString(input?.['path']);
+  const path = given === null ? null : worktreePath(given, cwd);
   const output = contentText(result.content);
   const status = failed ? ' (failed)' : '';
   switch (name) {
     case 'Bash':
       return toolEntry(
-        `Ran: ${asString(input?.['command']) ?? 'a command'}${failed ? ' (failed)' : ' (exit 0)'}`,
+        `Ran: ${withoutWorktree(asString(input?.['command']) ?? 'a command', cwd)}${failed ? ' (failed)' : ' (exit 0)'}`,
         output,
       );
     case 'Edit':
@@ -68,27 +92,33 @@ export function claudeToolLine(
     case 'Write':
     case 'NotebookEdit':
       return toolEntry(
-        `${name === 'Write' ? 'Wrote' : 'Edited'} ${path ? shortPath(path) : 'a file'}${status}`,
+        `${name === 'Write' ? 'Wrote' : 'Edited'} ${path ?? 'a file'}${status}`,
         failed ? output : '',
       );
     case 'Read':
-      return toolEntry(`Read ${path ? shortPath(path) : 'a file'}${status}`, failed ? output : '');
+      return toolEntry(`Read ${path ?? 'a file'}${status}`, failed ? output : '');
     case 'Glob':
     case 'Grep':
-      return toolEntry(`Searched for ${asString(input?.['pattern']) ?? 'files'}${status}`, output);
+      return toolEntry(
+        `Searched for ${asString(input?.['pattern']) ?? 'files'}${path ? ` in ${path}` : ''}${status}`,
+        withoutWorktree(output, cwd),
+      );
     default:
       return toolEntry(`Used ${name}${status}`, output);
   }
 }
 
 /** A finished Codex item that did work (a command, a file change, a tool), from `item/completed`. */
-export function codexToolLine(item: unknown): string | null {
+export function codexToolLine(item: unknown, cwd: string | null = null): string | null {
   const it = asRecord(item);
   switch (it['type']) {
     case 'commandExecution': {
-      const command = (asString(it['command']) ?? 'a command')
-        .replace(/^\/bin\/(ba)?sh -lc /, '')
-        .replace(/^(["'])(.*)\1$/s, '$2');
+      const command = withoutWorktree(
+        (asString(it['command']) ?? 'a command')
+          .replace(/^\/bin\/(ba)?sh -lc /, '')
+          .replace(/^(["'])(.*)\1$/s, '$2'),
+        cwd,
+      );
       const code = typeof it['exitCode'] === 'number' ? it['exitCode'] : null;
       const status = asString(it['status']);
       const outcome =
@@ -101,7 +131,7 @@ export function codexToolLine(item: unknown): string | null {
       const status = asString(it['status']);
       const outcome = status === 'completed' || status === null ? '' : ` (${status})`;
       return toolEntry(
-        `Edited ${paths.map(shortPath).join(', ') || 'files'}${outcome}`,
+        `Edited ${paths.map((p) => worktreePath(p, cwd)).join(', ') || 'files'}${outcome}`,
         changes.map((c) => asString(c['diff']) ?? '').join('\n'),
       );
     }
@@ -120,17 +150,20 @@ export function codexToolLine(item: unknown): string | null {
 export function geminiToolLine(
   update: unknown,
   known: { readonly title?: string | null; readonly kind?: string | null } = {},
+  cwd: string | null = null,
 ): string | null {
   const u = asRecord(update);
   const status = asString(u['status']);
   if (status !== 'completed' && status !== 'failed') return null;
-  const title = asString(u['title']) || known.title || 'a tool';
+  const title = withoutWorktree(asString(u['title']) || known.title || 'a tool', cwd);
   const kind = asString(u['kind']) ?? known.kind ?? null;
   const content = Array.isArray(u['content']) ? u['content'].map(asRecord) : [];
   const detail = content
-    .map((c) =>
-      c['type'] === 'diff' ? `${asString(c['path']) ?? ''}` : contentText([c['content']]),
-    )
+    .map((c) => {
+      if (c['type'] !== 'diff') return contentText([c['content']]);
+      const path = asString(c['path']);
+      return path ? worktreePath(path, cwd) : '';
+    })
     .filter(Boolean)
     .join('\n');
   const verb =
