@@ -13,3 +13,14 @@ export function versionProblem(version: string): string | null {
   if (major > needMajor || (major === needMajor && minor >= needMinor)) return null;
   return `Node.js ${version} is too old: Grove needs Node.js ${MINIMUM_NODE} or newer (22.19+, 24 or 26; 24 LTS recommended).`;
 }
+
+/**
+ * The first screen's line when `npm start` found an older Node on the machine
+ * (`machine`, passed by xtask/with-node.mjs as GROVE_MACHINE_NODE) and runs
+ * Grove on the pinned one (`running`): its own stderr line is hidden by the
+ * full screen at once. Short enough for the footer of an 80-column terminal.
+ */
+export function pinnedNodeNotice(machine: string, running: string): string {
+  const needed = MINIMUM_NODE.replace(/\.0$/, '');
+  return `Node.js ${machine} is too old for Grove (needs ${needed}+): running on Node ${running}`;
+}

@@ -21,6 +21,7 @@ import { CommandError, shutdownContexts, type HeadlessIo } from './commands/head
 import { exitWhenWritten, guardOutput } from './commands/exit.js';
 import { sanitizedOutput } from './commands/safe-output.js';
 import { sanitizeText } from './domain/sanitize.js';
+import { pinnedNodeNotice } from './node-version.js';
 import { App } from './app/app.js';
 import { Controller } from './app/controller.js';
 import { initialState, TABS, type Tab } from './app/state.js';
@@ -115,6 +116,12 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   // Operations left unfinished by a process that is gone: fail them, return their sessions to Review.
   // Checkouts they left half-way through a rebase, squash merge or sync are put right.
   const checkoutNotices: string[] = [];
+  // `npm start` on an older Node (xtask/with-node.mjs): said here, where it is seen.
+  const machineNode = env['GROVE_MACHINE_NODE'];
+  if (machineNode) {
+    delete env['GROVE_MACHINE_NODE'];
+    checkoutNotices.push(sanitizeText(pinnedNodeNotice(machineNode, process.versions.node)));
+  }
   // First end any agent a dead Grove left running, so nothing writes to a worktree recovery calls "as it was".
   const swept = await agents.sweepLeftovers();
   if (swept > 0)

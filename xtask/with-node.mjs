@@ -24,6 +24,9 @@ if (!supported) {
   env.PATH = `${bin}${delimiter}${env.PATH ?? ''}`;
   // Native modules that must compile build against that Node's headers.
   env.npm_config_nodedir = dirname(bin);
+  // `npm start`: the line above goes behind Grove's full screen at once, so
+  // Grove says it again on its first screen (start.ts, node-version.ts).
+  if (process.env.npm_lifecycle_event === 'start') env.GROVE_MACHINE_NODE = process.versions.node;
 }
 
 const [command, ...args] = process.argv.slice(2);

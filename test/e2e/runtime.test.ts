@@ -1,6 +1,8 @@
 // Grove on the Node.js versions people run: it starts and quits cleanly, again
 // and again, and an older Node is turned away with one clear line.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   GROVE_BIN,
@@ -11,6 +13,7 @@ import {
   type GroveWorld,
 } from '../helpers/grove-env.js';
 import { seedSessions } from '../helpers/seed.js';
+import { TmuxTerminal } from '../helpers/tmux.js';
 
 let world: GroveWorld;
 
@@ -71,4 +74,30 @@ describe('the Node.js version', () => {
       /^grove: Node\.js 20\.\d+\.\d+ is too old: Grove needs Node\.js 22\.19\.0 or newer/,
     );
   });
+
+  it('says on the first screen that npm start runs Grove on the pinned Node instead of an older one', async () => {
+    const oldBin = execFileSync(process.execPath, [`${ROOT}/xtask/node.mjs`, 'bin', 'too-old'], {
+      encoding: 'utf8',
+    }).trim();
+    // What `npm start` runs, as npm runs it; the pinned Node from the cache this run already has.
+    const cache =
+      process.env['GROVE_NODE_CACHE'] ??
+      join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'grove-node');
+    const term = await TmuxTerminal.start({
+      command: [`${oldBin}/node`, `${ROOT}/xtask/with-node.mjs`, 'node', GROVE_BIN],
+      cwd: makeRepo(world),
+      env: world.env({ npm_lifecycle_event: 'start', GROVE_NODE_CACHE: cache }),
+      columns: 80,
+      rows: 24,
+    });
+    try {
+      const screen = await term.waitFor(/too old for Grove/, 20_000);
+      expect(screen).toMatch(
+        /Node\.js 20\.\d+\.\d+ is too old for Grove \(needs 22\.19\+\): running on Node 24\.\d+\.\d+/,
+      );
+      expect(screen).toContain('Sessions');
+    } finally {
+      await term.kill();
+    }
+  }, 60_000);
 });
