@@ -1,4 +1,5 @@
 import { stripVTControlCharacters } from 'node:util';
+import stringWidth from 'string-width';
 import { createElement, type ReactElement } from 'react';
 import { renderToString } from 'ink';
 import { initialState, type AppState } from '../../src/app/state.js';
@@ -63,7 +64,7 @@ export function renderFrame(
   return renderElement(createElement(Root, { state, theme, home: options.home }), state.columns);
 }
 
-/** Cells a line takes (the fixtures use no double-width characters). */
+/** Cells a line takes in a terminal (a CJK character or an emoji takes two). */
 export function cellWidth(line: string): number {
-  return Array.from(line).length;
+  return stringWidth(line);
 }
