@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
@@ -12,7 +12,7 @@ import {
   startGrove,
   type GroveWorld,
 } from '../helpers/grove-env.js';
-import { realCliPath } from '../helpers/real-clis.js';
+import { onlyCliPath } from '../helpers/real-clis.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 
 // A person starts a Codex session in the TUI; Codex, confined by Grove,
@@ -43,9 +43,6 @@ afterEach(async () => {
 describe('a Codex session in the TUI', () => {
   it('runs a shell command in its worktree under confinement and commits the result', async () => {
     // Codex is the only agent CLI on PATH, so it is the main agent.
-    const bin = join(world.dir, 'codex-only');
-    mkdirSync(bin, { recursive: true });
-    symlinkSync(realCliPath('codex'), join(bin, 'codex'));
     server.script('openai', [
       { when: 'Write a title for a coding task', text: reply('Make a file with a command') },
       { when: 'Write the git commit message', text: reply('Add made.txt') },
@@ -56,7 +53,7 @@ describe('a Codex session in the TUI', () => {
       { when: 'Make made.txt with printf', text: reply('Made made.txt.') },
     ]);
     const env = agentWorldEnv(world, agentEnv(server, world.home));
-    env['PATH'] = `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`;
+    env['PATH'] = onlyCliPath(world.dir, 'codex');
     term = await startGrove(world, repo, { env, columns: 120, rows: 34 });
     await term.waitFor('No sessions yet.');
 

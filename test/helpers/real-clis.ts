@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const FIXTURE = resolve(import.meta.dirname, '..', 'fixtures', 'real-clis', 'node_modules');
@@ -37,3 +37,14 @@ export function realCliPath(name: 'claude' | 'codex' | 'gemini'): string {
 
 /** The folder with the fixture's `claude`, `codex` and `gemini` commands (for PATH). */
 export const REAL_CLI_BIN = join(FIXTURE, '.bin');
+
+/**
+ * A PATH on which `name` is the only agent CLI (a folder in `dir` holding a
+ * link to it, before the system PATH): Grove then picks it for every role.
+ */
+export function onlyCliPath(dir: string, name: 'claude' | 'codex' | 'gemini'): string {
+  const bin = join(dir, `${name}-only`);
+  mkdirSync(bin, { recursive: true });
+  if (!existsSync(join(bin, name))) symlinkSync(realCliPath(name), join(bin, name));
+  return `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`;
+}

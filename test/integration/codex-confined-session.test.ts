@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../helpers/grove-env.js';
-import { realCliPath } from '../helpers/real-clis.js';
+import { onlyCliPath } from '../helpers/real-clis.js';
 import { expectExit, harness, reply, type Harness } from './headless-harness.js';
 import { ResultSchema } from './headless-schema.js';
 
@@ -24,10 +24,7 @@ afterEach(async () => {
 
 /** A PATH on which Codex is the only agent CLI. */
 function codexOnlyPath(): Record<string, string> {
-  const bin = join(h.world.dir, 'codex-only');
-  mkdirSync(bin, { recursive: true });
-  symlinkSync(realCliPath('codex'), join(bin, 'codex'));
-  return { PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}` };
+  return { PATH: onlyCliPath(h.world.dir, 'codex') };
 }
 
 describe('a confined Codex session', () => {

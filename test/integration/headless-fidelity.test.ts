@@ -1,8 +1,8 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../helpers/grove-env.js';
-import { realCliPath } from '../helpers/real-clis.js';
+import { onlyCliPath } from '../helpers/real-clis.js';
 import { expectExit, harness, reply, type Harness } from './headless-harness.js';
 import { ResultSchema, ShowSchema } from './headless-schema.js';
 
@@ -21,10 +21,7 @@ afterEach(async () => {
 
 /** A PATH on which Codex is the only agent CLI. */
 function codexOnlyPath(): Record<string, string> {
-  const bin = join(h.world.dir, 'codex-only');
-  mkdirSync(bin, { recursive: true });
-  symlinkSync(realCliPath('codex'), join(bin, 'codex'));
-  return { PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}` };
+  return { PATH: onlyCliPath(h.world.dir, 'codex') };
 }
 
 const TITLE = 'Write a title for a coding task';
