@@ -14,7 +14,8 @@ import { firstLine, runProbe } from '../infra/probe.js';
 import { probeSandbox } from '../infra/sandbox-probe.js';
 import { MINIMUM_NODE, versionProblem } from '../node-version.js';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
+/** `note`: worth knowing, nothing to fix (an optional agent CLI that is not installed). */
+export type CheckStatus = 'ok' | 'note' | 'warn' | 'fail';
 
 export interface CheckResult {
   readonly check: string;
@@ -34,6 +35,12 @@ export const ok = (check: string, detail: string): CheckResult => ({
   status: 'ok',
   detail,
   fix: null,
+});
+export const note = (check: string, detail: string, fix: string | null): CheckResult => ({
+  check,
+  status: 'note',
+  detail,
+  fix,
 });
 export const warn = (check: string, detail: string, fix: string | null): CheckResult => ({
   check,
@@ -196,17 +203,21 @@ async function findAgent(provider: ProviderInfo, { env, signal }: CheckContext):
   return { provider, path, version, error };
 }
 
-/** One line per agent CLI. A missing CLI is a warning, unless none is installed. */
+/**
+ * One line per agent CLI. One agent is enough: a CLI that is not installed
+ * is a note (how to add it), and only none at all is a failure, one line of
+ * its own after theirs.
+ */
 export async function checkAgents(ctx: CheckContext): Promise<CheckResult[]> {
   const found = await Promise.all(PROVIDERS.map((provider) => findAgent(provider, ctx)));
-  const none = found.every((f) => f.path === null);
-  return found.map(({ provider, path, version, error }) => {
+  const results = found.map(({ provider, path, version, error }) => {
     const name = provider.id;
-    if (path === null) {
-      const detail = `${provider.name} (${provider.binary}) is not installed (not found on PATH)${none ? '; Grove needs at least one agent CLI' : ''}`;
-      const fix = `install it: ${INSTALL[provider.id]}`;
-      return none ? fail(name, detail, fix) : warn(name, detail, fix);
-    }
+    if (path === null)
+      return note(
+        name,
+        `${provider.name} (${provider.binary}) is not installed (not found on PATH)`,
+        `to use it, install it: ${INSTALL[provider.id]}`,
+      );
     if (version === null)
       return fail(
         name,
@@ -224,6 +235,15 @@ export async function checkAgents(ctx: CheckContext): Promise<CheckResult[]> {
         return ok(name, `${what}, signed in: unknown (${login.why})`);
     }
   });
+  if (found.some((f) => f.path !== null)) return results;
+  return [
+    ...results,
+    fail(
+      'agents',
+      `no agent CLI is installed: Grove needs at least one (${PROVIDERS.map((p) => p.name).join(', ')})`,
+      'install one of them (the lines above say how) and sign in',
+    ),
+  ];
 }
 
 /** Where publishing would take its GitHub token from (never the token itself). */

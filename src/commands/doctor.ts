@@ -101,12 +101,19 @@ export async function runChecks(options: DoctorOptions): Promise<CheckResult[]> 
   }
 }
 
-/** One line per check: status, name, what was found, and how to fix it. */
+/** After `Fix:` what to do; a note has nothing to fix, only what to do if wanted. */
+function fixText(r: CheckResult): string {
+  if (!r.fix) return '';
+  if (r.status === 'note') return `. ${r.fix.charAt(0).toUpperCase()}${r.fix.slice(1)}`;
+  return `. Fix: ${r.fix}`;
+}
+
+/** One line per check: status, name, what was found, and how to fix it (notes count as neither). */
 export function formatText(results: readonly CheckResult[]): string {
   const width = Math.max(...results.map((r) => r.check.length));
   const lines = results.map(
     (r) =>
-      `${r.status.padEnd(4)}  ${r.check.padEnd(width)}  ${r.detail.replace(/\.$/, '')}${r.fix ? `. Fix: ${r.fix}` : ''}`,
+      `${r.status.padEnd(4)}  ${r.check.padEnd(width)}  ${r.detail.replace(/\.$/, '')}${fixText(r)}`,
   );
   const failed = results.filter((r) => r.status === 'fail').length;
   const warned = results.filter((r) => r.status === 'warn').length;

@@ -27,7 +27,7 @@ const SHIPPED = readdirSync(MIGRATIONS).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.
 
 const Result = z.object({
   check: z.string(),
-  status: z.enum(['ok', 'warn', 'fail']),
+  status: z.enum(['ok', 'note', 'warn', 'fail']),
   detail: z.string(),
   fix: z.nullable(z.string()),
 });
@@ -89,7 +89,7 @@ function doctor(args: readonly string[] = [], env: Record<string, string> = {}):
 function line(run: Run, check: string): string {
   const found = run.stdout
     .split('\n')
-    .find((l) => new RegExp(`^(ok|warn|fail)\\s+${check}\\s`).test(l));
+    .find((l) => new RegExp(`^(ok|note|warn|fail)\\s+${check}\\s`).test(l));
   if (!found) throw new Error(`no ${check} line in:\n${run.stdout}${run.stderr}`);
   return found;
 }
@@ -119,12 +119,20 @@ describe('grove doctor', () => {
     expect(line(run, 'claude')).toMatch(
       /^ok\s+claude\s+Claude Code \d+\.\d+\.\d+.*signed in \(ANTHROPIC_API_KEY\)/,
     );
-    expect(line(run, 'codex')).toMatch(
-      /^warn\s+codex\s+.*not installed.*Fix: install it: npm install --global @openai\/codex/,
+    expect(line(run, 'codex')).toBe(
+      'note  codex       Codex (codex) is not installed (not found on PATH). To use it, install it: npm install --global @openai/codex',
     );
+    expect(line(run, 'gemini')).toMatch(/^note\s+gemini\s+.*not installed/);
+    expect(run.stdout).not.toMatch(/^\w+\s+agents\s/m);
     expect(line(run, 'grove-home')).toMatch(/^ok\s+grove-home\s+.*mode 0700/);
     expect(line(run, 'database')).toContain('does not exist yet');
-    expect(run.stdout).toMatch(/All is well \(\d+ warnings?\)\.\n$/);
+    // One agent is enough: the two that are not installed are no warnings.
+    const warnings = run.stdout.split('\n').filter((l) => l.startsWith('warn ')).length;
+    expect(run.stdout).toMatch(
+      warnings === 0
+        ? /\n\nAll is well\.\n$/
+        : new RegExp(`All is well \\(${warnings} warnings?\\)\\.\\n$`),
+    );
   });
 
   it('fails when git is not on PATH, and says how to install it', async () => {
@@ -157,21 +165,27 @@ describe('grove doctor', () => {
     );
   });
 
-  it('fails when no agent CLI is installed, naming each and how to install it', async () => {
+  it('fails once when no agent CLI is installed, naming each and how to install it', async () => {
     provide('git');
+    if (existsSync('/usr/bin/bwrap')) provide('bwrap');
 
     const run = await doctor();
 
     expect(run.code).toBe(1);
     expect(line(run, 'claude')).toMatch(
-      /^fail\s+claude\s+Claude Code \(claude\) is not installed.*Grove needs at least one agent CLI\. Fix: install it: npm install --global @anthropic-ai\/claude-code/,
+      /^note\s+claude\s+Claude Code \(claude\) is not installed.*To use it, install it: npm install --global @anthropic-ai\/claude-code/,
     );
     expect(line(run, 'codex')).toMatch(
-      /^fail\s+codex\s+.*Fix: install it: npm install --global @openai\/codex/,
+      /^note\s+codex\s+.*To use it, install it: npm install --global @openai\/codex/,
     );
     expect(line(run, 'gemini')).toMatch(
-      /^fail\s+gemini\s+.*Fix: install it: npm install --global @google\/gemini-cli/,
+      /^note\s+gemini\s+.*To use it, install it: npm install --global @google\/gemini-cli/,
     );
+    expect(line(run, 'agents')).toBe(
+      'fail  agents      no agent CLI is installed: Grove needs at least one (Claude Code, Codex, Gemini CLI). Fix: install one of them (the lines above say how) and sign in',
+    );
+    expect(run.stdout.split('\n').filter((l) => l.startsWith('fail '))).toHaveLength(1);
+    expect(run.stdout).toMatch(/\n\n1 check failed(, \d+ warnings?)?\.\n$/);
   });
 
   it('warns about an agent CLI that is not signed in, with how to sign in', async () => {
@@ -362,6 +376,7 @@ describe('grove doctor', () => {
       'claude',
       'codex',
       'gemini',
+      'agents',
       'github',
       'grove-home',
       'disk',
@@ -371,9 +386,10 @@ describe('grove doctor', () => {
       'clipboard',
     ]);
     expect(results.find((r) => r.check === 'claude')).toMatchObject({
-      status: 'fail',
-      fix: 'install it: npm install --global @anthropic-ai/claude-code',
+      status: 'note',
+      fix: 'to use it, install it: npm install --global @anthropic-ai/claude-code',
     });
+    expect(results.find((r) => r.check === 'agents')).toMatchObject({ status: 'fail' });
     expect(results.find((r) => r.check === 'node')).toMatchObject({ status: 'ok', fix: null });
   });
 
