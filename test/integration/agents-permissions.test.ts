@@ -74,6 +74,9 @@ function request(provider: Provider, permissionMode: PermissionMode): TurnReques
   };
 }
 
+/** The tool lines of the last turn() (a denied call must not also show as one). */
+let tools: string[] = [];
+
 /** Runs one turn with a scripted first step, then a protocol reply; returns the denial lines. */
 async function turn(provider: Provider, mode: PermissionMode, step: Scripted): Promise<string[]> {
   server.script(API[provider], [step, { text: REPLY }]);
@@ -86,6 +89,7 @@ async function turn(provider: Provider, mode: PermissionMode, step: Scripted): P
     new AbortController().signal,
   );
   expect(result.response.answer).toBe('done');
+  tools = events.flatMap((e) => (e.type === 'tool' ? [e.text] : []));
   return events.flatMap((e) => (e.type === 'denied' ? [e.text] : []));
 }
 
@@ -117,6 +121,7 @@ describe('Codex', () => {
           ),
         ),
       ]);
+      expect(tools.filter((line) => line.includes('hello.txt'))).toEqual([]);
     },
   );
 
@@ -160,8 +165,21 @@ describe('Gemini CLI', () => {
 
       expect(existsSync(join(repo, 'hello.txt'))).toBe(false);
       expect(denied).toEqual([expect.stringMatching(line)]);
+      expect(tools.filter((t) => t.includes('(failed)'))).toEqual([]);
     },
   );
+
+  it('a write outside its workspace, refused by Gemini CLI itself, is a [Denied] line', async () => {
+    const denied = await turn('gemini', 'auto_edit', {
+      toolCall: { kind: 'write_file', path: '../outside.txt', content: 'x' },
+    });
+
+    expect(existsSync(join(dir, 'outside.txt'))).toBe(false);
+    expect(denied).toEqual([
+      `[Denied] Gemini CLI asked to write ${dir}/outside.txt; Gemini CLI refused it: it is outside the worktree.`,
+    ]);
+    expect(tools).toEqual([]);
+  });
 
   it('Plan mode runs Gemini CLI in its own plan mode: no shell tool is offered and nothing is written', async () => {
     await turn('gemini', 'plan', { toolCall: { kind: 'shell', command: 'printf x > hello.txt' } });
@@ -185,6 +203,8 @@ describe('Claude Code', () => {
     expect(denied).toEqual([
       `[Denied] Claude Code asked to use Write on ${dir}/outside.txt; Grove denied it: Auto Edit allows edits only inside the worktree.`,
     ]);
+    // Told once: no "Wrote … (failed)" line beside it.
+    expect(tools).toEqual([]);
   });
 
   it('Read Only offers no tool that writes', async () => {

@@ -6,8 +6,17 @@ import {
   toolEntry,
   withoutWorktree,
   worktreePath,
+  writeRefusal,
 } from '../../src/infra/agent/tool-lines.js';
 import { entryLines } from '../../src/ui/transcript-lines.js';
+
+// The text of a tool line (a [Denied] line has its own tests below).
+const claudeLine = (...args: Parameters<typeof claudeToolLine>) =>
+  claudeToolLine(...args)?.text ?? null;
+const codexLine = (...args: Parameters<typeof codexToolLine>) =>
+  codexToolLine(...args)?.text ?? null;
+const geminiLine = (...args: Parameters<typeof geminiToolLine>) =>
+  geminiToolLine(...args)?.text ?? null;
 
 describe("the agent's tool calls as transcript entries", () => {
   it('reads a Codex command with its exit code and output', () => {
@@ -21,12 +30,12 @@ describe("the agent's tool calls as transcript entries", () => {
       aggregatedOutput: '1 failing\n',
     };
 
-    expect(codexToolLine(item)).toBe('Ran: npm test (exit 1)\n1 failing');
+    expect(codexLine(item)).toBe('Ran: npm test (exit 1)\n1 failing');
   });
 
   it('reads a Codex file change as the files it edited', () => {
     expect(
-      codexToolLine(
+      codexLine(
         {
           type: 'fileChange',
           id: 'i2',
@@ -39,30 +48,30 @@ describe("the agent's tool calls as transcript entries", () => {
   });
 
   it('leaves out what is not work (messages, reasoning)', () => {
-    expect(codexToolLine({ type: 'agentMessage', id: 'i3', text: 'hi' })).toBeNull();
+    expect(codexLine({ type: 'agentMessage', id: 'i3', text: 'hi' })).toBeNull();
   });
 
   it('reads a Claude Code command and a failed edit', () => {
-    expect(claudeToolLine('Bash', { command: 'ls' }, { is_error: false, content: 'a\nb' })).toBe(
+    expect(claudeLine('Bash', { command: 'ls' }, { is_error: false, content: 'a\nb' })).toBe(
       'Ran: ls (exit 0)\na\nb',
     );
     expect(
-      claudeToolLine(
+      claudeLine(
         'Edit',
         { file_path: '/w/src/a.ts' },
         { is_error: true, content: 'File has not been read yet' },
         '/w',
       ),
     ).toBe('Edited src/a.ts (failed)\nFile has not been read yet');
-    expect(claudeToolLine('StructuredOutput', {}, { content: '{}' })).toBeNull();
+    expect(claudeLine('StructuredOutput', {}, { content: '{}' })).toBeNull();
   });
 
   it('reads a Gemini CLI tool call only once it has finished', () => {
     expect(
-      geminiToolLine({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'in_progress' }),
+      geminiLine({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'in_progress' }),
     ).toBeNull();
     expect(
-      geminiToolLine(
+      geminiLine(
         { sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'failed' },
         { title: 'npm test', kind: 'execute' },
       ),
@@ -101,14 +110,14 @@ describe("paths in tool lines, relative to the session's worktree", () => {
   });
 
   it('reads the same for every CLI, turn after turn', () => {
-    expect(claudeToolLine('Write', { file_path: `${wt}/src/a.ts` }, { content: 'ok' }, wt)).toBe(
+    expect(claudeLine('Write', { file_path: `${wt}/src/a.ts` }, { content: 'ok' }, wt)).toBe(
       'Wrote src/a.ts',
     );
-    expect(claudeToolLine('Bash', { command: `ls ${wt}/src` }, { content: 'a.ts' }, wt)).toBe(
+    expect(claudeLine('Bash', { command: `ls ${wt}/src` }, { content: 'a.ts' }, wt)).toBe(
       'Ran: ls src (exit 0)\na.ts',
     );
     expect(
-      codexToolLine(
+      codexLine(
         {
           type: 'commandExecution',
           command: `/bin/bash -lc 'cd ${wt} && npm test'`,
@@ -119,7 +128,7 @@ describe("paths in tool lines, relative to the session's worktree", () => {
       ),
     ).toBe('Ran: cd . && npm test (exit 0)');
     expect(
-      geminiToolLine(
+      geminiLine(
         {
           status: 'completed',
           title: 'Writing to src/a.ts',
@@ -133,9 +142,94 @@ describe("paths in tool lines, relative to the session's worktree", () => {
   });
 
   it('keeps a path outside the worktree absolute', () => {
-    expect(claudeToolLine('Read', { file_path: '/home/dev/notes.md' }, { content: 'x' }, wt)).toBe(
+    expect(claudeLine('Read', { file_path: '/home/dev/notes.md' }, { content: 'x' }, wt)).toBe(
       'Read /home/dev/notes.md',
     );
+  });
+});
+
+describe('a write something refused', () => {
+  const wt = '/w';
+
+  it('is a [Denied] line when Claude Code refused it, not "Wrote … (failed)"', () => {
+    expect(
+      claudeToolLine(
+        'Write',
+        { file_path: '/x/outside.txt' },
+        {
+          is_error: true,
+          content:
+            "Claude requested permissions to write to /x/outside.txt, but you haven't granted it yet.",
+        },
+        wt,
+      ),
+    ).toEqual({
+      type: 'denied',
+      text: "[Denied] Claude Code asked to write /x/outside.txt; Claude Code refused it: the session's permission mode does not allow it.",
+    });
+  });
+
+  it("is a [Denied] line when Grove's sandbox refused it", () => {
+    expect(
+      claudeToolLine(
+        'Edit',
+        { file_path: '/w/.git/config' },
+        { is_error: true, content: "EROFS: read-only file system, open '/w/.git/config'" },
+        wt,
+      ),
+    ).toEqual({
+      type: 'denied',
+      text: "[Denied] Claude Code asked to write .git/config; Grove's sandbox refused it: the path is read-only.",
+    });
+  });
+
+  it('is a [Denied] line when Gemini CLI refused a path outside its workspace', () => {
+    expect(
+      geminiToolLine(
+        {
+          status: 'failed',
+          kind: 'edit',
+          content: [
+            {
+              type: 'content',
+              content: {
+                type: 'text',
+                text: 'Path not in workspace: Attempted path "/x/outside.txt" resolves outside the allowed workspace directories: /w',
+              },
+            },
+          ],
+        },
+        {},
+        wt,
+      ),
+    ).toEqual({
+      type: 'denied',
+      text: '[Denied] Gemini CLI asked to write /x/outside.txt; Gemini CLI refused it: it is outside the worktree.',
+    });
+  });
+
+  it('stays a failed tool line when the write went wrong for another reason', () => {
+    expect(
+      claudeToolLine(
+        'Edit',
+        { file_path: '/w/a.ts' },
+        { is_error: true, content: 'String to replace not found in file.' },
+        wt,
+      ),
+    ).toEqual({ type: 'tool', text: 'Edited a.ts (failed)\nString to replace not found in file.' });
+    expect(writeRefusal('ENOSPC: no space left on device')).toBeNull();
+  });
+
+  it('leaves out a Codex change or command Grove declined (its [Denied] line says it)', () => {
+    expect(
+      codexToolLine(
+        { type: 'fileChange', status: 'declined', changes: [{ path: '/w/a.txt' }] },
+        wt,
+      ),
+    ).toBeNull();
+    expect(
+      codexToolLine({ type: 'commandExecution', command: 'rm -rf /', status: 'declined' }, wt),
+    ).toBeNull();
   });
 });
 

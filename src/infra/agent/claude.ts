@@ -235,11 +235,14 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
         } else if (event.type === 'user' && Array.isArray(event.message.content)) {
           // A finished tool call, kept in the transcript (folded to one line).
           for (const block of event.message.content) {
-            const use =
+            const id =
               block.type === 'tool_result' && typeof block['tool_use_id'] === 'string'
-                ? toolInputs.get(block['tool_use_id'])
-                : undefined;
-            const line = use
+                ? block['tool_use_id']
+                : null;
+            // A tool use Claude Code refused is told once, as a [Denied] line, not also as "(failed)".
+            if (id === null || deniedIds.has(id)) continue;
+            const use = toolInputs.get(id);
+            const report = use
               ? claudeToolLine(
                   use.name,
                   use.input,
@@ -247,7 +250,8 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
                   request.cwd,
                 )
               : null;
-            if (line) onEvent({ type: 'tool', text: line });
+            if (report?.type === 'denied') deniedIds.add(id);
+            if (report) onEvent(report);
           }
         } else if (event.type === 'system' && event.subtype === 'permission_denied') {
           const id = event.tool_use_id ?? null;

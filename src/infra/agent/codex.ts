@@ -199,8 +199,8 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     peer.on('item/completed', ({ item }) => {
       if (item.type === 'agentMessage' && item.text && current) current.acc.message = item.text;
       // A finished command or edit, kept in the transcript (folded to one line).
-      const line = current ? codexToolLine(item, current.request.cwd) : null;
-      if (line) current?.onEvent({ type: 'tool', text: line });
+      const report = current ? codexToolLine(item, current.request.cwd) : null;
+      if (report) current?.onEvent(report);
     });
     peer.on('turn/started', ({ turn }) => {
       if (current) current.turnId = turn.id;

@@ -185,8 +185,8 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
             text: withoutWorktree(update.title || 'Using a tool', cwd).slice(0, 80),
           });
           toolCalls.set(update.toolCallId, { title: update.title, kind: update.kind ?? null });
-          const line = geminiToolLine(update, {}, cwd);
-          if (line) current.onEvent({ type: 'tool', text: line });
+          const report = geminiToolLine(update, {}, cwd);
+          if (report) current.onEvent(report);
           break;
         }
         case 'tool_call_update': {
@@ -195,9 +195,11 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
               type: 'progress',
               text: withoutWorktree(update.title, cwd).slice(0, 80),
             });
-          // A finished tool call, kept in the transcript (folded to one line).
-          const line = geminiToolLine(update, toolCalls.get(update.toolCallId), cwd);
-          if (line) current.onEvent({ type: 'tool', text: line });
+          // A finished tool call, kept in the transcript (folded to one line); one Grove
+          // denied already has its [Denied] line and is not told again as "(failed)".
+          if (deniedCalls.has(update.toolCallId)) break;
+          const report = geminiToolLine(update, toolCalls.get(update.toolCallId), cwd);
+          if (report) current.onEvent(report);
           break;
         }
         default:
@@ -213,11 +215,13 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       const decision = current
         ? decideApproval(current.request.permissionMode, cwd, ask)
         : ({ allow: false, reason: 'no turn is running' } as const);
-      if (!decision.allow)
+      if (!decision.allow) {
+        deniedCalls.add(toolCall.toolCallId);
         current?.onEvent({
           type: 'denied',
           text: deniedLine(LABEL, describeAsk(ask), decision.reason),
         });
+      }
       const allowed = decision.allow;
       const pick = (kind: string): string | null =>
         choices.find((o) => o.kind === kind)?.optionId ?? null;
@@ -270,6 +274,8 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
 
   /** Title and kind of each tool call (its updates may leave them out). */
   const toolCalls = new Map<string, { title: string; kind: string | null }>();
+  /** Tool calls Grove denied (their [Denied] line is already in the transcript). */
+  const deniedCalls = new Set<string>();
   /** Message chunks seen since the last session/load began. */
   let reloaded = 0;
 

@@ -1,5 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { asRecord, asString } from './app-server.js';
+import type { TurnEvent } from './channel.js';
 
 // The agent's finished tool calls and commands as transcript entries: a
 // one-line summary ("Ran: npm test (exit 1)", "Edited src/app.ts"), then
@@ -51,6 +52,46 @@ export function withoutWorktree(text: string, cwd: string | null): string {
     .replace(new RegExp(`${escapeRegExp(root)}(?![\\w.-])`, 'g'), '.');
 }
 
+/**
+ * A finished tool call for the transcript: a tool line, or a `[Denied]` line
+ * when the agent's CLI or Grove's sandbox refused a write (not "Wrote … (failed)").
+ */
+export type ToolReport = Extract<TurnEvent, { type: 'tool' | 'denied' }>;
+
+const tool = (text: string): ToolReport => ({ type: 'tool', text });
+
+/** Why a write failed, when something refused it rather than the write going wrong. */
+export interface WriteRefusal {
+  /** The agent's CLI (its permission rules, its workspace) or Grove's sandbox (a read-only or hidden path). */
+  readonly by: 'cli' | 'sandbox';
+  readonly reason: string;
+}
+
+/** Reads a failed write's error text: a refusal by the CLI or the sandbox, or null (another failure). */
+export function writeRefusal(text: string): WriteRefusal | null {
+  // Gemini CLI: "Path not in workspace: Attempted path … resolves outside the allowed workspace directories".
+  if (/path not in workspace|outside the allowed workspace/i.test(text))
+    return { by: 'cli', reason: 'it is outside the worktree' };
+  // Claude Code: "Claude requested permissions to write to …, but you haven't granted it yet."
+  if (
+    /requested permissions? to|haven't granted|permission to use \S+ (has been|was) denied/i.test(
+      text,
+    )
+  )
+    return { by: 'cli', reason: "the session's permission mode does not allow it" };
+  if (/\bEROFS\b|read-only file system/i.test(text))
+    return { by: 'sandbox', reason: 'the path is read-only' };
+  if (/\bEACCES\b|\bEPERM\b|permission denied|operation not permitted/i.test(text))
+    return { by: 'sandbox', reason: 'the path may not be written' };
+  return null;
+}
+
+/** The `[Denied]` line of a write something refused. */
+export function refusedWriteLine(agentLabel: string, path: string, refusal: WriteRefusal): string {
+  const who = refusal.by === 'cli' ? agentLabel : "Grove's sandbox";
+  return `[Denied] ${agentLabel} asked to write ${path}; ${who} refused it: ${refusal.reason}.`;
+}
+
 /** The text of a tool result's content (a string or text blocks). */
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -70,7 +111,7 @@ export function claudeToolLine(
   input: Record<string, unknown> | undefined,
   result: { readonly is_error?: boolean | null; readonly content?: unknown },
   cwd: string | null = null,
-): string | null {
+): ToolReport | null {
   // The structured-output tool of --json-schema is the reply itself, not work.
   if (/structured/i.test(name)) return null;
   const failed = result.is_error === true;
@@ -83,34 +124,46 @@ export function claudeToolLine(
   const status = failed ? ' (failed)' : '';
   switch (name) {
     case 'Bash':
-      return toolEntry(
-        `Ran: ${withoutWorktree(asString(input?.['command']) ?? 'a command', cwd)}${failed ? ' (failed)' : ' (exit 0)'}`,
-        output,
+      return tool(
+        toolEntry(
+          `Ran: ${withoutWorktree(asString(input?.['command']) ?? 'a command', cwd)}${failed ? ' (failed)' : ' (exit 0)'}`,
+          output,
+        ),
       );
     case 'Edit':
     case 'MultiEdit':
     case 'Write':
-    case 'NotebookEdit':
-      return toolEntry(
-        `${name === 'Write' ? 'Wrote' : 'Edited'} ${path ?? 'a file'}${status}`,
-        failed ? output : '',
+    case 'NotebookEdit': {
+      const refusal = failed ? writeRefusal(output) : null;
+      if (refusal)
+        return { type: 'denied', text: refusedWriteLine('Claude Code', path ?? 'a file', refusal) };
+      return tool(
+        toolEntry(
+          `${name === 'Write' ? 'Wrote' : 'Edited'} ${path ?? 'a file'}${status}`,
+          failed ? output : '',
+        ),
       );
+    }
     case 'Read':
-      return toolEntry(`Read ${path ?? 'a file'}${status}`, failed ? output : '');
+      return tool(toolEntry(`Read ${path ?? 'a file'}${status}`, failed ? output : ''));
     case 'Glob':
     case 'Grep':
-      return toolEntry(
-        `Searched for ${asString(input?.['pattern']) ?? 'files'}${path ? ` in ${path}` : ''}${status}`,
-        withoutWorktree(output, cwd),
+      return tool(
+        toolEntry(
+          `Searched for ${asString(input?.['pattern']) ?? 'files'}${path ? ` in ${path}` : ''}${status}`,
+          withoutWorktree(output, cwd),
+        ),
       );
     default:
-      return toolEntry(`Used ${name}${status}`, output);
+      return tool(toolEntry(`Used ${name}${status}`, output));
   }
 }
 
 /** A finished Codex item that did work (a command, a file change, a tool), from `item/completed`. */
-export function codexToolLine(item: unknown, cwd: string | null = null): string | null {
+export function codexToolLine(item: unknown, cwd: string | null = null): ToolReport | null {
   const it = asRecord(item);
+  // Declined by Grove's answer to Codex's approval request, which already left a [Denied] line.
+  if (asString(it['status']) === 'declined') return null;
   switch (it['type']) {
     case 'commandExecution': {
       const command = withoutWorktree(
@@ -121,26 +174,31 @@ export function codexToolLine(item: unknown, cwd: string | null = null): string 
       );
       const code = typeof it['exitCode'] === 'number' ? it['exitCode'] : null;
       const status = asString(it['status']);
-      const outcome =
-        code !== null ? `exit ${code}` : status === 'declined' ? 'declined' : (status ?? 'ended');
-      return toolEntry(`Ran: ${command} (${outcome})`, asString(it['aggregatedOutput']) ?? '');
+      const outcome = code !== null ? `exit ${code}` : (status ?? 'ended');
+      return tool(
+        toolEntry(`Ran: ${command} (${outcome})`, asString(it['aggregatedOutput']) ?? ''),
+      );
     }
     case 'fileChange': {
       const changes = Array.isArray(it['changes']) ? it['changes'].map(asRecord) : [];
       const paths = changes.map((c) => asString(c['path'])).filter((p): p is string => p !== null);
       const status = asString(it['status']);
       const outcome = status === 'completed' || status === null ? '' : ` (${status})`;
-      return toolEntry(
-        `Edited ${paths.map((p) => worktreePath(p, cwd)).join(', ') || 'files'}${outcome}`,
-        changes.map((c) => asString(c['diff']) ?? '').join('\n'),
+      return tool(
+        toolEntry(
+          `Edited ${paths.map((p) => worktreePath(p, cwd)).join(', ') || 'files'}${outcome}`,
+          changes.map((c) => asString(c['diff']) ?? '').join('\n'),
+        ),
       );
     }
     case 'mcpToolCall':
-      return toolEntry(
-        `Used ${asString(it['server']) ?? 'a tool server'}/${asString(it['tool']) ?? 'a tool'}${asString(it['status']) === 'failed' ? ' (failed)' : ''}`,
+      return tool(
+        toolEntry(
+          `Used ${asString(it['server']) ?? 'a tool server'}/${asString(it['tool']) ?? 'a tool'}${asString(it['status']) === 'failed' ? ' (failed)' : ''}`,
+        ),
       );
     case 'webSearch':
-      return toolEntry(`Searched the web for ${asString(it['query']) ?? 'something'}`);
+      return tool(toolEntry(`Searched the web for ${asString(it['query']) ?? 'something'}`));
     default:
       return null;
   }
@@ -151,7 +209,7 @@ export function geminiToolLine(
   update: unknown,
   known: { readonly title?: string | null; readonly kind?: string | null } = {},
   cwd: string | null = null,
-): string | null {
+): ToolReport | null {
   const u = asRecord(update);
   const status = asString(u['status']);
   if (status !== 'completed' && status !== 'failed') return null;
@@ -176,5 +234,16 @@ export function geminiToolLine(
           : kind === 'search'
             ? 'Searched'
             : 'Used';
-  return toolEntry(`${verb}: ${title}${status === 'failed' ? ' (failed)' : ''}`, detail);
+  const refusal = status === 'failed' && kind === 'edit' ? writeRefusal(detail) : null;
+  if (refusal) {
+    // The file it tried: Gemini CLI's error names it ("Attempted path …"), else the call's locations.
+    const locations = Array.isArray(u['locations']) ? u['locations'].map(asRecord) : [];
+    const tried =
+      /Attempted path "([^"]+)"/.exec(detail)?.[1] ?? asString(locations[0]?.['path']) ?? null;
+    return {
+      type: 'denied',
+      text: refusedWriteLine('Gemini CLI', tried ? worktreePath(tried, cwd) : 'a file', refusal),
+    };
+  }
+  return tool(toolEntry(`${verb}: ${title}${status === 'failed' ? ' (failed)' : ''}`, detail));
 }
