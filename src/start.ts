@@ -8,6 +8,7 @@ import { shellRunner } from './infra/shell.js';
 import { createClipboard } from './infra/clipboard.js';
 import { createImageStore } from './infra/images.js';
 import {
+  NO_EDITOR,
   editorCommand,
   openTmuxWindow,
   runInteractive,
@@ -212,10 +213,12 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   );
   const handoff = createHandoff({
     terminal,
-    commandFor: (tool) =>
-      tool === 'shell'
-        ? { command: shellCommand(env), args: [] }
-        : { command: editorCommand(env), args: ['.'] },
+    commandFor: (tool) => {
+      if (tool === 'shell') return { command: shellCommand(env), args: [] };
+      const editor = editorCommand(env);
+      if (editor === null) throw new Error(NO_EDITOR);
+      return { command: editor, args: ['.'] };
+    },
     invalidate: () => renderer.invalidate(),
     redraw: (columns, rows) => app.emit({ type: 'resize', columns, rows }),
     runInteractive: (command, args, cwd) => runInteractive(command, args, cwd, env),

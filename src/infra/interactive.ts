@@ -8,13 +8,18 @@ export function shellCommand(env: NodeJS.ProcessEnv): string {
   return env['SHELL'] && env['SHELL'].trim() !== '' ? env['SHELL'] : '/bin/sh';
 }
 
-export function editorCommand(env: NodeJS.ProcessEnv): string {
+/** $VISUAL, else $EDITOR; null when neither is set (Grove guesses no editor). */
+export function editorCommand(env: NodeJS.ProcessEnv): string | null {
   for (const name of ['VISUAL', 'EDITOR'] as const) {
     const value = env[name];
     if (value && value.trim() !== '') return value;
   }
-  return 'vi';
+  return null;
 }
+
+/** What `e` says when neither $VISUAL nor $EDITOR is set. */
+export const NO_EDITOR =
+  'no editor is set: set VISUAL or EDITOR (export EDITOR=nano) and restart Grove';
 
 /**
  * Runs `command` (a program path, or an editor setting such as `code -w`,

@@ -3,7 +3,7 @@ import type { Terminal } from './terminal.js';
 
 export interface HandoffDeps {
   readonly terminal: Terminal;
-  /** The program for a tool: the shell, or the editor (opened on `.`). */
+  /** The program for a tool: the shell, or the editor (opened on `.`); throws, with what to do, when there is none. */
   readonly commandFor: (tool: 'shell' | 'editor') => {
     readonly command: string;
     readonly args: readonly string[];

@@ -103,6 +103,32 @@ describe('session tools in the TUI', () => {
     expect(await t.screen()).toContain('Hello, team.');
   });
 
+  it('opens $VISUAL rather than $EDITOR in the worktree with e', async () => {
+    const editor = (name: string): string => {
+      const path = join(world.bin, name);
+      writeFileSync(path, `#!/bin/sh\necho "${name}" > "${name}.txt"\nexit 0\n`);
+      chmodSync(path, 0o755);
+      return path;
+    };
+    const t = await sessionInReview({ VISUAL: editor('visual'), EDITOR: editor('editor') });
+
+    await t.keys('e');
+
+    await t.waitFor(/Back from \S*\/visual /, 15_000);
+    await t.waitFor('+1/-0', 15_000);
+  });
+
+  it('says with e that no editor is set and how to set one, and opens none (no vi)', async () => {
+    const t = await sessionInReview();
+
+    await t.keys('e');
+
+    await t.waitFor(/no editor is set: set VISUAL or EDITOR \(export EDITOR=nano\)/, 15_000);
+    const screen = await t.screen();
+    expect(screen).toContain('Hello, team.');
+    expect(screen).not.toContain('Back from');
+  });
+
   it('forks a session with F into a new session linked to its parent', async () => {
     const t = await sessionInReview();
 
