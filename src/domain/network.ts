@@ -59,6 +59,34 @@ export function isTelemetryHost(host: string): boolean {
   return isAllowed(TELEMETRY, host, 443);
 }
 
+/**
+ * Hosts a CLI calls on its own, in the background, for no request of the
+ * agent: Codex (0.169) syncs its curated plugin marketplace from GitHub
+ * (`git ls-remote` of github.com/openai/plugins, api.github.com, the archive
+ * from codeload.github.com) whenever plugins are on, its default. Codex runs
+ * the agent's commands in its own sandbox with no network, so a refusal of
+ * these hosts for Codex is never the agent's. Claude Code's and Gemini CLI's
+ * commands share their proxy, so none of their hosts is listed: a
+ * `curl api.github.com` the agent ran still gets its transcript line.
+ */
+const BACKGROUND: Readonly<Record<ProviderId, readonly AllowEntry[]>> = {
+  claude: [],
+  codex: ['github.com', 'api.github.com', 'codeload.github.com'].map((host) => ({
+    host,
+    subdomains: false,
+    port: null,
+  })),
+  gemini: [],
+};
+
+/**
+ * True when a refused destination is the CLI's own background call (its
+ * usage statistics, Codex's plugin sync): it goes to the log, not the transcript.
+ */
+export function isBackgroundCall(provider: ProviderId, host: string, port: number): boolean {
+  return isTelemetryHost(host) || isAllowed(BACKGROUND[provider], host, port);
+}
+
 const LABEL = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?$/;
 
 function validHost(host: string): boolean {

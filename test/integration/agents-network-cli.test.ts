@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
@@ -244,5 +244,66 @@ describe.skipIf(ADDRESS === null ? 'no non-loopback address on this machine' : f
         );
       },
     );
+  },
+);
+
+describe.skipIf(ADDRESS === null ? 'no non-loopback address on this machine' : false)(
+  "a CLI's own background calls",
+  () => {
+    it("keeps Codex's plugin sync to GitHub out of the transcript, in the log", async () => {
+      const env = outsideEnv();
+      // Plugins on, as Codex ships them (agentEnv turns them off to keep the tests quiet).
+      const config = join(env['CODEX_HOME'] ?? '', 'config.toml');
+      writeFileSync(config, readFileSync(config, 'utf8').replace('plugins = false\n', ''));
+      const logged: string[] = [];
+      const logging = createLauncher({
+        runDir: null,
+        allowUnconfined: () => Promise.resolve(false),
+        logger: { log: (_level, message) => logged.push(message) },
+      });
+      // The reply waits a little, so the sync Codex starts with its process happens during the turn.
+      server.script('openai', [{ delayMs: 3000, then: { text: REPLY } }]);
+      channel = createCodexChannel(
+        { env, turnTimeoutMs: 60_000, launcher: logging },
+        realCliPath('codex'),
+      );
+      const notices: string[] = [];
+
+      try {
+        await channel.runTurn(
+          request(CASES[1] as Case),
+          (e) => e.type === 'notice' && notices.push(e.text),
+          new AbortController().signal,
+        );
+      } finally {
+        await channel.shutdown();
+        channel = null;
+        await logging.stopAll(0);
+      }
+
+      expect(logged).toContainEqual(
+        expect.stringMatching(/^codex agent: network: blocked (api\.)?github\.com:443/),
+      );
+      expect(notices.filter((n) => n.includes('github.com'))).toEqual([]);
+    });
+
+    it('still shows a host a Claude Code command asked for, even one Codex calls on its own', async () => {
+      server.script('anthropic', [
+        { toolCall: { kind: 'shell', command: 'curl -s -m 10 https://api.github.com/zen ; true' } },
+        { text: REPLY },
+      ]);
+      channel = (CASES[0] as Case).channel(outsideEnv(), realCliPath('claude'), launcher);
+      const notices: string[] = [];
+
+      await channel.runTurn(
+        request(CASES[0] as Case),
+        (e) => e.type === 'notice' && notices.push(e.text),
+        new AbortController().signal,
+      );
+
+      expect(notices).toContain(
+        'network: blocked api.github.com:443 (not in agents.network.allow)',
+      );
+    });
   },
 );

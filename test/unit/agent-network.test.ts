@@ -4,6 +4,7 @@ import {
   addressRefusal,
   formatAllowEntry,
   isAllowed,
+  isBackgroundCall,
   isTelemetryHost,
   networkPolicy,
   parseAllowEntry,
@@ -206,6 +207,23 @@ describe('the usage-statistics hosts refused without a transcript line', () => {
     ['chatgpt.com', false],
   ])('%s is one: %s', (host, expected) => {
     expect(isTelemetryHost(host)).toBe(expected);
+  });
+});
+
+describe("a CLI's own background calls, refused without a transcript line", () => {
+  it.each([
+    ['codex', 'api.github.com', 443, true],
+    ['codex', 'github.com', 443, true],
+    ['codex', 'codeload.github.com', 443, true],
+    ['codex', 'ab.chatgpt.com', 443, true],
+    ['codex', 'api.github.com', 8443, false],
+    ['codex', 'example.com', 443, false],
+    // Claude Code's and Gemini CLI's commands go through the same proxy: their request is the agent's.
+    ['claude', 'api.github.com', 443, false],
+    ['gemini', 'github.com', 443, false],
+    ['claude', 'statsig.anthropic.com', 443, true],
+  ] as const)('%s to %s:%d is one: %s', (provider, host, port, expected) => {
+    expect(isBackgroundCall(provider, host, port)).toBe(expected);
   });
 });
 

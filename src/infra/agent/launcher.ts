@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { constants as osConstants, homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { isTelemetryHost, type NetworkPolicy } from '../../domain/network.js';
+import { isBackgroundCall, type NetworkPolicy } from '../../domain/network.js';
 import type { ProviderId } from '../../domain/providers.js';
 import type { Logger } from '../log.js';
 import { gitCommonDirOf } from '../git/git-dir.js';
@@ -280,9 +280,10 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
       allow,
       ({ host, port, why }) => {
         const line = deniedMessage(host, port, why);
-        const telemetry = isTelemetryHost(host);
-        options.logger?.log(telemetry ? 'info' : 'warn', `${spec.provider} agent: ${line}`);
-        if (!telemetry) spec.onNetworkDenied?.(line);
+        // The CLI's own background calls (telemetry, Codex's plugin sync) go to the log only.
+        const background = isBackgroundCall(spec.provider, host, port);
+        options.logger?.log(background ? 'info' : 'warn', `${spec.provider} agent: ${line}`);
+        if (!background) spec.onNetworkDenied?.(line);
       },
     );
     const loopbackPorts = loopback.map((l) => l.port);
