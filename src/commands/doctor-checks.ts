@@ -329,6 +329,11 @@ export function checkClipboard({ env }: CheckContext): CheckResult {
     const found = tool(['xsel', 'xclip']);
     if (found) return ok('clipboard', `${found} (X11)`);
   }
+  if (!wayland && !x11 && set(env, 'TMUX') && tool(['tmux']))
+    return ok(
+      'clipboard',
+      "tmux's paste buffer (Grove runs inside tmux, which also passes it to the terminal's clipboard)",
+    );
   if (!wayland && !x11)
     return warn(
       'clipboard',

@@ -1,8 +1,12 @@
 // The system clipboard, through clipboardy (pbcopy on macOS, xsel or
 // wl-copy on Linux, the Windows clipboard on Windows and WSL). Loaded on
-// first use so start-up never pays for it. Where no clipboard tool can be
-// reached (over SSH, in tmux without X), the text goes to the terminal as an
-// OSC 52 sequence, through the runtime's terminal writer.
+// first use so start-up never pays for it. Inside tmux the text goes into
+// tmux's own paste buffer (`tmux load-buffer -w -`, which with tmux's default
+// `set-clipboard external` also passes it on to the terminal's clipboard):
+// tmux drops an OSC 52 sent by a program unless `set-clipboard on`. Where no
+// clipboard tool can be reached (over SSH, tmux gone), the text goes to the
+// terminal as an OSC 52 sequence, through the runtime's terminal writer.
+import { spawn } from 'node:child_process';
 import type * as clipboardy from 'clipboardy';
 import { importExternal } from './external-import.js';
 
@@ -20,6 +24,47 @@ export function osc52(text: string): string {
 export function tmuxPassthrough(sequence: string): string {
   return `\x1bPtmux;${sequence.split('\x1b').join('\x1b\x1b')}\x1b\\`;
 }
+
+/** `tmux ARGS` with `input` on stdin, talking to the tmux Grove runs in ($TMUX). */
+function tmuxWithInput(
+  args: readonly string[],
+  input: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ ok: boolean; why: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('tmux', args, { env, stdio: ['pipe', 'ignore', 'pipe'], timeout: 5000 });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', (error) => resolve({ ok: false, why: error.message }));
+    child.once('close', (code) =>
+      resolve({ ok: code === 0, why: stderr.trim().split('\n')[0] || `exit ${String(code)}` }),
+    );
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+  });
+}
+
+/**
+ * Puts text in the paste buffer of the tmux Grove runs in; with `-w` (tmux
+ * 3.2+) tmux also sends it to the terminal's clipboard. Null when tmux
+ * cannot take it (not on PATH, its server gone).
+ */
+async function viaTmuxBuffer(
+  text: string,
+  env: NodeJS.ProcessEnv,
+): Promise<'buffer and terminal' | 'buffer' | null> {
+  const both = await tmuxWithInput(['load-buffer', '-w', '-'], text, env);
+  if (both.ok) return 'buffer and terminal';
+  // An older tmux has no -w ("usage: load-buffer …").
+  if (!/usage|unknown flag/i.test(both.why)) return null;
+  return (await tmuxWithInput(['load-buffer', '-'], text, env)).ok ? 'buffer' : null;
+}
+
+const TMUX_BUFFER = "tmux's paste buffer (prefix ])";
+const VIA_TMUX = {
+  'buffer and terminal': `${TMUX_BUFFER} and the terminal's clipboard`,
+  buffer: `${TMUX_BUFFER} only (tmux 3.2+ also sets the terminal's)`,
+} as const;
 
 /** True when no desktop clipboard can be reached from here (Linux without a display). */
 function noDisplay(env: NodeJS.ProcessEnv): boolean {
@@ -44,12 +89,17 @@ export function createClipboard(
   };
   return {
     async copy(text) {
-      if (terminal && noDisplay(env)) return viaTerminal(text);
+      const tmux = env['TMUX'] ? await viaTmuxBuffer(text, env) : null;
+      if (noDisplay(env)) {
+        if (tmux !== null) return VIA_TMUX[tmux];
+        if (terminal) return viaTerminal(text);
+      }
       const { default: board } = await importExternal<typeof clipboardy>('clipboardy');
       try {
         await board.write(text);
-        return 'the system clipboard';
+        return tmux === null ? 'the system clipboard' : `the system clipboard and ${TMUX_BUFFER}`;
       } catch (error) {
+        if (tmux !== null) return VIA_TMUX[tmux];
         if (terminal) return viaTerminal(text);
         const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
         throw new Error(`no clipboard is reachable from this terminal (${reason})`);

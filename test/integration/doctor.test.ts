@@ -362,6 +362,17 @@ describe('grove doctor', () => {
     },
   );
 
+  it("says that copying inside tmux goes to tmux's paste buffer, with no display", async () => {
+    const env = provideHealthy();
+    provide('tmux');
+
+    const run = await doctor([], { ...env, TMUX: '/tmp/tmux-0/default,1,0' });
+
+    expect(line(run, 'clipboard')).toBe(
+      "ok    clipboard   tmux's paste buffer (Grove runs inside tmux, which also passes it to the terminal's clipboard)",
+    );
+  });
+
   it('prints a JSON array of {check, status, detail, fix} with --json, and exits 1 when a check fails', async () => {
     provide('git');
 
