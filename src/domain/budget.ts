@@ -192,6 +192,15 @@ export function usageSummary(spent: Spent, tokens: number | null, usd: number | 
   return parts.join(' · ');
 }
 
+/**
+ * Usage for a header: `budget 1.2M of 2.0M tokens (800.0k left)` against a
+ * limit, `spent 10.8k tokens` with none (a bare figure after "budget" reads like a limit).
+ */
+export function spendingText(spent: Spent, tokens: number | null, usd: number | null): string {
+  const limited = tokens !== null || usd !== null;
+  return `${limited ? 'budget' : 'spent'} ${usageSummary(spent, tokens, usd)}`;
+}
+
 /** What the person is told when a limit holds a session's prompts. */
 export function stopText(stop: BudgetStop): string {
   const what = stop.scope === 'session' ? "This session's" : "The project's";

@@ -20,7 +20,7 @@ describe('budgets on screen', () => {
     const frame = renderFrame(appState({ sessions: [session], selectedSessionId: 's-1', budget }));
 
     expect(frame.lines[0]).toContain(
-      '1.2M of 20.0M tokens (18.8M left) · $3.10 of $50.00 ($46.90 left)',
+      'budget 1.2M of 20.0M tokens (18.8M left) · $3.10 of $50.00 ($46.90 left)',
     );
     expect(frame.lines[0]).toContain('1 held at a budget limit');
   });
@@ -46,5 +46,45 @@ describe('budgets on screen', () => {
     expect(frame.text).toContain(
       "This session's token budget is reached: 2.1M tokens used of 2.0M tokens. Queued prompts are held",
     );
+  });
+
+  describe('with no budget set', () => {
+    const unlimited: BudgetView = {
+      project: { spent: { tokens: 10_800, usd: 0.05, unpriced: [] }, tokens: null, usd: null },
+      sessions: {
+        's-1': { spent: { tokens: 10_800, usd: 0.05, unpriced: [] }, tokens: null, usd: null },
+      },
+      held: {},
+    };
+
+    it('says what the project spent in the header, not a budget', () => {
+      const frame = renderFrame(
+        appState({ sessions: [session], selectedSessionId: 's-1', budget: unlimited }),
+      );
+
+      expect(frame.lines[0]).toContain('spent 10.8k tokens · $0.05');
+      expect(frame.lines[0]).not.toContain('budget');
+    });
+
+    it('says what the session spent in the session header, not a budget', () => {
+      const frame = renderFrame(
+        appState({
+          sessions: [session],
+          selectedSessionId: 's-1',
+          budget: unlimited,
+          transcripts: { 's-1': [] },
+          mode: {
+            kind: 'session',
+            sessionId: 's-1',
+            scrollBack: 0,
+            composer: null,
+            question: null,
+          },
+        }),
+      );
+
+      expect(frame.text).toContain('spent 10.8k tokens · $0.05');
+      expect(frame.text).not.toMatch(/budget \d/);
+    });
   });
 });

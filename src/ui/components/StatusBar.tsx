@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import type { AppState } from '../../app/state.js';
 import { activeProject } from '../../app/state.js';
 import { isWorking } from '../../domain/session-status.js';
-import { usageSummary } from '../../domain/budget.js';
+import { spendingText } from '../../domain/budget.js';
 import type { Theme } from '../theme.js';
 import { spinner } from '../text.js';
 
@@ -14,7 +14,7 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
   // The project's spending, against its budget when one is set.
   const usage =
     budget && (budget.tokens !== null || budget.usd !== null || budget.spent.tokens > 0)
-      ? `  ${usageSummary(budget.spent, budget.tokens, budget.usd)}`
+      ? `  ${spendingText(budget.spent, budget.tokens, budget.usd)}`
       : '';
   return (
     <Box width={state.columns} height={1}>

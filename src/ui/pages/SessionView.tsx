@@ -27,7 +27,7 @@ import { spinner, truncate, wrapPlain } from '../text.js';
 import type { LineStyle, StyledLine } from '../transcript-lines.js';
 import { windowLines } from '../transcript-lines.js';
 import { overlapLines, sessionLabel } from '../../domain/overlap.js';
-import { stopText, usageSummary } from '../../domain/budget.js';
+import { spendingText, stopText } from '../../domain/budget.js';
 
 function styleColor(style: LineStyle, theme: Theme): string | undefined {
   switch (style) {
@@ -106,7 +106,7 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
         ) : null}
         {`  ${tokens}`}
         {budget && (budget.tokens !== null || budget.usd !== null || budget.spent.usd > 0)
-          ? `  budget ${usageSummary(budget.spent, budget.tokens, budget.usd)}`
+          ? `  ${spendingText(budget.spent, budget.tokens, budget.usd)}`
           : ''}
         {pr ? `  PR #${pr.number} ${pr.state}${pr.isDraft ? ' draft' : ''} ${pr.url}` : ''}
       </Text>
