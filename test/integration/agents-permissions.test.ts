@@ -143,7 +143,7 @@ describe('Gemini CLI', () => {
 
     expect(existsSync(join(dir, 'outside.txt'))).toBe(false);
     expect(denied).toEqual([
-      `[Denied] Gemini CLI asked to run \`printf x > ../outside.txt\` in ${repo}; Grove denied it: it names ../outside.txt, outside the worktree.`,
+      '[Denied] Gemini CLI asked to run `printf x > ../outside.txt`; Grove denied it: it names ../outside.txt, outside the worktree.',
     ]);
   });
 
@@ -156,7 +156,7 @@ describe('Gemini CLI', () => {
     [
       'a shell command',
       { toolCall: { kind: 'shell', command: 'printf x > hello.txt' } },
-      /^\[Denied\] Gemini CLI asked to run `printf x > hello\.txt` in .*; Grove denied it: the session is in Read Only mode\.$/,
+      /^\[Denied\] Gemini CLI asked to run `printf x > hello\.txt`; Grove denied it: the session is in Read Only mode\.$/,
     ],
   ] as const)(
     '%s in Read Only mode is denied, and the file is not written',

@@ -182,6 +182,18 @@ describe('the denial line', () => {
   });
 });
 
+describe('the denial line, with paths relative to the worktree', () => {
+  it('names no folder for a command in the worktree, and files by their path in it', () => {
+    const run = command({ command: `printf x > ${WT}/../out`, cwd: WT, escalation: true });
+
+    expect(describeAsk(run, WT)).toBe(`run \`printf x > ../out\``);
+    expect(describeAsk(command({ command: 'ls', cwd: `${WT}/src` }), WT)).toBe('run `ls` in src');
+    expect(describeAsk(edit([`${WT}/src/a.ts`, '/etc/hosts']), WT)).toBe(
+      'edit src/a.ts, /etc/hosts',
+    );
+  });
+});
+
 describe('Claude Code flags per mode', () => {
   const request = (permissionMode: PermissionMode) => ({
     permissionMode,

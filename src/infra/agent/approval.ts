@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
+import { withoutWorktree, worktreePath } from './tool-lines.js';
 
 // Fail-closed answers to an agent CLI's approval requests. A CLI asks only
 // for what its own sandbox or mode does not already allow, so anything not
@@ -139,15 +140,18 @@ function clip(text: string, max = 120): string {
 }
 
 /** What was asked, in words: "run `rm -rf x`", "edit src/a.ts". */
-export function describeAsk(ask: ApprovalAsk): string {
+export function describeAsk(ask: ApprovalAsk, worktree: string | null = null): string {
   switch (ask.kind) {
-    case 'command':
-      return `run \`${clip(ask.command) || 'a command'}\`${ask.cwd ? ` in ${ask.cwd}` : ''}`;
+    case 'command': {
+      // Paths relative to the worktree; a command that runs in the worktree itself says no folder.
+      const where = ask.cwd ? worktreePath(ask.cwd, worktree) : '.';
+      return `run \`${clip(withoutWorktree(ask.command, worktree)) || 'a command'}\`${where === '.' ? '' : ` in ${where}`}`;
+    }
     case 'edit':
       return ask.paths.length > 0
-        ? `edit ${clip(ask.paths.join(', '))}`
+        ? `edit ${clip(ask.paths.map((p) => worktreePath(p, worktree)).join(', '))}`
         : ask.grantRoot
-          ? `write in ${ask.grantRoot}`
+          ? `write in ${worktreePath(ask.grantRoot, worktree)}`
           : 'edit files';
     case 'read':
       return clip(ask.what);

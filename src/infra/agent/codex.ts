@@ -246,7 +246,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
           type: 'denied',
           text: deniedLine(
             LABEL,
-            describeAsk(ask),
+            describeAsk(ask, rt.cwd),
             `${decision.reason}${why ? ` (Codex's reason: ${why.replace(/\s+/g, ' ').slice(0, 160)})` : ''}`,
           ),
         });

@@ -219,7 +219,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         deniedCalls.add(toolCall.toolCallId);
         current?.onEvent({
           type: 'denied',
-          text: deniedLine(LABEL, describeAsk(ask), decision.reason),
+          text: deniedLine(LABEL, describeAsk(ask, cwd), decision.reason),
         });
       }
       const allowed = decision.allow;
