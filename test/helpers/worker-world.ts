@@ -53,9 +53,11 @@ export function makeWorkerWorld(prefix: string): WorkerWorld {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `grove-${prefix}-`)));
   const repo = join(dir, 'project');
   const home = join(dir, 'home');
-  // In Claude Code's state folder: the one place outside the worktree that the
-  // sandbox Grove runs every agent in lets it write.
-  const control = join(home, '.claude', 'fake-claude');
+  // In one of Claude Code's runtime folders: the one place outside the
+  // worktree that the sandbox Grove runs every agent in lets it write. Its
+  // variable is named like Claude Code's own (CLAUDE_*), which the agent's
+  // allow-listed environment keeps.
+  const control = join(home, '.claude', 'debug', 'fake-claude');
   const bin = join(dir, 'bin');
   for (const d of [repo, control, bin, home]) mkdirSync(d, { recursive: true });
   writeFileSync(
@@ -73,7 +75,7 @@ export function makeWorkerWorld(prefix: string): WorkerWorld {
     PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
     HOME: home,
     GROVE_HOME: join(dir, 'grove-home'),
-    FAKE_CLAUDE_DIR: control,
+    CLAUDE_FAKE_DIR: control,
     LANG: 'C.UTF-8',
   };
   return { dir, repo, control, env };

@@ -87,6 +87,8 @@ export const ShowSchema = ResultSchema.extend({
     .nullable(),
   /** Its next prompt waits for the agent's usage limit to lift. */
   waiting: z.object({ agent: z.string(), until: z.iso.datetime() }).strict().nullable(),
+  /** What the agent guard put back, until the person acknowledges it. */
+  guard: z.string().nullable(),
   transcript: z.array(
     z.object({ kind: z.string().min(1), content: z.string(), at: z.iso.datetime() }).strict(),
   ),

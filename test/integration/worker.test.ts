@@ -124,7 +124,7 @@ function sessionCalls(): Call[] {
  */
 function hangingAgents(): { pid: number; child: number }[] {
   if (!existsSync(control) || !readdirSync(control).some((f) => f.startsWith('hang-'))) return [];
-  const ours = processesWithEnv(`FAKE_CLAUDE_DIR=${control}`);
+  const ours = processesWithEnv(`CLAUDE_FAKE_DIR=${control}`);
   return ours.flatMap((agent) => {
     const child = ours.find((p) => p.ppid === agent.pid && p.cmdline.startsWith('sleep 600'));
     return agent.cmdline.includes('fake-claude.mjs') && child
