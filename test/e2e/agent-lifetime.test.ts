@@ -43,9 +43,9 @@ afterEach(async () => {
   world.cleanup();
 });
 
-/** The agent processes this test's Grove started (they carry its GROVE_HOME). */
+/** The agent processes this test's Grove started (they carry this test's model server address; GROVE_HOME is never passed to an agent). */
 function agents(): number[] {
-  return processesWithEnv(`GROVE_HOME=${world.groveHome}`)
+  return processesWithEnv(`ANTHROPIC_BASE_URL=${server.url}`)
     .filter((p) => !p.cmdline.includes('grove.js'))
     .map((p) => p.pid);
 }
@@ -111,7 +111,7 @@ describe('agent detection at start-up', () => {
     });
     await term.waitFor('No sessions yet.');
     const versions = (): number[] =>
-      processesWithEnv(`GROVE_HOME=${world.groveHome}`)
+      processesWithEnv(`ANTHROPIC_BASE_URL=${server.url}`)
         .filter((p) => p.cmdline.startsWith('sleep 60'))
         .map((p) => p.pid);
     await waitUntil('the slow --version to be running', () => versions().length > 0, 20_000);

@@ -80,9 +80,9 @@ describe('a TUI and a `grove run` that dies', () => {
 });
 
 describe('the TUI killed with -9 in the middle of a turn, then started again', () => {
-  /** Agent processes of this world's Grove (they carry its GROVE_HOME). */
+  /** Agent processes of this world's Grove (they carry this test's model server address; GROVE_HOME is never passed to an agent). */
   function agentPids(): number[] {
-    return processesWithEnv(`GROVE_HOME=${world.groveHome}`)
+    return processesWithEnv(`ANTHROPIC_BASE_URL=${server?.url ?? '-'}`)
       .filter((p) => !p.cmdline.includes('grove.js'))
       .map((p) => p.pid);
   }

@@ -20,8 +20,11 @@ beforeEach(async () => {
   bin = mkdtempSync(join(tmpdir(), 'grove-merge-hold-'));
   writeFileSync(
     join(bin, 'git'),
+    // Grove puts its `-c key=value` settings first: the command is what follows them.
     `#!/bin/sh
-case "$*" in
+strip() { while [ "$1" = "-c" ]; do shift 2; done; command_line="$*"; }
+strip "$@"
+case "$command_line" in
   "merge --squash "*)
     if [ ! -e '${bin}/held' ]; then
       touch '${bin}/held'

@@ -174,6 +174,7 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
           args: claudeArgs(request),
           cwd: request.cwd,
           mainCheckout: request.mainCheckout,
+          ...(request.images && request.images.length > 0 ? { readable: request.images } : {}),
           env: options.env,
           onNetworkDenied: (line) => onEvent({ type: 'notice', text: line }),
         },

@@ -24,6 +24,7 @@ import type { CodexClientRequests } from './codex-protocol/methods.gen.js';
 import type { SandboxPolicy, ThreadItem } from './codex-protocol/v2.gen.js';
 import type { JsonValue } from './codex-protocol/v1.gen.js';
 import { quietWireWatch } from './wire-check.js';
+import { imageDataUrls } from './prompt-images.js';
 
 type CodexWire = typeof CodexWireModule;
 import { apiAgentError } from './api-error.js';
@@ -438,10 +439,14 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     try {
       const params: Partial<CodexClientRequests['turn/start']['params']> = {
         threadId: thread,
-        // Attached images are `localImage` input items after the text.
+        // Attached images are `image` input items after the text, as data URLs: the
+        // app-server, started before they were attached, cannot read Grove's image folder.
         input: [
           { type: 'text', text: request.prompt, text_elements: [] },
-          ...(request.images ?? []).map((path) => ({ type: 'localImage' as const, path })),
+          ...(await imageDataUrls(request.images ?? [])).map((url) => ({
+            type: 'image' as const,
+            url,
+          })),
         ],
         model: request.model,
         outputSchema: request.outputSchema ? (agentResponseJsonSchema(true) as JsonValue) : null,

@@ -58,6 +58,11 @@ export interface LaunchSpec {
    * conflict prompts): no part of the shared git folder is writable.
    */
   readonly mainCheckout?: string;
+  /**
+   * Files the agent is given to read (attached images, kept in GROVE_HOME):
+   * bound read-only where they are, even inside a hidden or private folder.
+   */
+  readonly readable?: readonly string[];
   readonly env: NodeJS.ProcessEnv;
   /** Called once per destination the network filter refused, with a line for the transcript. */
   readonly onNetworkDenied?: (line: string) => void;
@@ -213,7 +218,12 @@ async function withoutHostExposure(
   return {
     ...plan,
     privateDirs: exposure.privateDirs,
-    readable: exposure.readable,
+    readable: [
+      ...exposure.readable,
+      ...(spec.readable ?? [])
+        .filter((path) => isAbsolute(path) && existsSync(path))
+        .map((path) => ({ source: resolvedPath(path), target: path })),
+    ],
     hideDirs: [...plan.hideDirs, ...exposure.hideDirs],
     hideFiles: [...plan.hideFiles, ...exposure.hideFiles],
     hideSockets: exposure.hideSockets,

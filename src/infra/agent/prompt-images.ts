@@ -18,3 +18,10 @@ export async function acpImageBlocks(paths: readonly string[]): Promise<AcpImage
     })),
   );
 }
+
+/** The attached images as `data:` URLs (Codex's `image` input items). */
+export async function imageDataUrls(paths: readonly string[]): Promise<string[]> {
+  return (await acpImageBlocks(paths)).map(
+    (block) => `data:${block.mimeType};base64,${block.data}`,
+  );
+}
