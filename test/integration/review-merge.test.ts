@@ -395,6 +395,37 @@ describe('merge', () => {
     expect(existsSync(escaped)).toBe(false);
   });
 
+  it('stops a merge whose base branch was deleted, in words that say how to pick another base', async () => {
+    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add it' });
+    git(w.repo, 'checkout', '-q', '-b', 'trunk');
+    git(w.repo, 'branch', '-D', 'main');
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    expect((await w.get(session.id)).status).toBe('Review');
+    const last = (await w.notices(session.id)).at(-1) ?? '';
+    expect(last).toMatch(
+      /^\[Merge Error\] The merge stopped: the session's base branch main no longer exists/,
+    );
+    expect(last).toContain('point it at the branch you want as the base instead');
+    expect(git(w.repo, 'show', `${session.branch}:feature.txt`)).toBe('feature');
+  });
+
+  it('says which commits a merge brings back when the base was rewound under the session', async () => {
+    w.commitOnMain({ 'dropped.txt': 'dropped\n' }, 'A commit main drops later');
+    const session = await w.session({ files: { 'feature.txt': 'feature\n' }, message: 'Add it' });
+    git(w.repo, 'reset', '-q', '--hard', 'HEAD~1');
+
+    merge(session.id);
+    await mergeEnded(session.id);
+
+    const notices = await w.notices(session.id);
+    const warning = notices.find((n) => n.includes('was rewound since this session started')) ?? '';
+    expect(warning).toMatch(/^\[Merge\] main was rewound/);
+    expect(warning).toContain('A commit main drops later');
+  });
+
   it('moves on to the next queued session when a merge fails', async () => {
     w.commitOnMain({ 'shared.txt': 'one\n' }, 'Add shared.txt');
     const failing = await w.session({

@@ -2,6 +2,7 @@ import type { Operation } from '../../../domain/operation.js';
 import { sanitizePath } from '../../../domain/sanitize.js';
 import type { Session } from '../../../domain/session.js';
 import { acknowledgeGuard, guardRefusal } from '../agent-guard.js';
+import { baseBranchGone, baseRewoundLines } from '../base-check.js';
 import { withGitStep } from '../git-steps.js';
 import { hooksFor } from '../git-hooks.js';
 import { loadSettings } from '../projects.js';
@@ -258,8 +259,14 @@ export class MergeQueue {
       }
       return null;
     };
+    // The base deleted by hand stops the merge in words; one rewound under the
+    // session merges, with a notice of the commits it brings back (as grove merge warns).
+    const gone = await baseBranchGone(git, mainCheckout, session);
+    if (gone) return back(`[Merge Error] The merge stopped: ${gone}`);
     const before = await checkoutProblem();
     if (before) return back(before);
+    const rewound = await baseRewoundLines(git, mainCheckout, session, session.worktreePath);
+    if (rewound.length > 0) await ctx.note(sessionId, `[Merge] ${rewound.join('\n')}`);
     try {
       await clearUnfinishedGit(ctx, session, 'Merge');
       await commitPending(ctx, session);
