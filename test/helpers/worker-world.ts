@@ -3,9 +3,17 @@
 // PATH that replays a recorded Claude Code stream (test/fixtures/fake-claude),
 // and a second Grove process, test/helpers/worker-driver.ts, bundled to run.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -60,9 +68,13 @@ export function makeWorkerWorld(prefix: string): WorkerWorld {
   const control = join(home, '.claude', 'debug', 'fake-claude');
   const bin = join(dir, 'bin');
   for (const d of [repo, control, bin, home]) mkdirSync(d, { recursive: true });
+  // The script goes next to its launcher, in a PATH folder the sandbox binds back: the
+  // checkout it comes from may be under /tmp, which is private to the agent.
+  for (const file of ['fake-claude.mjs', 'recorded-turn.jsonl'])
+    copyFileSync(join(dirname(FAKE_CLAUDE), file), join(bin, file));
   writeFileSync(
     join(bin, 'claude'),
-    `#!/bin/sh\nexec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`,
+    `#!/bin/sh\nexec '${process.execPath}' '${join(bin, 'fake-claude.mjs')}' "$@"\n`,
   );
   chmodSync(join(bin, 'claude'), 0o755);
   git(repo, 'init', '-q', '-b', 'main');
