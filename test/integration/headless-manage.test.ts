@@ -183,10 +183,10 @@ describe('grove show', () => {
     expect(text.stdout).toContain('Summary: session: I created hello.txt.\n');
 
     const shown = await showJson(session.sessionId);
-    const { transcript, durationMs: _duration, group, waiting, ...rest } = shown;
+    const { transcript, durationMs: _duration, group, waiting, guard, ...rest } = shown;
     const { durationMs: _runDuration, ...expected } = session;
     expect(rest).toEqual(expected);
-    expect({ group, waiting }).toEqual({ group: null, waiting: null });
+    expect({ group, waiting, guard }).toEqual({ group: null, waiting: null, guard: null });
     expect(transcript[0]).toMatchObject({ kind: 'user_prompt', content: 'Create hello.txt' });
     expect(
       transcript.some((e) => e.kind === 'assistant_answer' && e.content === 'I created hello.txt.'),
