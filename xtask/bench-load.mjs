@@ -54,7 +54,8 @@ function world() {
   const home = join(dir, 'home');
   const repo = join(dir, 'repo');
   const fakeBin = join(dir, 'fake-bin');
-  for (const d of [home, repo, fakeBin, join(home, '.claude')]) mkdirSync(d, { recursive: true });
+  for (const d of [home, repo, fakeBin, join(home, '.claude', 'debug')])
+    mkdirSync(d, { recursive: true });
   writeFileSync(
     join(home, '.gitconfig'),
     '[user]\n\tname = Bench\n\temail = bench@grove.invalid\n[init]\n\tdefaultBranch = main\n',
@@ -305,7 +306,7 @@ async function firstRun(w, env) {
 
 /**
  * A fake `claude` (Node, stream-json on stdout like `claude -p`) that records
- * each start (kind and times) in its state folder, writable in the sandbox.
+ * each start (kind and times) in its runtime folder, writable in the sandbox.
  * Title, commit-message and review prompts answer at once; a prompt with
  * `Stream task` streams a tool use every STREAM_EVERY_MS for STREAM_EVENTS
  * events (each writes a file), then answers; any other prompt changes a file
@@ -314,7 +315,8 @@ async function firstRun(w, env) {
 const STREAM_EVENTS = 300;
 const STREAM_EVERY_MS = 100;
 function installFakeClaude(w) {
-  const log = join(w.home, '.claude', 'bench-calls.log');
+  // In one of Claude Code's runtime folders: the agent's sandbox keeps ~/.claude itself read-only.
+  const log = join(w.home, '.claude', 'debug', 'bench-calls.log');
   const script = `#!${process.execPath}
 const { appendFileSync, mkdirSync, writeFileSync } = require('node:fs');
 const start = Date.now();
