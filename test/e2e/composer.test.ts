@@ -132,7 +132,7 @@ describe('the prompt composer', () => {
     await first.waitForExit();
 
     const t = await start();
-    await t.waitFor('Explain the controller');
+    await t.waitFor('Explain the controller', 20_000);
     await t.keys('Enter');
     await t.waitFor('Explain @src/app/controller.ts briefly');
     await t.keys('Enter');
