@@ -1,3 +1,4 @@
+import { eventPrinter } from './event-printer.js';
 import { migrationsDir, type Infra } from '../compose.js';
 import { grovePaths } from '../infra/paths.js';
 import { storageFailure } from '../infra/db/errors.js';
@@ -13,7 +14,6 @@ import {
   CommandError,
   EXIT,
   choiceFor,
-  eventPrinter,
   exitCodeFor,
   findSession,
   headlessContext,
