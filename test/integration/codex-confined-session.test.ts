@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../helpers/grove-env.js';
@@ -22,6 +22,19 @@ afterEach(async () => {
   await h.close();
 });
 
+/** In the body of a request of the session's turn: Codex states its sandbox there. */
+const WORKSPACE_WRITE = 'workspace-write';
+
+/** What Codex told the model its commands printed, for a failure's message. */
+function commandOutputs(): string {
+  return JSON.stringify(
+    h.server
+      .modelRequests('openai')
+      .flatMap((r) => ((r.body as { input?: unknown[] }).input ?? []) as { type?: string }[])
+      .filter((item) => item.type === 'function_call_output'),
+  );
+}
+
 /** A PATH on which Codex is the only agent CLI. */
 function codexOnlyPath(): Record<string, string> {
   return { PATH: onlyCliPath(h.world.dir, 'codex') };
@@ -34,11 +47,12 @@ describe('a confined Codex session', () => {
     h.server.script('openai', [
       { when: 'Write a title for a coding task', text: reply('Files from commands') },
       { when: 'Write the git commit message', text: reply('Add files made by commands') },
+      // The session's own turn (workspace-write), never a side call (read-only) that quotes the prompt.
       {
-        when: first,
+        when: WORKSPACE_WRITE,
         toolCall: { kind: 'shell', command: "printf 'made\\n' > made.txt" },
       },
-      { when: first, text: reply('Made it.') },
+      { when: WORKSPACE_WRITE, text: reply('Made it.') },
     ]);
 
     const run = await h.grove(['run', '--output', 'json', first], { env });
@@ -46,6 +60,7 @@ describe('a confined Codex session', () => {
     expectExit(run, 0);
     const result = ResultSchema.parse(JSON.parse(run.stdout));
     expect(result.agent).toBe('codex');
+    expect(existsSync(join(result.worktree, 'made.txt')), commandOutputs()).toBe(true);
     expect(readFileSync(join(result.worktree, 'made.txt'), 'utf8')).toBe('made\n');
     expect(git(h.repo, 'show', `${result.branch}:made.txt`)).toBe('made');
 
@@ -53,15 +68,16 @@ describe('a confined Codex session', () => {
     h.server.script('openai', [
       { when: 'Write the git commit message', text: reply('Add the test output') },
       {
-        when: second,
+        when: WORKSPACE_WRITE,
         toolCall: { kind: 'shell', command: "sh -c 'echo tested' > tested.txt" },
       },
-      { when: second, text: reply('Tested.') },
+      { when: WORKSPACE_WRITE, text: reply('Tested.') },
     ]);
 
     const replied = await h.grove(['reply', result.sessionId, '--output', 'json', second], { env });
 
     expectExit(replied, 0);
+    expect(existsSync(join(result.worktree, 'tested.txt')), commandOutputs()).toBe(true);
     expect(readFileSync(join(result.worktree, 'tested.txt'), 'utf8')).toBe('tested\n');
     expect(git(h.repo, 'show', `${result.branch}:tested.txt`)).toBe('tested');
   });

@@ -109,6 +109,9 @@ export const openaiHandler: ApiHandler = {
           arguments: JSON.stringify({
             cmd: current.toolCall.command,
             workdir: workdirFrom(body, workdir),
+            // As a model asks for a short command: wait for its end (Codex's default
+            // is 10 s, which a loaded CI machine can pass while the nested sandbox starts).
+            yield_time_ms: 30_000,
             ...(current.toolCall.escalate
               ? {
                   sandbox_permissions: 'require_escalated',
