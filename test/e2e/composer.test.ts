@@ -121,6 +121,23 @@ describe('the prompt composer', () => {
     expect(await t.screen()).toMatch(/claude\/\S+ \[\w+\]\s+Plan/);
   });
 
+  it("keeps a new session's composer open after /mode, so the task typed next is text, not keys", async () => {
+    const t = await start();
+    await t.waitFor('No sessions yet.');
+    await t.keys('a');
+    await t.waitFor('Task for the agent');
+    await t.type('/mode pl');
+    await t.waitFor('▶ plan');
+    await t.keys('Enter');
+    await t.waitFor(/claude\/\S+ \[\w+\]\s+Plan/);
+
+    // d would open the diff view and o a shell, were the composer closed.
+    await t.type('do the task');
+
+    const screen = await t.waitFor(/│ do the task/);
+    expect(screen).toContain('Task for the agent');
+  });
+
   it('brings back the last prompt with Up, also after a restart, and finds it with Ctrl+R', async () => {
     const first = await start();
     await explainController(first);

@@ -63,8 +63,31 @@ function edited(
   update(ctx, mode, buffer, { ...assist, completion, history: null, error: null });
 }
 
-function runSlash(ctx: KeyContext, mode: SessionMode, session: Session, action: SlashAction): void {
-  ctx.apply({ type: 'mode', mode: { ...closed(mode), scrollBack: 0 } });
+/**
+ * A command that changes the session (/model, /agent, /reasoning, /mode,
+ * /review, /clear) leaves the composer open and empty, so the task typed next
+ * goes into it, never to the session view's keys; one that opens another view
+ * or a confirmation (/diff, /merge, /publish) closes it.
+ */
+function runSlash(
+  ctx: KeyContext,
+  mode: SessionMode,
+  session: Session,
+  action: SlashAction,
+  assist: ComposerAssist,
+): void {
+  const staysOpen = !['diff', 'merge', 'publish'].includes(action.name);
+  ctx.apply({
+    type: 'mode',
+    mode: staysOpen
+      ? {
+          ...mode,
+          composer: emptyBuffer,
+          assist: { ...assist, completion: null, history: null, error: null },
+          scrollBack: 0,
+        }
+      : { ...closed(mode), scrollBack: 0 },
+  });
   switch (action.name) {
     case 'model':
       ctx.commands.changeSessionChoice(session.id, { model: action.model });
@@ -111,7 +134,7 @@ function send(
   const parsed = parseSlash(text, { agent: session.agent });
   switch (parsed.kind) {
     case 'run':
-      runSlash(ctx, mode, session, parsed.action);
+      runSlash(ctx, mode, session, parsed.action, assist);
       return;
     case 'error':
       update(ctx, mode, buffer, { ...assist, completion: null, error: parsed.message });
