@@ -361,6 +361,22 @@ export async function runHeadless(
         );
         return EXIT.interrupted;
       }
+      if (outcome.held && !finished) {
+        // Queued behind a prompt a budget holds: it would wait for a person to raise the limit, so
+        // it is taken back now (a command left queued would be failed as interrupted by the next Grove).
+        await infra.store.operations.finish(
+          operationId,
+          'canceled',
+          'held behind a prompt at its budget',
+          infra.clock.now(),
+        );
+        if (command.kind === 'merge')
+          await ctx.controller.review.ctx.setStatus(session.id, session.status);
+        io.stderr.write(
+          `grove: ${outcome.held} The ${command.kind} was not started: it waits behind the session's held prompt. Raise the limit (Settings in the TUI, or its popup when you open the session), or drop the held prompt (Ctrl+C in the session), then run grove ${command.kind} again.\n`,
+        );
+        return EXIT.budget;
+      }
       if (!finished) {
         io.stderr.write(
           `grove: ${(outcome.outcome?.error ?? `the ${command.kind} did not finish`).replace(/^\[[A-Za-z ]*Error\]\s*/, '')}\n`,

@@ -6,6 +6,7 @@ import { parseHeadless } from '../../src/commands/args.js';
 import { runHeadless } from '../../src/commands/commands.js';
 import { EXIT, shutdownContexts } from '../../src/commands/headless.js';
 import { budgetLines } from '../../src/commands/parallel.js';
+import { recoverInterruptedOperations } from '../../src/app/services/recovery.js';
 import { BUDGET_KEYS } from '../../src/domain/settings.js';
 import type { Session } from '../../src/domain/session.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
@@ -153,6 +154,41 @@ describe('budgets', () => {
     expect(await queuedPrompts(session.id)).toEqual(['Third task for the budget']);
     expect(out).toBe('');
   });
+
+  it.each(['rebase', 'publish', 'merge'] as const)(
+    'grove %s behind a held prompt says the budget holds it and what to do, exits 5, and leaves nothing for a restart to fail',
+    async (kind) => {
+      const session = await overBudget('100');
+      let err = '';
+      const stderr = new PassThrough();
+      stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const stdin = Object.assign(new PassThrough(), { isTTY: true });
+
+      const code = await runHeadless(parseHeadless(kind, [session.id]), w.infra, {
+        stdout: new PassThrough(),
+        stderr,
+        stdin,
+        stderrIsTTY: false,
+        env: process.env,
+        cwd: w.repo,
+      });
+      // The next Grove process finds whatever this one left queued, its owner gone.
+      await recoverInterruptedOperations(w.infra.store, Date.now(), () => false);
+
+      expect(code).toBe(EXIT.budget);
+      expect(err).toMatch(
+        new RegExp(
+          `^grove: This session's token budget is reached: .* used of 100 tokens\\. The ${kind} was not started: it waits behind the session's held prompt\\. Raise the limit \\(Settings in the TUI, or its popup when you open the session\\), or drop the held prompt \\(Ctrl\\+C in the session\\), then run grove ${kind} again\\.$`,
+          'm',
+        ),
+      );
+      expect(err).not.toMatch(/did not finish/);
+      const left = await w.infra.store.operations.listUnfinished(session.id);
+      expect(left.map((op) => op.kind)).toEqual(['reply']);
+      expect((await w.notices(session.id)).filter((n) => n.startsWith('[Restart]'))).toEqual([]);
+      expect((await w.get(session.id)).status).toBe('Review');
+    },
+  );
 
   it('grove show prints spending against the limits and the hold', async () => {
     const session = await overBudget('100');
