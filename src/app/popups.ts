@@ -53,6 +53,42 @@ export function mergePopup(state: AppState, session: Session): Popup {
   };
 }
 
+/**
+ * Best of N, `W` or `P`: asks before the winner is merged (or published) and
+ * the other variants are canceled, naming each. Null when the session is not
+ * one of a group in the snapshot (the command then says why it cannot).
+ */
+export function winnerPopup(
+  state: AppState,
+  sessionId: string,
+  how: 'merge' | 'publish',
+): Popup | null {
+  const group = Object.values(state.groups).find((g) =>
+    g.members.some((m) => m.sessionId === sessionId),
+  );
+  if (!group) return null;
+  const label = (id: string): string => {
+    const session = state.sessions.find((s) => s.id === id);
+    return `"${session?.title || session?.branch || shortId(id)}"`;
+  };
+  const winner = group.ranking[0]?.sessionId;
+  const others = group.members.map((m) => m.sessionId).filter((id) => id !== winner);
+  return {
+    kind: 'confirm',
+    title: how === 'merge' ? 'Merge the winner of best of N?' : 'Publish the winner of best of N?',
+    lines: [
+      winner
+        ? `${label(winner)} (#1 of the ranking) ${how === 'merge' ? 'joins the merge queue' : 'is published as a pull request'}.`
+        : 'The variants are not ranked yet: Grove says so and nothing changes.',
+      ...(winner && others.length > 0
+        ? [`Canceled (their branches are kept): ${others.map(label).join(', ')}.`]
+        : []),
+    ],
+    intent: { kind: 'chooseWinner', sessionId, how },
+    yes: false,
+  };
+}
+
 /** What canceling a session does to its work, in words (the TUI's popup and `grove cancel`). */
 export function cancelLines(session: Session, risk: WorkAtRisk): string[] {
   const lines = [`The agent is stopped and the worktree ${session.worktreePath} is removed.`];

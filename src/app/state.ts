@@ -74,6 +74,12 @@ export type ConfirmIntent =
   | { readonly kind: 'syncMain'; readonly branch: string; readonly head: string }
   /** Close the composer, keeping its text as the session's draft. */
   | { readonly kind: 'closeComposer'; readonly sessionId: string; readonly text: string }
+  /** Best of N: merge (or publish) the ranking's winner and cancel the other variants. */
+  | {
+      readonly kind: 'chooseWinner';
+      readonly sessionId: string;
+      readonly how: 'merge' | 'publish';
+    }
   /** Resolve these review threads on GitHub (Grove answered them). */
   | {
       readonly kind: 'resolveThreads';

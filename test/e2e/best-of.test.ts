@@ -119,6 +119,9 @@ describe('best of N', () => {
     expect(view).toMatch(/#2 .*same change, noisier/);
 
     await term.keys('W');
+    const asked = await term.waitFor('Merge the winner of best of N?');
+    expect(asked).toMatch(/#1 of the ranking\) joins the merge queue/);
+    await term.keys('y');
     await term.waitFor(/winner is in the merge queue/, 20_000);
     await waitUntil(
       'the winner merged',

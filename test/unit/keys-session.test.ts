@@ -208,6 +208,54 @@ describe('the session view', () => {
     expect(run.state.mode).toMatchObject({ scrollBack: 0 });
   });
 
+  describe('best of N', () => {
+    const group = {
+      id: 'g',
+      projectId: 1,
+      prompt: 'task',
+      status: 'ranked' as const,
+      members: [
+        { sessionId: 'x', position: 1, check: null },
+        { sessionId: 'v', position: 2, check: null },
+      ],
+      ranking: [
+        { sessionId: 'x', rank: 1, reason: '' },
+        { sessionId: 'v', rank: 2, reason: '' },
+      ],
+      note: null,
+      chosenSessionId: null,
+      createdAt: 0,
+    };
+    const grouped = (): AppState => {
+      const state = sessionState('Review', { title: 'Clear change' });
+      const other = makeSession('Review', { id: 'v', title: 'Noisy change' });
+      return { ...state, sessions: [...state.sessions, other], groups: { g: group } };
+    };
+
+    it.each([
+      ['W', 'merge', 'chooseWinner', 'joins the merge queue'],
+      ['P', 'publish', 'publishWinner', 'is published as a pull request'],
+    ] as const)(
+      'asks before %s (%s) cancels the other variants, as m asks',
+      (key, how, method, what) => {
+        const asked = pressKeys(grouped(), [key]);
+        expect(asked.calls).toEqual([]);
+        expect(asked.state.popup).toMatchObject({
+          kind: 'confirm',
+          intent: { kind: 'chooseWinner', sessionId: 'x', how },
+          yes: false,
+        });
+        const lines =
+          asked.state.popup?.kind === 'confirm' ? asked.state.popup.lines.join(' ') : '';
+        expect(lines).toContain(`"Clear change" (#1 of the ranking) ${what}`);
+        expect(lines).toContain('Canceled (their branches are kept): "Noisy change"');
+
+        expect(pressKeys(asked.state, ['enter']).calls).toEqual([]);
+        expect(pressKeys(asked.state, ['y']).calls).toEqual([call(method, 'x')]);
+      },
+    );
+  });
+
   it('returns to the list when its session is gone', () => {
     const state = { ...sessionState('Review'), sessions: [] };
     const run = pressKeys(state, ['j']);

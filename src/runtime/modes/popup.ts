@@ -35,6 +35,10 @@ function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {
       ctx.commands.saveDraft(intent.sessionId, intent.text);
       return;
     }
+    case 'chooseWinner':
+      if (intent.how === 'merge') ctx.commands.chooseWinner(intent.sessionId);
+      else ctx.commands.publishWinner(intent.sessionId);
+      return;
     case 'resolveThreads':
       ctx.commands.resolveReviewThreads(intent.sessionId, intent.threadIds);
       return;

@@ -1,5 +1,6 @@
 import type { Mode, QuestionState } from '../../app/state.js';
 import { sessionById } from '../../app/state.js';
+import { winnerPopup } from '../../app/popups.js';
 import type { TextBuffer } from '../../domain/composer.js';
 import {
   applyEdit,
@@ -89,11 +90,15 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
       ctx.commands.fork(session.id);
       return;
     case 'chooseWinner':
-      ctx.commands.chooseWinner(session.id);
+    case 'publishWinner': {
+      // Like m, it asks first: the other variants are canceled.
+      const how = action === 'chooseWinner' ? 'merge' : 'publish';
+      const popup = winnerPopup(ctx.state, session.id, how);
+      if (popup) ctx.apply({ type: 'popup', popup });
+      else if (how === 'merge') ctx.commands.chooseWinner(session.id);
+      else ctx.commands.publishWinner(session.id);
       return;
-    case 'publishWinner':
-      ctx.commands.publishWinner(session.id);
-      return;
+    }
     case 'continue':
       ctx.commands.continueSession(session.id);
       return;
