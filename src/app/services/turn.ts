@@ -1,7 +1,7 @@
 import type { Operation } from '../../domain/operation.js';
 import type { AgentResponse } from '../../domain/protocol.js';
-import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
-import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
+import { providerInfo, type ProviderId } from '../../domain/providers.js';
+import { sanitizeText } from '../../domain/sanitize.js';
 import { modelRetries } from '../../domain/settings.js';
 import type { TranscriptEntry } from '../../domain/transcript.js';
 import type { Session } from '../../domain/session.js';
@@ -12,19 +12,11 @@ import { storageFailure } from '../../infra/db/errors.js';
 import type { App } from '../app.js';
 import type { Agents, GitClient, Runtime, Store } from '../ports.js';
 import type { ChannelPool } from './channel-pool.js';
-import {
-  commitMessagePrompt,
-  fallbackCommitMessage,
-  hookFixPrompt,
-  titlePrompt,
-} from './prompts.js';
 import type { SessionService } from './sessions.js';
-import { diffFields, modelChoice, type DiffFields } from './sessions.js';
 import { DeferredTurn, ReportedError } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
 import { AgentGuard, takeGuardCost } from './agent-guard.js';
-import { hooksFor } from './git-hooks.js';
-import { loadSettings } from './projects.js';
+import { commitTurn, describeError, generateTitle, type TurnContext } from './turn-commit.js';
 
 export interface TurnDeps {
   readonly app: App;
@@ -42,19 +34,6 @@ export interface TurnDeps {
     signal: AbortSignal,
     operation: Operation,
   ) => Promise<void>;
-}
-
-const MAX_HOOK_FIXES = 3;
-const MAX_NOTICE = 800;
-
-function describeError(error: unknown): { message: string; diagnostics: string } {
-  if (error instanceof Error) {
-    const diagnostics =
-      'diagnostics' in error && typeof error.diagnostics === 'string' ? error.diagnostics : '';
-    const stderr = 'stderr' in error && typeof error.stderr === 'string' ? error.stderr : '';
-    return { message: error.message, diagnostics: (diagnostics || stderr).slice(-MAX_NOTICE) };
-  }
-  return { message: String(error), diagnostics: '' };
 }
 
 export function progressText(event: TurnEvent): string | null {
@@ -90,11 +69,24 @@ export class TurnRunner {
   /** Puts back what an agent changed in the shared git folder outside its worktree, and flags it. */
   private readonly guard: AgentGuard;
 
+  /** What the commit and the title (turn-commit.ts) need of this runner. */
+  private readonly context: TurnContext;
+
   constructor(private readonly deps: TurnDeps) {
     this.guard = new AgentGuard({
       ...deps,
       note: (id, text) => deps.sessions.note(id, 'notice', text),
     });
+    this.context = {
+      deps,
+      guard: this.guard,
+      progress: (id, text) => this.progress(id, text),
+      denied: (id, text) => this.denied(id, text),
+      waited: (id, ms) => {
+        const sofar = this.utilityWaitMs.get(id);
+        if (sofar !== undefined) this.utilityWaitMs.set(id, sofar + ms);
+      },
+    };
   }
 
   private now(): number {
@@ -262,7 +254,7 @@ export class TurnRunner {
       typeof operation.payload['display'] === 'string' ? operation.payload['display'] : prompt;
     await sessions.note(session.id, 'user_prompt', display);
     if (operation.kind === 'start_prompt' && session.titleProvisional) {
-      const job = this.generateTitle(session, prompt, project.path);
+      const job = generateTitle(this.context, session, prompt, project.path);
       this.background.add(job);
       void job.finally(() => this.background.delete(job));
     }
@@ -319,7 +311,7 @@ export class TurnRunner {
           'notice',
           `[Waiting] ${message}\nThe prompt stays queued; Grove sends it again when the limit lifts (${waitingText(limit, this.now())}).`,
         );
-        await this.commit(session, project.path, signal, false).catch(() => {});
+        await commitTurn(this.context, session, project.path, signal, false).catch(() => {});
         await this.refreshDiff(session.id);
         await this.setStatus(session.id, 'Review');
         throw new DeferredTurn(limit.until, limit.agent, message);
@@ -343,7 +335,7 @@ export class TurnRunner {
         );
       }
       // The worktree may hold partial work: keep it committed on the branch.
-      await this.commit(session, project.path, signal, false).catch(() => {});
+      await commitTurn(this.context, session, project.path, signal, false).catch(() => {});
       await this.refreshDiff(session.id);
       await this.setStatus(session.id, 'Review');
       // The operation records why, in the same words as the notice (without the stderr tail).
@@ -378,7 +370,7 @@ export class TurnRunner {
     await sessions.publishSession(session.id);
 
     this.progress(session.id, 'Committing changes…');
-    const committed = await this.commit(session, project.path, signal, true);
+    const committed = await commitTurn(this.context, session, project.path, signal, true);
 
     // The turn's outcome is one write and one session event: the diff size,
     // a main checkout warning, and the status the session moves to. A commit
@@ -435,241 +427,6 @@ export class TurnRunner {
   /** Diff size and bucket, after every turn (SessionService.refreshDiff). */
   refreshDiff(sessionId: string): Promise<void> {
     return this.deps.sessions.refreshDiff(sessionId);
-  }
-
-  /**
-   * Commits the worktree as the session's single evolving commit. A failing
-   * hook is handed to the agent a bounded number of times, then reported.
-   * Returns the diff size fields when the commit took the very diff the
-   * message was written from (so they need not be measured again), else null.
-   */
-  private async commit(
-    session: Session,
-    mainCheckout: string,
-    signal: AbortSignal,
-    allowFixes: boolean,
-  ): Promise<DiffFields | null> {
-    const { git, store, agents, sessions, pool } = this.deps;
-    const worktree = session.worktreePath;
-    // The agent may have pointed HEAD elsewhere (another branch, a detached commit):
-    // Grove's commit follows HEAD, so it goes back on the session's branch first.
-    const headWas = await git.ensureHead(worktree, session.branch);
-    if (headWas)
-      await sessions.note(
-        session.id,
-        'notice',
-        `[Guard] The agent had moved the worktree's HEAD to ${headWas}; Grove put it back on ${session.branch} before committing.`,
-      );
-    const [status, ahead] = await Promise.all([
-      git.statusPorcelain(worktree),
-      git.commitsSince(worktree, session.baseBranch),
-    ]);
-    if (status.length === 0) return null;
-    const fresh = (await store.sessions.get(session.id)) ?? session;
-    let message = fallbackCommitMessage(fresh.title || fresh.prompt || 'Grove session changes');
-    let measured: DiffFields | null = null;
-    if (!signal.aborted) {
-      try {
-        this.progress(session.id, 'Writing the commit message…');
-        // The commit stages everything anyway: stage it now and read the diff from the real index.
-        const diff = await git.stageAllAndDiff(worktree, session.baseBranch);
-        measured = diffFields(diff);
-        const fast = this.utilityChoice();
-        const asked = performance.now();
-        // The session's channel is idle between its turn and the commit: a Codex app-server answers here.
-        const live = pool.get(session.id, session.agent as ProviderId);
-        const reply = await this.guard
-          .around(this.guard.forSession(session, mainCheckout, 'the commit message prompt'), () =>
-            agents.utility(
-              fast,
-              commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch),
-              worktree,
-              signal,
-              { live },
-            ),
-          )
-          .finally(() => {
-            if (this.utilityWaitMs.has(session.id))
-              this.utilityWaitMs.set(
-                session.id,
-                (this.utilityWaitMs.get(session.id) ?? 0) + performance.now() - asked,
-              );
-          });
-        if (reply.answer.trim() !== '') message = reply.answer.trim();
-      } catch (error) {
-        this.deps.runtime.logger.log(
-          'warn',
-          'commit message generation failed; using the title',
-          error,
-        );
-        if (!signal.aborted)
-          await this.utilityFailed(
-            session.id,
-            'The commit message',
-            error,
-            `Committed as "${message.split('\n')[0] ?? ''}".`,
-          );
-      }
-    }
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const hooks = hooksFor(
-          await loadSettings(store, session.projectId),
-          agents,
-          session.agent,
-          worktree,
-          this.deps.runtime.env,
-          mainCheckout,
-        );
-        const result = await git.commitAll(worktree, message, { amend: ahead > 0, hooks });
-        if (result.committed) {
-          await store.sessions.update(
-            session.id,
-            { commitMessage: message, headCommit: result.commit },
-            this.now(),
-          );
-          await sessions.note(
-            session.id,
-            'notice',
-            `[Commit] ${message.split('\n')[0] ?? ''} (${(result.commit ?? '').slice(0, 8)}${ahead > 0 ? ', amended' : ''})`,
-          );
-        }
-        // After a hook fix the agent changed files: what was measured is out of date.
-        return attempt === 0 ? measured : null;
-      } catch (error) {
-        const { message: why, diagnostics } = describeError(error);
-        // A hook fix edits files: only a session that may edit asks its agent for one.
-        if (
-          !allowFixes ||
-          session.permissionMode !== 'auto_edit' ||
-          attempt >= MAX_HOOK_FIXES ||
-          signal.aborted
-        ) {
-          await sessions.note(
-            session.id,
-            'notice',
-            `[Commit Error] ${why}${diagnostics ? `\n${diagnostics}` : ''}\nThe changes stay uncommitted in ${worktree}.`,
-          );
-          return attempt === 0 ? measured : null;
-        }
-        await sessions.note(
-          session.id,
-          'notice',
-          `[Commit] A git hook rejected the commit; asking the agent to fix it (attempt ${attempt + 1} of ${MAX_HOOK_FIXES}).`,
-        );
-        this.progress(session.id, 'Fixing the commit hook failure…');
-        const latest = (await store.sessions.get(session.id)) ?? session;
-        const channel = pool.get(session.id, session.agent as ProviderId);
-        const fix = await this.guard.around(
-          this.guard.forSession(session, mainCheckout, 'the hook fix'),
-          () =>
-            agents.turn(
-              channel,
-              {
-                sessionId: session.id,
-                userPrompt: hookFixPrompt(`${why}\n${diagnostics}`),
-                kind: latest.providerConversationId ? 'session_resume' : 'session_start',
-                cwd: worktree,
-                mainCheckout,
-                model: session.model,
-                reasoning: session.reasoning,
-                permissionMode: 'auto_edit',
-                providerConversationId: latest.providerConversationId,
-              },
-              (event) => {
-                if (event.type === 'denied') this.denied(session.id, event.text);
-              },
-              signal,
-            ),
-        );
-        await store.sessions.update(
-          session.id,
-          {
-            providerConversationId:
-              fix.result.providerConversationId ?? latest.providerConversationId,
-          },
-          this.now(),
-        );
-        await store.sessions.addTokens(session.id, fix.result.inputTokens, fix.result.outputTokens);
-        // Counted by model too: budgets add up what the usage table holds.
-        await store.usage.add(
-          session.id,
-          session.model,
-          fix.result.inputTokens,
-          fix.result.outputTokens,
-        );
-      }
-    }
-  }
-
-  /** A better title from the fast model, never overwriting a newer one. */
-  private async generateTitle(
-    session: Session,
-    prompt: string,
-    mainCheckout: string,
-  ): Promise<void> {
-    const { store, agents, runtime } = this.deps;
-    try {
-      const generation = session.titleGeneration + 1;
-      await store.sessions.update(session.id, { titleGeneration: generation }, this.now());
-      const fast = this.utilityChoice();
-      const reply = await this.guard.around(
-        this.guard.forSession(session, mainCheckout, 'the title prompt'),
-        () => agents.utility(fast, titlePrompt(prompt), session.worktreePath, this.deps.shutdown),
-      );
-      const title =
-        reply.answer
-          .trim()
-          .split('\n')[0]
-          ?.replace(/^["'`]|["'`.]$/g, '')
-          .trim() ?? '';
-      if (title === '' || title.length > 100) return;
-      const latest = await store.sessions.get(session.id);
-      if (!latest || latest.titleGeneration !== generation) return;
-      await store.sessions.update(
-        session.id,
-        { title: title.slice(0, 72), titleProvisional: false },
-        this.now(),
-      );
-      await this.deps.sessions.publishSession(session.id);
-    } catch (error) {
-      runtime.logger.log(
-        'info',
-        `title generation for ${session.id} failed; keeping the first prompt`,
-        error,
-      );
-      await this.utilityFailed(
-        session.id,
-        'The title',
-        error,
-        'The first line of the prompt stays the title.',
-      );
-    }
-  }
-
-  /** The fast model for titles and commit messages; an unset agent follows the installed ones. */
-  private utilityChoice(): ModelChoice {
-    return modelChoice(this.deps.app.state.settings, 'fast', this.deps.agents.installed());
-  }
-
-  /** A failed title or commit-message prompt: one line in the transcript (the details are in grove.log). */
-  private async utilityFailed(
-    sessionId: string,
-    what: string,
-    error: unknown,
-    outcome: string,
-  ): Promise<void> {
-    const choice = this.utilityChoice();
-    const why = sanitizeLine(describeError(error).message.split('\n')[0] ?? '').slice(0, 200);
-    await this.deps.sessions
-      .note(
-        sessionId,
-        'notice',
-        `[Utility Error] ${what} could not be written by ${choice.agent} (${choice.model}): ${why} ${outcome}`,
-      )
-      .catch((e: unknown) =>
-        this.deps.runtime.logger.log('warn', 'utility failure note failed', e),
-      );
   }
 
   /** A tool call or command the agent ran: kept in the transcript, folded to its first line. */

@@ -1,0 +1,278 @@
+import type { ModelChoice, ProviderId } from '../../domain/providers.js';
+import { sanitizeLine } from '../../domain/sanitize.js';
+import type { Session } from '../../domain/session.js';
+import type { AgentGuard } from './agent-guard.js';
+import { hooksFor } from './git-hooks.js';
+import { loadSettings } from './projects.js';
+import {
+  commitMessagePrompt,
+  fallbackCommitMessage,
+  hookFixPrompt,
+  titlePrompt,
+} from './prompts.js';
+import { diffFields, modelChoice, type DiffFields } from './sessions.js';
+import type { TurnDeps } from './turn.js';
+
+// After an agent's turn: the session's commit (its message from the fast
+// model, a failing hook handed back to the agent) and the title. Grove's own
+// model calls for a session, made on the turn runner's behalf.
+
+/** What the commit and the title need of the turn under way. */
+export interface TurnContext {
+  readonly deps: TurnDeps;
+  readonly guard: AgentGuard;
+  progress(sessionId: string, text: string | null): void;
+  denied(sessionId: string, text: string): void;
+  /** Adds a wait for the commit-message model to the turn under way, when that turn is timed. */
+  waited(sessionId: string, ms: number): void;
+}
+
+const MAX_HOOK_FIXES = 3;
+const MAX_NOTICE = 800;
+
+/** An error's message, and the tail of what the failing program printed. */
+export function describeError(error: unknown): { message: string; diagnostics: string } {
+  if (error instanceof Error) {
+    const diagnostics =
+      'diagnostics' in error && typeof error.diagnostics === 'string' ? error.diagnostics : '';
+    const stderr = 'stderr' in error && typeof error.stderr === 'string' ? error.stderr : '';
+    return { message: error.message, diagnostics: (diagnostics || stderr).slice(-MAX_NOTICE) };
+  }
+  return { message: String(error), diagnostics: '' };
+}
+
+/**
+ * Commits the worktree as the session's single evolving commit. A failing
+ * hook is handed to the agent a bounded number of times, then reported.
+ * Returns the diff size fields when the commit took the very diff the
+ * message was written from (so they need not be measured again), else null.
+ */
+export async function commitTurn(
+  ctx: TurnContext,
+  session: Session,
+  mainCheckout: string,
+  signal: AbortSignal,
+  allowFixes: boolean,
+): Promise<DiffFields | null> {
+  const { git, store, agents, sessions, pool } = ctx.deps;
+  const worktree = session.worktreePath;
+  // The agent may have pointed HEAD elsewhere (another branch, a detached commit):
+  // Grove's commit follows HEAD, so it goes back on the session's branch first.
+  const headWas = await git.ensureHead(worktree, session.branch);
+  if (headWas)
+    await sessions.note(
+      session.id,
+      'notice',
+      `[Guard] The agent had moved the worktree's HEAD to ${headWas}; Grove put it back on ${session.branch} before committing.`,
+    );
+  const [status, ahead] = await Promise.all([
+    git.statusPorcelain(worktree),
+    git.commitsSince(worktree, session.baseBranch),
+  ]);
+  if (status.length === 0) return null;
+  const fresh = (await store.sessions.get(session.id)) ?? session;
+  let message = fallbackCommitMessage(fresh.title || fresh.prompt || 'Grove session changes');
+  let measured: DiffFields | null = null;
+  if (!signal.aborted) {
+    try {
+      ctx.progress(session.id, 'Writing the commit message…');
+      // The commit stages everything anyway: stage it now and read the diff from the real index.
+      const diff = await git.stageAllAndDiff(worktree, session.baseBranch);
+      measured = diffFields(diff);
+      const fast = utilityChoice(ctx.deps);
+      const asked = performance.now();
+      // The session's channel is idle between its turn and the commit: a Codex app-server answers here.
+      const live = pool.get(session.id, session.agent as ProviderId);
+      const reply = await ctx.guard
+        .around(ctx.guard.forSession(session, mainCheckout, 'the commit message prompt'), () =>
+          agents.utility(
+            fast,
+            commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch),
+            worktree,
+            signal,
+            { live },
+          ),
+        )
+        .finally(() => ctx.waited(session.id, performance.now() - asked));
+      if (reply.answer.trim() !== '') message = reply.answer.trim();
+    } catch (error) {
+      ctx.deps.runtime.logger.log(
+        'warn',
+        'commit message generation failed; using the title',
+        error,
+      );
+      if (!signal.aborted)
+        await utilityFailed(
+          ctx.deps,
+          session.id,
+          'The commit message',
+          error,
+          `Committed as "${message.split('\n')[0] ?? ''}".`,
+        );
+    }
+  }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const hooks = hooksFor(
+        await loadSettings(store, session.projectId),
+        agents,
+        session.agent,
+        worktree,
+        ctx.deps.runtime.env,
+        mainCheckout,
+      );
+      const result = await git.commitAll(worktree, message, { amend: ahead > 0, hooks });
+      if (result.committed) {
+        await store.sessions.update(
+          session.id,
+          { commitMessage: message, headCommit: result.commit },
+          ctx.deps.runtime.clock.now(),
+        );
+        await sessions.note(
+          session.id,
+          'notice',
+          `[Commit] ${message.split('\n')[0] ?? ''} (${(result.commit ?? '').slice(0, 8)}${ahead > 0 ? ', amended' : ''})`,
+        );
+      }
+      // After a hook fix the agent changed files: what was measured is out of date.
+      return attempt === 0 ? measured : null;
+    } catch (error) {
+      const { message: why, diagnostics } = describeError(error);
+      // A hook fix edits files: only a session that may edit asks its agent for one.
+      if (
+        !allowFixes ||
+        session.permissionMode !== 'auto_edit' ||
+        attempt >= MAX_HOOK_FIXES ||
+        signal.aborted
+      ) {
+        await sessions.note(
+          session.id,
+          'notice',
+          `[Commit Error] ${why}${diagnostics ? `\n${diagnostics}` : ''}\nThe changes stay uncommitted in ${worktree}.`,
+        );
+        return attempt === 0 ? measured : null;
+      }
+      await sessions.note(
+        session.id,
+        'notice',
+        `[Commit] A git hook rejected the commit; asking the agent to fix it (attempt ${attempt + 1} of ${MAX_HOOK_FIXES}).`,
+      );
+      ctx.progress(session.id, 'Fixing the commit hook failure…');
+      const latest = (await store.sessions.get(session.id)) ?? session;
+      const channel = pool.get(session.id, session.agent as ProviderId);
+      const fix = await ctx.guard.around(
+        ctx.guard.forSession(session, mainCheckout, 'the hook fix'),
+        () =>
+          agents.turn(
+            channel,
+            {
+              sessionId: session.id,
+              userPrompt: hookFixPrompt(`${why}\n${diagnostics}`),
+              kind: latest.providerConversationId ? 'session_resume' : 'session_start',
+              cwd: worktree,
+              mainCheckout,
+              model: session.model,
+              reasoning: session.reasoning,
+              permissionMode: 'auto_edit',
+              providerConversationId: latest.providerConversationId,
+            },
+            (event) => {
+              if (event.type === 'denied') ctx.denied(session.id, event.text);
+            },
+            signal,
+          ),
+      );
+      await store.sessions.update(
+        session.id,
+        {
+          providerConversationId:
+            fix.result.providerConversationId ?? latest.providerConversationId,
+        },
+        ctx.deps.runtime.clock.now(),
+      );
+      await store.sessions.addTokens(session.id, fix.result.inputTokens, fix.result.outputTokens);
+      // Counted by model too: budgets add up what the usage table holds.
+      await store.usage.add(
+        session.id,
+        session.model,
+        fix.result.inputTokens,
+        fix.result.outputTokens,
+      );
+    }
+  }
+}
+
+/** A better title from the fast model, never overwriting a newer one. */
+export async function generateTitle(
+  ctx: TurnContext,
+  session: Session,
+  prompt: string,
+  mainCheckout: string,
+): Promise<void> {
+  const { store, agents, runtime } = ctx.deps;
+  try {
+    const generation = session.titleGeneration + 1;
+    await store.sessions.update(
+      session.id,
+      { titleGeneration: generation },
+      ctx.deps.runtime.clock.now(),
+    );
+    const fast = utilityChoice(ctx.deps);
+    const reply = await ctx.guard.around(
+      ctx.guard.forSession(session, mainCheckout, 'the title prompt'),
+      () => agents.utility(fast, titlePrompt(prompt), session.worktreePath, ctx.deps.shutdown),
+    );
+    const title =
+      reply.answer
+        .trim()
+        .split('\n')[0]
+        ?.replace(/^["'`]|["'`.]$/g, '')
+        .trim() ?? '';
+    if (title === '' || title.length > 100) return;
+    const latest = await store.sessions.get(session.id);
+    if (!latest || latest.titleGeneration !== generation) return;
+    await store.sessions.update(
+      session.id,
+      { title: title.slice(0, 72), titleProvisional: false },
+      ctx.deps.runtime.clock.now(),
+    );
+    await ctx.deps.sessions.publishSession(session.id);
+  } catch (error) {
+    runtime.logger.log(
+      'info',
+      `title generation for ${session.id} failed; keeping the first prompt`,
+      error,
+    );
+    await utilityFailed(
+      ctx.deps,
+      session.id,
+      'The title',
+      error,
+      'The first line of the prompt stays the title.',
+    );
+  }
+}
+
+/** The fast model for titles and commit messages; an unset agent follows the installed ones. */
+export function utilityChoice(deps: TurnDeps): ModelChoice {
+  return modelChoice(deps.app.state.settings, 'fast', deps.agents.installed());
+}
+
+/** A failed title or commit-message prompt: one line in the transcript (the details are in grove.log). */
+export async function utilityFailed(
+  deps: TurnDeps,
+  sessionId: string,
+  what: string,
+  error: unknown,
+  outcome: string,
+): Promise<void> {
+  const choice = utilityChoice(deps);
+  const why = sanitizeLine(describeError(error).message.split('\n')[0] ?? '').slice(0, 200);
+  await deps.sessions
+    .note(
+      sessionId,
+      'notice',
+      `[Utility Error] ${what} could not be written by ${choice.agent} (${choice.model}): ${why} ${outcome}`,
+    )
+    .catch((e: unknown) => deps.runtime.logger.log('warn', 'utility failure note failed', e));
+}
