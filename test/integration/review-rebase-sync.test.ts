@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Popup } from '../../src/app/state.js';
+import { parseHeadless } from '../../src/commands/args.js';
+import { runHeadless } from '../../src/commands/commands.js';
+import { EXIT, shutdownContexts } from '../../src/commands/headless.js';
 import { git } from '../helpers/grove-env.js';
 import {
   makeReviewWorld,
@@ -21,6 +25,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  await shutdownContexts();
   await w.close();
 });
 
@@ -163,9 +168,53 @@ describe('session rebase (r)', () => {
     expect((await w.notices(session.id)).at(-1)).toMatch(
       /^\[Rebase Error\] Conflicts in shared\.txt \(the agent could not help: .*\)\. The rebase was aborted/,
     );
+    const id = session.id.slice(0, 8);
+    const nextStep = `To go on: resolve the conflicts yourself in the worktree (o opens a shell there, or cd ${session.worktreePath}; then git rebase main), or reply to the agent saying what to keep (Enter, or grove reply ${id}); then rebase again (r, or grove rebase ${id}).`;
+    expect((await w.notices(session.id)).at(-1)?.endsWith(nextStep)).toBe(true);
     expect(git(w.repo, 'rev-parse', session.branch)).toBe(head);
     expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(false);
     expect(git(session.worktreePath, 'status', '--porcelain')).toBe('');
+  });
+});
+
+describe('grove rebase', () => {
+  it('names the next step when the agent cannot resolve the conflicts', async () => {
+    w.commitOnMain({ 'shared.txt': 'one\ntwo\n' }, 'Add shared.txt');
+    const session = await w.session({
+      files: { 'shared.txt': 'one\nSESSION\n' },
+      message: 'Session edit',
+    });
+    w.commitOnMain({ 'shared.txt': 'one\nMAIN\n' }, 'Main edit');
+    w.server.script('anthropic', [
+      {
+        when: 'Grove is rebasing this branch onto',
+        error: {
+          status: 401,
+          body: {
+            type: 'error',
+            error: { type: 'authentication_error', message: 'invalid x-api-key' },
+          },
+        },
+      },
+    ]);
+    let err = '';
+    const stderr = new PassThrough();
+    stderr.on('data', (d: Buffer) => (err += d.toString()));
+
+    const code = await runHeadless(parseHeadless('rebase', [session.id]), w.infra, {
+      stdout: new PassThrough(),
+      stderr,
+      stdin: Object.assign(new PassThrough(), { isTTY: true }),
+      stderrIsTTY: false,
+      env: process.env,
+      cwd: w.repo,
+    });
+
+    expect(code).toBe(EXIT.failed);
+    const id = session.id.slice(0, 8);
+    expect(err).toContain(
+      `The rebase was aborted; the branch is as it was. To go on: resolve the conflicts yourself in the worktree (o opens a shell there, or cd ${session.worktreePath}; then git rebase main), or reply to the agent saying what to keep (Enter, or grove reply ${id}); then rebase again (r, or grove rebase ${id}).`,
+    );
   });
 });
 

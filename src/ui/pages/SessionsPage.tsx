@@ -9,6 +9,7 @@ import { activeWorkSeconds, formatDuration, formatTokens } from '../../domain/se
 import type { SessionOverlap } from '../../domain/overlap.js';
 import type { Theme } from '../theme.js';
 import { cellWidth, fit, paint, visibleWindow } from '../text.js';
+import { headerLine, listColumns, rowBadges, titleLayout, type BadgeTone } from '../list-row.js';
 
 type Row =
   | { kind: 'header'; key: string; label: string }
@@ -21,55 +22,7 @@ function prBadge(session: Session): string {
   return ` ${mark} #${pr.number}`;
 }
 
-/** The badge of a session whose agent asked questions that are still open ("" when none). */
-export function questionBadge(session: Pick<Session, 'questions'>): string {
-  const open = session.questions.length;
-  return open === 0 ? '' : ` [${open} ${open === 1 ? 'question' : 'questions'}]`;
-}
-
-/**
- * The badge of a live session that changed the same files as other live
- * sessions ("" when none): `[conflicts with N]` when merging both would
- * conflict, else `[overlaps N]`. The session view names them and the files.
- */
-export function overlapBadge(overlaps: readonly SessionOverlap[] | undefined): string {
-  if (!overlaps || overlaps.length === 0) return '';
-  const conflicting = overlaps.filter((o) => o.conflicts.length > 0).length;
-  return conflicting > 0 ? ` [conflicts with ${conflicting}]` : ` [overlaps ${overlaps.length}]`;
-}
-
-/** The optional columns of a list row, most important first: a narrow screen drops from the end. */
-const COLUMNS = [
-  { id: 'status', label: 'Status', width: 12 },
-  { id: 'timer', label: 'Timer', width: 9 },
-  { id: 'size', label: 'Size', width: 6 },
-  { id: 'lines', label: '+/-', width: 13 },
-  { id: 'tokens', label: 'Tokens', width: 8 },
-  { id: 'model', label: 'Agent/model', width: 26 },
-] as const;
-
-type ColumnId = (typeof COLUMNS)[number]['id'];
-
-/** The title never gets narrower than this: columns go first. */
-const MIN_TITLE = 20;
-
-/**
- * The columns a row of `width` cells shows, and the title's width. Columns
- * are taken in order of importance while the title keeps MIN_TITLE cells.
- */
-export function listColumns(width: number): {
-  readonly shown: ReadonlySet<ColumnId>;
-  readonly titleWidth: number;
-} {
-  const shown = new Set<ColumnId>();
-  let used = 2;
-  for (const column of COLUMNS) {
-    if (width - used - column.width < MIN_TITLE) break;
-    shown.add(column.id);
-    used += column.width;
-  }
-  return { shown, titleWidth: Math.max(1, width - used) };
-}
+export { overlapBadge, questionBadge } from '../list-row.js';
 
 // A row draws again only when its own props change: agents streaming into
 // one session, and the tick, leave the other rows of a long list alone
@@ -112,45 +65,34 @@ const SessionRow = memo(function SessionRow({
   theme: Theme;
 }) {
   const { shown, titleWidth } = listColumns(width);
-  const conflictLabel = conflict ? ' [merge conflict]' : '';
-  const questionLabel = questionBadge(session);
-  const overlapLabel = overlapBadge(overlaps);
-  const heldLabel = held ? ' [budget reached]' : waiting ? ` [${waiting}]` : '';
-  const needsLabel = needsYou ? ' ● needs you' : '';
-  const variantLabel = variant ? ` [${variant}]` : '';
-  const draftLabel =
-    session.status === 'Draft' && session.prompt !== null
-      ? marked
-        ? ' [draft ✓]'
-        : ' [draft]'
-      : '';
-  const badges = cellWidth(
-    conflictLabel +
-      questionLabel +
-      overlapLabel +
-      heldLabel +
-      needsLabel +
-      draftLabel +
-      variantLabel,
-  );
-  // A cell of space between the badges and the next column.
-  const gap = badges > 0 ? 1 : 0;
-  const textWidth = Math.max(1, titleWidth - badges - gap);
+  const badges = rowBadges(session, {
+    conflict,
+    overlaps,
+    held,
+    waiting,
+    variant,
+    needsYou,
+    marked,
+  });
+  const layout = titleLayout(badges, titleWidth);
+  const tones: Record<BadgeTone, string | undefined> = {
+    muted: theme.muted,
+    accent: theme.accent,
+    warn: theme.warn,
+    error: theme.error,
+  };
   const title = `${session.title || '(untitled)'}${prBadge(session)}`;
   const lines = `+${session.addedLines}/-${session.deletedLines}`;
   // One Text for the whole row (a Text per piece made a dozen components a row).
   const row =
     paint(selected ? '▶ ' : '  ', theme.accent) +
     (shown.has('size') ? paint(fit(`[${session.size}]`, 6), theme.muted) : '') +
-    paint(fit(title, textWidth), undefined) +
-    paint(draftLabel, theme.muted) +
-    paint(needsLabel, theme.accent, true) +
-    paint(questionLabel, theme.warn) +
-    (conflict ? paint(conflictLabel, theme.error) : '') +
-    paint(overlapLabel, overlapLabel.includes('conflicts') ? theme.error : theme.warn) +
-    paint(heldLabel, theme.warn) +
-    paint(variantLabel, theme.accent) +
-    (gap ? ' ' : '') +
+    paint(fit(title, layout.textWidth), undefined) +
+    badges
+      .map((badge, i) => paint(layout.badges[i] ?? '', tones[badge.tone], badge.bold))
+      .join('') +
+    // A cell of space between the title and the next column, always.
+    ' ' +
     (shown.has('lines')
       ? paint(`+${session.addedLines}`, theme.diffAdded) +
         paint('/', theme.muted) +
@@ -171,16 +113,6 @@ const SessionRow = memo(function SessionRow({
     </Text>
   );
 });
-
-/** The column titles, laid out as the rows are. */
-function headerLine(width: number): string {
-  const { shown, titleWidth } = listColumns(width);
-  const cell = (id: ColumnId): string => {
-    const column = COLUMNS.find((c) => c.id === id);
-    return column && shown.has(id) ? fit(column.label, column.width) : '';
-  };
-  return `  ${cell('size')}${fit('Session', titleWidth)}${cell('lines')}${cell('tokens')}${cell('model')}${cell('status')}${cell('timer')}`;
-}
 
 export function SessionsPage({
   state,

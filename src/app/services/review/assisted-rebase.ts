@@ -1,6 +1,6 @@
 import type { ProviderId } from '../../../domain/providers.js';
 import { sanitizePath } from '../../../domain/sanitize.js';
-import type { Session } from '../../../domain/session.js';
+import { shortId, type Session } from '../../../domain/session.js';
 import { withGitStep } from '../git-steps.js';
 import type { ReviewContext } from './context.js';
 
@@ -18,6 +18,15 @@ export function conflictPrompt(base: string, files: readonly string[]): string {
     'Resolve the conflicts in exactly these files: keep the intent of both sides, remove every conflict marker (<<<<<<<, =======, >>>>>>>), and make sure the result builds. Read the commits on both sides if you need context (read-only git commands only).',
     'Do not run git add, git commit, git rebase or any command that changes branches or history: Grove stages and continues the rebase itself.',
   ].join('\n');
+}
+
+/**
+ * What the person can do after a rebase the agent could not finish, in the
+ * TUI's keys and the command line's commands (the notice is read in both).
+ */
+export function conflictNextStep(session: Session, again: 'rebase' | 'merge'): string {
+  const id = shortId(session.id);
+  return `To go on: resolve the conflicts yourself in the worktree (o opens a shell there, or cd ${sanitizePath(session.worktreePath)}; then git rebase ${sanitizePath(session.baseBranch)}), or reply to the agent saying what to keep (Enter, or grove reply ${id}); then ${again} again (${again === 'rebase' ? 'r' : 'm'}, or grove ${again} ${id}).`;
 }
 
 /**

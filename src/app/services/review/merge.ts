@@ -7,7 +7,7 @@ import { withGitStep } from '../git-steps.js';
 import { hooksFor } from '../git-hooks.js';
 import { loadSettings } from '../projects.js';
 import { ReportedError } from '../worker.js';
-import { assistedRebase } from './assisted-rebase.js';
+import { assistedRebase, conflictNextStep } from './assisted-rebase.js';
 import type { ReviewContext } from './context.js';
 
 /** Porcelain codes of paths git still holds as conflicted. */
@@ -285,7 +285,7 @@ export class MergeQueue {
     );
     if (!rebased.ok) {
       return back(
-        `[Merge Error] Rebasing onto ${session.baseBranch} stopped on conflicts in ${rebased.files.map(sanitizePath).join(', ')} (${rebased.reason}). The rebase was aborted; the branch is as it was.`,
+        `[Merge Error] Rebasing onto ${session.baseBranch} stopped on conflicts in ${rebased.files.map(sanitizePath).join(', ')} (${rebased.reason}). The rebase was aborted; the branch is as it was. ${conflictNextStep(session, 'merge')}`,
       );
     }
     // The conflict resolution ran an agent: what the guard put back stops the merge here.
@@ -397,7 +397,7 @@ export async function runRebase(
     );
     if (outcome.ok) await ctx.note(session.id, `[Rebase] Rebased onto ${session.baseBranch}.`);
     else
-      failure = `[Rebase Error] Conflicts in ${outcome.files.map(sanitizePath).join(', ')} (${outcome.reason}). The rebase was aborted; the branch is as it was.`;
+      failure = `[Rebase Error] Conflicts in ${outcome.files.map(sanitizePath).join(', ')} (${outcome.reason}). The rebase was aborted; the branch is as it was. ${conflictNextStep(session, 'rebase')}`;
   } catch (error) {
     failure = `[Rebase Error] ${errorText(error)}. The branch is as it was.`;
   } finally {
