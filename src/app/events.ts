@@ -7,6 +7,7 @@ import type { ReviewThread } from '../domain/review-thread.js';
 import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import type { BudgetStop } from '../domain/budget.js';
+import type { SessionFilter } from '../domain/session-filter.js';
 import type {
   AgentAvailability,
   BudgetLine,
@@ -207,6 +208,8 @@ export type AppEvent =
   | { readonly type: 'syncFinished'; readonly report: SyncReport }
   | { readonly type: 'syncStopped'; readonly reason: SyncStop }
   /** Marks a draft session in the list for R (or unmarks it); null clears every mark. */
-  | { readonly type: 'markSession'; readonly sessionId: string | null };
+  | { readonly type: 'markSession'; readonly sessionId: string | null }
+  /** The session list's search or status filter changed (the selection moves onto a row it shows). */
+  | { readonly type: 'sessionFilter'; readonly filter: SessionFilter };
 
 export type AppEventType = AppEvent['type'];

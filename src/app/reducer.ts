@@ -8,6 +8,7 @@ import { reduceAsk } from './popups.js';
 import { diffMode, placeDiffCursor, sessionById, type AppState } from './state.js';
 import { attentionReason } from '../domain/attention.js';
 import { emptyBuffer } from '../domain/composer.js';
+import { NO_FILTER, filterSessions } from '../domain/session-filter.js';
 
 function upsertSession(list: readonly Session[], session: Session): readonly Session[] {
   const index = list.findIndex((s) => s.id === session.id);
@@ -46,6 +47,14 @@ function fixSelection(state: AppState): AppState {
   const first = orderedSessions(state.sessions, Object.values(state.groups))[0];
   const selectedSessionId = first?.id ?? null;
   return selectedSessionId === state.selectedSessionId ? state : { ...state, selectedSessionId };
+}
+
+/** Moves the list selection onto a session the filter shows (it stays when the filter shows none). */
+function filterSelection(state: AppState): AppState {
+  const shown = filterSessions(state.sessions, state.sessionFilter, state.attention);
+  if (shown.some((s) => s.id === state.selectedSessionId)) return state;
+  const first = orderedSessions(shown, Object.values(state.groups))[0];
+  return first ? { ...state, selectedSessionId: first.id } : state;
 }
 
 /** Leaves views of a session that no longer exists. */
@@ -109,6 +118,8 @@ export function reduce(state: AppState, event: AppEvent): AppState {
           ? state.marked.filter((id) => id !== event.sessionId)
           : [...state.marked, event.sessionId],
       };
+    case 'sessionFilter':
+      return filterSelection({ ...state, sessionFilter: event.filter });
     case 'popup':
       return { ...state, popup: event.popup };
     case 'notice':
@@ -126,6 +137,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         settings: event.settings,
         selectedSessionId: null,
         mode: { kind: 'list' },
+        sessionFilter: NO_FILTER,
         transcripts: {},
         progress: {},
         queued: {},

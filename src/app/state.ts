@@ -22,6 +22,7 @@ import type { ModeName } from '../domain/keymap.js';
 import type { AttentionReason } from '../domain/attention.js';
 import type { BudgetMeasure, BudgetScope, BudgetStop, Spent } from '../domain/budget.js';
 import type { OverlapMap } from '../domain/overlap.js';
+import { NO_FILTER, type SessionFilter } from '../domain/session-filter.js';
 
 export type Tab = 'projects' | 'sessions' | 'settings';
 export const TABS: readonly Tab[] = ['projects', 'sessions', 'settings'];
@@ -340,6 +341,8 @@ export interface AppState {
   readonly attention: Readonly<Record<string, AttentionReason>>;
   /** Draft sessions marked in the list (Space) for R to start. */
   readonly marked: readonly string[];
+  /** The session list's search (`/`) and status filter (`f`). */
+  readonly sessionFilter: SessionFilter;
   readonly exiting: boolean;
 }
 
@@ -379,6 +382,7 @@ export function initialState(init: {
     drafts: {},
     attention: {},
     marked: [],
+    sessionFilter: NO_FILTER,
     exiting: false,
   };
 }
@@ -400,7 +404,7 @@ export function currentModeName(state: AppState): ModeName {
   if (state.popup) return state.popup.kind === 'help' ? 'help' : 'confirm';
   switch (state.mode.kind) {
     case 'list':
-      return state.tab;
+      return state.tab === 'sessions' && state.sessionFilter.input ? 'sessionSearch' : state.tab;
     case 'session':
       if (state.mode.composer) return state.mode.assist?.search ? 'historySearch' : 'composer';
       if (state.mode.question) return 'question';

@@ -1,7 +1,16 @@
 import { KEYMAP, displayKeys, type Binding, type ModeName } from './keymap.js';
 
 const SECTIONS: readonly [ModeName, string, string][] = [
-  ['sessions', 'Sessions tab', 'The session list, grouped into Merge queue, Active and Archive.'],
+  [
+    'sessions',
+    'Sessions tab',
+    'The session list, grouped into Merge queue, Active and Archive. `/` and `f` filter it; the header shows the filter and how many sessions it shows ("3 of 40").',
+  ],
+  [
+    'sessionSearch',
+    'Session search',
+    'Typing a search on the Sessions tab (`/`): the list shows the sessions whose title, branch or first prompt has the text (case does not matter) as you type; every printable key is typed.',
+  ],
   ['projects', 'Projects tab', 'Registered projects and the agent CLIs Grove found.'],
   ['settings', 'Settings tab', 'Per-project and global settings.'],
   [

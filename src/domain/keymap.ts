@@ -1,5 +1,6 @@
 import type { Session } from './session.js';
 import type { SessionStatus } from './session-status.js';
+import { SESSION_FILTER_KEYS, SESSION_SEARCH_KEYS } from './session-filter.js';
 
 /**
  * One key-binding table per mode. Handlers in runtime/ look actions up here,
@@ -8,6 +9,7 @@ import type { SessionStatus } from './session-status.js';
  */
 export type ModeName =
   | 'sessions'
+  | 'sessionSearch'
   | 'projects'
   | 'settings'
   | 'session'
@@ -119,9 +121,11 @@ export const KEYMAP = {
       action: 'editor',
       help: "Open $VISUAL / $EDITOR in the selected session's worktree",
     },
+    ...SESSION_FILTER_KEYS,
     SYNC,
     ...LIST_COMMON,
   ],
+  sessionSearch: SESSION_SEARCH_KEYS,
   projects: [
     { keys: ['j', 'down'], action: 'down', help: 'Select the next project' },
     { keys: ['k', 'up'], action: 'up', help: 'Select the previous project' },

@@ -8,6 +8,7 @@ import { handlePopupKey, handlePopupPaste } from './modes/popup.js';
 import { handleQuestionKey, handleSessionKey } from './modes/session.js';
 import { handleComposerKey, handleComposerPaste } from './modes/composer.js';
 import { handleThreadsKey } from './modes/threads.js';
+import { handleSessionSearchKey, handleSessionSearchPaste } from './modes/session-search.js';
 import { insertText } from '../domain/composer.js';
 import { sanitizeText } from '../domain/sanitize.js';
 
@@ -22,6 +23,8 @@ export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): vo
       return handleComposerPaste(ctx, state.mode, state.mode.composer, text);
     }
     if (state.mode.kind === 'diff') return handleDiffPaste(ctx, state.mode, text);
+    if (state.mode.kind === 'list' && state.sessionFilter.input)
+      return handleSessionSearchPaste(ctx, text);
     if (state.mode.kind === 'session' && state.mode.question) {
       const q = state.mode.question;
       ctx.apply({
@@ -40,6 +43,7 @@ export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): vo
     case 'list':
       switch (state.tab) {
         case 'sessions':
+          if (state.sessionFilter.input) return handleSessionSearchKey(ctx, key, id);
           return handleSessionsKey(ctx, id);
         case 'projects':
           return handleProjectsKey(ctx, id);

@@ -86,6 +86,25 @@ const INTENTS: Record<'sessions' | 'projects' | 'settings', Record<string, Inten
     mark: none,
     shell: { events: [], calls: [call('openWorktree', 'b', 'shell')] },
     editor: { events: [], calls: [call('openWorktree', 'b', 'editor')] },
+    search: {
+      events: [
+        {
+          type: 'sessionFilter',
+          filter: {
+            query: '',
+            input: expect.objectContaining({ text: '' }) as unknown,
+            status: 'all',
+          },
+        },
+      ],
+      calls: [],
+    },
+    statusFilter: {
+      events: [{ type: 'sessionFilter', filter: { query: '', input: null, status: 'needsYou' } }],
+      calls: [],
+    },
+    // Nothing is filtered: there is nothing to clear.
+    clearFilter: none,
     ...commonIntents('sessions'),
   },
   projects: {

@@ -5,6 +5,13 @@ import { SETTING_ROWS, cycleSetting, settingValue } from '../../domain/settings.
 import { bufferFrom } from '../../domain/composer.js';
 import { assertNever } from '../../domain/session-status.js';
 import type { KeyContext } from './context.js';
+import { filterSessions } from '../../domain/session-filter.js';
+import {
+  clearSessionFilter,
+  cycleStatusFilter,
+  openSessionSearch,
+  shownSelection,
+} from './session-search.js';
 
 function switchTab(ctx: KeyContext, step: 1 | -1): void {
   const index = TABS.indexOf(ctx.state.tab);
@@ -46,7 +53,9 @@ function common(ctx: KeyContext, action: string): boolean {
 }
 
 function moveSession(ctx: KeyContext, to: (index: number, count: number) => number): void {
-  const ordered = orderedSessions(ctx.state.sessions, Object.values(ctx.state.groups));
+  const { sessions, sessionFilter, attention, groups } = ctx.state;
+  const shown = filterSessions(sessions, sessionFilter, attention);
+  const ordered = orderedSessions(shown, Object.values(groups));
   if (ordered.length === 0) return;
   const current = ordered.findIndex((s) => s.id === ctx.state.selectedSessionId);
   const next = Math.max(0, Math.min(ordered.length - 1, to(current, ordered.length)));
@@ -56,7 +65,7 @@ function moveSession(ctx: KeyContext, to: (index: number, count: number) => numb
 export function handleSessionsKey(ctx: KeyContext, id: string): void {
   const action = actionFor('sessions', id);
   if (!action || common(ctx, action)) return;
-  const selected = ctx.state.selectedSessionId;
+  const selected = shownSelection(ctx.state);
   switch (action) {
     case 'down':
       moveSession(ctx, (i) => i + 1);
@@ -94,6 +103,15 @@ export function handleSessionsKey(ctx: KeyContext, id: string): void {
     case 'shell':
     case 'editor':
       if (selected) ctx.commands.openWorktree(selected, action);
+      return;
+    case 'search':
+      openSessionSearch(ctx);
+      return;
+    case 'statusFilter':
+      cycleStatusFilter(ctx);
+      return;
+    case 'clearFilter':
+      clearSessionFilter(ctx);
       return;
     case 'nextTab':
     case 'prevTab':

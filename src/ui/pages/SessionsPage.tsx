@@ -9,6 +9,8 @@ import { activeWorkSeconds, formatDuration, formatTokens } from '../../domain/se
 import type { SessionOverlap } from '../../domain/overlap.js';
 import type { Theme } from '../theme.js';
 import { cellWidth, fit, paint, visibleWindow } from '../text.js';
+import { filterSessions, isFiltering } from '../../domain/session-filter.js';
+import { SessionFilterBar } from '../components/SessionFilterBar.js';
 import { headerLine, listColumns, rowBadges, titleLayout, type BadgeTone } from '../list-row.js';
 
 type Row =
@@ -153,8 +155,11 @@ export function SessionsPage({
       </Box>
     );
   }
+  const filter = state.sessionFilter;
+  const filtered = filter.input !== null || isFiltering(filter);
+  const shown = filterSessions(state.sessions, filter, state.attention);
   const rows: Row[] = [];
-  for (const section of groupSessions(state.sessions, Object.values(state.groups))) {
+  for (const section of groupSessions(shown, Object.values(state.groups))) {
     rows.push({
       kind: 'header',
       key: `h-${section.group}`,
@@ -166,14 +171,27 @@ export function SessionsPage({
   const selectedIndex = rows.findIndex(
     (r) => r.kind === 'session' && r.session.id === state.selectedSessionId,
   );
-  const bodyHeight = Math.max(1, height - 1);
+  const bodyHeight = Math.max(1, height - (filtered ? 2 : 1));
   const [start, end] = visibleWindow(rows.length, bodyHeight, Math.max(0, selectedIndex));
   const conflicts = new Set(state.git?.conflicts ?? []);
   return (
     <Box flexDirection="column" height={height} width={width}>
+      {filtered ? (
+        <SessionFilterBar
+          filter={filter}
+          shown={shown.length}
+          total={state.sessions.length}
+          theme={theme}
+        />
+      ) : null}
       <Text color={theme.muted} wrap="truncate-end">
         {headerLine(width)}
       </Text>
+      {shown.length === 0 ? (
+        <Text color={theme.muted} wrap="truncate-end">
+          {'  No session matches the filter (Esc clears it).'}
+        </Text>
+      ) : null}
       {rows.slice(start, end).map((row) =>
         row.kind === 'header' ? (
           <Text key={row.key} bold color={theme.accent} wrap="truncate-end">
