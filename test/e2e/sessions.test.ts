@@ -128,7 +128,10 @@ describe('agent sessions in the TUI', () => {
       {
         when: 'Greet the user',
         text: reply('', {
-          questions: [{ text: 'Which greeting should I use?', options: ['hello', 'hi'] }],
+          questions: [
+            { text: 'Which greeting should I use?', options: ['hello', 'hi'] },
+            { text: 'Which file should it go in?', options: ['greeting.txt', 'hello.txt'] },
+          ],
         }),
       },
       { when: 'Clarifications:', text: reply('Used hi as you asked.') },
@@ -138,9 +141,14 @@ describe('agent sessions in the TUI', () => {
     await newSession(t, 'Greet the user');
     await t.waitFor('Question', 30_000);
     await t.waitFor('Which greeting should I use?');
+    // Before the panel opens, the view says that Enter answers them, and how many there are.
+    await t.waitFor('? Enter answers 2 questions of the agent');
     await t.keys('Enter');
-    await t.waitFor('Question 1 of 1');
+    await t.waitFor('Question 1 of 2');
+    expect(await t.screen()).not.toContain('Enter answers 2 questions');
     await t.keys('j', 'Enter');
+    await t.waitFor('Question 2 of 2');
+    await t.keys('Enter');
 
     await t.waitFor('Used hi as you asked.', 30_000);
     const request = server
@@ -148,6 +156,7 @@ describe('agent sessions in the TUI', () => {
       .find((r) => JSON.stringify(r.body).includes('Clarifications:'));
     expect(JSON.stringify(request?.body)).toContain('1. Q: Which greeting should I use?');
     expect(JSON.stringify(request?.body)).toContain('A: hi');
+    expect(JSON.stringify(request?.body)).toContain('2. Q: Which file should it go in?');
   });
 
   it('picks the permission mode in the composer with Shift+Tab, shows it in the header, and switches it later', async () => {

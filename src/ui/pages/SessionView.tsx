@@ -337,6 +337,13 @@ export function sessionLayout(state: AppState, session: Session, height: number)
   ];
   for (const prompt of queued)
     tail.push({ text: `≡ queued › ${truncate(prompt, width - 14)}`, style: 'muted' });
+  // The questions wait behind Enter: say so, with how many, until the panel is open.
+  const asked = session.questions.length;
+  if (session.status === 'Question' && asked > 0 && !question && !composer)
+    tail.push({
+      text: `? Enter answers ${asked === 1 ? 'the question' : `${asked} questions`} of the agent (Esc there ends the round without replying).`,
+      style: 'notice',
+    });
   if (isWorking(session.status)) {
     tail.push({
       text: `${spinner(state.now)} ${progress ?? workingText(session.status)}  ${formatDuration(activeWorkSeconds(session, state.now))}`,
