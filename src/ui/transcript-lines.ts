@@ -50,6 +50,19 @@ export function setAnswerRenderer(renderer: AnswerRenderer): void {
   entryCache.clear();
 }
 
+/**
+ * Markdown an agent wrote outside the transcript (the focused review), laid
+ * out as answers are: rendered once the markdown renderer is loaded, which
+ * caches it by text and width.
+ */
+export function markdownLines(markdown: string, width: number): StyledLine[] {
+  answerRendererReady();
+  return answerRenderer(sanitizeText(markdown), width).map((text) => ({
+    text,
+    style: 'answer' as const,
+  }));
+}
+
 /** One line cut to `width` cells (a folded tool call never wraps). */
 function fitLine(text: string, width: number): string {
   return truncate(text, Math.max(1, width));

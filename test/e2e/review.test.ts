@@ -73,7 +73,9 @@ beforeEach(async () => {
     },
     {
       when: 'You are reviewing the work of a coding agent',
-      text: reply('## Review\n### Project Impact\nSmall.\n### Suggestions\n- (low) none'),
+      text: reply(
+        '## Review\n### Project Impact\nA **small** change to `notes.md`.\n### Suggestions\n- [Low] notes.md:1 — say **why**',
+      ),
     },
   ]);
 });
@@ -175,6 +177,17 @@ describe('reviewing and landing a session', () => {
     expect(git(repo, 'branch', '--list', branch)).toBe('');
     expect(existsSync(worktree)).toBe(false);
     expect(git(repo, 'status', '--porcelain')).toBe('');
+  });
+
+  it('shows the focused review as rendered markdown, as answers are', async () => {
+    const { t } = await sessionInReview('Write the notes', 'Done.');
+    const screen = await t.waitFor('Project Impact', 30_000);
+    expect(screen).toContain('── Focused review ──');
+    expect(screen).toContain('A small change to notes.md.');
+    expect(screen).toContain('notes.md:1 — say why');
+    expect(screen).not.toContain('### Project Impact');
+    expect(screen).not.toContain('## Review');
+    expect(screen).not.toContain('**');
   });
 
   it('cancels a session with uncommitted work by keeping it on its branch', async () => {

@@ -25,7 +25,7 @@ import { ThreadsPanel, threadsPanelHeight } from '../components/ThreadsPanel.js'
 import { threadSummary } from '../../domain/review-thread.js';
 import { spinner, truncate, wrapPlain } from '../text.js';
 import type { LineStyle, StyledLine } from '../transcript-lines.js';
-import { windowLines } from '../transcript-lines.js';
+import { markdownLines, windowLines } from '../transcript-lines.js';
 import { overlapLines, sessionLabel } from '../../domain/overlap.js';
 import { spendingText, stopText } from '../../domain/budget.js';
 
@@ -130,8 +130,7 @@ function summaryLines(session: Session, width: number): StyledLine[] {
     out.push({ text: 'Focused review running…', style: 'muted' });
   if (session.focusedReviewText) {
     out.push({ text: '── Focused review ──', style: 'heading' });
-    for (const t of wrapPlain(session.focusedReviewText, width))
-      out.push({ text: t, style: 'answer' });
+    out.push(...markdownLines(session.focusedReviewText, width));
     out.push({ text: '', style: 'muted' });
   }
   if (session.mainCheckoutWarning) {
