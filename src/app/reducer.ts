@@ -1,4 +1,4 @@
-import { assertNever } from '../domain/session-status.js';
+import { assertNever, isTerminal } from '../domain/session-status.js';
 import { orderedSessions } from '../domain/session-order.js';
 import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
@@ -71,6 +71,56 @@ function withAttention(state: AppState, before: Session | undefined, after: Sess
   if (!reason) return state;
   if (state.mode.kind !== 'list' && state.mode.sessionId === after.id) return state;
   return { ...state, attention: { ...state.attention, [after.id]: reason } };
+}
+
+/**
+ * A session that is over (Done, Canceled, Merged) waits for nothing and
+ * collides with nothing: what was said of it while it was live (queued
+ * prompts, a usage limit or budget it waited for, conflicts and overlaps,
+ * its own and as the other side of another session's) goes with its status.
+ */
+function withoutLiveLabels(state: AppState, session: Session): AppState {
+  if (!isTerminal(session.status) && session.status !== 'Merged') return state;
+  const id = session.id;
+  const { git, budget } = state;
+  const overlaps = git?.overlaps;
+  const otherOverlaps = (): AppState['git'] => {
+    if (!git || !overlaps) return git;
+    const kept: Record<string, NonNullable<typeof overlaps>[string]> = {};
+    for (const [other, list] of Object.entries(overlaps)) {
+      if (other === id) continue;
+      const left = list.filter((o) => o.sessionId !== id);
+      if (left.length > 0) kept[other] = left;
+    }
+    return {
+      ...git,
+      conflicts: git.conflicts.filter((c) => c !== id),
+      sessions: withoutKey(git.sessions, id),
+      overlaps: kept,
+    };
+  };
+  const touchesGit =
+    git !== null &&
+    (git.conflicts.includes(id) ||
+      id in git.sessions ||
+      (overlaps !== undefined &&
+        Object.entries(overlaps).some(
+          ([other, list]) => other === id || list.some((o) => o.sessionId === id),
+        )));
+  if (
+    !touchesGit &&
+    !(id in state.queued) &&
+    !(id in state.waiting) &&
+    !(budget && id in budget.held)
+  )
+    return state;
+  return {
+    ...state,
+    queued: withoutKey(state.queued, id),
+    waiting: withoutKey(state.waiting, id),
+    budget: budget && id in budget.held ? { ...budget, held: withoutKey(budget.held, id) } : budget,
+    git: touchesGit ? otherOverlaps() : git,
+  };
 }
 
 /** The single reducer: every async result and every UI change passes through here. */
@@ -157,7 +207,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
     case 'sessionUpdated': {
       if (event.session.projectId !== state.activeProjectId) return state;
       const next = fixSelection({
-        ...state,
+        ...withoutLiveLabels(state, event.session),
         sessions: upsertSession(state.sessions, event.session),
       });
       return withAttention(next, sessionById(state, event.session.id), event.session);
@@ -265,9 +315,13 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       return { ...state, agents: event.agents };
     case 'sandboxChecked':
       return { ...state, sandboxMissing: event.missing };
-    case 'gitStatus':
+    case 'gitStatus': {
       if (event.projectId !== state.activeProjectId) return state;
-      return { ...state, git: event.status };
+      // Probed before some session ended: its labels do not come back.
+      let next: AppState = { ...state, git: event.status };
+      for (const session of state.sessions) next = withoutLiveLabels(next, session);
+      return next;
+    }
     case 'budgetLoaded':
       if (event.projectId !== state.activeProjectId) return state;
       return {

@@ -68,4 +68,34 @@ describe('overlap warnings', () => {
     expect(view).toMatch(/"Session A edits line two" \(00000001\): conflicts in shared\.txt/);
     expect(view).not.toMatch(/Session C edits another file/);
   });
+
+  it('drops the conflict labels of a session once it is canceled, on it and on the other session', async () => {
+    const repo = makeRepo(world);
+    writeFileSync(join(repo, 'shared.txt'), TEN_LINES);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'Add shared files');
+    branchWith(repo, 'grove/00000001', {
+      'shared.txt': TEN_LINES.replace('line 2\n', 'A was here\n'),
+    });
+    branchWith(repo, 'grove/00000002', {
+      'shared.txt': TEN_LINES.replace('line 2\n', 'B was here\n'),
+    });
+    await seedSessions(world.groveHome, repo, [
+      { title: 'Session A edits line two', status: 'Review' },
+      { title: 'Session B edits line two', status: 'Review' },
+    ]);
+    term = await startGrove(world, repo, { columns: 120 });
+    await term.waitFor(/Session A edits line two\s+\[conflicts with 1\] /);
+    await term.waitFor(/▶ .*Session B edits line two\s+\[conflicts with 1\] /);
+
+    await term.keys('c');
+    await term.waitFor(/Cancel ".*"\?/);
+    await term.keys('y');
+    const list = await term.waitFor(/Session B edits line two.*Canceled/, 20_000);
+
+    expect(list).not.toContain('[conflicts with');
+    await term.keys('Enter');
+    const view = await term.waitFor(/Session B edits line two[\s\S]*Canceled/);
+    expect(view).not.toContain('Conflicts with 1 other session');
+  });
 });

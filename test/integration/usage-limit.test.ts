@@ -132,6 +132,25 @@ describe('usage-limit-aware queueing', () => {
     90_000,
   );
 
+  it('drops "waiting for codex" once the waiting session is canceled', async () => {
+    const limit = LIMITS.codex;
+    w.server.script(limit.api, [{ when: 'Task behind a long limit', error: limit.error(3600) }]);
+    const session = await newSession('codex', limit.model);
+    expect(await w.controller.submitPrompt(session.id, 'Task behind a long limit')).toBeNull();
+    await waitFor('the session waiting for its agent', () => w.app.state.waiting[session.id]);
+
+    w.controller.confirmCancel(session.id);
+
+    await waitFor(
+      'the session canceled',
+      () => w.app.state.sessions.find((s) => s.id === session.id)?.status === 'Canceled',
+    );
+    expect(w.app.state.waiting[session.id]).toBeUndefined();
+    expect(w.app.state.queued[session.id]).toBeUndefined();
+    // Nothing is left queued for a later Grove to send.
+    expect(await w.infra.store.operations.listUnfinished(session.id)).toEqual([]);
+  });
+
   it('lets a session on another agent go on while one waits for its limit', async () => {
     w.server.script('openai', [{ when: 'Codex task', error: LIMITS.codex.error(600) }]);
     w.server.script('anthropic', [{ when: 'Claude task', text: reply('Claude went on.') }]);

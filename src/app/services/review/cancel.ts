@@ -73,6 +73,10 @@ export async function cancelSession(
     );
   for (let waited = 0; waited < 45_000 && (await othersRunning()); waited += 250)
     await new Promise((resolve) => setTimeout(resolve, 250));
+  // Prompts no worker will take soon (held at a budget, or waiting for a usage limit to lift) end here.
+  for (const op of await store.operations.listUnfinished(sessionId))
+    if (op.status === 'queued')
+      await store.operations.finish(op.id, 'canceled', 'the session was canceled', ctx.now());
   await pool.release(sessionId);
   const current = (await store.sessions.get(sessionId)) ?? session;
   const risk = await workAtRisk(ctx, current);
