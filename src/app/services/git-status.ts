@@ -43,12 +43,24 @@ export class GitStatusPoller {
   /** Live sessions that touch the same files; probed again only for branches that moved. */
   readonly overlap: OverlapDetector;
 
+  /** The project the cycle runs for (null: stopped). */
+  private projectId: number | null = null;
+
   constructor(private readonly deps: GitStatusDeps) {
     this.overlap = new OverlapDetector(deps.git);
+    // A sync moved the project branch (and fetched): the figures are looked at again at once.
+    deps.app.subscribe((event) => {
+      if (
+        (event.type === 'syncFinished' || event.type === 'syncStopped') &&
+        this.projectId !== null
+      )
+        this.restart(this.projectId);
+    });
   }
 
   restart(projectId: number): void {
     this.stop();
+    this.projectId = projectId;
     const generation = ++this.generation;
     // A quick local snapshot first (no network), then the periodic cycle.
     void this.cycle(projectId, generation, false).finally(() =>
@@ -57,6 +69,7 @@ export class GitStatusPoller {
   }
 
   stop(): void {
+    this.projectId = null;
     this.generation++;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

@@ -31,6 +31,7 @@ export interface GitClient {
   aheadBehind: typeof repo.aheadBehind;
   branchHeads: typeof repo.branchHeads;
   commitSubjects: typeof repo.commitSubjects;
+  commitIdentities: typeof repo.commitIdentities;
   lastBaseTip: typeof repo.lastBaseTip;
   remoteUrl: typeof repo.remoteUrl;
   listRemotes: typeof repo.listRemotes;

@@ -148,3 +148,22 @@ export async function commitsSince(dir: string, base: string): Promise<number> {
 export async function lastCommitMessage(dir: string): Promise<string> {
   return sanitizeText(await gitOut(['log', '-1', '--format=%B'], { cwd: dir }));
 }
+
+/**
+ * The commits of `range`, newest first, each with what a rebase keeps of it
+ * (author, author date, subject): how a commit is found again after a pull
+ * with rebase gave it a new id.
+ */
+export async function commitIdentities(
+  dir: string,
+  range: string,
+): Promise<{ readonly commit: string; readonly identity: string }[]> {
+  const out = await gitOut(['log', '--format=%H%x00%ae%x00%at%x00%s', range], { cwd: dir });
+  return out
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const [commit = '', ...rest] = line.split('\0');
+      return { commit, identity: rest.join('\0') };
+    });
+}

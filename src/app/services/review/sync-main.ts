@@ -8,7 +8,13 @@ const MAX_ATTEMPTS = 3;
 
 /** How a sync ended: what moved, or why it stopped (`branch`: the branch synced, when known). */
 type SyncEnd =
-  | { readonly ok: true; readonly branch: string; readonly report: SyncReport }
+  | {
+      readonly ok: true;
+      readonly branch: string;
+      readonly report: SyncReport;
+      /** Local commits the pull rebased: old id → new id. */
+      readonly rewritten: ReadonlyMap<string, string>;
+    }
   | { readonly ok: false; readonly stop: SyncStop };
 
 function errorText(error: unknown): string {
@@ -47,6 +53,7 @@ export class SyncMain {
       try {
         const end = await this.sync(project.path, projectId);
         if (end.ok) {
+          await this.renameMergedCommits(projectId, end.branch, end.rewritten);
           await this.afterSync(projectId, end.branch);
           app.emit({ type: 'syncFinished', report: end.report });
         } else {
@@ -58,6 +65,31 @@ export class SyncMain {
         this.running = false;
       }
     });
+  }
+
+  /**
+   * The pull rebased the branch's own commits onto what came in, so the merge
+   * commits of sessions landed there have new ids: each such session names
+   * the commit that is on the branch now.
+   */
+  private async renameMergedCommits(
+    projectId: number,
+    branch: string,
+    rewritten: ReadonlyMap<string, string>,
+  ): Promise<void> {
+    if (rewritten.size === 0) return;
+    const { store, app } = this.ctx.deps;
+    for (const session of await store.sessions.listByProject(projectId)) {
+      const now = session.mergedCommit ? rewritten.get(session.mergedCommit) : undefined;
+      if (!now || !session.mergedCommit || session.baseBranch !== branch) continue;
+      await store.sessions.update(session.id, { mergedCommit: now }, this.ctx.now());
+      await this.ctx.note(
+        session.id,
+        `[Sync] ${branch} was rebased onto its upstream: this session's merge commit is now ${now.slice(0, 12)} (was ${session.mergedCommit.slice(0, 12)}).`,
+      );
+      const updated = await store.sessions.get(session.id);
+      if (updated) app.emit({ type: 'sessionUpdated', session: updated });
+    }
   }
 
   private async sync(dir: string, projectId: number): Promise<SyncEnd> {
@@ -103,6 +135,7 @@ export class SyncMain {
     await git.fetch(dir, remote);
     const incoming = await git.commitSubjects(dir, `${branch}..${upstream}`);
     const outgoing = await git.commitSubjects(dir, `${upstream}..${branch}`);
+    const before = await git.commitIdentities(dir, `${upstream}..${branch}`);
     let result = await git.pullRebase(dir, remote, remoteBranch);
     const resolved = new Set<string>();
     let attempts = 0;
@@ -146,6 +179,19 @@ export class SyncMain {
       result = await git.rebaseContinue(dir);
     }
     const report: SyncReport = { upstream, incoming, outgoing, resolved: [...resolved] };
+    const rewritten = new Map<string, string>();
+    if (incoming.length > 0 && before.length > 0) {
+      const after = new Map(
+        (await git.commitIdentities(dir, `${upstream}..${branch}`)).map((c) => [
+          c.identity,
+          c.commit,
+        ]),
+      );
+      for (const old of before) {
+        const now = after.get(old.identity);
+        if (now && now !== old.commit) rewritten.set(old.commit, now);
+      }
+    }
     if (outgoing.length > 0) {
       await advance('pushing');
       try {
@@ -154,6 +200,6 @@ export class SyncMain {
         return { ok: false, stop: { kind: 'pushFailed', report, error: errorText(error) } };
       }
     }
-    return { ok: true, branch, report };
+    return { ok: true, branch, report, rewritten };
   }
 }
