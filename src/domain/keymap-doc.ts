@@ -16,12 +16,12 @@ const SECTIONS: readonly [ModeName, string, string][] = [
   [
     'session',
     'Session view',
-    'One session: header, transcript, summary. Keys marked with statuses only work in those statuses; the footer and help show only what applies now.',
+    'One session: header, transcript, summary. Keys marked with statuses only work in those statuses; the footer and help show only what applies now (`t` once the session has a pull request, `W` and `P` in a best-of-N group).',
   ],
   [
     'composer',
     'Prompt composer',
-    "Multiline prompt input. Bracketed paste inserts text as typed; a pasted path of a PNG, JPEG, GIF or WebP file attaches the image. Typing `@` opens a fuzzy picker of the worktree's files; `/` at the start opens the slash commands. Up/Down on an empty prompt walk the project's prompt history.",
+    "Multiline prompt input. Bracketed paste inserts text as typed; a pasted path of a PNG, JPEG, GIF or WebP file attaches the image. Typing `@` opens a fuzzy picker of the worktree's files; `/` at the start opens the slash commands; a command that changes the session (/model, /agent, /reasoning, /mode, /review, /clear) leaves the composer open for the prompt, while /diff, /merge and /publish close it. Up/Down on an empty prompt walk the project's prompt history.",
   ],
   [
     'historySearch',
@@ -49,12 +49,26 @@ const SECTIONS: readonly [ModeName, string, string][] = [
     'Writing an inline diff comment (markdown) in the diff view; the editing keys are those of the prompt composer.',
   ],
   ['diffSearch', 'Diff search', 'Typing a search in the diff view; every printable key is typed.'],
-  ['confirm', 'Confirmation popups', 'The default answer is No.'],
+  [
+    'confirm',
+    'Confirmation popups',
+    'A question opens at the bottom, just above the composer or panel you are typing in (or above the footer), and the footer shows its keys. The default answer is No, except for closing the composer with text in it.',
+  ],
   ['help', 'Help overlay', ''],
 ];
 
 function row(binding: Binding): string {
-  const statuses = binding.statuses ? ` (${binding.statuses.join(', ')})` : '';
+  const needs =
+    binding.needs === 'pullRequest'
+      ? 'with a pull request'
+      : binding.needs === 'bestOf'
+        ? 'in a best-of-N group'
+        : null;
+  const when = [
+    ...(binding.statuses ? [binding.statuses.join(', ')] : []),
+    ...(needs ? [needs] : []),
+  ];
+  const statuses = when.length > 0 ? ` (${when.join('; ')})` : '';
   return `| ${displayKeys(binding).replace(/\|/g, '\\|')} | ${binding.help}${statuses} |`;
 }
 
@@ -66,6 +80,8 @@ export function keymapMarkdown(): string {
     '<!-- Generated from src/domain/keymap.ts by `npm run docs:keys`; a test fails when this file is out of date. -->',
     '',
     'Press `?` anywhere to see the keys that apply right now.',
+    '',
+    'Shift+Tab is the permission-mode key (Auto Edit, Read Only, Plan) of the session view and the composer; on the Projects, Sessions and Settings tabs it does nothing, and Tab goes round the tabs.',
   ];
   for (const [mode, title, intro] of SECTIONS) {
     out.push('', `## ${title}`, '');

@@ -1,5 +1,7 @@
 import type { Session } from './session.js';
 import type { SessionStatus } from './session-status.js';
+
+export { displayKey, displayKeys } from './key-names.js';
 import { SESSION_FILTER_KEYS, SESSION_SEARCH_KEYS } from './session-filter.js';
 
 /**
@@ -31,6 +33,19 @@ export interface Binding<A extends string = string> {
   readonly hint?: string;
   /** For the session view: statuses in which the action applies (all when absent). */
   readonly statuses?: readonly SessionStatus[];
+  /**
+   * For the session view: what else the session needs for the row to show in
+   * the footer and help (a pull request for `t`, a best-of group for `W`).
+   * The key still answers elsewhere, saying what is missing.
+   */
+  readonly needs?: 'pullRequest' | 'bestOf';
+}
+
+/** What decides which rows apply to a session: its status, and whether it has a pull request or a best-of group. */
+export interface BindingSubject {
+  readonly status: SessionStatus;
+  readonly pullRequest?: boolean;
+  readonly bestOf?: boolean;
 }
 
 const REVIEWABLE: readonly SessionStatus[] = ['Review', 'AgentReview', 'Question'];
@@ -63,8 +78,12 @@ const CANCELABLE: readonly SessionStatus[] = [
 ];
 
 const LIST_COMMON = [
-  { keys: ['tab'], action: 'nextTab', help: 'Next tab' },
-  { keys: ['shift+tab'], action: 'prevTab', help: 'Previous tab' },
+  // Shift+Tab is the permission-mode key (session view, composer), so it never switches tabs.
+  {
+    keys: ['tab'],
+    action: 'nextTab',
+    help: 'Next tab (Projects, Sessions, Settings, round again)',
+  },
   { keys: ['?'], action: 'help', help: 'Show this help', hint: 'help' },
   { keys: ['q'], action: 'quit', help: 'Quit Grove', hint: 'quit' },
 ] as const satisfies readonly Binding[];
@@ -202,6 +221,7 @@ export const KEYMAP = {
       help: "The pull request's unresolved review threads: pick, send to the agent, resolve",
       hint: 'threads',
       statuses: ['Review', 'AgentReview', 'Question', 'InProgress'],
+      needs: 'pullRequest',
     },
     {
       keys: ['y'],
@@ -211,15 +231,17 @@ export const KEYMAP = {
     {
       keys: ['W'],
       action: 'chooseWinner',
-      help: 'Best of N: merge the winner of the ranking and cancel the other variants (their branches are kept)',
+      help: 'Best of N: merge the winner of the ranking and cancel the other variants (their branches are kept; asks first)',
       hint: 'winner',
       statuses: REVIEWABLE,
+      needs: 'bestOf',
     },
     {
       keys: ['P'],
       action: 'publishWinner',
-      help: 'Best of N: publish the winner of the ranking as a pull request and cancel the other variants (their branches are kept)',
+      help: 'Best of N: publish the winner of the ranking as a pull request and cancel the other variants (their branches are kept; asks first)',
       statuses: REVIEWABLE,
+      needs: 'bestOf',
     },
     {
       keys: ['F'],
@@ -508,21 +530,23 @@ export const KEYMAP = {
     { keys: ['escape'], action: 'cancel', help: 'Cancel the search', hint: 'cancel' },
   ],
   confirm: [
-    { keys: ['y', 'Y'], action: 'yes', help: 'Yes' },
-    { keys: ['n', 'N', 'escape', 'q'], action: 'no', help: 'No' },
+    { keys: ['y', 'Y'], action: 'yes', help: 'Yes', hint: 'yes' },
+    { keys: ['n', 'N', 'escape', 'q'], action: 'no', help: 'No', hint: 'no' },
     {
       keys: ['left', 'right', 'h', 'l', 'tab'],
       action: 'toggle',
       help: 'Switch between Yes and No',
+      hint: 'switch',
     },
-    { keys: ['enter'], action: 'choose', help: 'Choose the highlighted answer' },
+    { keys: ['enter'], action: 'choose', help: 'Choose the highlighted answer', hint: 'choose' },
   ],
   help: [
-    { keys: ['escape', 'q', '?', 'enter'], action: 'close', help: 'Close help' },
+    { keys: ['escape', 'q', '?', 'enter'], action: 'close', help: 'Close help', hint: 'close' },
     {
       keys: ['j', 'down'],
       action: 'down',
       help: 'Scroll down (when the keys do not fit the screen)',
+      hint: 'scroll',
     },
     { keys: ['k', 'up'], action: 'up', help: 'Scroll up' },
     { keys: ['ctrl+d', 'pagedown', 'space'], action: 'pageDown', help: 'A page down' },
@@ -552,39 +576,14 @@ export function isAvailable(row: Binding, session?: Pick<Session, 'status'>): bo
   return row.statuses.includes(session.status);
 }
 
-/** Rows that apply right now (for help and footer). */
-export function availableBindings(mode: ModeName, session?: Pick<Session, 'status'>): Binding[] {
+/** Rows that apply right now (for help and footer): the status allows them and the session has what they need. */
+export function availableBindings(mode: ModeName, session?: BindingSubject): Binding[] {
   const rows: readonly Binding[] = KEYMAP[mode];
-  return rows.filter((row) => isAvailable(row, session));
-}
-
-/** How a key id is shown to people: `ctrl+c` → `Ctrl+C`. */
-export function displayKey(id: string): string {
-  const names: Record<string, string> = {
-    enter: 'Enter',
-    escape: 'Esc',
-    tab: 'Tab',
-    up: '↑',
-    down: '↓',
-    left: '←',
-    right: '→',
-    home: 'Home',
-    end: 'End',
-    pageup: 'PgUp',
-    pagedown: 'PgDn',
-    backspace: 'Backspace',
-    space: 'Space',
-  };
-  return id
-    .split('+')
-    .map((part, index, parts) => {
-      if (index < parts.length - 1) return part.charAt(0).toUpperCase() + part.slice(1);
-      return names[part] ?? (parts.length > 1 ? part.toUpperCase() : part);
-    })
-    .join('+');
-}
-
-/** `j/↓` style label for a row. */
-export function displayKeys(row: Binding): string {
-  return row.keys.map(displayKey).join('/');
+  return rows.filter(
+    (row) =>
+      isAvailable(row, session) &&
+      (!row.needs ||
+        !session ||
+        (row.needs === 'pullRequest' ? session.pullRequest === true : session.bestOf === true)),
+  );
 }

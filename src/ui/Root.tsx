@@ -1,15 +1,16 @@
 import { Box } from 'ink';
 import type { AppState } from '../app/state.js';
 import { currentModeName, openSession, sessionById } from '../app/state.js';
-import { availableBindings, type ModeName } from '../domain/keymap.js';
+import type { ModeName } from '../domain/keymap.js';
 import { Footer } from './components/Footer.js';
-import { PopupView, helpRowsFor } from './components/Popup.js';
+import { PopupView } from './components/Popup.js';
+import { footerBindings } from './popup-layout.js';
 import { StatusBar } from './components/StatusBar.js';
 import { TabBar } from './components/TabBar.js';
 import { DiffPage } from './pages/DiffPage.js';
 import { ProjectsPage } from './pages/ProjectsPage.js';
 import { SessionsPage } from './pages/SessionsPage.js';
-import { SessionView, sessionPageHeight } from './pages/SessionView.js';
+import { SessionView, sessionPageHeight, sessionPanelRows } from './pages/SessionView.js';
 import { SettingsPage } from './pages/SettingsPage.js';
 import type { Theme } from './theme.js';
 
@@ -48,9 +49,8 @@ export function Root({
   const pageHeight = sessionPageHeight(state);
   const session = openSession(state);
   const modeName: ModeName = currentModeName(state);
-  const underlying: ModeName =
-    state.mode.kind === 'list' ? state.tab : state.mode.kind === 'diff' ? 'diff' : 'session';
-  const hints = availableBindings(state.popup ? underlying : modeName, session);
+  const hints = footerBindings(state, modeName);
+  const panelRows = session && state.mode.kind === 'session' ? sessionPanelRows(state, session) : 0;
   return (
     <Box flexDirection="column" width={state.columns} height={state.rows}>
       <StatusBar state={state} theme={theme} />
@@ -60,7 +60,7 @@ export function Root({
       </Box>
       <Footer state={state} theme={theme} hints={hints} home={home} />
       {state.popup ? (
-        <PopupView state={state} theme={theme} popup={state.popup} helpRows={helpRowsFor(state)} />
+        <PopupView state={state} theme={theme} popup={state.popup} panelRows={panelRows} />
       ) : null}
     </Box>
   );

@@ -48,10 +48,8 @@ function listState(tab: AppState['tab']): AppState {
 /** The keys every list tab shares. Tabs cycle projects → sessions → settings. */
 function commonIntents(tab: AppState['tab']): Record<string, Intent> {
   const next = tab === 'projects' ? 'sessions' : tab === 'sessions' ? 'settings' : 'projects';
-  const prev = tab === 'projects' ? 'settings' : tab === 'sessions' ? 'projects' : 'sessions';
   return {
     nextTab: { events: [{ type: 'tab', tab: next }], calls: [call('rememberTab', next)] },
-    prevTab: { events: [{ type: 'tab', tab: prev }], calls: [call('rememberTab', prev)] },
     syncMain: { events: [], calls: [call('syncMain')] },
     help: { events: [{ type: 'popup', popup: { kind: 'help' } }], calls: [] },
     // Quitting asks first; nothing is stopped by the key itself.
@@ -130,6 +128,13 @@ describe.each(['sessions', 'projects', 'settings'] as const)('the %s tab', (tab)
     if (expected) expect({ events: run.events, calls: run.calls }).toEqual(expected);
     // An action added to the table after this test was written must at least do something.
     else expect(run.events.length + run.calls.length).toBeGreaterThan(0);
+  });
+
+  it('leaves the tab alone on Shift+Tab, the permission-mode key of a session', () => {
+    const before = listState(tab);
+    const run = pressKeys(before, ['shift+tab']);
+    expect({ events: run.events, calls: run.calls }).toEqual(none);
+    expect(run.state.tab).toBe(tab);
   });
 
   it.each(unboundKeys(tab, SPARE_KEYS))('does nothing on %s', (key) => {

@@ -89,6 +89,7 @@ const INTENT_CALLS: {
     { kind: 'syncMain', branch: 'main', head: 'abc123' },
     call('confirmSync', 'main', 'abc123'),
   ],
+  chooseWinner: [{ kind: 'chooseWinner', sessionId: 'x', how: 'merge' }, call('chooseWinner', 'x')],
   resolveThreads: [
     { kind: 'resolveThreads', sessionId: 'x', threadIds: ['PRRT_1', 'PRRT_2'] },
     call('resolveReviewThreads', 'x', ['PRRT_1', 'PRRT_2']),

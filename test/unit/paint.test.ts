@@ -249,7 +249,7 @@ describe('overlays', () => {
     expect(frame.text).toContain('Esc or ? closes');
   });
 
-  it('draws a confirmation over the list, leaving the rest of the list visible', () => {
+  it('draws a confirmation at the bottom, above the footer that shows its keys, leaving the list above visible', () => {
     const frame = renderFrame(
       listState(120, 40, {
         popup: {
@@ -265,9 +265,12 @@ describe('overlays', () => {
     const bottom = frame.lines.findIndex((line) => line.includes('╰'));
     expect(frame.lines[top + 1]).toContain('Quit Grove?');
     expect(frame.text).toContain(' Yes    No ');
-    // Rows below the popup still show sessions, and the footer is untouched.
-    expect(frame.lines.slice(bottom + 1, -2).some((line) => /T\d\d fix/.test(line))).toBe(true);
-    expect(frame.lines.at(-2)).toContain('? help');
+    // It ends just above the footer; the rows above it still show sessions.
+    expect(bottom).toBe(frame.lines.length - 3);
+    expect(frame.lines.slice(3, top).some((line) => /T\d\d fix/.test(line))).toBe(true);
+    // The footer offers the question's keys, not the list's it would not answer.
+    expect(frame.lines.at(-2)).toContain('y yes · n no');
+    expect(frame.lines.at(-2)).not.toContain('? help');
   });
 
   it('hides the page cells under the popup', () => {

@@ -26,9 +26,6 @@ function common(ctx: KeyContext, action: string): boolean {
     case 'nextTab':
       switchTab(ctx, 1);
       return true;
-    case 'prevTab':
-      switchTab(ctx, -1);
-      return true;
     case 'syncMain':
       ctx.commands.syncMain();
       return true;
@@ -114,7 +111,6 @@ export function handleSessionsKey(ctx: KeyContext, id: string): void {
       clearSessionFilter(ctx);
       return;
     case 'nextTab':
-    case 'prevTab':
     case 'syncMain':
     case 'help':
     case 'quit':
@@ -142,7 +138,6 @@ export function handleProjectsKey(ctx: KeyContext, id: string): void {
         ctx.commands.activateProject(ctx.state.selectedProjectId);
       return;
     case 'nextTab':
-    case 'prevTab':
     case 'syncMain':
     case 'help':
     case 'quit':
@@ -187,7 +182,6 @@ export function handleSettingsKey(ctx: KeyContext, id: string): void {
       );
       return;
     case 'nextTab':
-    case 'prevTab':
     case 'help':
     case 'quit':
       return;

@@ -5,7 +5,7 @@ import { actionFor } from '../../domain/keymap.js';
 import { assertNever } from '../../domain/session-status.js';
 import type { KeyContext } from './context.js';
 import { editBuffer } from './session.js';
-import { helpRowsFor, helpWindow } from '../../ui/components/Popup.js';
+import { helpLinesFor, helpWindow } from '../../ui/popup-layout.js';
 
 function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {
   switch (intent.kind) {
@@ -58,7 +58,7 @@ export function handlePopupKey(ctx: KeyContext, popup: Popup, key: Key, id: stri
       if (action === 'close') return close();
       if (!action) return;
       // The scroll is kept within the rows, so moving back up starts at once.
-      const { start, visible, total } = helpWindow(ctx.state, helpRowsFor(ctx.state).length);
+      const { start, visible, total } = helpWindow(ctx.state, helpLinesFor(ctx.state).lines.length);
       const step =
         action === 'down' ? 1 : action === 'up' ? -1 : action === 'pageDown' ? visible : -visible;
       const scroll = Math.max(0, Math.min(start + step, total - visible));

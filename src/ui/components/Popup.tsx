@@ -1,11 +1,16 @@
 import type { ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import type { AppState, Popup as PopupState } from '../../app/state.js';
-import type { Binding } from '../../domain/keymap.js';
-import { availableBindings, displayKeys, type ModeName } from '../../domain/keymap.js';
-import { openSession } from '../../app/state.js';
 import type { Theme } from '../theme.js';
 import { cellWidth, fit, sliceCells, spinner, wrapPlain } from '../text.js';
+import {
+  dialogTextRows,
+  helpInner,
+  helpLinesFor,
+  helpWindow,
+  popupTop,
+  popupWidth,
+} from '../popup-layout.js';
 
 /** A popup line: plain text, or styled content with the cells it takes. */
 type Line =
@@ -22,17 +27,20 @@ function Frame({
   title,
   width,
   lines,
+  top,
 }: {
   state: AppState;
   theme: Theme;
   title: string;
   width: number;
   lines: readonly Line[];
+  /** The row the top border goes on. */
+  top: number;
 }) {
   const left = Math.max(0, Math.floor((state.columns - width) / 2));
   const inner = width - 2;
   return (
-    <Box position="absolute" marginLeft={left} marginTop={3} width={width} flexDirection="column">
+    <Box position="absolute" marginLeft={left} marginTop={top} width={width} flexDirection="column">
       <Box borderStyle="round" borderColor={theme.accent} flexDirection="column" width={width}>
         <Text bold color={theme.accent}>
           {fit(` ${title}`, inner)}
@@ -57,46 +65,24 @@ function wrapAll(lines: readonly string[], width: number): string[] {
   return lines.flatMap((line) => wrapPlain(line, width));
 }
 
-/** How many key rows the help overlay shows at once, and from which one (its scroll, clamped). */
-export function helpWindow(
-  state: AppState,
-  total: number,
-): { start: number; visible: number; total: number } {
-  const visible = Math.max(3, state.rows - 9) - 1;
-  const wanted = state.popup?.kind === 'help' ? (state.popup.scroll ?? 0) : 0;
-  return { start: Math.max(0, Math.min(wanted, total - visible)), visible, total };
-}
-
-/** The key rows the help overlay lists: those of the page under it (the composer's while it is open). */
-export function helpRowsFor(state: AppState): readonly Binding[] {
-  const session = openSession(state);
-  const underlying: ModeName =
-    state.mode.kind === 'list' ? state.tab : state.mode.kind === 'diff' ? 'diff' : 'session';
-  const panel =
-    underlying === 'session' && session && state.mode.kind === 'session'
-      ? state.mode.composer
-        ? 'composer'
-        : state.mode.threads
-          ? 'threads'
-          : null
-      : null;
-  return availableBindings(panel ?? underlying, session);
-}
-
 export function PopupView({
   state,
   theme,
   popup,
-  helpRows,
+  panelRows,
 }: {
   state: AppState;
   theme: Theme;
   popup: PopupState;
-  helpRows: readonly Binding[];
+  /** Rows of the page's bottom panel, which a question stays above. */
+  panelRows: number;
 }) {
-  const width = Math.min(state.columns - 2, 76);
+  const width = popupWidth(state, popup);
   const inner = width - 4;
-  const maxLines = Math.max(3, state.rows - 9);
+  const maxLines = dialogTextRows(state);
+  // The border and the title take three rows.
+  const top = (lines: readonly Line[]): number =>
+    popupTop(state, popup, lines.length + 3, panelRows);
   switch (popup.kind) {
     case 'confirm': {
       const buttons: Line = {
@@ -110,13 +96,15 @@ export function PopupView({
           </>
         ),
       };
+      const lines: Line[] = [...wrapAll(popup.lines, inner).slice(0, maxLines - 2), '', buttons];
       return (
         <Frame
           state={state}
           theme={theme}
           title={popup.title}
           width={width}
-          lines={[...wrapAll(popup.lines, inner).slice(0, maxLines - 2), '', buttons]}
+          lines={lines}
+          top={top(lines)}
         />
       );
     }
@@ -129,7 +117,14 @@ export function PopupView({
         color: theme.muted,
       };
       return (
-        <Frame state={state} theme={theme} title={title} width={width} lines={[...lines, footer]} />
+        <Frame
+          state={state}
+          theme={theme}
+          title={title}
+          width={width}
+          lines={[...lines, footer]}
+          top={top([...lines, footer])}
+        />
       );
     }
     case 'input': {
@@ -164,25 +159,23 @@ export function PopupView({
           title={popup.title}
           width={width}
           lines={[field, help]}
+          top={top([field, help])}
         />
       );
     }
     case 'help': {
-      const { start, visible, total } = helpWindow(state, helpRows.length);
-      const rows: Line[] = helpRows.slice(start, start + visible).map((row) => {
-        const helpWidth = Math.max(1, inner - 24);
-        const keys = fit(displayKeys(row), 24);
-        const help = fit(row.help, helpWidth);
-        return {
-          node: (
-            <>
-              <Text color={theme.accent}>{keys}</Text>
-              {help}
-            </>
-          ),
-          length: 24 + helpWidth,
-        };
-      });
+      const { lines: all, keysWidth } = helpLinesFor(state);
+      const helpWidth = Math.max(1, helpInner(state) - keysWidth);
+      const { start, visible, total } = helpWindow(state, all.length);
+      const rows: Line[] = all.slice(start, start + visible).map((line) => ({
+        node: (
+          <>
+            <Text color={theme.accent}>{fit(line.keys, keysWidth)}</Text>
+            {fit(line.help, helpWidth)}
+          </>
+        ),
+        length: keysWidth + helpWidth,
+      }));
       const more =
         total > visible ? `${start + 1}–${start + rows.length} of ${total} · j/k scroll · ` : '';
       const footer: Line = {
@@ -191,7 +184,14 @@ export function PopupView({
         color: theme.muted,
       };
       return (
-        <Frame state={state} theme={theme} title="Keys" width={width} lines={[...rows, footer]} />
+        <Frame
+          state={state}
+          theme={theme}
+          title="Keys"
+          width={width}
+          lines={[...rows, footer]}
+          top={top([...rows, footer])}
+        />
       );
     }
     default:

@@ -306,6 +306,26 @@ function questionTextHeight(text: string, width: number): number {
   return text === '' ? 0 : wrapPlain(text, width - 4).length;
 }
 
+/** Rows the panel at the bottom of the session view takes: composer, question or threads (0: none). */
+export function sessionPanelRows(state: AppState, session: Session): number {
+  const width = state.columns;
+  const mode = state.mode.kind === 'session' ? state.mode : null;
+  const composer = mode?.composer ?? null;
+  const question = mode?.question ?? null;
+  const threads = !composer && !question ? (mode?.threads ?? null) : null;
+  return composer
+    ? Math.min(6, composer.text.split('\n').length) +
+        3 +
+        composerAssistHeight(mode?.assist, state.promptHistory, width)
+    : question
+      ? (session.questions[question.index]?.options.length ?? 0) +
+        5 +
+        questionTextHeight(session.questions[question.index]?.text ?? '', width)
+      : threads
+        ? threadsPanelHeight(state, session.id)
+        : 0;
+}
+
 /**
  * The transcript window of the session view, laid out exactly as it is
  * drawn. Key handlers use it to clamp scrolling to what exists.
@@ -317,17 +337,7 @@ export function sessionLayout(state: AppState, session: Session, height: number)
   const question = mode?.question ?? null;
   const queued = state.queued[session.id] ?? [];
   const threads = !composer && !question ? (mode?.threads ?? null) : null;
-  const panelHeight = composer
-    ? Math.min(6, composer.text.split('\n').length) +
-      3 +
-      composerAssistHeight(mode?.assist, state.promptHistory, width)
-    : question
-      ? (session.questions[question.index]?.options.length ?? 0) +
-        5 +
-        questionTextHeight(session.questions[question.index]?.text ?? '', width)
-      : threads
-        ? threadsPanelHeight(state, session.id)
-        : 0;
+  const panelHeight = sessionPanelRows(state, session);
   const progress = state.progress[session.id];
   const tail: StyledLine[] = [
     ...summaryLines(session, width - 2),

@@ -3,6 +3,7 @@ import type { AppState } from '../../app/state.js';
 import { SETTING_ROWS, settingValue } from '../../domain/settings.js';
 import type { Theme } from '../theme.js';
 import { fit, truncate, visibleWindow } from '../text.js';
+import { settingsLabelWidth } from '../settings-layout.js';
 
 export function SettingsPage({
   state,
@@ -17,6 +18,7 @@ export function SettingsPage({
   const listHeight = Math.max(1, height - 3);
   const [start, end] = visibleWindow(SETTING_ROWS.length, listHeight, state.selectedSetting);
   const selected = SETTING_ROWS[state.selectedSetting];
+  const labelWidth = settingsLabelWidth();
   return (
     <Box flexDirection="column" height={height} width={width}>
       <Box flexDirection="column" height={listHeight}>
@@ -27,7 +29,7 @@ export function SettingsPage({
           return (
             <Text key={row.key} inverse={isSelected} wrap="truncate-end">
               {isSelected ? '▶ ' : '  '}
-              {fit(row.label, 28)}
+              {fit(row.label, labelWidth)}
               <Text color={theme.accent}>{value === '' ? '(none)' : value}</Text>
               <Text color={theme.muted}>{row.scope === 'global' ? '  (all projects)' : ''}</Text>
             </Text>
