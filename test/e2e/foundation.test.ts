@@ -52,7 +52,7 @@ describe('starting Grove in a repository', () => {
 });
 
 describe('tabs and help', () => {
-  it('switches tabs with Tab and Shift+Tab and remembers the last one', async () => {
+  it('goes round the tabs with Tab, leaves them alone on Shift+Tab, and remembers the last one', async () => {
     const repo = makeRepo(world);
     term = await startGrove(world, repo);
     await term.waitFor('No sessions yet.');
@@ -60,7 +60,10 @@ describe('tabs and help', () => {
     await term.waitFor('Main model: agent');
     await term.keys('Tab');
     await term.waitFor('Agent CLIs');
-    await term.keys('BTab');
+    // Shift+Tab is the permission-mode key of a session: on the tabs it does nothing.
+    await term.keys('BTab', 'Tab');
+    await term.waitFor('No sessions yet.');
+    await term.keys('Tab');
     await term.waitFor('Main model: agent');
     await term.keys('q');
     await term.waitFor('Quit Grove?');

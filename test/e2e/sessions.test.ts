@@ -227,7 +227,7 @@ describe('agent sessions in the TUI', () => {
     await t.type('echo setup ran in $GROVE_BASE_BRANCH');
     await t.keys('Enter');
     await t.waitFor('echo setup ran');
-    await t.keys('BTab');
+    await t.keys('Tab', 'Tab');
     await t.waitFor('No sessions yet.');
 
     await newSession(t, 'Look around');
