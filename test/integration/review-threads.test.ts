@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { queueThreadsTurn } from '../../src/app/services/review/review-threads.js';
+import type { AppEvent } from '../../src/app/events.js';
+import { loadThreads, queueThreadsTurn } from '../../src/app/services/review/review-threads.js';
 import {
   headlessContext,
   shutdownContexts,
@@ -407,6 +408,52 @@ describe('review threads: to the agent and back', () => {
     const run = await grove(['threads', session.id, '--json']);
 
     expect((JSON.parse(run.stdout) as { state: string }[])[0]?.state).toBe('open');
+  });
+
+  it('x right after t waits for the fetch: a thread the reviewer just wrote on again is not offered, and y on an older question leaves it open', async () => {
+    const session = await publishedSession();
+    const thread = github.addReviewThread(1, {
+      path: 'hello.txt',
+      line: 1,
+      author: 'alice',
+      body: 'Capitalise the greeting.',
+    });
+    scriptThreadsTurn();
+    expect((await grove(['reply', session.id, '--threads'])).code).toBe(0);
+    const ctx = await controllerContext();
+    const events: AppEvent[] = [];
+    ctx.app.subscribe((event) => events.push(event));
+    // The session view shows the stored threads: this one answered.
+    await loadThreads(ctx.controller.review.ctx, session.id);
+    ctx.app.drain();
+    expect(ctx.app.state.reviewThreads[session.id]?.threads.map((t) => t.state)).toEqual([
+      'answered',
+    ]);
+    github.commentOnThread(thread.id, 'alice', 'Not quite: use a period.');
+
+    ctx.controller.refreshReviewThreads(session.id); // t
+    ctx.controller.requestResolveThreads(session.id); // x at once
+
+    await expect
+      .poll(() =>
+        events.some(
+          (e) =>
+            e.type === 'notice' && e.notice.text.startsWith('No answered review thread to resolve'),
+        ),
+      )
+      .toBe(true);
+    expect(events.filter((e) => e.type === 'threadsAnswered')).toEqual([]);
+
+    // y on a question asked before the reviewer wrote again: GitHub is asked first.
+    ctx.controller.resolveReviewThreads(session.id, [thread.id]);
+
+    await expect
+      .poll(() => transcript(session.id), { timeout: 10_000 })
+      .toContain(
+        '[Review Threads] Resolved 0 review threads on GitHub. Left 1 alone: changed on GitHub since Grove answered (a new comment, or resolved there).',
+      );
+    expect(github.thread(thread.id).isResolved).toBe(false);
+    expect(github.thread(thread.id).comments.at(-1)?.body).toBe('Not quite: use a period.');
   });
 
   it('refuses to send when no thread is open, in words', async () => {

@@ -32,6 +32,8 @@ export class ReviewService {
   readonly pullRequests: PullRequestPoller;
   readonly diffs: DiffLoader;
   readonly comments: DiffComments;
+  /** Per session: the fetch of its review threads under way, if any. */
+  private readonly threadFetches = new Map<string, Promise<unknown>>();
 
   constructor(deps: ReviewDeps) {
     this.ctx = new ReviewContext(deps);
@@ -102,10 +104,13 @@ export class ReviewService {
 
   refreshThreads(sessionId: string): void {
     this.ctx.notice('info', 'Fetching the review threads…');
+    const fetch = refreshNow(this.ctx, sessionId, AbortSignal.timeout(60_000)).catch(() => null);
+    this.threadFetches.set(sessionId, fetch);
+    void fetch.finally(() => {
+      if (this.threadFetches.get(sessionId) === fetch) this.threadFetches.delete(sessionId);
+    });
     this.ctx.deps.app.task('Fetching review threads', async () => {
-      const threads = await refreshNow(this.ctx, sessionId, AbortSignal.timeout(60_000)).catch(
-        () => null,
-      );
+      const threads = await fetch;
       if (threads)
         this.ctx.notice(
           'info',
@@ -126,18 +131,26 @@ export class ReviewService {
     });
   }
 
+  /**
+   * The question is built on what GitHub said last: a fetch under way (`t`
+   * starts one) is waited for, so a thread a reviewer just wrote on again is
+   * not offered as answered.
+   */
   requestResolve(sessionId: string): void {
-    const answered = (this.ctx.deps.app.state.reviewThreads[sessionId]?.threads ?? []).filter(
-      (t) => t.state === 'answered',
-    );
-    if (answered.length === 0) {
-      this.ctx.notice(
-        'warn',
-        'No answered review thread to resolve: send threads to the agent first (Enter).',
+    this.ctx.deps.app.task('Checking review threads', async () => {
+      await this.threadFetches.get(sessionId);
+      const answered = (await this.ctx.deps.store.reviewThreads.list(sessionId)).filter(
+        (t) => t.state === 'answered',
       );
-      return;
-    }
-    this.ctx.deps.app.emit({ type: 'threadsAnswered', sessionId, threads: answered });
+      if (answered.length === 0) {
+        this.ctx.notice(
+          'warn',
+          'No answered review thread to resolve: send threads to the agent first (Enter).',
+        );
+        return;
+      }
+      this.ctx.deps.app.emit({ type: 'threadsAnswered', sessionId, threads: answered });
+    });
   }
 
   resolveThreads(sessionId: string, threadIds: readonly string[]): void {

@@ -257,10 +257,15 @@ export async function resolveThreads(
   const { store } = ctx.deps;
   const session = await store.sessions.get(sessionId);
   if (!session || threadIds.length === 0) return 0;
-  const known = (await store.reviewThreads.list(sessionId)).filter((t) => threadIds.includes(t.id));
+  let known = (await store.reviewThreads.list(sessionId)).filter((t) => threadIds.includes(t.id));
   const done: string[] = [];
   try {
     const connection = await connectFor(ctx, session, signal);
+    // Looked at again on GitHub right before: a thread the reviewer wrote on again since the
+    // question (open again) or resolved there is left alone.
+    known = (await refreshThreads(ctx, session, connection, signal)).filter(
+      (t) => threadIds.includes(t.id) && t.state === 'answered',
+    );
     for (const thread of known) {
       await connection.resolveThread(thread.id, signal);
       done.push(thread.id);
@@ -276,9 +281,10 @@ export async function resolveThreads(
   }
   await store.reviewThreads.remove(sessionId, done);
   await emitStored(ctx, sessionId, null);
+  const left = threadIds.length - done.length;
   await ctx.note(
     sessionId,
-    `[Review Threads] Resolved ${done.length} review ${done.length === 1 ? 'thread' : 'threads'} on GitHub.`,
+    `[Review Threads] Resolved ${done.length} review ${done.length === 1 ? 'thread' : 'threads'} on GitHub.${left > 0 ? ` Left ${left} alone: changed on GitHub since Grove answered (a new comment, or resolved there).` : ''}`,
   );
   return done.length;
 }
