@@ -6,7 +6,7 @@ import { isTerminal } from '../domain/session-status.js';
 import { shortId, type Session } from '../domain/session.js';
 import { budgetStatus } from '../app/services/budget.js';
 import { collectGarbage, gcDays } from '../app/services/gc.js';
-import { detectOverlaps } from '../app/services/overlap.js';
+import { detectOverlaps, withVariantGroups } from '../app/services/overlap.js';
 import { loadSettings } from '../app/services/projects.js';
 import { EXIT, openProject, type HeadlessIo } from './headless.js';
 
@@ -61,9 +61,12 @@ export async function mergeOverlapLines(
     (s) => !isTerminal(s.status) && s.status !== 'Merged' && s.status !== 'Draft',
   );
   if (!live.some((s) => s.id === session.id)) live.push(session);
-  const overlaps = await detectOverlaps(infra.git, projectPath, live).catch(
-    () => ({}) as Record<string, never>,
-  );
+  const groups = await infra.store.groups.listByProject(session.projectId);
+  const overlaps = await detectOverlaps(
+    infra.git,
+    projectPath,
+    withVariantGroups(live, groups),
+  ).catch(() => ({}) as Record<string, never>);
   return rebaseWarning(overlaps[session.id] ?? [], (id) =>
     sessionLabel(
       live.find((s) => s.id === id),

@@ -226,3 +226,27 @@ export function rankOf(group: SessionGroup, sessionId: string): RankEntry | null
 export function winnerOf(group: SessionGroup): string | null {
   return group.ranking[0]?.sessionId ?? null;
 }
+
+/** A variant suffix at the end of a title (so a new title replaces it, never doubles it). */
+const VARIANT_SUFFIX = / \(variant \d+ of \d+, [^()]*\)$/;
+
+/** A title without its variant suffix: the task's own title (for commit messages). */
+export function taskTitle(title: string): string {
+  return title.replace(VARIANT_SUFFIX, '');
+}
+
+/**
+ * A best-of-N variant's title: the task's title, then which variant it is
+ * and what runs it — "Add a cache (variant 2 of 3, claude/opus)" — so the
+ * variants of one prompt can be told apart wherever titles are shown.
+ * `title` unchanged for a session outside the group.
+ */
+export function variantTitle(
+  title: string,
+  group: Pick<SessionGroup, 'members'>,
+  session: { readonly id: string; readonly agent: string; readonly model: string },
+): string {
+  const member = group.members.find((m) => m.sessionId === session.id);
+  if (!member) return title;
+  return `${taskTitle(title)} (variant ${member.position} of ${group.members.length}, ${session.agent}/${session.model})`;
+}

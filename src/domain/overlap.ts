@@ -32,9 +32,14 @@ export interface SharedPaths {
  * Every pair of sessions whose changed-path sets intersect, with the paths
  * they share. Works through a path → sessions index, so its cost follows
  * the paths sessions really share, not the square of the session count.
- * Pairs come with `a < b`, sorted; files sorted.
+ * Pairs come with `a < b`, sorted; files sorted. Two variants of one
+ * best-of-N group (`groupOf`: session id → group id) are never a pair: they
+ * run the same task on purpose, and at most one of them lands.
  */
-export function sharedPaths(changed: ReadonlyMap<string, readonly string[]>): SharedPaths[] {
+export function sharedPaths(
+  changed: ReadonlyMap<string, readonly string[]>,
+  groupOf: ReadonlyMap<string, string> = new Map(),
+): SharedPaths[] {
   const byPath = new Map<string, string[]>();
   for (const [sessionId, paths] of changed) {
     for (const path of new Set(paths)) {
@@ -51,6 +56,8 @@ export function sharedPaths(changed: ReadonlyMap<string, readonly string[]>): Sh
       for (let j = i + 1; j < sorted.length; j++) {
         const a = sorted[i] as string;
         const b = sorted[j] as string;
+        const group = groupOf.get(a);
+        if (group !== undefined && group === groupOf.get(b)) continue;
         const key = `${a}\0${b}`;
         const pair = pairs.get(key);
         if (pair) pair.files.push(path);
@@ -61,6 +68,18 @@ export function sharedPaths(changed: ReadonlyMap<string, readonly string[]>): Sh
   return [...pairs.values()]
     .map((p) => ({ a: p.a, b: p.b, files: p.files.sort() }))
     .sort((x, y) => (x.a === y.a ? (x.b < y.b ? -1 : 1) : x.a < y.a ? -1 : 1));
+}
+
+/** Session id → best-of-N group id, for the variants of `groups`. */
+export function variantGroups(
+  groups: readonly {
+    readonly id: string;
+    readonly members: readonly { readonly sessionId: string }[];
+  }[],
+): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const group of groups) for (const m of group.members) map.set(m.sessionId, group.id);
+  return map;
 }
 
 /** The overlaps of each session, from the probed pairs: conflicts first, then the most shared files. */

@@ -120,7 +120,15 @@ describe('best of N', () => {
 
     await term.keys('W');
     const asked = await term.waitFor('Merge the winner of best of N?');
-    expect(asked).toMatch(/#1 of the ranking\) joins the merge queue/);
+    // The popup's text, its wrapped lines joined (the variants' titles are long).
+    const popupText = asked
+      .split('\n')
+      .map((line) => /│(.*)│/.exec(line)?.[1]?.trim() ?? '')
+      .filter((line) => line !== '')
+      .join(' ');
+    expect(popupText).toMatch(/#1 of the ranking\) joins the merge queue/);
+    expect(popupText).toMatch(/Variant of the greeting \(variant 1 of 2, [^()]+\)/);
+    expect(popupText).toMatch(/Variant of the greeting \(variant 2 of 2, [^()]+\)/);
     await term.keys('y');
     await term.waitFor(/winner is in the merge queue/, 20_000);
     await waitUntil(

@@ -90,6 +90,49 @@ describe('best of N', () => {
       ).toBe(true);
   }, 90_000);
 
+  it('titles each variant with its place in the group, and never reports two variants as overlapping each other', async () => {
+    // Before startPair's steps: the title prompt quotes the task too.
+    w.server.script('anthropic', [
+      { when: 'Write a title for a coding task', text: reply('Tidy the notes') },
+      { when: 'Write a title for a coding task', text: reply('Tidy the notes') },
+    ]);
+    const { group, sessions } = await startPair();
+    const [first, second] = sessions as [Session, Session];
+    // Both variants change the same file, as variants of one task do.
+    writeFileSync(join(first.worktreePath, 'same.txt'), 'first\n');
+    writeFileSync(join(second.worktreePath, 'same.txt'), 'second\n');
+    await ranked(group.id);
+
+    const titles = await waitFor('both generated titles', async () => {
+      const all = await Promise.all(sessions.map((s) => w.get(s.id)));
+      return all.every((s) => !s.titleProvisional) ? all.map((s) => s.title) : null;
+    });
+    expect(titles).toEqual([
+      'Tidy the notes (variant 1 of 2, claude/sonnet)',
+      'Tidy the notes (variant 2 of 2, claude/sonnet)',
+    ]);
+    // The commit message prompt gets the task's own title.
+    const commitAsks = w.server
+      .modelRequests('anthropic')
+      .map((r) => JSON.stringify(r.body))
+      .filter((body) => body.includes('Write the git commit message'));
+    for (const body of commitAsks) expect(body).not.toContain('(variant ');
+
+    // A session outside the group that changes the same file overlaps both.
+    const outside = await w.session({ files: { 'same.txt': 'outside\n' }, message: 'Outside' });
+    const poller = w.controller.gitStatus;
+    const status = await poller.cycle(
+      w.projectId,
+      (poller as unknown as { generation: number }).generation,
+      false,
+    );
+    const others = (id: string) => (status?.overlaps?.[id] ?? []).map((o) => o.sessionId);
+    expect(others(first.id)).toEqual([outside.id]);
+    expect(others(second.id)).toEqual([outside.id]);
+    expect(others(outside.id).sort()).toEqual([first.id, second.id].sort());
+    w.controller.gitStatus.stop();
+  }, 90_000);
+
   it('runs the check command in each worktree when all variants are over and keeps its result', async () => {
     const { group, sessions } = await startPair();
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseHeadless } from '../../src/commands/args.js';
-import { checkText, judgePrompt, parseRanking, parseVariants } from '../../src/domain/best-of.js';
+import {
+  checkText,
+  judgePrompt,
+  parseRanking,
+  parseVariants,
+  taskTitle,
+  variantTitle,
+} from '../../src/domain/best-of.js';
 
 const A = 'aaaaaaaa-1111-4111-8111-111111111111';
 const B = 'bbbbbbbb-2222-4222-8222-222222222222';
@@ -120,6 +127,34 @@ describe('grove run -n', () => {
     );
     expect(() => parseHeadless('run', ['--agents', 'claude', 'Task'])).toThrow(
       '--agents needs -n N',
+    );
+  });
+});
+
+describe('variantTitle', () => {
+  const group = {
+    members: [
+      { sessionId: 'a', position: 1, check: null },
+      { sessionId: 'b', position: 2, check: null },
+      { sessionId: 'c', position: 3, check: null },
+    ],
+  };
+
+  it('tells the variants of one prompt apart by their place and what runs them', () => {
+    expect(variantTitle('Add a cache', group, { id: 'b', agent: 'claude', model: 'opus' })).toBe(
+      'Add a cache (variant 2 of 3, claude/opus)',
+    );
+  });
+
+  it('replaces a suffix already there instead of adding a second, and taskTitle removes it', () => {
+    const once = variantTitle('Add a cache', group, { id: 'c', agent: 'codex', model: 'o4' });
+    expect(variantTitle(once, group, { id: 'c', agent: 'codex', model: 'o4' })).toBe(once);
+    expect(taskTitle(once)).toBe('Add a cache');
+  });
+
+  it('leaves the title of a session outside the group alone', () => {
+    expect(variantTitle('Add a cache', group, { id: 'z', agent: 'claude', model: 'opus' })).toBe(
+      'Add a cache',
     );
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { overlapLines, overlapMap, rebaseWarning, sharedPaths } from '../../src/domain/overlap.js';
+import {
+  overlapLines,
+  overlapMap,
+  rebaseWarning,
+  sharedPaths,
+  variantGroups,
+} from '../../src/domain/overlap.js';
 import { overlapBadge } from '../../src/ui/pages/SessionsPage.js';
 
 describe('sharedPaths', () => {
@@ -37,6 +43,27 @@ describe('sharedPaths', () => {
         ]),
       ),
     ).toEqual([{ a: 'a', b: 'b', files: ['f'] }]);
+  });
+
+  it('never pairs two variants of one best-of-N group, but pairs each with sessions outside it', () => {
+    const changed = new Map([
+      ['v1', ['f']],
+      ['v2', ['f']],
+      ['w1', ['f']],
+      ['x', ['f']],
+    ]);
+    const groups = variantGroups([
+      { id: 'g', members: [{ sessionId: 'v1' }, { sessionId: 'v2' }] },
+      { id: 'h', members: [{ sessionId: 'w1' }] },
+    ]);
+
+    expect(sharedPaths(changed, groups).map((p) => `${p.a}-${p.b}`)).toEqual([
+      'v1-w1',
+      'v1-x',
+      'v2-w1',
+      'v2-x',
+      'w1-x',
+    ]);
   });
 });
 

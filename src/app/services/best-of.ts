@@ -3,6 +3,7 @@ import {
   checkOutputTail,
   judgePrompt,
   parseRanking,
+  variantTitle,
   winnerOf,
   type CheckResult,
   type SessionGroup,
@@ -103,16 +104,34 @@ export class BestOfService {
       { id, projectId, prompt, sessionIds: created.map((s) => s.id) },
       runtime.clock.now(),
     );
+    const group = await store.groups.get(id);
+    if (!group) throw new Error('the group was not saved');
     for (const session of created) {
       await sessions.whenReady(session.id);
       const refused = await this.deps.submitPrompt(session.id, prompt);
       if (refused)
         runtime.logger.log('warn', `best-of: the prompt of ${session.id} was refused: ${refused}`);
+      else await this.nameVariant(group, session.id);
     }
     await this.publish(id);
-    const group = await store.groups.get(id);
-    if (!group) throw new Error('the group was not saved');
     return { group, sessions: created };
+  }
+
+  /**
+   * Gives a variant's first-prompt title its place in the group ("… (variant
+   * 2 of 3, claude/opus)"); the generated title that replaces it gets the
+   * same (turn-commit.ts). Left alone once a generated title is there.
+   */
+  private async nameVariant(group: SessionGroup, sessionId: string): Promise<void> {
+    const { store, sessions, runtime } = this.deps;
+    const session = await store.sessions.get(sessionId);
+    if (!session?.titleProvisional) return;
+    await store.sessions.update(
+      sessionId,
+      { title: variantTitle(session.title, group, session) },
+      runtime.clock.now(),
+    );
+    await sessions.publishSession(sessionId);
   }
 
   /** After a session's operation ends: when it was the last running variant of its group, check and judge the group. */

@@ -3,7 +3,7 @@ import { parseInterval } from '../../domain/settings.js';
 import type { App } from '../app.js';
 import type { GitClient, Runtime, Store } from '../ports.js';
 import type { GitStatusView } from '../state.js';
-import { OverlapDetector } from './overlap.js';
+import { OverlapDetector, withVariantGroups } from './overlap.js';
 
 export interface GitStatusDeps {
   readonly app: App;
@@ -167,13 +167,16 @@ export class GitStatusPoller {
     const active = new Set(sessions.map((s) => s.id));
     for (const id of this.probes.keys()) if (!active.has(id)) this.probes.delete(id);
     if (generation !== this.generation) return null;
-    const overlaps = await this.overlap.detect(project.path, sessions, heads).then(
-      (result) => result.overlaps,
-      (e: unknown) => {
-        runtime.logger.log('warn', 'overlap detection failed', e);
-        return undefined;
-      },
-    );
+    const groups = await store.groups.listByProject(projectId).catch(() => []);
+    const overlaps = await this.overlap
+      .detect(project.path, withVariantGroups(sessions, groups), heads)
+      .then(
+        (result) => result.overlaps,
+        (e: unknown) => {
+          runtime.logger.log('warn', 'overlap detection failed', e);
+          return undefined;
+        },
+      );
     if (generation !== this.generation) return null;
     const status: GitStatusView = {
       branch,

@@ -1,4 +1,5 @@
-import { overlapMap, sharedPaths, type OverlapMap } from '../../domain/overlap.js';
+import { overlapMap, sharedPaths, variantGroups, type OverlapMap } from '../../domain/overlap.js';
+import type { SessionGroup } from '../../domain/best-of.js';
 import { sanitizePath } from '../../domain/sanitize.js';
 import type { GitClient } from '../ports.js';
 
@@ -7,6 +8,8 @@ export interface OverlapSession {
   readonly id: string;
   readonly branch: string;
   readonly baseBranch: string;
+  /** Its best-of-N group: variants of one group are never reported against each other. */
+  readonly group?: string | null;
 }
 
 export interface OverlapResult {
@@ -69,7 +72,9 @@ export class OverlapDetector {
     );
     this.paths = nextPaths;
     const changed = new Map([...nextPaths].map(([id, entry]) => [id, entry.paths]));
-    const pairs = sharedPaths(changed);
+    const groupOf = new Map<string, string>();
+    for (const session of sessions) if (session.group) groupOf.set(session.id, session.group);
+    const pairs = sharedPaths(changed, groupOf);
     const keyOf = (pair: { a: string; b: string }): [string, string, string] => {
       const a = tips.get(pair.a) ?? '';
       const b = tips.get(pair.b) ?? '';
@@ -103,6 +108,15 @@ export class OverlapDetector {
     this.probes = nextProbes;
     return { overlaps: overlapMap(probed), gitCalls };
   }
+}
+
+/** The sessions for the detector, each with its best-of-N group among `groups`. */
+export function withVariantGroups<S extends OverlapSession>(
+  sessions: readonly S[],
+  groups: readonly SessionGroup[],
+): (S & { readonly group: string | null })[] {
+  const groupOf = variantGroups(groups);
+  return sessions.map((s) => ({ ...s, group: groupOf.get(s.id) ?? null }));
 }
 
 /** One detection from scratch (a headless command: no poller has a cache). */

@@ -1,3 +1,4 @@
+import { taskTitle, variantTitle } from '../../domain/best-of.js';
 import type { ModelChoice, ProviderId } from '../../domain/providers.js';
 import { sanitizeLine } from '../../domain/sanitize.js';
 import type { Session } from '../../domain/session.js';
@@ -71,7 +72,9 @@ export async function commitTurn(
   ]);
   if (status.length === 0) return null;
   const fresh = (await store.sessions.get(session.id)) ?? session;
-  let message = fallbackCommitMessage(fresh.title || fresh.prompt || 'Grove session changes');
+  let message = fallbackCommitMessage(
+    taskTitle(fresh.title) || fresh.prompt || 'Grove session changes',
+  );
   let measured: DiffFields | null = null;
   if (!signal.aborted) {
     try {
@@ -87,7 +90,7 @@ export async function commitTurn(
         .around(ctx.guard.forSession(session, mainCheckout, 'the commit message prompt'), () =>
           agents.utility(
             fast,
-            commitMessagePrompt(fresh.title, fresh.commitMessage, diff.patch),
+            commitMessagePrompt(taskTitle(fresh.title), fresh.commitMessage, diff.patch),
             worktree,
             signal,
             { live },
@@ -231,9 +234,12 @@ export async function generateTitle(
     if (title === '' || title.length > 100) return;
     const latest = await store.sessions.get(session.id);
     if (!latest || latest.titleGeneration !== generation) return;
+    // A best-of-N variant keeps its place in the group in its title.
+    const group = await store.groups.ofSession(session.id);
+    const named = group ? variantTitle(title.slice(0, 72), group, latest) : title.slice(0, 72);
     await store.sessions.update(
       session.id,
-      { title: title.slice(0, 72), titleProvisional: false },
+      { title: named, titleProvisional: false },
       ctx.deps.runtime.clock.now(),
     );
     await ctx.deps.sessions.publishSession(session.id);
