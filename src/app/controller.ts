@@ -1,58 +1,30 @@
-import type { App } from './app.js';
-import type { AppCommands, CommentInput, SessionChoiceChange } from './commands.js';
-import type {
-  Agents,
-  Clipboard,
-  Forge,
-  GitClient,
-  ImageStore,
-  Notifier,
-  Runtime,
-  Store,
-  TerminalHandoff,
-} from './ports.js';
+import type { AppCommands, SessionChoiceChange } from './commands.js';
 import { SessionActions, withForkContext } from './services/session-actions.js';
-import { Notifications } from './services/notifications.js';
-import { ComposerService } from './services/composer.js';
+import type { Notifications } from './services/notifications.js';
+import type { ComposerService } from './services/composer.js';
 import { providerInfo } from '../domain/providers.js';
 import { sessionById, type Tab } from './state.js';
 import { restoreCommand } from '../domain/session.js';
 import type { PermissionMode } from '../domain/permission-mode.js';
-import type { ShellRunner } from '../infra/shell.js';
 import { isTerminal, isWorking } from '../domain/session-status.js';
-import { ChannelPool } from './services/channel-pool.js';
-import { ProjectService } from './services/projects.js';
-import { SessionService, clarificationPrompt, provisionalTitle } from './services/sessions.js';
-import { TurnRunner } from './services/turn.js';
-import { SessionWorkers, type OperationHandler } from './services/worker.js';
-import { ReviewService } from './services/review.js';
-import { GitStatusPoller } from './services/git-status.js';
-import { LeaseWatch } from './services/lease-watch.js';
-import { BudgetService } from './services/budget.js';
-import { BestOfService } from './services/best-of.js';
-import { cancelSession } from './services/review/cancel.js';
+import type { ChannelPool } from './services/channel-pool.js';
+import type { ProjectService } from './services/projects.js';
+import type { SessionService } from './services/sessions.js';
+import { clarificationPrompt, provisionalTitle } from './services/sessions.js';
+import type { TurnRunner } from './services/turn.js';
+import type { SessionWorkers } from './services/worker.js';
+import type { ReviewService } from './services/review.js';
+import type { GitStatusPoller } from './services/git-status.js';
+import type { LeaseWatch } from './services/lease-watch.js';
+import type { BudgetService } from './services/budget.js';
+import type { BestOfService } from './services/best-of.js';
 import { reclaimOnStart } from './services/gc.js';
 import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
 
-export interface ControllerDeps {
-  readonly app: App;
-  readonly store: Store;
-  readonly git: GitClient;
-  readonly agents: Agents;
-  readonly shell: ShellRunner;
-  readonly runtime: Runtime;
-  readonly forge: Forge;
-  /** The system clipboard (the TUI's `y`); absent in headless commands. */
-  readonly clipboard?: Clipboard;
-  /** Where images attached in the composer are stored (the TUI). */
-  readonly images?: ImageStore;
-  /** The TUI runs focused reviews after turns; a one-shot command does not. */
-  readonly focusedReviews?: boolean;
-  /** The TUI's terminal, lent to a shell or an editor (`o`, `e`). */
-  readonly handoff?: TerminalHandoff;
-  /** Bell, terminal and desktop notifications when a session needs the person (the TUI). */
-  readonly notifier?: Notifier;
-}
+import { buildServices, type ControllerDeps } from './service-graph.js';
+import { ReviewCommands } from './review-commands.js';
+
+export type { ControllerDeps };
 
 /** How long quitting waits for stopped turns to settle (commit, session to Review) before going on. */
 const STOP_GRACE_MS = 10_000;
@@ -61,7 +33,7 @@ const STOP_GRACE_MS = 10_000;
  * Wires the services together and implements the commands key handlers
  * call. Every command returns at once; work runs as app tasks.
  */
-export class Controller implements AppCommands {
+export class Controller extends ReviewCommands implements AppCommands {
   readonly sessions: SessionService;
   readonly projects: ProjectService;
   readonly workers: SessionWorkers;
@@ -80,152 +52,25 @@ export class Controller implements AppCommands {
   private readonly stopping = new AbortController();
   private refreshTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly deps: ControllerDeps) {
-    const { app, store, git, agents, shell, runtime, forge } = deps;
-    const shutdown = this.stopping.signal;
-    this.pool = new ChannelPool(agents);
-    this.sessions = new SessionService({ app, store, git, shell, runtime, shutdown });
-    this.composer = new ComposerService({
-      app,
-      store,
-      git,
-      runtime,
-      whenReady: (id) => this.sessions.whenReady(id),
-      ...(deps.images ? { images: deps.images } : {}),
-    });
-    // The service graph has one direction (docs/architecture/runtime-flow.md):
-    // workers run operations; review queues its operations on them; turns end
-    // by calling review's afterTurn. Each service gets what it uses at
-    // construction; the workers' handler table is the one late-bound edge.
-    const runTurn: OperationHandler = (operation, signal) => this.turns.run(operation, signal);
-    this.workers = new SessionWorkers({
-      store,
-      owner: runtime.owner,
-      now: () => runtime.clock.now(),
-      logger: runtime.logger,
-      handlers: {
-        start_prompt: runTurn,
-        reply: runTurn,
-        rebase: (operation, signal) => this.review.runRebase(operation, signal),
-        merge: (operation, signal) => this.review.runMerge(operation, signal),
-        publish: (operation, signal) => this.review.runPublish(operation, signal),
-        utility: async () => {},
-      },
-      onQueueChanged: (sessionId) => this.publishQueue(sessionId),
-      hold: (sessionId, next) => this.budget.hold(sessionId, next),
-    });
-    this.review = new ReviewService({
-      app,
-      store,
-      git,
-      agents,
-      sessions: this.sessions,
-      pool: this.pool,
-      runtime,
-      forge,
-      queue: this.workers,
-      shutdown,
-    });
-    const review = this.review;
-    const focusedReviews = deps.focusedReviews ?? true;
-    this.turns = new TurnRunner({
-      app,
-      store,
-      git,
-      agents,
-      sessions: this.sessions,
-      pool: this.pool,
-      runtime,
-      shutdown,
-      afterTurn: (sessionId, signal, operation) =>
-        review.afterTurn(sessionId, signal, focusedReviews, operation),
-    });
-    this.gitStatus = new GitStatusPoller({ app, store, git, runtime });
-    this.budget = new BudgetService({ app, store, runtime });
-    this.projects = new ProjectService(
-      app,
-      store,
-      () => runtime.clock.now(),
-      (projectId) => {
-        this.gitStatus.restart(projectId);
-        this.composer.loadProject(projectId);
-        app.task('Reading the budgets', () => this.budget.refresh(projectId));
-        app.task('Reading the best-of-N groups', () => this.bestOf.load(projectId));
-        app.task('Resuming stranded best-of-N groups', () => this.bestOf.resumeStranded(projectId));
-        app.task('Resuming queued prompts', () => this.leases.resumeQueued());
-      },
-      runtime.owner,
-    );
-    this.actions = new SessionActions({
-      app,
-      store,
-      git,
-      shell,
-      runtime,
-      sessions: this.sessions,
-      enqueueStart: async (sessionId, prompt, display) => {
-        await store.operations.enqueue(
-          sessionId,
-          'start_prompt',
-          { prompt, display },
-          runtime.clock.now(),
-          runtime.owner,
-        );
-        this.publishQueue(sessionId);
-        this.workers.notify(sessionId);
-      },
-      refreshDiff: (sessionId) => this.sessions.refreshDiff(sessionId),
-      shutdown,
-      ...(deps.handoff ? { handoff: deps.handoff } : {}),
-    });
-    this.notifications = deps.notifier ? new Notifications(app, deps.notifier, runtime) : null;
-    this.bestOf = new BestOfService({
-      app,
-      store,
-      git,
-      agents,
-      shell,
-      runtime,
-      sessions: this.sessions,
+  constructor(protected readonly deps: ControllerDeps) {
+    super();
+    const services = buildServices(deps, this.stopping.signal, {
+      publishQueue: (sessionId) => this.publishQueue(sessionId),
       submitPrompt: (sessionId, prompt) => this.submitPrompt(sessionId, prompt),
-      merge: (sessionId) => this.review.confirmMerge(sessionId),
-      publish: (sessionId) => this.review.publish(sessionId, ''),
-      cancel: (sessionId) =>
-        cancelSession(this.review.ctx, sessionId, (id) => this.workers.abort(id)),
-      shutdown,
     });
-    // The last variant of a best-of-N group to finish starts its checks and the judge.
-    this.workers.onOutcome((outcome) => {
-      if (outcome.operation.kind !== 'start_prompt' && outcome.operation.kind !== 'reply') return;
-      app.task('Checking the best-of-N group', () =>
-        this.bestOf.sessionSettled(outcome.operation.sessionId),
-      );
-    });
-    // Spending shown in the header follows every turn; a changed budget setting lets held prompts go when it allows.
-    this.workers.onOutcome((outcome) => {
-      const projectId = app.state.activeProjectId;
-      if (
-        projectId !== null &&
-        (outcome.operation.kind === 'start_prompt' || outcome.operation.kind === 'reply')
-      )
-        app.task('Reading the budgets', () => this.budget.refresh(projectId));
-    });
-    app.subscribe((event) => {
-      if (event.type !== 'settingsLoaded') return;
-      for (const sessionId of Object.keys(app.state.budget?.held ?? {}))
-        this.workers.notify(sessionId);
-      const projectId = app.state.activeProjectId;
-      if (projectId !== null) app.task('Reading the budgets', () => this.budget.refresh(projectId));
-    });
-    this.leases = new LeaseWatch({
-      app,
-      store,
-      git,
-      runtime,
-      workers: this.workers,
-      note: (sessionId, text) => this.sessions.note(sessionId, 'notice', text),
-      sweepLeftovers: () => agents.sweepLeftovers(),
-    });
+    this.sessions = services.sessions;
+    this.projects = services.projects;
+    this.workers = services.workers;
+    this.turns = services.turns;
+    this.review = services.review;
+    this.bestOf = services.bestOf;
+    this.gitStatus = services.gitStatus;
+    this.leases = services.leases;
+    this.composer = services.composer;
+    this.actions = services.actions;
+    this.notifications = services.notifications;
+    this.budget = services.budget;
+    this.pool = services.pool;
   }
 
   /** Background work that runs for the life of the TUI. */
@@ -308,7 +153,7 @@ export class Controller implements AppCommands {
     });
   }
 
-  private notice(level: 'info' | 'warn' | 'error', text: string): void {
+  protected notice(level: 'info' | 'warn' | 'error', text: string): void {
     this.deps.app.emit({ type: 'notice', notice: { level, text } });
   }
 
@@ -663,130 +508,6 @@ export class Controller implements AppCommands {
       const session = await store.sessions.setStatus(sessionId, 'Review', runtime.clock.now());
       app.emit({ type: 'sessionUpdated', session });
     });
-  }
-
-  openDiff(sessionId: string): void {
-    this.review.openDiff(sessionId);
-  }
-
-  cancelDiff(sessionId: string): void {
-    this.review.diffs.cancel(sessionId);
-  }
-
-  saveDiffComment(sessionId: string, comment: CommentInput): void {
-    this.review.comments.save(sessionId, comment);
-  }
-
-  deleteDiffComment(sessionId: string, commentId: string): void {
-    this.review.comments.delete(sessionId, commentId);
-  }
-
-  submitDiffComments(sessionId: string): void {
-    this.deps.app.task('Sending the comments', () =>
-      this.review.comments.submit(sessionId, (prompt, extra) =>
-        this.submitPrompt(sessionId, prompt, extra),
-      ),
-    );
-  }
-
-  reviewToComments(sessionId: string): void {
-    this.review.comments.fromReview(sessionId);
-  }
-
-  requestMerge(sessionId: string): void {
-    this.review.requestMerge(sessionId);
-  }
-
-  confirmMerge(sessionId: string, acknowledged = false): void {
-    this.review.confirmMerge(sessionId, acknowledged);
-  }
-
-  rebase(sessionId: string): void {
-    this.review.requestRebase(sessionId);
-  }
-
-  requestCancel(sessionId: string): void {
-    this.review.requestCancel(sessionId);
-  }
-
-  confirmCancel(sessionId: string): void {
-    this.review.confirmCancel(sessionId);
-  }
-
-  syncMain(): void {
-    this.review.syncMain();
-  }
-
-  confirmSync(branch: string, head: string): void {
-    this.review.confirmSync(branch, head);
-  }
-
-  requestPublish(sessionId: string): void {
-    this.review.requestPublish(sessionId);
-  }
-
-  publish(sessionId: string, remoteBranch: string): void {
-    this.review.publish(sessionId, remoteBranch);
-  }
-
-  regenerateReview(sessionId: string): void {
-    this.review.focused.request(sessionId);
-  }
-
-  sendBestOf(sessionId: string, text: string, n: number): void {
-    this.deps.app.task('Starting best of N', async () => {
-      const { sessions } = await this.bestOf.startFrom(sessionId, text, n);
-      await this.composer.recordSent(sessionId, text);
-      this.notice(
-        'info',
-        `Best of ${sessions.length}: the prompt runs in ${sessions.length} sessions; when all are over they are checked and ranked.`,
-      );
-    });
-  }
-
-  chooseWinner(sessionId: string): void {
-    this.chooseWinnerBy(sessionId, 'merge');
-  }
-
-  publishWinner(sessionId: string): void {
-    this.chooseWinnerBy(sessionId, 'publish');
-  }
-
-  private chooseWinnerBy(sessionId: string, how: 'merge' | 'publish'): void {
-    this.deps.app.task('Choosing the winner', async () => {
-      const group = await this.deps.store.groups.ofSession(sessionId);
-      const refused = group
-        ? await this.bestOf.choose(group.id, undefined, how)
-        : 'This session is not one of a best-of-N group.';
-      if (refused) this.notice('warn', refused);
-      else
-        this.notice(
-          'info',
-          how === 'merge'
-            ? 'The winner is in the merge queue; the other variants are canceled (their branches are kept).'
-            : 'The winner is being published as a pull request; the other variants are canceled (their branches are kept).',
-        );
-    });
-  }
-
-  forceReview(sessionId: string): void {
-    this.review.focused.start(sessionId, true);
-  }
-
-  refreshReviewThreads(sessionId: string): void {
-    this.review.refreshThreads(sessionId);
-  }
-
-  sendReviewThreads(sessionId: string, threadIds: readonly string[] | null): void {
-    this.review.sendThreads(sessionId, threadIds);
-  }
-
-  requestResolveThreads(sessionId: string): void {
-    this.review.requestResolve(sessionId);
-  }
-
-  resolveReviewThreads(sessionId: string, threadIds: readonly string[]): void {
-    this.review.resolveThreads(sessionId, threadIds);
   }
 
   raiseBudget(sessionId: string, scope: BudgetScope, measure: BudgetMeasure, limit: number): void {
