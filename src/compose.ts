@@ -7,6 +7,7 @@ import { createStore } from './infra/db/store.js';
 import { createGitClient } from './infra/git/git-client.js';
 import { createAgents } from './infra/agent/agents.js';
 import { createLauncher } from './infra/agent/launcher.js';
+import { loadAcpAgents } from './infra/agent/acp-agents-file.js';
 import { ALLOW_UNCONFINED_KEY } from './domain/settings.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, networkPolicy } from './domain/network.js';
 import { exposurePolicy, HIDDEN_PATHS_KEY, PASS_ENV_KEY } from './domain/agent-exposure.js';
@@ -75,7 +76,8 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
     store,
     // Worktrees of Grove's projects get their git folders from the repository's own list.
     git: createGitClient(env, async () => (await store.projects.list()).map((p) => p.path)),
-    agents: createAgents(env, logger, launcher),
+    // The extra ACP agents of GROVE_HOME/agents.json, read once (a refused file offers none; doctor says why).
+    agents: createAgents(env, logger, launcher, loadAcpAgents(paths.acpAgents)),
     forge: createForge(env, logger),
     runtime: { clock, logger, paths, env, owner },
   };

@@ -1,6 +1,7 @@
 import { completionFor, noAssist } from '../domain/composer-assist.js';
 import { insertText } from '../domain/composer.js';
 import { recordPrompt } from '../domain/prompt-history.js';
+import { acpAgentIds } from '../domain/slash-commands.js';
 import type { AppEvent } from './events.js';
 import type { AppState } from './state.js';
 
@@ -38,7 +39,10 @@ export function reduceComposer(state: AppState, event: ComposerEvent): AppState 
         return next;
       const session = next.sessions.find((s) => s.id === mode.sessionId);
       if (!session || session.worktreePath !== event.worktree) return next;
-      const completion = completionFor(mode.composer, null, event.files, { agent: session.agent });
+      const completion = completionFor(mode.composer, null, event.files, {
+        agent: session.agent,
+        acpAgents: acpAgentIds(next.agents),
+      });
       return { ...next, mode: { ...mode, assist: { ...mode.assist, completion } } };
     }
     case 'composerDataLoaded':

@@ -9,6 +9,8 @@ import { diffMode, placeDiffCursor, sessionById, type AppState } from './state.j
 import { attentionReason } from '../domain/attention.js';
 import { emptyBuffer } from '../domain/composer.js';
 import { NO_FILTER, filterSessions } from '../domain/session-filter.js';
+import { ACP_AGENTS_KEY } from '../domain/settings.js';
+import { acpAgentIds } from '../domain/slash-commands.js';
 
 function upsertSession(list: readonly Session[], session: Session): readonly Session[] {
   const index = list.findIndex((s) => s.id === session.id);
@@ -184,7 +186,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         activeProjectId: event.projectId,
         selectedProjectId: event.projectId,
         sessions: event.sessions,
-        settings: event.settings,
+        settings: withAgentChoices(event.settings, state.agents),
         selectedSessionId: null,
         mode: { kind: 'list' },
         sessionFilter: NO_FILTER,
@@ -228,7 +230,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         }),
       );
     case 'settingsLoaded':
-      return { ...state, settings: event.settings };
+      return { ...state, settings: withAgentChoices(event.settings, state.agents) };
     case 'transcriptLoaded':
       return { ...state, transcripts: { ...state.transcripts, [event.sessionId]: event.entries } };
     case 'transcriptAppended': {
@@ -312,7 +314,11 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         },
       };
     case 'agentsDetected':
-      return { ...state, agents: event.agents };
+      return {
+        ...state,
+        agents: event.agents,
+        settings: withAgentChoices(state.settings, event.agents),
+      };
     case 'sandboxChecked':
       return { ...state, sandboxMissing: event.missing };
     case 'gitStatus': {
@@ -372,4 +378,15 @@ export function reduce(state: AppState, event: AppEvent): AppState {
     default:
       return assertNever(event);
   }
+}
+
+/** The settings with the ACP agents of agents.json among the agents to choose (a value never stored). */
+function withAgentChoices(
+  settings: AppState['settings'],
+  agents: AppState['agents'],
+): AppState['settings'] {
+  const acp = acpAgentIds(agents).join(',');
+  return (settings[ACP_AGENTS_KEY] ?? '') === acp
+    ? settings
+    : { ...settings, [ACP_AGENTS_KEY]: acp };
 }

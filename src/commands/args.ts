@@ -91,7 +91,8 @@ standard input is not a terminal. --mode sets the session's permission mode
 
 Options:
   -C DIR              The repository (default: the current directory)
-  --agent ID          claude, codex or gemini (default: the project's main model)
+  --agent ID          claude, codex, gemini, or an ACP agent's name in
+                      GROVE_HOME/agents.json (default: the project's main model)
   --model M           The agent's model (default: the project's main model)
   --reasoning L       The reasoning level (default: the project's main model)
   -n N                Best of N: run the prompt in N sessions, then the check

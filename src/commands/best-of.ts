@@ -3,6 +3,7 @@ import { checkText, parseVariants, type SessionGroup } from '../domain/best-of.j
 import type { ModelChoice } from '../domain/providers.js';
 import { shortId, type Session } from '../domain/session.js';
 import { INSTALLED_AGENTS_KEY } from '../domain/settings.js';
+import { acpAgentValues } from './acp-agent-choice.js';
 import type { HeadlessCommand } from './args.js';
 import {
   CommandError,
@@ -35,6 +36,7 @@ export async function runBestOf(
   const settings = {
     ...ctx.app.state.settings,
     [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(','),
+    ...acpAgentValues(infra.agents.acpAgents(), command.agent ?? command.agents),
   };
   const variants = parseVariants(command.agents, n);
   const choices: ModelChoice[] = variants

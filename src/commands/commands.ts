@@ -7,6 +7,7 @@ import { groupOf, orderedSessions } from '../domain/session-order.js';
 import { activeWorkSeconds, formatDuration, restoreCommand, shortId } from '../domain/session.js';
 import { permissionModeLabel } from '../domain/permission-mode.js';
 import { INSTALLED_AGENTS_KEY } from '../domain/settings.js';
+import { acpAgentValues } from './acp-agent-choice.js';
 import { waitingText } from '../domain/usage-limit.js';
 import type { HeadlessCommand } from './args.js';
 import { COMMAND_HELP } from './args.js';
@@ -86,7 +87,11 @@ export async function runHeadless(
       const ctx = await headlessContext(infra, io, command.dir, showProgress(io, command.progress));
       // An agent not set in the settings follows the installed ones.
       const choice = choiceFor(
-        { ...ctx.app.state.settings, [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(',') },
+        {
+          ...ctx.app.state.settings,
+          [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(','),
+          ...acpAgentValues(infra.agents.acpAgents(), command.agent),
+        },
         command.agent,
         command.model,
         command.reasoning,

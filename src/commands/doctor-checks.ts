@@ -6,7 +6,12 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { PROVIDERS, type ProviderId, type ProviderInfo } from '../domain/providers.js';
+import type { AcpAgentsConfig } from '../domain/acp-agents.js';
+import {
+  PROVIDERS,
+  type BuiltinProviderId,
+  type BuiltinProviderInfo,
+} from '../domain/providers.js';
 import { which } from '../infra/agent/detect.js';
 import { resolveGitHubToken } from '../infra/forge/token.js';
 import { probeSqlite } from '../infra/db/inspect.js';
@@ -28,6 +33,8 @@ export interface CheckResult {
 export interface CheckContext {
   readonly env: NodeJS.ProcessEnv;
   readonly signal: AbortSignal;
+  /** The ACP agents of GROVE_HOME/agents.json (none when absent). */
+  readonly acpAgents?: AcpAgentsConfig;
 }
 
 export const ok = (check: string, detail: string): CheckResult => ({
@@ -113,7 +120,7 @@ export async function checkGit({ env, signal }: CheckContext): Promise<CheckResu
   return ok('git', `git ${version} (Grove needs ${need} or newer)`);
 }
 
-const INSTALL: Readonly<Record<ProviderId, string>> = {
+const INSTALL: Readonly<Record<BuiltinProviderId, string>> = {
   claude: 'npm install --global @anthropic-ai/claude-code',
   codex: 'npm install --global @openai/codex',
   gemini: 'npm install --global @google/gemini-cli',
@@ -132,7 +139,7 @@ function set(env: NodeJS.ProcessEnv, name: string): boolean {
  * Whether the CLI has credentials, from what it reads at start (its
  * environment variables and credential files); never by calling a model.
  */
-export function signedIn(id: ProviderId, env: NodeJS.ProcessEnv): SignIn {
+export function signedIn(id: BuiltinProviderId, env: NodeJS.ProcessEnv): SignIn {
   const home = env['HOME'] || homedir();
   const firstSet = (names: readonly string[]): string | undefined =>
     names.find((name) => set(env, name));
@@ -180,13 +187,16 @@ export function signedIn(id: ProviderId, env: NodeJS.ProcessEnv): SignIn {
 }
 
 interface Found {
-  readonly provider: ProviderInfo;
+  readonly provider: BuiltinProviderInfo;
   readonly path: string | null;
   readonly version: string | null;
   readonly error: string | null;
 }
 
-async function findAgent(provider: ProviderInfo, { env, signal }: CheckContext): Promise<Found> {
+async function findAgent(
+  provider: BuiltinProviderInfo,
+  { env, signal }: CheckContext,
+): Promise<Found> {
   const path = which(provider.binary, env);
   if (path === null) return { provider, path, version: null, error: null };
   // Gemini relaunches itself with a bigger heap unless told not to: twice the start-up.
@@ -235,15 +245,45 @@ export async function checkAgents(ctx: CheckContext): Promise<CheckResult[]> {
         return ok(name, `${what}, signed in: unknown (${login.why})`);
     }
   });
-  if (found.some((f) => f.path !== null)) return results;
+  const acp = acpAgentLines(ctx);
+  if (found.some((f) => f.path !== null) || acp.found) return [...results, ...acp.lines];
   return [
     ...results,
+    ...acp.lines,
     fail(
       'agents',
       `no agent CLI is installed: Grove needs at least one (${PROVIDERS.map((p) => p.name).join(', ')})`,
       'install one of them (the lines above say how) and sign in',
     ),
   ];
+}
+
+/**
+ * One line per ACP agent of GROVE_HOME/agents.json: its command found (where)
+ * or not; a file Grove refused is one failure saying why.
+ */
+function acpAgentLines(ctx: CheckContext): { lines: CheckResult[]; found: boolean } {
+  const config = ctx.acpAgents;
+  if (!config) return { lines: [], found: false };
+  if (config.error)
+    return {
+      lines: [fail('agents.json', config.error, 'fix the file (see docs/usage/agents.md)')],
+      found: false,
+    };
+  let found = false;
+  const lines = config.agents.map((agent) => {
+    const command = [agent.command, ...agent.args].join(' ');
+    const path = which(agent.command, ctx.env);
+    if (path === null)
+      return warn(
+        agent.name,
+        `ACP agent: its command \`${command}\` is not found (not on PATH)`,
+        `install it, or fix its command in agents.json`,
+      );
+    found = true;
+    return ok(agent.name, `ACP agent: \`${command}\`, found at ${path}`);
+  });
+  return { lines, found };
 }
 
 /** Where publishing would take its GitHub token from (never the token itself). */

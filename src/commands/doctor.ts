@@ -1,6 +1,7 @@
 // `grove doctor`: checks everything Grove depends on, at once, and says how
 // to fix each failure. Needs no project and opens the database read-only.
 import type { GrovePaths } from '../infra/paths.js';
+import { loadAcpAgents } from '../infra/agent/acp-agents-file.js';
 import {
   checkAgents,
   checkClipboard,
@@ -89,7 +90,11 @@ async function settle(
 export async function runChecks(options: DoctorOptions): Promise<CheckResult[]> {
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  const ctx: CheckContext = { env: options.env, signal };
+  const ctx: CheckContext = {
+    env: options.env,
+    signal,
+    acpAgents: loadAcpAgents(options.paths.acpAgents),
+  };
   try {
     const results = await Promise.all(
       checks(ctx, options).map(([name, run]) => settle(name, run, signal)),

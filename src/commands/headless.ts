@@ -10,7 +10,8 @@ import { initialState } from '../app/state.js';
 import { isOwnerAlive, VERSION, type Infra } from '../compose.js';
 import { INTERRUPTED_BY_RESTART } from '../domain/operation.js';
 import type { Project } from '../domain/project.js';
-import { providerInfo, type ModelChoice } from '../domain/providers.js';
+import { agentName, providerInfo, type ModelChoice } from '../domain/providers.js';
+import { agentChoices } from '../domain/settings.js';
 import { sanitizeText } from '../domain/sanitize.js';
 import { shortId, type Session } from '../domain/session.js';
 import { shellRunner } from '../infra/shell.js';
@@ -181,8 +182,17 @@ export function choiceFor(
 ): ModelChoice {
   const base = modelChoice(settings, 'main');
   if (agent === null && model === null && reasoning === null) return base;
-  const info = providerInfo(agent ?? base.agent);
-  if (!info) throw new UsageError(`unknown agent '${agent ?? ''}' (use claude, codex or gemini)`);
+  // An ACP agent of agents.json by its name (`opencode`) or id (`acp:opencode`).
+  const known = agentChoices(settings);
+  const id = agent === null ? base.agent : known.find((k) => k === agent || agentName(k) === agent);
+  const info = id === undefined ? undefined : providerInfo(id);
+  if (!info) {
+    const names = known.map(agentName);
+    const list = `${names.slice(0, -1).join(', ')} or ${names.at(-1) ?? ''}`;
+    throw new UsageError(
+      `unknown agent '${agent ?? ''}' (use ${list}, or name an ACP agent in GROVE_HOME/agents.json)`,
+    );
+  }
   const sameAgent = info.id === base.agent;
   const chosenReasoning = reasoning ?? (sameAgent ? base.reasoning : info.defaultReasoning);
   if (!info.reasoningLevels.includes(chosenReasoning)) {

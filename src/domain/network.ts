@@ -1,5 +1,5 @@
 import { ADDRESS_KIND_TEXT, addressKind, canonicalAddress } from './ip-address.js';
-import type { ProviderId } from './providers.js';
+import { builtinProvider, type BuiltinProviderId, type ProviderId } from './providers.js';
 
 // Which hosts a confined agent may reach over the network. Pure: the launcher
 // (infra/agent/launcher.ts) runs the proxy that applies it.
@@ -29,7 +29,7 @@ export type NetworkPolicy =
  * API and ChatGPT sign-in hosts, Gemini CLI's API, Code Assist and Google
  * OAuth hosts. Telemetry and update hosts are left out on purpose.
  */
-export const MODEL_API_HOSTS: Readonly<Record<ProviderId, readonly string[]>> = {
+export const MODEL_API_HOSTS: Readonly<Record<BuiltinProviderId, readonly string[]>> = {
   claude: ['api.anthropic.com', 'console.anthropic.com', 'platform.claude.com', 'claude.ai'],
   codex: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'],
   gemini: [
@@ -69,7 +69,7 @@ export function isTelemetryHost(host: string): boolean {
  * commands share their proxy, so none of their hosts is listed: a
  * `curl api.github.com` the agent ran still gets its transcript line.
  */
-const BACKGROUND: Readonly<Record<ProviderId, readonly AllowEntry[]>> = {
+const BACKGROUND: Readonly<Record<BuiltinProviderId, readonly AllowEntry[]>> = {
   claude: [],
   codex: ['github.com', 'api.github.com', 'codeload.github.com'].map((host) => ({
     host,
@@ -84,7 +84,8 @@ const BACKGROUND: Readonly<Record<ProviderId, readonly AllowEntry[]>> = {
  * usage statistics, Codex's plugin sync): it goes to the log, not the transcript.
  */
 export function isBackgroundCall(provider: ProviderId, host: string, port: number): boolean {
-  return isTelemetryHost(host) || isAllowed(BACKGROUND[provider], host, port);
+  const builtin = builtinProvider(provider);
+  return isTelemetryHost(host) || (builtin !== null && isAllowed(BACKGROUND[builtin], host, port));
 }
 
 const LABEL = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?$/;

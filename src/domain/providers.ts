@@ -5,7 +5,16 @@ import type { MentionForm } from './mentions.js';
  * wire formats) lives in infra/agent; this table is what the UI and the
  * settings need to offer choices.
  */
-export type ProviderId = 'claude' | 'codex' | 'gemini';
+export type BuiltinProviderId = 'claude' | 'codex' | 'gemini';
+
+/**
+ * An agent CLI the person named in GROVE_HOME/agents.json (any command that
+ * speaks the Agent Client Protocol), as `acp:<name>`: the prefix keeps it
+ * apart from the built-in agents wherever an id is read back.
+ */
+export type AcpAgentId = `acp:${string}`;
+
+export type ProviderId = BuiltinProviderId | AcpAgentId;
 
 export type Transport = 'cli' | 'app-server';
 
@@ -28,7 +37,10 @@ export interface ProviderInfo {
   readonly images: boolean;
 }
 
-export const PROVIDERS: readonly ProviderInfo[] = [
+export type BuiltinProviderInfo = ProviderInfo & { readonly id: BuiltinProviderId };
+
+/** The built-in agents, in the order defaults follow. */
+export const PROVIDERS: readonly BuiltinProviderInfo[] = [
   {
     id: 'claude',
     name: 'Claude Code',
@@ -77,12 +89,55 @@ export const PROVIDERS: readonly ProviderInfo[] = [
   },
 ];
 
+const ACP_PREFIX = 'acp:';
+
+export function isAcpAgentId(id: string): id is AcpAgentId {
+  return id.startsWith(ACP_PREFIX) && id.length > ACP_PREFIX.length;
+}
+
+export function acpAgentId(name: string): AcpAgentId {
+  return `acp:${name}`;
+}
+
+/** The name the person gave an ACP agent (`opencode` for `acp:opencode`); a built-in id as it is. */
+export function agentName(id: string): string {
+  return isAcpAgentId(id) ? id.slice(ACP_PREFIX.length) : id;
+}
+
+/** The built-in agent an id names, or null for an ACP agent. */
+export function builtinProvider(id: ProviderId): BuiltinProviderId | null {
+  return isAcpAgentId(id) ? null : id;
+}
+
+/**
+ * What Grove knows of an ACP agent from its id alone: one model and one
+ * reasoning level (the agent's own choice), plain paths in prompts, no images.
+ */
+function acpAgentInfo(id: AcpAgentId): ProviderInfo {
+  const name = agentName(id);
+  return {
+    id,
+    name,
+    binary: name,
+    models: ['default'],
+    defaultModel: 'default',
+    fastModel: 'default',
+    reasoningLevels: ['default'],
+    defaultReasoning: 'default',
+    transport: 'app-server',
+    authHint: `sign ${name} in as its own documentation says (run it once outside Grove)`,
+    fileMentions: 'plain-path',
+    images: false,
+  };
+}
+
 export function providerInfo(id: string): ProviderInfo | undefined {
+  if (isAcpAgentId(id)) return acpAgentInfo(id);
   return PROVIDERS.find((provider) => provider.id === id);
 }
 
 export function isProviderId(id: string): id is ProviderId {
-  return PROVIDERS.some((provider) => provider.id === id);
+  return isAcpAgentId(id) || PROVIDERS.some((provider) => provider.id === id);
 }
 
 /** A choice of agent, model and reasoning level, as stored in settings. */

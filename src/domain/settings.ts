@@ -6,7 +6,7 @@ import {
   validatePassEnv,
 } from './agent-exposure.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, validateAllowList } from './network.js';
-import { PROVIDERS, providerInfo, type ProviderId } from './providers.js';
+import { PROVIDERS, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
 
 /** Settings keys Grove stores. Project rows live in `project_setting`, global ones in `setting`. */
 export type SettingScope = 'global' | 'project';
@@ -40,6 +40,19 @@ export type ModelRole = (typeof ROLES)[number][0];
  * follow what is installed.
  */
 export const INSTALLED_AGENTS_KEY = 'agents.installed';
+
+/**
+ * Not a stored setting: the ACP agents named in GROVE_HOME/agents.json
+ * (comma-separated `acp:` ids), merged into the values like the installed
+ * agents, so that they are offered where an agent is chosen.
+ */
+export const ACP_AGENTS_KEY = 'agents.acp';
+
+/** The agents a person can choose: the built-in ones, then the ACP agents of agents.json. */
+export function agentChoices(values: SettingValues): ProviderId[] {
+  const acp = (values[ACP_AGENTS_KEY] ?? '').split(',').filter(isAcpAgentId);
+  return [...PROVIDERS.map((p) => p.id), ...acp];
+}
 
 function installedAgents(values: SettingValues): ProviderId[] {
   const listed = values[INSTALLED_AGENTS_KEY];
@@ -75,7 +88,7 @@ function roleRows(role: ModelRole, label: string, purpose: string): SettingRow[]
       scope: 'project',
       kind: 'choice',
       description: `The agent CLI that ${purpose}.`,
-      choices: () => PROVIDERS.map((p) => p.id),
+      choices: (values) => agentChoices(values),
       fallback: (values) => defaultAgent(values, role),
     },
     {

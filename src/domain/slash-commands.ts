@@ -5,7 +5,7 @@ import {
   permissionModeLabel,
   type PermissionMode,
 } from './permission-mode.js';
-import { PROVIDERS, providerInfo, type ProviderId } from './providers.js';
+import { PROVIDERS, agentName, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
 
 /**
  * The composer's slash commands: `/model sonnet`, `/mode plan`, `/clear`.
@@ -44,6 +44,13 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
 export interface SlashContext {
   /** The session's agent (a provider id). */
   readonly agent: string;
+  /** The agents there are to choose from besides the built-in ones (the ACP agents of agents.json, as `acp:` ids). */
+  readonly acpAgents?: readonly string[];
+}
+
+/** The ACP agents among detected agents, for SlashContext.acpAgents. */
+export function acpAgentIds(agents: readonly { readonly id: string }[] | null): string[] {
+  return (agents ?? []).map((a) => a.id).filter(isAcpAgentId);
 }
 
 /** A resolved command, ready to run. */
@@ -82,7 +89,14 @@ export function argChoices(
         description: `${context.agent} model`,
       }));
     case 'agent':
-      return PROVIDERS.map((p) => ({ value: p.id, description: p.name }));
+      // An ACP agent by the name the person gave it in agents.json.
+      return [
+        ...PROVIDERS.map((p) => ({ value: p.id, description: p.name })),
+        ...(context.acpAgents ?? []).map((id) => ({
+          value: agentName(id),
+          description: 'ACP agent (agents.json)',
+        })),
+      ];
     case 'reasoning':
       return (providerInfo(context.agent)?.reasoningLevels ?? []).map((value) => ({
         value,
@@ -126,7 +140,14 @@ export function parseSlash(text: string, context: SlashContext): SlashParse {
     case 'model':
       return { kind: 'run', action: { name: 'model', model: parts.arg } };
     case 'agent':
-      return { kind: 'run', action: { name: 'agent', agent: parts.arg as ProviderId } };
+      return {
+        kind: 'run',
+        action: {
+          name: 'agent',
+          agent: ((context.acpAgents ?? []).find((id) => agentName(id) === parts.arg) ??
+            parts.arg) as ProviderId,
+        },
+      };
     case 'reasoning':
       return { kind: 'run', action: { name: 'reasoning', reasoning: parts.arg } };
     case 'mode': {

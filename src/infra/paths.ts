@@ -12,6 +12,8 @@ export interface GrovePaths {
   readonly cache: string;
   /** Records of the agent processes Grove started (for the start-up sweep). */
   readonly run: string;
+  /** The extra agent CLIs that speak ACP, named by the person (domain/acp-agents.ts). */
+  readonly acpAgents: string;
 }
 
 export function grovePaths(env: NodeJS.ProcessEnv): GrovePaths {
@@ -24,5 +26,6 @@ export function grovePaths(env: NodeJS.ProcessEnv): GrovePaths {
     logFile: join(home, 'logs', 'grove.log'),
     cache: join(home, 'cache'),
     run: join(home, 'run'),
+    acpAgents: join(home, 'agents.json'),
   };
 }

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ProviderId } from '../../src/domain/providers.js';
+import type { BuiltinProviderId } from '../../src/domain/providers.js';
 import type { AgentChannel, TurnRequest } from '../../src/infra/agent/channel.js';
 import { createClaudeChannel } from '../../src/infra/agent/claude.js';
 import { createCodexChannel } from '../../src/infra/agent/codex.js';
@@ -32,7 +32,7 @@ import { realCliPath } from '../helpers/real-clis.js';
 // checks and sandbox turned off, so the operating system is what stops it.
 
 interface Case {
-  readonly provider: ProviderId;
+  readonly provider: BuiltinProviderId;
   readonly api: ApiName;
   readonly model: string;
   channel(env: Record<string, string>, binary: string): AgentChannel;

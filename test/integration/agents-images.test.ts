@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentResponseJsonSchema } from '../../src/domain/protocol.js';
-import type { ProviderId } from '../../src/domain/providers.js';
+import type { BuiltinProviderId } from '../../src/domain/providers.js';
 import type { AgentChannel, TurnRequest } from '../../src/infra/agent/channel.js';
 import { createClaudeChannel } from '../../src/infra/agent/claude.js';
 import { createCodexChannel } from '../../src/infra/agent/codex.js';
@@ -27,7 +27,7 @@ const PNG = Buffer.from(
 );
 
 interface Case {
-  readonly provider: ProviderId;
+  readonly provider: BuiltinProviderId;
   readonly api: ApiName;
   readonly model: string;
   make(env: Record<string, string>, binary: string): AgentChannel;

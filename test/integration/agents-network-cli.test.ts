@@ -7,7 +7,7 @@ import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseAllowEntry, type AllowEntry, type NetworkPolicy } from '../../src/domain/network.js';
-import type { ProviderId } from '../../src/domain/providers.js';
+import type { BuiltinProviderId } from '../../src/domain/providers.js';
 import type { AgentChannel, TurnEvent, TurnRequest } from '../../src/infra/agent/channel.js';
 import { createClaudeChannel } from '../../src/infra/agent/claude.js';
 import { createCodexChannel } from '../../src/infra/agent/codex.js';
@@ -53,7 +53,7 @@ function entries(...texts: string[]): AllowEntry[] {
 }
 
 interface Case {
-  readonly provider: ProviderId;
+  readonly provider: BuiltinProviderId;
   readonly api: ApiName;
   readonly model: string;
   channel(env: Record<string, string>, binary: string, launcher: AgentLauncher): AgentChannel;

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ProviderId } from '../../src/domain/providers.js';
+import type { BuiltinProviderId } from '../../src/domain/providers.js';
 import { createLauncher } from '../../src/infra/agent/launcher.js';
 import { agentEnv } from '../helpers/agent-env.js';
 import {
@@ -30,7 +30,7 @@ import { realCliPath } from '../helpers/real-clis.js';
 // not they existed.
 
 interface Cli {
-  readonly provider: ProviderId;
+  readonly provider: BuiltinProviderId;
   readonly api: ApiName;
   /** The CLI run once with every permission check of its own off. */
   args(prompt: string): string[];

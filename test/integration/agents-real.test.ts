@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentResponseJsonSchema } from '../../src/domain/protocol.js';
-import type { ProviderId } from '../../src/domain/providers.js';
+import type { BuiltinProviderId } from '../../src/domain/providers.js';
 import {
   AgentError,
   type AgentChannel,
@@ -27,7 +27,7 @@ import { realCliPath } from '../helpers/real-clis.js';
 // channels against the fake model server on 127.0.0.1.
 
 interface Case {
-  readonly provider: ProviderId;
+  readonly provider: BuiltinProviderId;
   readonly api: ApiName;
   readonly model: string;
   readonly nativeSchema: boolean;

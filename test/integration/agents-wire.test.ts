@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentResponseJsonSchema } from '../../src/domain/protocol.js';
-import type { ProviderId } from '../../src/domain/providers.js';
+import type { BuiltinProviderId } from '../../src/domain/providers.js';
 import type { AgentChannel, ChannelOptions, TurnRequest } from '../../src/infra/agent/channel.js';
 import { createClaudeChannel } from '../../src/infra/agent/claude.js';
 import { createCodexChannel } from '../../src/infra/agent/codex.js';
@@ -25,7 +25,7 @@ import { realCliPath } from '../helpers/real-clis.js';
 // match: after upgrading a pinned CLI, this fails and lists what changed.
 
 interface Case {
-  readonly provider: ProviderId;
+  readonly provider: BuiltinProviderId;
   readonly api: ApiName;
   readonly model: string;
   make(options: ChannelOptions, binary: string): AgentChannel;

@@ -26,7 +26,7 @@ export const ResultSchema = z
     baseBranch: z.string().min(1),
     worktree: z.string().startsWith('/'),
     status: Status,
-    agent: z.enum(['claude', 'codex', 'gemini']),
+    agent: z.union([z.enum(['claude', 'codex', 'gemini']), z.string().regex(/^acp:[a-z0-9_-]+$/)]),
     model: z.string().min(1),
     permissionMode: z.enum(['auto-edit', 'read-only', 'plan']),
     answer: z.string(),

@@ -58,7 +58,7 @@ describe('usage errors exit 2 with the command usage on stderr', () => {
     [
       ['run', '--agent', 'nobody', 'hi'],
       'run',
-      "unknown agent 'nobody' (use claude, codex or gemini)",
+      "unknown agent 'nobody' (use claude, codex or gemini, or name an ACP agent in GROVE_HOME/agents.json)",
     ],
     [
       ['run', '--reasoning', 'galactic', 'hi'],

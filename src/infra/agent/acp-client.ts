@@ -1,6 +1,7 @@
 import * as acp from '@agentclientprotocol/sdk';
 import acpSchema from '@agentclientprotocol/sdk/schema/v1/schema.json' with { type: 'json' };
 import * as z from 'zod';
+import type { ProviderId } from '../../domain/providers.js';
 import type { AgentProcess } from './process.js';
 import { readLines } from './process.js';
 import { issueText, type WireWatch } from './wire-check.js';
@@ -8,7 +9,8 @@ import { issueText, type WireWatch } from './wire-check.js';
 // The client side of the Agent Client Protocol over an agent's stdio, with the
 // ACP project's own library (@agentclientprotocol/sdk): its connection, its
 // types, and its published JSON Schema for checking what the agent sends.
-// Loaded on demand when the first Gemini process starts.
+// Loaded on demand when the first ACP agent process starts (Gemini CLI's or
+// one named in GROVE_HOME/agents.json).
 
 export type Checked<T> =
   { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issue: string };
@@ -115,6 +117,7 @@ export function connectAcp(
   proc: AgentProcess,
   handlers: AcpClientHandlers,
   watch: WireWatch,
+  provider: ProviderId = 'gemini',
 ): AcpClient {
   const app = acp
     .client({ name: 'grove' })
@@ -123,7 +126,7 @@ export function connectAcp(
       (params) => checkAcp('SessionNotification', params),
       ({ params }) => {
         watch.record(
-          'gemini',
+          provider,
           params.ok ? `session/update ${params.value.update.sessionUpdate}` : 'session/update',
           params.ok ? 'valid' : 'invalid',
           params.ok ? undefined : params.issue,
@@ -136,7 +139,7 @@ export function connectAcp(
       (params) => checkAcp('RequestPermissionRequest', params),
       ({ params }): acp.RequestPermissionResponse => {
         watch.record(
-          'gemini',
+          provider,
           'session/request_permission',
           params.ok ? 'valid' : 'invalid',
           params.ok ? undefined : params.issue,
@@ -148,10 +151,10 @@ export function connectAcp(
     )
     // Anything else: not part of what Grove offered (no file system, no terminal).
     .onNotification('*', ({ method }) => {
-      watch.record('gemini', method, 'unknown');
+      watch.record(provider, method, 'unknown');
     })
     .onRequest('*', ({ method }) => {
-      watch.record('gemini', method, 'unknown');
+      watch.record(provider, method, 'unknown');
       throw acp.RequestError.methodNotFound(method);
     });
   const connection = app.connect(acp.ndJsonStream(toAgent(proc), jsonLines(proc)));
@@ -165,7 +168,7 @@ export function connectAcp(
         // session/load and session/set_mode may answer with nothing at all.
         const checked = checkAcp(schema, response ?? {});
         watch.record(
-          'gemini',
+          provider,
           `${method} response`,
           checked.ok ? 'valid' : 'invalid',
           checked.ok ? undefined : checked.issue,

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NEVER_PASSED } from '../../domain/agent-exposure.js';
-import type { ProviderId } from '../../domain/providers.js';
+import {
+  builtinProvider,
+  type BuiltinProviderId,
+  type ProviderId,
+} from '../../domain/providers.js';
 import { isForgeSecret } from './sandbox.js';
 
 // The agent's environment is an allow-list: what every CLI and its tools need
@@ -61,7 +65,7 @@ interface ProviderVariables {
 }
 
 /** Each CLI's own variables (API keys, base URLs, config folders, switches). */
-const PROVIDER_VARIABLES: Record<ProviderId, ProviderVariables> = {
+const PROVIDER_VARIABLES: Record<BuiltinProviderId, ProviderVariables> = {
   claude: {
     names: [
       'MAX_THINKING_TOKENS',
@@ -138,7 +142,9 @@ export function agentEnvironment(
   env: NodeJS.ProcessEnv,
   options: AgentEnvOptions,
 ): NodeJS.ProcessEnv {
-  const own = PROVIDER_VARIABLES[options.provider];
+  // An agent named in agents.json: the common variables and the setting's extra names only.
+  const builtin = builtinProvider(options.provider);
+  const own = builtin ? PROVIDER_VARIABLES[builtin] : { names: [], prefixes: [] };
   const cloud = cloudVariables(options.provider, env);
   const extraNames = options.passEnv.filter((n) => !n.endsWith('*'));
   const names = new Set([

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { NO_ACP_AGENTS, type AcpAgentsConfig } from '../../domain/acp-agents.js';
 import { mentionsForAgent } from '../../domain/mentions.js';
 import {
   PROVIDERS,
@@ -56,8 +57,10 @@ export interface Agents {
   /** A channel for one session (kept for its follow-up turns). */
   create(provider: ProviderId): AgentChannel;
   detect(): Promise<readonly DetectedAgent[]>;
-  /** The agent CLIs on PATH (a quick look, no version check), in the registry's order. */
+  /** The agent CLIs on PATH (a quick look, no version check), in the registry's order, then the ACP agents found. */
   installed(): readonly ProviderId[];
+  /** The ACP agents named in GROVE_HOME/agents.json (or why the file was refused). */
+  acpAgents(): AcpAgentsConfig;
   /** One session turn: protocol prompt, the turn, parsing with one repair. */
   turn(
     channel: AgentChannel,
@@ -103,6 +106,7 @@ export function createAgents(
   env: NodeJS.ProcessEnv,
   logger: Logger,
   launcher: AgentLauncher = defaultLauncher(),
+  acpAgents: AcpAgentsConfig = NO_ACP_AGENTS,
 ): Agents {
   // Messages the CLIs send that their protocol schemas do not describe go to the log.
   const wire = loggingWireWatch(logger);
@@ -166,9 +170,22 @@ export function createAgents(
   };
 
   return {
-    create: (provider) => createChannel(provider, options(TURN_TIMEOUT_MS)),
-    detect: () => detectAgents(env),
-    installed: () => PROVIDERS.filter((p) => which(p.binary, env) !== null).map((p) => p.id),
+    create: (provider) => createChannel(provider, options(TURN_TIMEOUT_MS), acpAgents),
+    // The ACP agents of agents.json too: found or not (no version: ACP has no common flag for it).
+    detect: async () => [
+      ...(await detectAgents(env)),
+      ...acpAgents.agents.map((a) => ({
+        id: a.id,
+        binary: a.command,
+        path: which(a.command, env),
+        version: null,
+      })),
+    ],
+    installed: () => [
+      ...PROVIDERS.filter((p) => which(p.binary, env) !== null).map((p) => p.id),
+      ...acpAgents.agents.filter((a) => which(a.command, env) !== null).map((a) => a.id),
+    ],
+    acpAgents: () => acpAgents,
     confinement: () => launcher.confinement(),
     shell: (provider, mainCheckout) => confinedShell(launcher, provider, mainCheckout),
     stopAll: () => launcher.stopAll(),
@@ -186,7 +203,9 @@ export function createAgents(
         extra.live.provider === choice.agent &&
         extra.live.sideTurns === true;
       const channel =
-        reuse && extra.live ? extra.live : createChannel(choice.agent, options(UTILITY_TIMEOUT_MS));
+        reuse && extra.live
+          ? extra.live
+          : createChannel(choice.agent, options(UTILITY_TIMEOUT_MS), acpAgents);
       try {
         const native = NATIVE_SCHEMA.has(choice.agent);
         const { response, result } = await runProtocolTurn(

@@ -1,7 +1,11 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { ProviderId } from '../../domain/providers.js';
+import {
+  builtinProvider,
+  type BuiltinProviderId,
+  type ProviderId,
+} from '../../domain/providers.js';
 import { grovePaths } from '../paths.js';
 import type { BindBack } from './sandbox.js';
 
@@ -126,7 +130,7 @@ export function socketsNamedBy(env: NodeJS.ProcessEnv): string[] {
 export function cliCredentialPaths(
   env: NodeJS.ProcessEnv,
   home: string,
-): Record<ProviderId, string[]> {
+): Record<BuiltinProviderId, string[]> {
   const claude = env['CLAUDE_CONFIG_DIR'] || join(home, '.claude');
   const codex = env['CODEX_HOME'] || join(home, '.codex');
   const gemini = join(env['GEMINI_CLI_HOME'] || home, '.gemini');
@@ -167,7 +171,9 @@ function namedCredentialFiles(provider: ProviderId, env: NodeJS.ProcessEnv): str
 export function secretPaths(input: ExposureInput): string[] {
   const { provider, hostEnv, home } = input;
   const all = cliCredentialPaths(hostEnv, home);
-  const own = new Set(all[provider].map(real));
+  // An agent named in agents.json owns none of them: all are hidden from it.
+  const builtin = builtinProvider(provider);
+  const own = new Set((builtin ? all[builtin] : []).map(real));
   const others = Object.entries(all)
     .filter(([id]) => id !== provider)
     .flatMap(([, paths]) => paths)

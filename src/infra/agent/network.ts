@@ -6,7 +6,7 @@ import {
   normalizeHost,
   type AllowEntry,
 } from '../../domain/network.js';
-import type { ProviderId } from '../../domain/providers.js';
+import { builtinProvider, type ProviderId } from '../../domain/providers.js';
 
 // What one confined agent may reach, and the relay that carries its traffic
 // out of bubblewrap's empty network namespace to Grove's filtering proxy
@@ -101,8 +101,14 @@ export function agentAllowList(
   home: string,
   extra: readonly AllowEntry[],
 ): { allow: AllowEntry[]; loopback: LoopbackEndpoint[] } {
+  // An agent named in agents.json has no known API host: the servers its environment names, and the setting's.
+  const builtin = builtinProvider(provider);
   const allow: AllowEntry[] = [
-    ...MODEL_API_HOSTS[provider].map((host) => ({ host, subdomains: false, port: null })),
+    ...(builtin ? MODEL_API_HOSTS[builtin] : []).map((host) => ({
+      host,
+      subdomains: false,
+      port: null,
+    })),
     ...cloudHosts(env).map((host) => ({ host, subdomains: false, port: null })),
   ];
   const named: AllowEntry[] = modelServerUrls(provider, env, args, home)

@@ -204,11 +204,12 @@ export function codexToolLine(item: unknown, cwd: string | null = null): ToolRep
   }
 }
 
-/** A Gemini CLI tool call that finished (an ACP tool_call or tool_call_update with status completed or failed). */
+/** An ACP tool call that finished (a tool_call or tool_call_update with status completed or failed), of Gemini CLI or the agent `label`. */
 export function geminiToolLine(
   update: unknown,
   known: { readonly title?: string | null; readonly kind?: string | null } = {},
   cwd: string | null = null,
+  label = 'Gemini CLI',
 ): ToolReport | null {
   const u = asRecord(update);
   const status = asString(u['status']);
@@ -242,7 +243,7 @@ export function geminiToolLine(
       /Attempted path "([^"]+)"/.exec(detail)?.[1] ?? asString(locations[0]?.['path']) ?? null;
     return {
       type: 'denied',
-      text: refusedWriteLine('Gemini CLI', tried ? worktreePath(tried, cwd) : 'a file', refusal),
+      text: refusedWriteLine(label, tried ? worktreePath(tried, cwd) : 'a file', refusal),
     };
   }
   return tool(toolEntry(`${verb}: ${title}${status === 'failed' ? ' (failed)' : ''}`, detail));

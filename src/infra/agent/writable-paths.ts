@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ProviderId } from '../../domain/providers.js';
+import { isAcpAgentId, type ProviderId } from '../../domain/providers.js';
 
 // What an agent may write of its CLI's home and of the repository's shared
 // git folder, and what stays read-only there. Pure: own-paths.ts checks what
@@ -51,6 +51,8 @@ export function stateFolders(
   env: NodeJS.ProcessEnv,
   home: string,
 ): StateFolders {
+  // An agent named in agents.json gets no folder of the person's: only its worktree (and /tmp).
+  if (isAcpAgentId(provider)) return { dirs: [], files: [], copies: [], protect: [] };
   const shared = [join(home, '.cache'), join(home, '.npm')];
   switch (provider) {
     case 'claude': {

@@ -21,7 +21,7 @@ import { pastedImagePath } from '../../domain/mentions.js';
 import { nextPermissionMode } from '../../domain/permission-mode.js';
 import { newerEntry, olderEntry, searchHistory } from '../../domain/prompt-history.js';
 import { assertNever } from '../../domain/session-status.js';
-import { parseSlash, type SlashAction } from '../../domain/slash-commands.js';
+import { acpAgentIds, parseSlash, type SlashAction } from '../../domain/slash-commands.js';
 import type { Session } from '../../domain/session.js';
 import type { KeyContext } from './context.js';
 import { editBuffer } from './session.js';
@@ -56,7 +56,10 @@ function edited(
 ): void {
   const files =
     ctx.state.fileIndex?.worktree === session.worktreePath ? ctx.state.fileIndex.files : null;
-  const completion = completionFor(buffer, assist.completion, files, { agent: session.agent });
+  const completion = completionFor(buffer, assist.completion, files, {
+    agent: session.agent,
+    acpAgents: acpAgentIds(ctx.state.agents),
+  });
   // The file list is listed on the first `@` (and refreshed when it is old); the app drops repeated asks.
   if (completion?.kind === 'file' && (assist.completion?.kind !== 'file' || !files))
     ctx.commands.loadFiles(session.id);
@@ -131,7 +134,10 @@ function send(
 ): void {
   const text = buffer.text.trim();
   if (text === '' && assist.images.length === 0) return;
-  const parsed = parseSlash(text, { agent: session.agent });
+  const parsed = parseSlash(text, {
+    agent: session.agent,
+    acpAgents: acpAgentIds(ctx.state.agents),
+  });
   switch (parsed.kind) {
     case 'run':
       runSlash(ctx, mode, session, parsed.action, assist);

@@ -1,0 +1,285 @@
+import type {
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+} from '@agentclientprotocol/sdk';
+import type { AcpAgentSpec } from '../../domain/acp-agents.js';
+import type { AcpAgentId } from '../../domain/providers.js';
+import type { AcpClient, AcpClientHandlers } from './acp-client.js';
+import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from './app-server.js';
+import { decideApproval, deniedLine, describeAsk } from './approval.js';
+import {
+  AgentError,
+  type AgentChannel,
+  type ChannelOptions,
+  type TurnEvent,
+  type TurnRequest,
+  type TurnResult,
+} from './channel.js';
+import { geminiAsk } from './gemini.js';
+import { launchAgent } from './launcher.js';
+import { stderrSummary, type AgentProcess } from './process.js';
+import { geminiToolLine, withoutWorktree } from './tool-lines.js';
+import { replayNotice, replayPrompt } from './transcript-replay.js';
+import { quietWireWatch } from './wire-check.js';
+
+// Any agent CLI that speaks the Agent Client Protocol on stdio, named by the
+// person in GROVE_HOME/agents.json (domain/acp-agents.ts): opencode, Goose,
+// Kimi CLI, Qwen Code, the ACP adapters of Claude Code and Codex. One process
+// per session, kept between turns, started by the same launcher (and so the
+// same sandbox) as the built-in agents. Its permission requests get the
+// answers Gemini CLI's get (approval.ts, for the session's permission mode);
+// its tool calls read as ACP says (gemini.ts, tool-lines.ts). Its usage is
+// what it reports in session/prompt's `usage`; an agent that reports none has
+// its turns counted as unknown, and the transcript says so once.
+
+/** The process and connection of one ACP agent. */
+interface AcpRuntime {
+  readonly proc: AgentProcess;
+  readonly acp: AcpClient;
+  /** Whether the agent said it can reload a stored session (agentCapabilities.loadSession). */
+  canLoad: boolean;
+  dead: boolean;
+}
+
+/** Token usage of a session/prompt response (ACP's `usage`, still a draft field), or null when it has none. */
+export function promptUsage(result: unknown): { input: number; output: number } | null {
+  const usage = asRecord(asRecord(result)['usage']);
+  if (typeof usage['inputTokens'] !== 'number' && typeof usage['outputTokens'] !== 'number')
+    return null;
+  return { input: asNumber(usage['inputTokens']), output: asNumber(usage['outputTokens']) };
+}
+
+export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOptions): AgentChannel {
+  const provider: AcpAgentId = spec.id;
+  const label = spec.name;
+  const install = `Install it, or fix its command in GROVE_HOME/agents.json (now \`${[spec.command, ...spec.args].join(' ')}\`).`;
+  let runtime: AcpRuntime | null = null;
+  let conversation: string | null = null;
+  let toldNoUsage = false;
+  let current: {
+    acc: TurnAccumulator;
+    request: TurnRequest;
+    onEvent: (e: TurnEvent) => void;
+  } | null = null;
+  /** Title and kind of each tool call (its updates may leave them out). */
+  const toolCalls = new Map<string, { title: string; kind: string | null }>();
+  /** Tool calls Grove denied (their [Denied] line is already in the transcript). */
+  const deniedCalls = new Set<string>();
+
+  const stopped = (): AgentError => new AgentError(provider, 'canceled', 'The turn was stopped.');
+
+  const handlers = (cwd: string): AcpClientHandlers => ({
+    update({ update }: SessionNotification): void {
+      if (!current) return;
+      switch (update.sessionUpdate) {
+        case 'agent_message_chunk':
+          if (update.content.type === 'text' && update.content.text) {
+            current.acc.message += update.content.text;
+            current.onEvent({ type: 'progress', text: 'Writing the answer' });
+          }
+          break;
+        case 'agent_thought_chunk':
+          current.onEvent({
+            type: 'thinking',
+            text: update.content.type === 'text' ? update.content.text : '',
+          });
+          break;
+        case 'tool_call': {
+          // Text before a tool call was narration; the reply is what comes after the last one.
+          current.acc.message = '';
+          current.onEvent({
+            type: 'progress',
+            text: withoutWorktree(update.title || 'Using a tool', cwd).slice(0, 80),
+          });
+          toolCalls.set(update.toolCallId, { title: update.title, kind: update.kind ?? null });
+          const report = geminiToolLine(update, {}, cwd, label);
+          if (report) current.onEvent(report);
+          break;
+        }
+        case 'tool_call_update': {
+          if (deniedCalls.has(update.toolCallId)) break;
+          const report = geminiToolLine(update, toolCalls.get(update.toolCallId), cwd, label);
+          if (report) current.onEvent(report);
+          break;
+        }
+        default:
+          break;
+      }
+    },
+    // Fail-closed: what the session's mode does not allow is rejected and told in the transcript.
+    permission({
+      options: choices,
+      toolCall,
+    }: RequestPermissionRequest): RequestPermissionResponse {
+      const ask = geminiAsk(toolCall);
+      const decision = current
+        ? decideApproval(current.request.permissionMode, cwd, ask)
+        : ({ allow: false, reason: 'no turn is running' } as const);
+      if (!decision.allow) {
+        deniedCalls.add(toolCall.toolCallId);
+        current?.onEvent({
+          type: 'denied',
+          text: deniedLine(label, describeAsk(ask, cwd), decision.reason),
+        });
+      }
+      const pick = (kind: string): string | null =>
+        choices.find((o) => o.kind === kind)?.optionId ?? null;
+      const optionId = decision.allow
+        ? (pick('allow_once') ?? pick('allow_always'))
+        : (pick('reject_once') ?? pick('reject_always'));
+      return optionId
+        ? { outcome: { outcome: 'selected', optionId } }
+        : { outcome: { outcome: 'cancelled' } };
+    },
+  });
+
+  const start = async (request: TurnRequest): Promise<AcpRuntime> => {
+    const { connectAcp } = await import('./acp-client.js');
+    const proc = await launchAgent(
+      options.launcher,
+      {
+        provider,
+        command: spec.command,
+        args: spec.args,
+        cwd: request.cwd,
+        mainCheckout: request.mainCheckout,
+        env: options.env,
+        onNetworkDenied: (line) => current?.onEvent({ type: 'notice', text: line }),
+      },
+      label,
+      install,
+    );
+    const acp = connectAcp(proc, handlers(request.cwd), options.wire ?? quietWireWatch, provider);
+    const rt: AcpRuntime = { proc, acp, canLoad: false, dead: false };
+    void proc.exited.then((exit) => {
+      rt.dead = true;
+      acp.close(
+        new AgentError(
+          provider,
+          'crash',
+          `${label} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`,
+          stderrSummary(proc.stderrTail()),
+        ),
+      );
+    });
+    const init = await acp.request('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: 'grove', version: '1' },
+    });
+    rt.canLoad = init.agentCapabilities?.loadSession === true;
+    return rt;
+  };
+
+  /** The live session; `lost` when a stored conversation could not be reloaded (the caller replays it). */
+  const ensure = async (
+    request: TurnRequest,
+  ): Promise<{ rt: AcpRuntime; sessionId: string; lost: boolean }> => {
+    if (!runtime || runtime.dead) {
+      runtime = await start(request);
+      conversation = null;
+    }
+    const rt = runtime;
+    if (conversation) return { rt, sessionId: conversation, lost: false };
+    const stored = request.providerConversationId;
+    if (stored && rt.canLoad) {
+      try {
+        await rt.acp.request('session/load', {
+          sessionId: stored,
+          cwd: request.cwd,
+          mcpServers: [],
+        });
+        conversation = stored;
+        return { rt, sessionId: stored, lost: false };
+      } catch {
+        // Could not reload it: a new session below, given the conversation by Grove.
+      }
+    }
+    const created = await rt.acp.request('session/new', { cwd: request.cwd, mcpServers: [] });
+    const sessionId = asString(created.sessionId);
+    if (!sessionId)
+      throw new AgentError(provider, 'protocol', `${label} did not return a session id.`);
+    conversation = sessionId;
+    return { rt, sessionId, lost: stored !== null };
+  };
+
+  return {
+    provider,
+    async runTurn(request, onEvent, signal): Promise<TurnResult> {
+      if (signal.aborted) throw stopped();
+      const { rt, sessionId, lost } = await ensure(request);
+      // Never a silent fresh start: a conversation the agent lost is replayed from Grove's transcript.
+      let prompt = request.prompt;
+      if (lost) {
+        const replay = replayPrompt(request.history ?? [], request.prompt);
+        prompt = replay.prompt;
+        onEvent({ type: 'notice', text: replayNotice(label, replay.turns) });
+      }
+      const acc = new TurnAccumulator();
+      current = { acc, request, onEvent };
+      const onAbort = (): void => {
+        rt.acp.cancel(sessionId);
+        setTimeout(() => rt.proc.kill(), 2000).unref();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) onAbort();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        rt.proc.kill();
+      }, options.turnTimeoutMs);
+      timer.unref();
+      try {
+        const result = await rt.acp.request('session/prompt', {
+          sessionId,
+          prompt: [{ type: 'text', text: prompt }],
+        });
+        if (signal.aborted || result.stopReason === 'cancelled') throw stopped();
+        if (result.stopReason !== 'end_turn')
+          throw new AgentError(
+            provider,
+            'api',
+            `${label} stopped the turn early (${result.stopReason}).`,
+          );
+        const usage = promptUsage(result);
+        if (usage) {
+          acc.inputTokens = usage.input;
+          acc.outputTokens = usage.output;
+        } else if (!toldNoUsage) {
+          toldNoUsage = true;
+          onEvent({
+            type: 'notice',
+            text: `[Usage] ${label} reports no token usage: its turns are not counted in this session's tokens or budgets.`,
+          });
+        }
+        return turnResult(acc, conversation);
+      } catch (error) {
+        if (signal.aborted) throw stopped();
+        if (timedOut)
+          throw new AgentError(
+            provider,
+            'timeout',
+            `${label} did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`,
+          );
+        if (error instanceof AgentError) throw error;
+        throw new AgentError(
+          provider,
+          'api',
+          `${label} failed the turn: ${error instanceof Error ? error.message : String(error)}`,
+          stderrSummary(rt.proc.stderrTail()),
+        );
+      } finally {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        current = null;
+      }
+    },
+    shutdown() {
+      runtime?.proc.kill();
+      runtime = null;
+      conversation = null;
+      return Promise.resolve();
+    },
+  };
+}
