@@ -184,7 +184,13 @@ describe('small things', () => {
     await t.waitFor('Reply');
     await t.type('half a thought');
     await t.keys('Escape');
-    await t.waitFor('Close the composer?');
+    const asked = (await t.waitFor('Close the composer?')).split('\n');
+    // The question sits at the bottom, above the composer being typed in, and the footer has its keys.
+    const question = asked.findIndex((line) => line.includes('Close the composer?'));
+    const typed = asked.findIndex((line) => line.includes('│ half a thought'));
+    expect(question).toBeGreaterThan(asked.length / 2);
+    expect(typed).toBeGreaterThan(question);
+    expect(asked.some((line) => line.includes('y yes · n no'))).toBe(true);
     await t.keys('y');
     await t.waitForGone('Reply');
     await t.keys('Enter');
