@@ -97,6 +97,21 @@ function keysWidth(rows: readonly Binding[], inner: number): number {
   return Math.max(8, Math.min(widest + 2, 30, Math.floor(inner / 3)));
 }
 
+/** Keys like `Shift+Enter/Alt+Enter/Ctrl+J` wrapped after a `/`, never inside a key. */
+function wrapKeys(keys: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const part of keys.split('/')) {
+    const next = line === '' ? part : `${line}/${part}`;
+    if (line !== '' && cellWidth(next) > width) {
+      lines.push(`${line}/`);
+      line = part;
+    } else line = next;
+  }
+  lines.push(line);
+  return lines.flatMap((text) => wrapPlain(text, width));
+}
+
 /** The help's lines at `inner` cells: every description whole, wrapped under itself. */
 export function helpLines(
   rows: readonly Binding[],
@@ -106,7 +121,7 @@ export function helpLines(
   const helpWidth = Math.max(1, inner - keys);
   const lines: HelpLine[] = [];
   for (const row of rows) {
-    const keyParts = wrapPlain(displayKeys(row), keys - 1);
+    const keyParts = wrapKeys(displayKeys(row), keys - 1);
     const helpParts = wrapPlain(row.help, helpWidth);
     const count = Math.max(keyParts.length, helpParts.length);
     for (let i = 0; i < count; i++)

@@ -146,6 +146,18 @@ describe.each(SIZES)('the help overlay at %i×%i', (columns, rows) => {
   });
 });
 
+describe('the help overlay of the composer at 80×24', () => {
+  it('wraps a long list of keys after a slash, never inside a key', () => {
+    const state = {
+      ...sessionState(80, 24, {}, { composer: bufferFrom('') }),
+      popup: { kind: 'help' as const },
+    };
+    const text = renderFrame(state).text;
+    expect(text).toContain('Shift+Enter/Alt+Enter/');
+    expect(text).toMatch(/│ Ctrl\+J +Insert a new line|│ Ctrl\+J +│/);
+  });
+});
+
 describe.each(SIZES)('the Settings tab at %i×%i', (columns, rows) => {
   it('never cuts a label', () => {
     const selectedSetting = SETTING_ROWS.findIndex((row) =>
