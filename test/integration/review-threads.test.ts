@@ -438,7 +438,8 @@ describe('review threads: to the agent and back', () => {
       .poll(() =>
         events.some(
           (e) =>
-            e.type === 'notice' && e.notice.text.startsWith('No answered review thread to resolve'),
+            e.type === 'notice' &&
+            e.notice?.text.startsWith('No answered review thread to resolve') === true,
         ),
       )
       .toBe(true);
