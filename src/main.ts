@@ -87,18 +87,19 @@ start(prefetch, {
 
 /**
  * Memory, once the first frame is out. Node 22 and later let V8 grow the
- * young generation to 64 MB per semi-space while allocation is fast (start-up
- * is, and so is a frame per streamed event), and never give it back; and they
- * let the old generation grow to several times what is live before a full
- * GC. For a terminal app that keeps about 20-30 MB live that is 20 MB held
- * idle and 100-200 MB with twenty sessions streaming. From here on the young
- * generation does not grow and a full GC starts a quarter above what was
- * live (both flags are read at each GC); one memory-reducing GC, two seconds
- * later, gives back what start-up grew. Set before the first frame, the
- * flags cost start-up about 20 ms of extra scavenges.
+ * young generation while allocation is fast (start-up is, and so is a frame
+ * per streamed event), and never give it back; and they let the old
+ * generation grow to several times what is live before a full GC. For a
+ * terminal app that keeps little live, that is memory held idle and far more
+ * with twenty sessions streaming. From here on the young generation does not
+ * grow and a full GC starts a quarter above what was live (both flags are
+ * read at each GC); one memory-reducing GC, two seconds later, gives back
+ * what start-up grew. Set before the first frame, the flags would slow
+ * start-up with extra scavenges. Figures: docs/performance.md.
  */
 function settleMemory(): void {
-  // Taken here, not imported: loading node:v8 and node:vm cost start-up about 2 ms.
+  // Taken here, not imported: loading node:v8 and node:vm would cost start-up
+  // time (docs/performance.md).
   const { setFlagsFromString } = process.getBuiltinModule('node:v8');
   const { runInNewContext } = process.getBuiltinModule('node:vm');
   setFlagsFromString('--semi-space-growth-factor=1');

@@ -255,8 +255,8 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   let firstFrame = true;
   controller.start();
   for (const text of checkoutNotices) app.emit({ type: 'notice', notice: { level: 'warn', text } });
-  // The markdown renderer (and its highlighter: about 40 ms to load and
-  // several MB) loads just before an answer is first laid out, synchronously,
+  // The markdown renderer (and its highlighter: costly to load, figures in
+  // docs/performance.md) loads just before an answer is first laid out, synchronously,
   // so that transcript is measured once, as markdown: a Grove that only shows
   // the list never loads it.
   whenAnswerNeeded(() => {

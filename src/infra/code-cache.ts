@@ -3,8 +3,8 @@
 // V8 compiles a function when it first runs. Node's own compile cache
 // (module.enableCompileCache) is made as soon as a module is compiled, so it
 // holds the top-level code and little else: every start compiled again the
-// thousands of functions that start-up and the first frame run (about 30 ms
-// of the first frame, measured). A cache made with Script#createCachedData
+// thousands of functions that start-up and the first frame run (a noticeable
+// share of the first frame: docs/performance.md). A cache made with Script#createCachedData
 // once the first frame is out holds them too, and later starts only
 // deserialize it. Any problem with the cache (missing, stale, corrupt,
 // unwritable, from another Node) only means compiling from source.

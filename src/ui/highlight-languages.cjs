@@ -1,7 +1,7 @@
 // highlight.js with the languages code blocks in agent answers mostly use.
 // The markdown build (xtask/build.mjs) puts this in place of the full
-// highlight.js that cli-highlight asks for: all 190 languages cost a second
-// of parsing and about 8 MB of memory. A block in another language is shown
+// highlight.js that cli-highlight asks for: all of its languages cost a lot
+// of parsing and memory (figures in docs/performance.md). A block in another language is shown
 // unhighlighted (marked-terminal falls back to plain code style).
 const hljs = require('highlight.js/lib/core');
 

@@ -135,7 +135,8 @@ export function fit(text: string, width: number): string {
   const w = cellWidth(line);
   if (w <= width) return line + ' '.repeat(width - w);
   if (PLAIN_ASCII.test(line)) return line.slice(0, width - 1) + '…';
-  // Cut titles are cut again at every row drawn: segmenting costs ~10 µs a title.
+  // Cut titles are cut again at every row drawn, and segmenting a title is not
+  // free (docs/performance.md).
   const key = `${width}\u0000${line}`;
   let cut = fitted.get(key);
   if (cut === undefined) {

@@ -17,8 +17,8 @@ import {
 /**
  * node:http, loaded when the first proxy starts. A static ESM import of it
  * makes Node build its ESM facade, which reads every export, and its
- * WebSocket and MessageEvent getters load the whole fetch stack (about 17 MB
- * of memory at start-up for nothing).
+ * WebSocket and MessageEvent getters load the whole fetch stack (memory at
+ * start-up for nothing; figures in docs/performance.md).
  */
 function http(): typeof Http {
   return process.getBuiltinModule('node:http');

@@ -259,7 +259,7 @@ export async function diffAgainstBase(
  * Stages everything in the worktree's own index (`git add -A`, as a commit
  * is about to) and returns the staged diff against the merge base: the same
  * diff as diffAgainstBase, without copying the index and adding every file a
- * second time into the copy (about 100 ms on a 10,000-file repository).
+ * second time into the copy (slow on a large repository: docs/performance.md).
  */
 export async function stageAllAndDiff(
   dir: string,

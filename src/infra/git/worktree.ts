@@ -70,8 +70,9 @@ export async function addWorktree(
  * A fresh checkout writes its files and its index within the same second,
  * and git (which compares these times in whole seconds) cannot trust a
  * file whose time is not older than the index: until an index is written in
- * a later second, every git command there hashes every file again (60 ms
- * each on 10,000 files, several times in a session's first turn). So the
+ * a later second, every git command there hashes every file again (slow on a
+ * large repository, several times in a session's first turn: figures in
+ * docs/performance.md). So the
  * checkout's files are dated a second back and the index refreshed at once:
  * any later change, in this second or after, is newer than what the index
  * holds, so nothing is missed. Symbolic links get their own time
