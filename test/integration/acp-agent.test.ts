@@ -1,7 +1,8 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, git } from '../helpers/grove-env.js';
+import { installAcpAgent } from '../helpers/acp-agent.js';
+import { git } from '../helpers/grove-env.js';
 import { expectExit, harness, show, type Harness } from './headless-harness.js';
 import { ShowSchema } from './headless-schema.js';
 
@@ -11,25 +12,11 @@ import { ShowSchema } from './headless-schema.js';
 // the same sandbox as the built-in agents. Titles and commit messages still
 // come from the real Claude Code against the fake model server.
 
-const FIXTURE = join(ROOT, 'test', 'fixtures', 'acp-agent', 'acp-agent.mjs');
-
 let h: Harness;
 
-/** Puts the fixture on the world's PATH as `acp-fixture` (in a folder the sandbox binds back) and names it `tiny`. */
-function installFixture(
-  config: unknown = { agents: { tiny: { command: 'acp-fixture', args: ['--stdio'] } } },
-): void {
-  copyFileSync(FIXTURE, join(h.world.bin, 'acp-agent.mjs'));
-  writeFileSync(
-    join(h.world.bin, 'acp-fixture'),
-    `#!/bin/sh\nexec '${process.execPath}' '${join(h.world.bin, 'acp-agent.mjs')}' "$@"\n`,
-  );
-  chmodSync(join(h.world.bin, 'acp-fixture'), 0o755);
-  mkdirSync(h.world.groveHome, { recursive: true, mode: 0o700 });
-  writeFileSync(
-    join(h.world.groveHome, 'agents.json'),
-    typeof config === 'string' ? config : JSON.stringify(config),
-  );
+/** The fixture on the world's PATH, named `tiny` (or as `config` says) in agents.json. */
+function installFixture(config?: unknown): void {
+  installAcpAgent(h.world, config);
 }
 
 function sessionBranch(): string {

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import type { AppState } from '../../app/state.js';
-import { PROVIDERS } from '../../domain/providers.js';
+import { PROVIDERS, agentName, isAcpAgentId } from '../../domain/providers.js';
 import type { Theme } from '../theme.js';
 import { fit, visibleWindow } from '../text.js';
 
@@ -14,7 +14,9 @@ export function ProjectsPage({
   height: number;
 }) {
   const width = state.columns;
-  const agentLines = PROVIDERS.length + 2;
+  // The ACP agents of agents.json follow the built-in ones once detection has found them.
+  const acpAgents = (state.agents ?? []).filter((a) => isAcpAgentId(a.id));
+  const agentLines = PROVIDERS.length + acpAgents.length + 2;
   const listHeight = Math.max(1, height - agentLines - 1);
   const selected = Math.max(
     0,
@@ -66,6 +68,17 @@ export function ProjectsPage({
           </Text>
         );
       })}
+      {acpAgents.map((agent) => (
+        <Text key={agent.id} wrap="truncate-end">
+          {'   '}
+          {fit(agentName(agent.id), 14)}
+          <Text color={agent.path ? theme.ok : theme.muted}>
+            {agent.path
+              ? `ACP agent  ${agent.path}`
+              : `ACP agent, not found on PATH (${agent.binary})`}
+          </Text>
+        </Text>
+      ))}
     </Box>
   );
 }
