@@ -131,6 +131,37 @@ describe('an ACP agent named in agents.json', () => {
     expect(shown.transcript.map((e) => e.content).join('\n')).not.toContain('[Usage]');
   });
 
+  it('shows nothing it prints as terminal control: its escape sequences are sanitized', async () => {
+    installFixture();
+    h.utilities();
+
+    const run = await h.grove(['run', '--agent', 'tiny', '--progress', 'Write the note. HOSTILE']);
+
+    expectExit(run, 0);
+    expect(run.stdout).toContain('note written');
+    expect(run.stdout + run.stderr).not.toContain('\u001b');
+    expect(run.stdout + run.stderr).not.toContain('\u0007');
+  });
+
+  it('goes on with its conversation in a later grove reply, replayed from the transcript', async () => {
+    installFixture();
+    h.utilities();
+    const first = await h.grove(['run', '--agent', 'tiny', '--output', 'json', 'Write the note']);
+    expectExit(first, 0);
+    const { sessionId } = JSON.parse(first.stdout) as { sessionId: string };
+    h.utilities('Write the note', 'Add the note again');
+
+    const reply = await h.grove(['reply', sessionId, 'Write it again']);
+
+    expectExit(reply, 0);
+    expect(reply.stdout).toBe('note written\n');
+    const shown = await showJson(sessionId);
+    expect(shown.agent).toBe('acp:tiny');
+    expect(shown.transcript.map((e) => e.content).join('\n')).toContain(
+      '[Resume] tiny could not reload its session; Grove replayed the conversation (1 turn).',
+    );
+  });
+
   it('an agents.json with a mistake is refused whole: --agent says why, and doctor fails on it', async () => {
     installFixture({ agents: { tiny: { command: 'acp-fixture', argv: ['x'] } } });
 
