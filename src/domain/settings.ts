@@ -48,10 +48,18 @@ export const INSTALLED_AGENTS_KEY = 'agents.installed';
  */
 export const ACP_AGENTS_KEY = 'agents.acp';
 
-/** The agents a person can choose: the built-in ones, then the ACP agents of agents.json. */
-export function agentChoices(values: SettingValues): ProviderId[] {
+/**
+ * The agents a person can choose: the built-in ones, then the ACP agents of
+ * agents.json, then `chosen` when it is an ACP agent not (or not yet) among
+ * them: a choice stays what the person made it even where the file was not
+ * read, and an agent the file no longer names fails its turn in words
+ * instead of silently becoming another agent.
+ */
+export function agentChoices(values: SettingValues, chosen?: string): ProviderId[] {
   const acp = (values[ACP_AGENTS_KEY] ?? '').split(',').filter(isAcpAgentId);
-  return [...PROVIDERS.map((p) => p.id), ...acp];
+  const kept =
+    chosen !== undefined && isAcpAgentId(chosen) && !acp.includes(chosen) ? [chosen] : [];
+  return [...PROVIDERS.map((p) => p.id), ...acp, ...kept];
 }
 
 function installedAgents(values: SettingValues): ProviderId[] {
@@ -88,7 +96,7 @@ function roleRows(role: ModelRole, label: string, purpose: string): SettingRow[]
       scope: 'project',
       kind: 'choice',
       description: `The agent CLI that ${purpose}.`,
-      choices: (values) => agentChoices(values),
+      choices: (values) => agentChoices(values, values[`${role}.agent`]),
       fallback: (values) => defaultAgent(values, role),
     },
     {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findAcpAgent, parseAcpAgents } from '../../src/domain/acp-agents.js';
 import { providerInfo } from '../../src/domain/providers.js';
-import { SETTING_ROWS, ACP_AGENTS_KEY } from '../../src/domain/settings.js';
+import { ACP_AGENTS_KEY, SETTING_ROWS, settingValue } from '../../src/domain/settings.js';
 import { argChoices, parseSlash } from '../../src/domain/slash-commands.js';
 import { agentEnvironment } from '../../src/infra/agent/agent-env.js';
 import { agentAllowList } from '../../src/infra/agent/network.js';
@@ -160,5 +160,15 @@ describe("an ACP agent's confinement", () => {
     );
 
     expect(allow.map((a) => a.host)).toEqual(['llm.example.com']);
+  });
+});
+
+describe('an ACP agent chosen in Settings', () => {
+  it('stays chosen where agents.json was not read, instead of becoming another agent', () => {
+    const row = SETTING_ROWS.find((r) => r.key === 'main.agent');
+    if (!row) throw new Error('no main.agent row');
+
+    expect(settingValue(row, { 'main.agent': 'acp:opencode' })).toBe('acp:opencode');
+    expect(settingValue(row, { 'main.agent': 'nobody' })).toBe('claude');
   });
 });
