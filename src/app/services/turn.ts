@@ -254,7 +254,8 @@ export class TurnRunner {
       typeof operation.payload['display'] === 'string' ? operation.payload['display'] : prompt;
     await sessions.note(session.id, 'user_prompt', display);
     if (operation.kind === 'start_prompt' && session.titleProvisional) {
-      const job = generateTitle(this.context, session, prompt, project.path);
+      // From the person's task alone: a fork's first prompt starts with its parent's context.
+      const job = generateTitle(this.context, session, session.prompt ?? display, project.path);
       this.background.add(job);
       void job.finally(() => this.background.delete(job));
     }
