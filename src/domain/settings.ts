@@ -65,13 +65,18 @@ export function agentChoices(values: SettingValues, chosen?: string): ProviderId
 function installedAgents(values: SettingValues): ProviderId[] {
   const listed = values[INSTALLED_AGENTS_KEY];
   if (listed === undefined) return [];
-  return PROVIDERS.map((p) => p.id).filter((id) => listed.split(',').includes(id));
+  const ids = listed.split(',');
+  return [
+    ...PROVIDERS.map((p) => p.id).filter((id) => ids.includes(id)),
+    ...ids.filter(isAcpAgentId),
+  ];
 }
 
 /**
  * The agent of a role the person has not chosen: the main agent's (for the
  * fast and review roles) when it is installed, else the first installed one
- * (Claude Code, Codex, Gemini CLI in that order), else Claude Code.
+ * (Claude Code, Codex, Gemini CLI in that order, then the ACP agents of
+ * agents.json whose command is found), else Claude Code.
  */
 export function defaultAgent(values: SettingValues, role: ModelRole): ProviderId {
   const installed = installedAgents(values);

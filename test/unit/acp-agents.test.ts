@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { findAcpAgent, parseAcpAgents } from '../../src/domain/acp-agents.js';
 import { providerInfo } from '../../src/domain/providers.js';
-import { ACP_AGENTS_KEY, SETTING_ROWS, settingValue } from '../../src/domain/settings.js';
+import {
+  ACP_AGENTS_KEY,
+  INSTALLED_AGENTS_KEY,
+  SETTING_ROWS,
+  settingValue,
+} from '../../src/domain/settings.js';
 import { argChoices, parseSlash } from '../../src/domain/slash-commands.js';
 import { agentEnvironment } from '../../src/infra/agent/agent-env.js';
 import { agentAllowList } from '../../src/infra/agent/network.js';
@@ -170,5 +175,39 @@ describe('an ACP agent chosen in Settings', () => {
 
     expect(settingValue(row, { 'main.agent': 'acp:opencode' })).toBe('acp:opencode');
     expect(settingValue(row, { 'main.agent': 'nobody' })).toBe('claude');
+  });
+});
+
+describe('agents not chosen', () => {
+  const rows = (key: string) => {
+    const row = SETTING_ROWS.find((r) => r.key === key);
+    if (!row) throw new Error(`no ${key} row`);
+    return row;
+  };
+
+  it('follow an installed ACP agent that is the main agent, for titles, commit messages and reviews', () => {
+    const values = {
+      [INSTALLED_AGENTS_KEY]: 'codex,acp:opencode',
+      [ACP_AGENTS_KEY]: 'acp:opencode',
+      'main.agent': 'acp:opencode',
+    };
+
+    expect(settingValue(rows('fast.agent'), values)).toBe('acp:opencode');
+    expect(settingValue(rows('review.agent'), values)).toBe('acp:opencode');
+  });
+
+  it('are the first built-in agent installed, an ACP agent only when none is', () => {
+    expect(
+      settingValue(rows('main.agent'), {
+        [INSTALLED_AGENTS_KEY]: 'gemini,acp:opencode',
+        [ACP_AGENTS_KEY]: 'acp:opencode',
+      }),
+    ).toBe('gemini');
+    expect(
+      settingValue(rows('main.agent'), {
+        [INSTALLED_AGENTS_KEY]: 'acp:opencode',
+        [ACP_AGENTS_KEY]: 'acp:opencode',
+      }),
+    ).toBe('acp:opencode');
   });
 });
