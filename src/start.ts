@@ -37,6 +37,8 @@ import { runLoop } from './runtime/loop.js';
 import { createTheme } from './ui/theme.js';
 import type * as markdownModule from './ui/markdown.js';
 import { whenAnswerNeeded } from './ui/transcript-lines.js';
+import { loadKeyBindings } from './infra/key-bindings-file.js';
+import { setKeymap } from './domain/key-lookup.js';
 
 /** Says why on stderr and ends once it is written (commands/exit.ts). */
 function fail(message: string, code: number): Promise<never> {
@@ -122,6 +124,13 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   if (machineNode) {
     delete env['GROVE_MACHINE_NODE'];
     checkoutNotices.push(sanitizeText(pinnedNodeNotice(machineNode, process.versions.node)));
+  }
+  // The person's keys (GROVE_HOME/keys.json): a file with a mistake changes nothing and says so here.
+  const keys = loadKeyBindings(paths.keyBindings);
+  setKeymap(keys.keymap);
+  if (keys.error) {
+    logger.log('warn', keys.error);
+    checkoutNotices.push(sanitizeText(keys.error));
   }
   // First end any agent a dead Grove left running, so nothing writes to a worktree recovery calls "as it was".
   const swept = await agents.sweepLeftovers();

@@ -79,7 +79,7 @@ export function keymapMarkdown(): string {
     '',
     '<!-- Generated from src/domain/keymap.ts by `npm run docs:keys`; a test fails when this file is out of date. -->',
     '',
-    'Press `?` anywhere to see the keys that apply right now.',
+    'Press `?` anywhere to see the keys that apply right now. The keys below are the shipped ones; `GROVE_HOME/keys.json` can change them ([configuration.md](configuration.md#files-in-grove_home)).',
     '',
     'Shift+Tab is the permission-mode key (Auto Edit, Read Only, Plan) of the session view and the composer; on the Projects, Sessions and Settings tabs it does nothing, and Tab goes round the tabs.',
   ];

@@ -1,4 +1,3 @@
-import type { Session } from './session.js';
 import type { SessionStatus } from './session-status.js';
 
 export { displayKey, displayKeys } from './key-names.js';
@@ -555,35 +554,3 @@ export const KEYMAP = {
 } as const satisfies Record<ModeName, readonly Binding[]>;
 
 export type ActionOf<M extends ModeName> = (typeof KEYMAP)[M][number]['action'];
-
-/** The action bound to `keyId` in `mode`, respecting status rules. */
-export function actionFor<M extends ModeName>(
-  mode: M,
-  keyId: string,
-  session?: Pick<Session, 'status'>,
-): ActionOf<M> | undefined {
-  const rows: readonly Binding[] = KEYMAP[mode];
-  for (const row of rows) {
-    if (!row.keys.includes(keyId)) continue;
-    if (!isAvailable(row, session)) continue;
-    return row.action as ActionOf<M>;
-  }
-  return undefined;
-}
-
-export function isAvailable(row: Binding, session?: Pick<Session, 'status'>): boolean {
-  if (!row.statuses || !session) return true;
-  return row.statuses.includes(session.status);
-}
-
-/** Rows that apply right now (for help and footer): the status allows them and the session has what they need. */
-export function availableBindings(mode: ModeName, session?: BindingSubject): Binding[] {
-  const rows: readonly Binding[] = KEYMAP[mode];
-  return rows.filter(
-    (row) =>
-      isAvailable(row, session) &&
-      (!row.needs ||
-        !session ||
-        (row.needs === 'pullRequest' ? session.pullRequest === true : session.bestOf === true)),
-  );
-}

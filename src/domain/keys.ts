@@ -47,6 +47,11 @@ export function keyId(key: Key): string {
   return parts.join('+');
 }
 
+/** A key's name as keyId writes it: one character, or a named key ('enter', 'f2'). */
+export function isKeyName(name: string): boolean {
+  return NAMED.has(name) || Array.from(name).length === 1;
+}
+
 /** The inverse of keyId, for tables and tests. */
 export function parseKeyId(id: string): Key {
   const parts = id === '+' ? ['+'] : id.split('+');

@@ -14,6 +14,8 @@ export interface GrovePaths {
   readonly run: string;
   /** The extra agent CLIs that speak ACP, named by the person (domain/acp-agents.ts). */
   readonly acpAgents: string;
+  /** The person's own keys for the TUI (domain/key-bindings.ts). */
+  readonly keyBindings: string;
 }
 
 export function grovePaths(env: NodeJS.ProcessEnv): GrovePaths {
@@ -27,5 +29,6 @@ export function grovePaths(env: NodeJS.ProcessEnv): GrovePaths {
     cache: join(home, 'cache'),
     run: join(home, 'run'),
     acpAgents: join(home, 'agents.json'),
+    keyBindings: join(home, 'keys.json'),
   };
 }

@@ -1,12 +1,7 @@
 import type { AppState, Popup } from '../app/state.js';
 import { openSession } from '../app/state.js';
-import {
-  availableBindings,
-  displayKeys,
-  type Binding,
-  type BindingSubject,
-  type ModeName,
-} from '../domain/keymap.js';
+import { displayKeys, type Binding, type BindingSubject, type ModeName } from '../domain/keymap.js';
+import { availableBindings } from '../domain/key-lookup.js';
 import { cellWidth, wrapPlain } from './text.js';
 
 /**

@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  KEYMAP,
-  actionFor,
-  availableBindings,
-  displayKey,
-  type ModeName,
-} from '../../src/domain/keymap.js';
+import { KEYMAP, displayKey, type ModeName } from '../../src/domain/keymap.js';
+import { actionFor, availableBindings } from '../../src/domain/key-lookup.js';
 import { keymapMarkdown } from '../../src/domain/keymap-doc.js';
 
 describe('key-binding tables', () => {

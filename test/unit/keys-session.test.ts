@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AppState } from '../../src/app/state.js';
 import { emptyBuffer } from '../../src/domain/composer.js';
-import { KEYMAP, actionFor, type Binding } from '../../src/domain/keymap.js';
+import { KEYMAP, type Binding } from '../../src/domain/keymap.js';
+import { actionFor } from '../../src/domain/key-lookup.js';
 import type { Session } from '../../src/domain/session.js';
 import type { SessionStatus } from '../../src/domain/session-status.js';
 import type { TranscriptEntry } from '../../src/domain/transcript.js';

@@ -16,7 +16,7 @@ import {
   type ComposerAssist,
 } from '../../domain/composer-assist.js';
 import type { Key } from '../../domain/keys.js';
-import { actionFor } from '../../domain/keymap.js';
+import { actionFor } from '../../domain/key-lookup.js';
 import { pastedImagePath } from '../../domain/mentions.js';
 import { nextPermissionMode } from '../../domain/permission-mode.js';
 import { newerEntry, olderEntry, searchHistory } from '../../domain/prompt-history.js';

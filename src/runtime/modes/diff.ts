@@ -14,7 +14,7 @@ import {
   type DiffRow,
 } from '../../domain/diff-rows.js';
 import type { Key } from '../../domain/keys.js';
-import { actionFor } from '../../domain/keymap.js';
+import { actionFor } from '../../domain/key-lookup.js';
 import { assertNever } from '../../domain/session-status.js';
 import {
   commentsOnRow,

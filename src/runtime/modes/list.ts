@@ -1,5 +1,5 @@
 import { TABS } from '../../app/state.js';
-import { actionFor } from '../../domain/keymap.js';
+import { actionFor } from '../../domain/key-lookup.js';
 import { orderedSessions } from '../../domain/session-order.js';
 import { SETTING_ROWS, cycleSetting, settingValue } from '../../domain/settings.js';
 import { bufferFrom } from '../../domain/composer.js';

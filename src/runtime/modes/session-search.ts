@@ -1,4 +1,4 @@
-import { actionFor } from '../../domain/keymap.js';
+import { actionFor } from '../../domain/key-lookup.js';
 import type { Key } from '../../domain/keys.js';
 import { bufferFrom, insertText } from '../../domain/composer.js';
 import type { AppState } from '../../app/state.js';

@@ -10,7 +10,7 @@ import {
   insertText,
 } from '../../domain/composer.js';
 import type { Key } from '../../domain/keys.js';
-import { actionFor } from '../../domain/keymap.js';
+import { actionFor } from '../../domain/key-lookup.js';
 import { nextPermissionMode } from '../../domain/permission-mode.js';
 import { assertNever } from '../../domain/session-status.js';
 import type { KeyContext } from './context.js';

@@ -1,5 +1,5 @@
 import type { Mode, ThreadPanel } from '../../app/state.js';
-import { actionFor } from '../../domain/keymap.js';
+import { actionFor } from '../../domain/key-lookup.js';
 import { assertNever } from '../../domain/session-status.js';
 import type { KeyContext } from './context.js';
 
