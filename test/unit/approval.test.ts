@@ -9,6 +9,7 @@ import {
   type PermissionMode,
 } from '../../src/domain/permission-mode.js';
 import {
+  acpToolAsk,
   commandPaths,
   decideApproval,
   deniedLine,
@@ -17,7 +18,7 @@ import {
 } from '../../src/infra/agent/approval.js';
 import { permissionArgs } from '../../src/infra/agent/claude.js';
 import { codexAsk, codexPolicy } from '../../src/infra/agent/codex.js';
-import { geminiAsk, geminiModeId } from '../../src/infra/agent/gemini.js';
+import { geminiModeId } from '../../src/infra/agent/gemini.js';
 
 const WT = '/home/me/.grove/wt/project-1234abcd';
 const MAIN = '/home/me/project';
@@ -291,7 +292,7 @@ describe('Codex requests as asks', () => {
 
 describe('Gemini tool calls as asks', () => {
   it('a shell command carries its working directory and the paths it names', () => {
-    const ask = geminiAsk({
+    const ask = acpToolAsk({
       kind: 'execute',
       title: 'printf x > ../outside.txt',
       content: [
@@ -313,7 +314,7 @@ describe('Gemini tool calls as asks', () => {
   });
 
   it('an edit carries its file once', () => {
-    const ask = geminiAsk({
+    const ask = acpToolAsk({
       kind: 'edit',
       title: 'Writing to a.ts',
       content: [{ type: 'diff', path: `${WT}/a.ts` }],
@@ -324,7 +325,7 @@ describe('Gemini tool calls as asks', () => {
   });
 
   it('an unknown kind of tool is a request for more permissions (denied)', () => {
-    expect(geminiAsk({ kind: 'other', title: 'save_memory' })).toEqual({
+    expect(acpToolAsk({ kind: 'other', title: 'save_memory' })).toEqual({
       kind: 'permissions',
       what: 'permission for save_memory',
     });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   claudeToolLine,
   codexToolLine,
-  geminiToolLine,
+  acpToolLine,
   toolEntry,
   withoutWorktree,
   worktreePath,
@@ -15,8 +15,7 @@ const claudeLine = (...args: Parameters<typeof claudeToolLine>) =>
   claudeToolLine(...args)?.text ?? null;
 const codexLine = (...args: Parameters<typeof codexToolLine>) =>
   codexToolLine(...args)?.text ?? null;
-const geminiLine = (...args: Parameters<typeof geminiToolLine>) =>
-  geminiToolLine(...args)?.text ?? null;
+const geminiLine = (...args: Parameters<typeof acpToolLine>) => acpToolLine(...args)?.text ?? null;
 
 describe("the agent's tool calls as transcript entries", () => {
   it('reads a Codex command with its exit code and output', () => {
@@ -185,7 +184,7 @@ describe('a write something refused', () => {
 
   it('is a [Denied] line when Gemini CLI refused a path outside its workspace', () => {
     expect(
-      geminiToolLine(
+      acpToolLine(
         {
           status: 'failed',
           kind: 'edit',

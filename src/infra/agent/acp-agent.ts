@@ -7,7 +7,7 @@ import type { AcpAgentSpec } from '../../domain/acp-agents.js';
 import type { AcpAgentId } from '../../domain/providers.js';
 import type { AcpClient, AcpClientHandlers } from './acp-client.js';
 import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from './app-server.js';
-import { decideApproval, deniedLine, describeAsk } from './approval.js';
+import { acpToolAsk, decideApproval, deniedLine, describeAsk } from './approval.js';
 import {
   AgentError,
   type AgentChannel,
@@ -16,10 +16,9 @@ import {
   type TurnRequest,
   type TurnResult,
 } from './channel.js';
-import { geminiAsk } from './gemini.js';
 import { launchAgent } from './launcher.js';
 import { stderrSummary, type AgentProcess } from './process.js';
-import { geminiToolLine, withoutWorktree } from './tool-lines.js';
+import { acpToolLine, withoutWorktree } from './tool-lines.js';
 import { replayNotice, replayPrompt } from './transcript-replay.js';
 import { quietWireWatch } from './wire-check.js';
 
@@ -29,7 +28,7 @@ import { quietWireWatch } from './wire-check.js';
 // per session, kept between turns, started by the same launcher (and so the
 // same sandbox) as the built-in agents. Its permission requests get the
 // answers Gemini CLI's get (approval.ts, for the session's permission mode);
-// its tool calls read as ACP says (gemini.ts, tool-lines.ts). Its usage is
+// its tool calls read as ACP says (approval.ts, tool-lines.ts). Its usage is
 // what it reports in session/prompt's `usage`; an agent that reports none has
 // its turns counted as unknown, and the transcript says so once.
 
@@ -93,13 +92,13 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
             text: withoutWorktree(update.title || 'Using a tool', cwd).slice(0, 80),
           });
           toolCalls.set(update.toolCallId, { title: update.title, kind: update.kind ?? null });
-          const report = geminiToolLine(update, {}, cwd, label);
+          const report = acpToolLine(update, {}, cwd, label);
           if (report) current.onEvent(report);
           break;
         }
         case 'tool_call_update': {
           if (deniedCalls.has(update.toolCallId)) break;
-          const report = geminiToolLine(update, toolCalls.get(update.toolCallId), cwd, label);
+          const report = acpToolLine(update, toolCalls.get(update.toolCallId), cwd, label);
           if (report) current.onEvent(report);
           break;
         }
@@ -112,7 +111,7 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
       options: choices,
       toolCall,
     }: RequestPermissionRequest): RequestPermissionResponse {
-      const ask = geminiAsk(toolCall);
+      const ask = acpToolAsk(toolCall);
       const decision = current
         ? decideApproval(current.request.permissionMode, cwd, ask)
         : ({ allow: false, reason: 'no turn is running' } as const);

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
+import { asRecord, asString } from './app-server.js';
 import { withoutWorktree, worktreePath } from './tool-lines.js';
 
 // Fail-closed answers to an agent CLI's approval requests. A CLI asks only
@@ -165,4 +166,52 @@ export function describeAsk(ask: ApprovalAsk, worktree: string | null = null): s
 /** The transcript line for a denied request: `[Denied] Codex asked to run … : why.` */
 export function deniedLine(agentLabel: string, what: string, reason: string): string {
   return `[Denied] ${agentLabel} asked to ${what}; Grove denied it: ${reason}.`;
+}
+
+function toolPaths(toolCall: Record<string, unknown>): string[] {
+  const locations = Array.isArray(toolCall['locations']) ? toolCall['locations'].map(asRecord) : [];
+  const content = Array.isArray(toolCall['content']) ? toolCall['content'].map(asRecord) : [];
+  return [
+    ...new Set(
+      [
+        ...locations.map((l) => asString(l['path'])),
+        ...content.map((c) => asString(c['path'])),
+      ].filter((p): p is string => p !== null),
+    ),
+  ];
+}
+
+/**
+ * An ACP tool call as an ask (Gemini CLI's, or any ACP agent's). A shell command (`execute`) says where it runs
+ * only in its content ("[current working directory …]"); the paths it names
+ * are read from the command line, a heuristic backed by the OS sandbox.
+ */
+export function acpToolAsk(toolCall: Record<string, unknown>): ApprovalAsk {
+  const title = asString(toolCall['title']) ?? 'a tool';
+  const paths = toolPaths(toolCall);
+  switch (asString(toolCall['kind'])) {
+    case 'execute': {
+      const content = Array.isArray(toolCall['content']) ? toolCall['content'].map(asRecord) : [];
+      const text = content.map((c) => asString(asRecord(c['content'])['text']) ?? '').join('\n');
+      const cwd = /\[current working directory ([^\]\n]+)\]/.exec(text)?.[1] ?? null;
+      return {
+        kind: 'command',
+        command: title,
+        cwd,
+        paths: [...paths, ...commandPaths(title)],
+        escalation: false,
+      };
+    }
+    case 'edit':
+    case 'delete':
+    case 'move':
+      return { kind: 'edit', paths, grantRoot: null };
+    case 'read':
+    case 'search':
+    case 'fetch':
+    case 'think':
+      return { kind: 'read', what: `use ${title}` };
+    default:
+      return { kind: 'permissions', what: `permission for ${title}` };
+  }
 }

@@ -7,13 +7,7 @@ import {
   type TurnResult,
 } from './channel.js';
 import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from './app-server.js';
-import {
-  commandPaths,
-  decideApproval,
-  deniedLine,
-  describeAsk,
-  type ApprovalAsk,
-} from './approval.js';
+import { acpToolAsk, decideApproval, deniedLine, describeAsk } from './approval.js';
 import type { PermissionMode } from '../../domain/permission-mode.js';
 import type {
   RequestPermissionRequest,
@@ -27,7 +21,7 @@ import { quietWireWatch } from './wire-check.js';
 import { apiAgentError } from './api-error.js';
 import { retryProgress, watchGeminiRetries, type GeminiRetry } from './gemini-retries.js';
 import { replayNotice, replayPrompt } from './transcript-replay.js';
-import { geminiToolLine, withoutWorktree } from './tool-lines.js';
+import { acpToolLine, withoutWorktree } from './tool-lines.js';
 import { acpImageBlocks } from './prompt-images.js';
 
 // Gemini CLI over the Agent Client Protocol (`gemini --acp`): one process per
@@ -56,54 +50,6 @@ export function decodeConversation(
   const at = id.lastIndexOf('@');
   if (at === -1) return { sessionId: id, minute: 0 };
   return { sessionId: id.slice(0, at), minute: Number(id.slice(at + 1)) || 0 };
-}
-
-function toolPaths(toolCall: Record<string, unknown>): string[] {
-  const locations = Array.isArray(toolCall['locations']) ? toolCall['locations'].map(asRecord) : [];
-  const content = Array.isArray(toolCall['content']) ? toolCall['content'].map(asRecord) : [];
-  return [
-    ...new Set(
-      [
-        ...locations.map((l) => asString(l['path'])),
-        ...content.map((c) => asString(c['path'])),
-      ].filter((p): p is string => p !== null),
-    ),
-  ];
-}
-
-/**
- * An ACP tool call as an ask. A shell command (`execute`) says where it runs
- * only in its content ("[current working directory …]"); the paths it names
- * are read from the command line, a heuristic backed by the OS sandbox.
- */
-export function geminiAsk(toolCall: Record<string, unknown>): ApprovalAsk {
-  const title = asString(toolCall['title']) ?? 'a tool';
-  const paths = toolPaths(toolCall);
-  switch (asString(toolCall['kind'])) {
-    case 'execute': {
-      const content = Array.isArray(toolCall['content']) ? toolCall['content'].map(asRecord) : [];
-      const text = content.map((c) => asString(asRecord(c['content'])['text']) ?? '').join('\n');
-      const cwd = /\[current working directory ([^\]\n]+)\]/.exec(text)?.[1] ?? null;
-      return {
-        kind: 'command',
-        command: title,
-        cwd,
-        paths: [...paths, ...commandPaths(title)],
-        escalation: false,
-      };
-    }
-    case 'edit':
-    case 'delete':
-    case 'move':
-      return { kind: 'edit', paths, grantRoot: null };
-    case 'read':
-    case 'search':
-    case 'fetch':
-    case 'think':
-      return { kind: 'read', what: `use ${title}` };
-    default:
-      return { kind: 'permissions', what: `permission for ${title}` };
-  }
 }
 
 /** The ACP session mode for a permission mode: Gemini's own plan mode for Plan, else the asking default. */
@@ -185,7 +131,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
             text: withoutWorktree(update.title || 'Using a tool', cwd).slice(0, 80),
           });
           toolCalls.set(update.toolCallId, { title: update.title, kind: update.kind ?? null });
-          const report = geminiToolLine(update, {}, cwd);
+          const report = acpToolLine(update, {}, cwd);
           if (report) current.onEvent(report);
           break;
         }
@@ -198,7 +144,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
           // A finished tool call, kept in the transcript (folded to one line); one Grove
           // denied already has its [Denied] line and is not told again as "(failed)".
           if (deniedCalls.has(update.toolCallId)) break;
-          const report = geminiToolLine(update, toolCalls.get(update.toolCallId), cwd);
+          const report = acpToolLine(update, toolCalls.get(update.toolCallId), cwd);
           if (report) current.onEvent(report);
           break;
         }
@@ -211,7 +157,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       options: choices,
       toolCall,
     }: RequestPermissionRequest): RequestPermissionResponse {
-      const ask = geminiAsk(toolCall);
+      const ask = acpToolAsk(toolCall);
       const decision = current
         ? decideApproval(current.request.permissionMode, cwd, ask)
         : ({ allow: false, reason: 'no turn is running' } as const);

@@ -205,7 +205,7 @@ export function codexToolLine(item: unknown, cwd: string | null = null): ToolRep
 }
 
 /** An ACP tool call that finished (a tool_call or tool_call_update with status completed or failed), of Gemini CLI or the agent `label`. */
-export function geminiToolLine(
+export function acpToolLine(
   update: unknown,
   known: { readonly title?: string | null; readonly kind?: string | null } = {},
   cwd: string | null = null,
