@@ -84,6 +84,28 @@ describe('an ACP agent named in agents.json', () => {
     expect(git(h.repo, 'status', '--porcelain')).toBe('');
   });
 
+  it('reaches the network only through the filter: a host not allowed is refused, with a transcript line', async () => {
+    installFixture();
+    h.utilities();
+
+    const run = await h.grove([
+      'run',
+      '--agent',
+      'tiny',
+      '--output',
+      'json',
+      'Write the note. NETWORK:example.com',
+    ]);
+
+    expectExit(run, 0);
+    const result = JSON.parse(run.stdout) as { sessionId: string; answer: string };
+    expect(result.answer).toMatch(/example\.com HTTP\/1\.1 403/);
+    const shown = await showJson(result.sessionId);
+    expect(shown.transcript.map((e) => e.content).join('\n')).toContain(
+      'network: blocked example.com:443',
+    );
+  });
+
   it('in read-only mode its permission request is denied, with a [Denied] line, and nothing is written', async () => {
     installFixture();
     h.utilities();
