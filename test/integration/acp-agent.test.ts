@@ -84,6 +84,23 @@ describe('an ACP agent named in agents.json', () => {
     expect(git(h.repo, 'status', '--porcelain')).toBe('');
   });
 
+  it("gets the allow-listed environment: no built-in agent's key, no GROVE_HOME", async () => {
+    installFixture();
+    h.utilities();
+
+    const run = await h.grove([
+      'run',
+      '--agent',
+      'tiny',
+      'Write the note. ENV:PATH ENV:ANTHROPIC_API_KEY ENV:GEMINI_API_KEY ENV:GROVE_HOME',
+    ]);
+
+    expectExit(run, 0);
+    expect(run.stdout).toContain(
+      'PATH set; ANTHROPIC_API_KEY unset; GEMINI_API_KEY unset; GROVE_HOME unset',
+    );
+  });
+
   it('reaches the network only through the filter: a host not allowed is refused, with a transcript line', async () => {
     installFixture();
     h.utilities();
