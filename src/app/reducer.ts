@@ -1,4 +1,5 @@
-import { assertNever, isTerminal } from '../domain/session-status.js';
+import { assertNever } from '../domain/assert-never.js';
+import { isTerminal } from '../domain/session-status.js';
 import { orderedSessions } from '../domain/session-order.js';
 import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';

@@ -1,4 +1,4 @@
-import { assertNever } from './session-status.js';
+import { assertNever } from './assert-never.js';
 
 /**
  * What a session's agent may do. Every agent channel maps the mode to its

@@ -1,7 +1,7 @@
 import type { TextBuffer } from './composer.js';
 import type { Session } from './session.js';
 import type { SessionStatus } from './session-status.js';
-import { assertNever } from './session-status.js';
+import { assertNever } from './assert-never.js';
 
 /** Which sessions the list shows by status (`f` cycles through them). */
 export type StatusFilter = 'all' | 'needsYou' | 'running' | 'review' | 'done';

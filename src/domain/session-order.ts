@@ -1,7 +1,7 @@
 import type { SessionGroup as VariantGroup } from './best-of.js';
 import type { Session } from './session.js';
 import type { SessionStatus } from './session-status.js';
-import { assertNever } from './session-status.js';
+import { assertNever } from './assert-never.js';
 import { compareOrdinal } from './ordinal.js';
 
 export type SessionGroup = 'mergeQueue' | 'active' | 'archive';

@@ -1,3 +1,5 @@
+import { assertNever } from './assert-never.js';
+
 /** Every status a session can be in. Stored as text in the database. */
 export const SESSION_STATUSES = [
   'Draft',
@@ -118,8 +120,4 @@ export function isTerminal(status: SessionStatus): boolean {
 /** Statuses whose time counts toward the active-work timer. */
 export function countsActiveTime(status: SessionStatus): boolean {
   return status === 'InProgress' || status === 'Rebasing' || status === 'Merging';
-}
-
-export function assertNever(value: never): never {
-  throw new Error(`Unexpected value: ${JSON.stringify(value)}`);
 }

@@ -1,6 +1,6 @@
 import type { TerminalEvent } from '../domain/keys.js';
 import { keyId } from '../domain/keys.js';
-import { assertNever } from '../domain/session-status.js';
+import { assertNever } from '../domain/assert-never.js';
 import type { KeyContext } from './modes/context.js';
 import { handleDiffKey, handleDiffPaste } from './modes/diff.js';
 import { handleProjectsKey, handleSessionsKey, handleSettingsKey } from './modes/list.js';

@@ -1,6 +1,6 @@
 import { findAcpAgent, type AcpAgentsConfig } from '../../domain/acp-agents.js';
 import { agentName, isAcpAgentId, type ProviderId } from '../../domain/providers.js';
-import { assertNever } from '../../domain/session-status.js';
+import { assertNever } from '../../domain/assert-never.js';
 import { createAcpAgentChannel } from './acp-agent.js';
 import { AgentError, type AgentChannel, type ChannelOptions } from './channel.js';
 import { createClaudeChannel } from './claude.js';

@@ -20,7 +20,7 @@ import { actionFor } from '../../domain/key-lookup.js';
 import { pastedImagePath } from '../../domain/mentions.js';
 import { nextPermissionMode } from '../../domain/permission-mode.js';
 import { newerEntry, olderEntry, searchHistory } from '../../domain/prompt-history.js';
-import { assertNever } from '../../domain/session-status.js';
+import { assertNever } from '../../domain/assert-never.js';
 import { acpAgentIds, parseSlash, type SlashAction } from '../../domain/slash-commands.js';
 import type { Session } from '../../domain/session.js';
 import type { KeyContext } from './context.js';

@@ -15,7 +15,7 @@ import {
 } from '../../domain/diff-rows.js';
 import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/key-lookup.js';
-import { assertNever } from '../../domain/session-status.js';
+import { assertNever } from '../../domain/assert-never.js';
 import {
   commentsOnRow,
   diffMatches,

@@ -3,7 +3,7 @@ import { actionFor } from '../../domain/key-lookup.js';
 import { orderedSessions } from '../../domain/session-order.js';
 import { SETTING_ROWS, cycleSetting, settingValue } from '../../domain/settings.js';
 import { bufferFrom } from '../../domain/composer.js';
-import { assertNever } from '../../domain/session-status.js';
+import { assertNever } from '../../domain/assert-never.js';
 import type { KeyContext } from './context.js';
 import { filterSessions } from '../../domain/session-filter.js';
 import {

@@ -2,7 +2,7 @@ import type { ConfirmIntent, Popup } from '../../app/state.js';
 import { insertText } from '../../domain/composer.js';
 import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/key-lookup.js';
-import { assertNever } from '../../domain/session-status.js';
+import { assertNever } from '../../domain/assert-never.js';
 import type { KeyContext } from './context.js';
 import { editBuffer } from './session.js';
 import { helpLinesFor, helpWindow } from '../../ui/popup-layout.js';

@@ -9,7 +9,7 @@ import {
   nextStatusFilter,
   type SessionFilter,
 } from '../../domain/session-filter.js';
-import { assertNever } from '../../domain/session-status.js';
+import { assertNever } from '../../domain/assert-never.js';
 import type { KeyContext } from './context.js';
 import { editBuffer } from './session.js';
 

@@ -12,7 +12,7 @@ import {
 import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/key-lookup.js';
 import { nextPermissionMode } from '../../domain/permission-mode.js';
-import { assertNever } from '../../domain/session-status.js';
+import { assertNever } from '../../domain/assert-never.js';
 import type { KeyContext } from './context.js';
 import { sessionLayout, sessionPageHeight } from '../../ui/pages/SessionView.js';
 

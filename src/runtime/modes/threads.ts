@@ -1,6 +1,6 @@
 import type { Mode, ThreadPanel } from '../../app/state.js';
 import { actionFor } from '../../domain/key-lookup.js';
-import { assertNever } from '../../domain/session-status.js';
+import { assertNever } from '../../domain/assert-never.js';
 import type { KeyContext } from './context.js';
 
 type SessionMode = Extract<Mode, { kind: 'session' }>;
