@@ -25,6 +25,8 @@ export default tseslint.config(
       'node_modules/**',
       'coverage/**',
       'test/fixtures/**',
+      // Grove's fork of ink: its published build, edited (packages/ink/README.md).
+      'packages/**',
       'src/infra/agent/codex-protocol/**',
     ],
   },

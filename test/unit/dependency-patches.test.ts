@@ -1,6 +1,9 @@
-// The build patches ink's frame builder for speed (xtask/dependency-patches.mjs).
-// Differential test: ink's own output.js and the patched one, each bundled
-// by esbuild, must produce the same frames for the same writes.
+// Grove ships its fork of ink (packages/ink, its README lists each change)
+// and a few build patches of ink's dependencies (xtask/dependency-patches.mjs).
+// Differential test: ink 8.0.0 as published (a pristine copy of its build,
+// test/fixtures/ink-8.0.0, resolving its imports as the fork does) and the
+// fork with the build's patches, each bundled by esbuild, must produce the
+// same frames for the same writes.
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,15 +28,33 @@ interface OutputLike {
 type OutputClass = new (options: { width: number; height: number }) => OutputLike;
 
 const ROOT = join(import.meta.dirname, '..', '..');
+const STOCK = join(ROOT, 'test', 'fixtures', 'ink-8.0.0', 'build');
+const FORK = join(ROOT, 'packages', 'ink', 'build');
 let dir: string;
 let Original: OutputClass;
 let Patched: OutputClass;
 
-/** One of ink's build files bundled alone, as ink ships it or with the build's patches; its default export. */
+/**
+ * The pristine ink's imports of packages resolve from the fork's folder:
+ * the same dependencies (ink's own nested chalk and signal-exit included),
+ * without the build's patches.
+ */
+const stockInk: Plugin = {
+  name: 'stock-ink',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.importer.startsWith(STOCK)
+        ? b.resolve(args.path, { kind: args.kind, resolveDir: FORK })
+        : undefined,
+    );
+  },
+};
+
+/** One of ink's build files bundled alone: ink 8.0.0 as published, or the fork with the build's patches; its default export. */
 async function bundleInk<T>(file: string, name: string, patched: boolean): Promise<T> {
   const bundled = await bundleAndImport<{ default: T }>(join(dir, `${name}.mjs`), {
-    entryPoints: [join(ROOT, 'node_modules', 'ink', 'build', file)],
-    plugins: patched ? dependencyPatches : [],
+    entryPoints: [join(patched ? FORK : STOCK, file)],
+    plugins: patched ? dependencyPatches : [stockInk],
   });
   return bundled.default;
 }
@@ -260,13 +281,12 @@ const noDevtools: Plugin = {
 async function bundleWholeInk(name: string, patched: boolean): Promise<InkLike> {
   return bundleAndImport<InkLike>(join(dir, `${name}.mjs`), {
     stdin: {
-      contents:
-        "export { render, Box, Text } from 'ink';\nexport { createElement } from 'react';\n",
+      contents: `export { render, Box, Text } from ${JSON.stringify(join(patched ? FORK : STOCK, 'index.js'))};\nexport { createElement } from 'react';\n`,
       resolveDir: ROOT,
       loader: 'js',
     },
     // ink loads its DevTools bridge only when DEV=true; Grove does not ship it.
-    plugins: [noDevtools, ...(patched ? dependencyPatches : [])],
+    plugins: [noDevtools, ...(patched ? dependencyPatches : [stockInk])],
   });
 }
 

@@ -1,0 +1,3 @@
+type ColorType = 'foreground' | 'background';
+declare const colorize: (text: string, color: string | undefined, type: ColorType) => string;
+export default colorize;

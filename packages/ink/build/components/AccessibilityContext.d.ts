@@ -1,0 +1,3 @@
+export declare const AccessibilityContext: import("react").Context<{
+    isScreenReaderEnabled: boolean;
+}>;

@@ -1,0 +1,6 @@
+import React from 'react';
+type Props = {
+    readonly error: Error;
+};
+export default function ErrorOverview({ error }: Props): React.JSX.Element;
+export {};

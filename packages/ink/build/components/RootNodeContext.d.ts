@@ -1,0 +1,3 @@
+import { type DOMElement } from '../dom.js';
+declare const RootNodeContext: import("react").Context<DOMElement | undefined>;
+export default RootNodeContext;

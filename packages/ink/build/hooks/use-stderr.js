@@ -1,0 +1,9 @@
+import { use } from 'react';
+import StderrContext from '../components/StderrContext.js';
+/**
+A React hook that returns the stderr stream.
+*/
+export default function useStderr() {
+    return use(StderrContext);
+}
+//# sourceMappingURL=use-stderr.js.map

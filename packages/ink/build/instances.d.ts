@@ -1,0 +1,3 @@
+import type Ink from './ink.js';
+declare const instances: WeakMap<NodeJS.WritableStream, Ink>;
+export default instances;

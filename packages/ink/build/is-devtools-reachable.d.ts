@@ -1,0 +1,2 @@
+declare const isDevToolsReachable: (url?: string, timeoutMs?: number) => Promise<boolean>;
+export default isDevToolsReachable;

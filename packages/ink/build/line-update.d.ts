@@ -1,0 +1,1 @@
+export default function lineUpdate(previous: string, next: string, columns: number | undefined): string;
