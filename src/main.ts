@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { compileBundle } from './infra/code-cache.js';
 import { repoRoot, type RepoRootPrefetch } from './infra/git/repo-root.js';
 import { grovePaths } from './infra/paths.js';
+import { nodeV8Flags, reportYoungGeneration, setMemoryFlags } from './memory-flags.js';
 import { versionProblem } from './node-version.js';
 import type * as startModule from './start.js';
 
@@ -99,12 +100,24 @@ start(prefetch, {
  */
 function settleMemory(): void {
   // Taken here, not imported: loading node:v8 and node:vm would cost start-up
-  // time (docs/performance.md).
+  // time (docs/performance.md). Each flag is set only where this V8 has it
+  // (memory-flags.ts): an unknown one would print over the frame.
   const { setFlagsFromString } = process.getBuiltinModule('node:v8');
   const { runInNewContext } = process.getBuiltinModule('node:vm');
-  setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString('--heap-growing-percent=25');
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as ((options: object) => void) | undefined;
-  setTimeout(() => gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' }), 2000).unref();
+  void setMemoryFlags({
+    v8Version: process.versions.v8,
+    set: setFlagsFromString,
+    knownFlags: nodeV8Flags,
+  })
+    .then((flags) => {
+      const report = process.env['GROVE_MEMORY_FLAGS_TEST'];
+      if (report) reportYoungGeneration(report, flags);
+      if (!flags.includes('--expose-gc')) return;
+      const gc = runInNewContext('gc') as ((options: object) => void) | undefined;
+      setTimeout(
+        () => gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' }),
+        2000,
+      ).unref();
+    })
+    .catch(() => {});
 }
