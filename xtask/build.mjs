@@ -57,8 +57,8 @@ const vendorApart = {
 
 // ink imports its React DevTools bridge (and react-devtools-core, which Grove
 // does not ship) only when DEV=true; the bridge resolves to an empty module
-// so the bundle does not reference it (and the ink-devtools-without-await
-// patch drops the top-level await of it).
+// so the bundle does not reference it (and Grove's fork of ink does not
+// await it at its top level: packages/ink/README.md, change 1).
 const withoutDevtools = {
   name: 'ink-without-devtools',
   setup(b) {

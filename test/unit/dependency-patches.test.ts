@@ -129,8 +129,8 @@ const scenes: Record<string, readonly Step[]> = {
   ],
 };
 
-describe('ink frames with the build patch', () => {
-  it('is applied to the patched bundle only', () => {
+describe("the fork's frame builder", () => {
+  it('is the fork (with its faster frames), and the fixture is stock ink', () => {
     expect(readFileSync(join(dir, 'patched.mjs'), 'utf8')).toContain('fastStyledCharsToString');
     expect(readFileSync(join(dir, 'original.mjs'), 'utf8')).not.toContain(
       'fastStyledCharsToString',
@@ -200,7 +200,7 @@ describe('ink frames with the build patch', () => {
   });
 });
 
-// ink's squashTextNodes, as ink ships it and with the sanitize fast path.
+// ink's squashTextNodes, as ink ships it and as the fork has it (the sanitize fast path).
 interface TextNodeLike {
   nodeName: string;
   nodeValue?: string;
@@ -253,7 +253,7 @@ describe('the text-node sanitizer fast path', () => {
   });
 });
 
-// The whole of ink, as it ships and with every build patch (the Text props
+// The whole of ink, as it ships and as the fork with the build patches (the Text props
 // cache, the reconciler's diff, the squash and output fast paths), drawing
 // the same trees frame after frame as Grove's renderer does (debug mode).
 interface InkLike {
@@ -290,7 +290,7 @@ async function bundleWholeInk(name: string, patched: boolean): Promise<InkLike> 
   });
 }
 
-describe('ink with every build patch, frame after frame', () => {
+describe('the whole fork with the build patches, frame after frame', () => {
   let original: InkLike;
   let patched: InkLike;
   beforeAll(async () => {
@@ -427,7 +427,7 @@ describe('ink with every build patch, frame after frame', () => {
   });
 });
 
-// Grove's renderer on the patched ink: a draw that changes nothing writes
+// Grove's renderer on the fork: a draw that changes nothing writes
 // nothing, and after the screen is cleared (a resize, then its reverse,
 // before one draw) the same tree is painted again in full.
 interface RendererLike {
@@ -445,7 +445,7 @@ interface RendererBundle {
   bareState(overrides: Record<string, unknown>): Record<string, unknown>;
 }
 
-describe("Grove's renderer with the patched ink", () => {
+describe("Grove's renderer with the fork", () => {
   let grove: RendererBundle;
   beforeAll(async () => {
     grove = await bundleAndImport<RendererBundle>(join(dir, 'renderer.mjs'), {

@@ -314,4 +314,3 @@ export const tokenizeAnsi = (text) => {
     }
     return tokens;
 };
-//# sourceMappingURL=ansi-tokenizer.js.map

@@ -45,4 +45,3 @@ const colorize = (text, color, type) => {
     return text;
 };
 export default colorize;
-//# sourceMappingURL=colorize.js.map

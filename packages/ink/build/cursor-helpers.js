@@ -84,4 +84,3 @@ export const buildEraseFrame = (previousLineCount, previousCursorPosition) => {
         ansiEscapes.cursorTo(0) +
         ansiEscapes.eraseDown);
 };
-//# sourceMappingURL=cursor-helpers.js.map

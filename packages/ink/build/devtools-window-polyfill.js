@@ -62,4 +62,3 @@ customGlobal.window.__REACT_DEVTOOLS_COMPONENT_FILTERS__ = [
     },
 ];
 export {};
-//# sourceMappingURL=devtools-window-polyfill.js.map

@@ -14,4 +14,3 @@ if (await isDevToolsReachable()) {
 else {
     console.warn('DEV is set to true, but the React DevTools server is not running. Start it with:\n\n$ npx react-devtools\n');
 }
-//# sourceMappingURL=devtools.js.map

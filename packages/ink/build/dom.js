@@ -184,4 +184,3 @@ export const emitLayoutListeners = (rootNode) => {
         listener();
     }
 };
-//# sourceMappingURL=dom.js.map

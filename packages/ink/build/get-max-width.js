@@ -5,4 +5,3 @@ const getMaxWidth = (yogaNode) => yogaNode.getComputedWidth() -
     yogaNode.getComputedBorder(Yoga.EDGE_LEFT) -
     yogaNode.getComputedBorder(Yoga.EDGE_RIGHT);
 export default getMaxWidth;
-//# sourceMappingURL=get-max-width.js.map

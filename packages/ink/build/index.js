@@ -21,4 +21,3 @@ export { default as useWindowSize } from './hooks/use-window-size.js';
 export { default as useBoxMetrics } from './hooks/use-box-metrics.js';
 export { default as measureElement } from './measure-element.js';
 export { kittyFlags, kittyModifiers } from './kitty-keyboard.js';
-//# sourceMappingURL=index.js.map

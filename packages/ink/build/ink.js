@@ -20,6 +20,9 @@ import instances from './instances.js';
 import App from './components/App.js';
 import RootNodeContext from './components/RootNodeContext.js';
 import { AccessibilityContext } from './components/AccessibilityContext.js';
+// Grove: one context value per screen-reader setting (packages/ink/README.md, change 6)
+const GROVE_SCREEN_READER_ON = Object.freeze({ isScreenReaderEnabled: true });
+const GROVE_SCREEN_READER_OFF = Object.freeze({ isScreenReaderEnabled: false });
 import { resolveFlags, } from './kitty-keyboard.js';
 import { isTty } from './stream.js';
 const noop = () => { };
@@ -682,7 +685,8 @@ export default class Ink {
         catch { }
     }
     render(node) {
-        const tree = (React.createElement(AccessibilityContext, { value: { isScreenReaderEnabled: this.isScreenReaderEnabled } },
+        // Grove: the same value object for the same setting (packages/ink/README.md, change 6)
+        const tree = (React.createElement(AccessibilityContext, { value: this.isScreenReaderEnabled ? GROVE_SCREEN_READER_ON : GROVE_SCREEN_READER_OFF },
             React.createElement(App, { stdin: this.options.stdin, stdout: this.options.stdout, stderr: this.options.stderr, exitOnCtrlC: this.options.exitOnCtrlC, interactive: this.interactive, renderThrottleMs: this.renderThrottleMs, writeToStdout: this.writeToStdout, writeToStderr: this.writeToStderr, setCursorPosition: this.setCursorPosition, onExit: this.handleAppExit, onWaitUntilRenderFlush: this.waitUntilRenderFlush, onSuspendTerminal: this.suspendTerminal, onRegisterInputControl: this.registerInputControl, onKittyQueryResponse: this.handleKittyQueryResponse },
                 React.createElement(RootNodeContext, { value: this.rootNode }, node))));
         if (this.options.concurrent) {
@@ -964,4 +968,3 @@ export default class Ink {
         return { resume, [Symbol.asyncDispose]: resume };
     }
 }
-//# sourceMappingURL=ink.js.map

@@ -199,4 +199,3 @@ export const createInputParser = () => {
         },
     };
 };
-//# sourceMappingURL=input-parser.js.map

@@ -5,4 +5,3 @@
 // but instance.js should delete itself from the map on unmount
 const instances = new WeakMap();
 export default instances;
-//# sourceMappingURL=instances.js.map

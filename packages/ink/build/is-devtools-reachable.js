@@ -18,4 +18,3 @@ const isDevToolsReachable = async (url = 'ws://localhost:8097', timeoutMs = 2000
     });
 });
 export default isDevToolsReachable;
-//# sourceMappingURL=is-devtools-reachable.js.map

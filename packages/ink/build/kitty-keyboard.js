@@ -34,4 +34,3 @@ export const kittyModifiers = {
     capsLock: 64,
     numLock: 128,
 };
-//# sourceMappingURL=kitty-keyboard.js.map

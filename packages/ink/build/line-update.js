@@ -83,4 +83,3 @@ export default function lineUpdate(previous, next, columns) {
         next.slice(offset);
     return partial.length < full.length ? partial : full;
 }
-//# sourceMappingURL=line-update.js.map

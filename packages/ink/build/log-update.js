@@ -263,4 +263,3 @@ const create = (stream, { showCursor = false, incremental = false } = {}) => inc
     : createStandard(stream, { showCursor });
 const logUpdate = { create };
 export default logUpdate;
-//# sourceMappingURL=log-update.js.map

@@ -48,4 +48,3 @@ const measureElement = (node) => {
     };
 };
 export default measureElement;
-//# sourceMappingURL=measure-element.js.map

@@ -19,4 +19,3 @@ const measureText = (text) => {
     return dimensions;
 };
 export default measureText;
-//# sourceMappingURL=measure-text.js.map

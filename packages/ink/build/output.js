@@ -1,5 +1,111 @@
 import stringWidth from 'string-width';
-import { styledCharsFromTokens, styledCharsToString, tokenize, } from '@alcalzone/ansi-tokenize';
+import { ansiCodesToString, diffAnsiCodes, reduceAnsiCodesIncremental, styledCharsToString, tokenize, } from '@alcalzone/ansi-tokenize';
+// --- Grove: faster frames (packages/ink/README.md, change 2) ---
+// One blank cell object for every empty cell (cells are replaced, never changed).
+const BLANK_CELL = Object.freeze({ type: 'char', value: ' ', fullWidth: false, styles: Object.freeze([]) });
+// Characters in a run of the same style share one styles array, so comparing
+// neighbours is usually one reference check.
+function sharedStyledChars(tokens) {
+    let codes = [];
+    let shared = codes;
+    const chars = [];
+    for (const token of tokens) {
+        if (token.type === 'ansi') {
+            codes = reduceAnsiCodesIncremental(codes, [token]);
+            shared = null;
+        }
+        else if (token.type === 'char') {
+            shared ??= [...codes];
+            chars.push({ ...token, styles: shared });
+        }
+    }
+    return chars;
+}
+function sameStyles(a, b) {
+    if (a === b) return true;
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+        if (a[i].code !== b[i].code || a[i].endCode !== b[i].endCode) return false;
+    }
+    return true;
+}
+// The escape codes that open a style, and that go from one style to another,
+// by style array: the arrays are shared by the cells kept across frames, so
+// each is worked out once instead of once per style change per frame.
+const GROVE_NO_STYLES = Object.freeze([]);
+const groveOpenings = new WeakMap();
+const groveTransitions = new WeakMap();
+function groveOpening(styles) {
+    let text = groveOpenings.get(styles);
+    if (text === undefined) {
+        text = ansiCodesToString(styles);
+        groveOpenings.set(styles, text);
+    }
+    return text;
+}
+function groveTransition(from, to) {
+    let byTarget = groveTransitions.get(from);
+    if (byTarget === undefined) {
+        byTarget = new WeakMap();
+        groveTransitions.set(from, byTarget);
+    }
+    let text = byTarget.get(to);
+    if (text === undefined) {
+        text = ansiCodesToString(diffAnsiCodes(from, to));
+        byTarget.set(to, text);
+    }
+    return text;
+}
+// styledCharsToString, skipping the diff between neighbours of the same style (always empty).
+function fastStyledCharsToString(chars) {
+    let ret = '';
+    for (let i = 0; i < chars.length; i++) {
+        const char = chars[i];
+        if (i === 0) ret += groveOpening(char.styles);
+        else if (!sameStyles(chars[i - 1].styles, char.styles)) ret += groveTransition(chars[i - 1].styles, char.styles);
+        ret += char.value;
+        if (i === chars.length - 1 && char.styles.length > 0) ret += groveTransition(char.styles, GROVE_NO_STYLES);
+    }
+    return ret;
+}
+// Text with no escape, no C1 control and no default-ignorable character
+// comes back from tokenizing and joining its cells unchanged: its lines are
+// its split, without a cell object and a style diff per character.
+const GROVE_NOT_PLAIN = /[\u001b\u0080-\u009f\p{Default_Ignorable_Code_Point}]/u;
+function groveIsPlain(text) {
+    return !GROVE_NOT_PLAIN.test(text);
+}
+// Each row of the last frame, with its cells and its text. Cells are shared
+// across frames (the caches below), so a row whose cells are the very same
+// objects as last frame's has last frame's text: most rows, when one line
+// of the screen changes.
+let groveRows = [];
+// A styled text's lines (each with its styles restated), kept across frames
+// with the caches below: the same texts are on screen frame after frame.
+let groveLines = new Map();
+function groveReusedRow(cells, y) {
+    const previous = groveRows[y];
+    if (previous === undefined || previous.cells.length !== cells.length) return undefined;
+    for (let x = 0; x < cells.length; x++) if (previous.cells[x] !== cells[x]) return undefined;
+    return previous.text;
+}
+function groveRememberRow(cells, y, text) {
+    groveRows[y] = { cells, text };
+    return text;
+}
+// The tokenized lines and widths are kept across frames (ink makes a new
+// Output per frame), bounded.
+let sharedOutputCaches;
+function outputCaches() {
+    if (!sharedOutputCaches || sharedOutputCaches.styledChars.size > 2000 || sharedOutputCaches.widths.size > 20000 || groveLines.size > 2000) {
+        sharedOutputCaches = new OutputCaches();
+        groveRows = [];
+        groveLines = new Map();
+    }
+    return sharedOutputCaches;
+}
+// --- end Grove ---
+
 // Replaces a partially visible wide character with a space that keeps its styles.
 const blankCell = (cell) => ({
     ...cell,
@@ -35,7 +141,8 @@ class OutputCaches {
         let cached = this.styledChars.get(line);
         if (cached === undefined) {
             // Standalone invisible Unicode characters must not occupy terminal cells.
-            cached = styledCharsFromTokens(tokenize(line)).filter(character => !/^\p{Default_Ignorable_Code_Point}+$/u.test(character.value));
+            // Grove: characters of one style run share one styles array (packages/ink/README.md, change 2)
+            cached = sharedStyledChars(tokenize(line)).filter(character => !/^\p{Default_Ignorable_Code_Point}+$/u.test(character.value));
             this.styledChars.set(line, cached);
         }
         return cached;
@@ -63,7 +170,8 @@ class OutputCaches {
 }
 export default class Output {
     operations = [];
-    caches = new OutputCaches();
+    // Grove: tokenized lines and widths kept across frames (packages/ink/README.md, change 2)
+    caches = outputCaches();
     width;
     height;
     constructor(options) {
@@ -75,6 +183,11 @@ export default class Output {
         const { text, transformers } = operation;
         let { x, y } = operation;
         // Preserve styles across explicit newlines before clipping individual rows.
+        let lines;
+        // Grove: plain text is its own lines; styled text's lines are kept across frames (packages/ink/README.md, change 2)
+        if (groveIsPlain(text)) lines = text.split('\n');
+        else if (groveLines.has(text)) lines = groveLines.get(text).slice();
+        else {
         const characterLines = [[]];
         for (const character of this.caches.getStyledChars(text)) {
             if (character.value === '\n') {
@@ -84,7 +197,9 @@ export default class Output {
                 characterLines.at(-1).push(character);
             }
         }
-        let lines = characterLines.map(line => styledCharsToString(line));
+        lines = characterLines.map(line => styledCharsToString(line));
+        groveLines.set(text, lines);
+        }
         if (clip) {
             // Two nested clips can intersect to nothing. Nothing is visible, so bail out before slicing.
             if (isClipEmpty(clip)) {
@@ -127,7 +242,9 @@ export default class Output {
                 }
             }
         }
-        for (let [index, line] of lines.entries()) {
+        // Grove: without an entries() iterator (packages/ink/README.md, change 2)
+        for (let index = 0; index < lines.length; index++) {
+            let line = lines[index];
             const currentLine = output[y + index];
             // Lines above or below the output area have no corresponding pre-initialized row.
             if (!currentLine) {
@@ -233,12 +350,8 @@ export default class Output {
         for (let y = 0; y < this.height; y++) {
             const row = [];
             for (let x = 0; x < this.width; x++) {
-                row.push({
-                    type: 'char',
-                    value: ' ',
-                    fullWidth: false,
-                    styles: [],
-                });
+                // Grove: one shared blank cell (packages/ink/README.md, change 2)
+                row.push(BLANK_CELL);
             }
             output.push(row);
         }
@@ -256,10 +369,13 @@ export default class Output {
             }
         }
         const generatedOutput = output
-            .map(line => {
-            // See https://github.com/vadimdemedes/ink/pull/564#issuecomment-1637022742
+            .map((line, y) => {
+            // Grove: a row of the same cells as last frame's has its text (packages/ink/README.md, change 2)
+            // (see https://github.com/vadimdemedes/ink/pull/564#issuecomment-1637022742 for the filter below)
+            const reused = groveReusedRow(line, y);
+            if (reused !== undefined) return reused;
             const lineWithoutEmptyItems = line.filter(item => item !== undefined);
-            return styledCharsToString(lineWithoutEmptyItems).trimEnd();
+            return groveRememberRow(line, y, fastStyledCharsToString(lineWithoutEmptyItems).trimEnd());
         })
             .join('\n');
         return {
@@ -268,4 +384,3 @@ export default class Output {
         };
     }
 }
-//# sourceMappingURL=output.js.map

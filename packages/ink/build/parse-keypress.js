@@ -511,4 +511,3 @@ const parseKeypress = (s = '') => {
     return key;
 };
 export default parseKeypress;
-//# sourceMappingURL=parse-keypress.js.map

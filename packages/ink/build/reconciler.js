@@ -18,7 +18,8 @@ if (process.env['DEV'] === 'true') {
     }
     catch { }
     if (isDevtoolsInstalled) {
-        await import('./devtools.js');
+        // Grove: not awaited: a CommonJS bundle cannot hold a top-level await (packages/ink/README.md, change 1)
+        void import('./devtools.js');
     }
 }
 const diff = (before, after) => {
@@ -28,26 +29,27 @@ const diff = (before, after) => {
     if (!before) {
         return after;
     }
-    const changed = {};
-    let hasChanges = false;
-    for (const key of Object.keys(before)) {
-        const isDeleted = after ? !Object.hasOwn(after, key) : true;
-        if (!isDeleted) {
+    // Grove: the same comparison without an array per key (packages/ink/README.md, change 7)
+    let changed;
+    for (const key in before) {
+        if (!Object.hasOwn(before, key) || (after && Object.hasOwn(after, key))) {
             continue;
         }
-        changed[key] = undefined;
-        hasChanges = true;
+        (changed ??= {})[key] = undefined;
     }
     if (after) {
-        for (const [key, value] of Object.entries(after)) {
+        for (const key in after) {
+            if (!Object.hasOwn(after, key)) {
+                continue;
+            }
+            const value = after[key];
             if (value === before[key]) {
                 continue;
             }
-            changed[key] = value;
-            hasChanges = true;
+            (changed ??= {})[key] = value;
         }
     }
-    return hasChanges ? changed : undefined;
+    return changed;
 };
 const findRootNode = (node) => {
     let current = node;
@@ -114,7 +116,8 @@ let packageInfo = {
 };
 if (process.env['DEV'] === 'true') {
     try {
-        const loaded = await loadPackageJson();
+        // Grove: ink's default renderer name, without a top-level await (packages/ink/README.md, change 1)
+        const loaded = {};
         packageInfo = {
             name: loaded.name === undefined || loaded.name === ''
                 ? packageInfo.name
@@ -143,6 +146,11 @@ const hostConfig = {
         if (staticNode !== rootNode.previousStaticNode) {
             rootNode.isStaticDirty = true;
         }
+        // Grove: a commit that changed no node keeps the frame on screen (packages/ink/README.md, change 5)
+        if (!groveTreeChanged && !rootNode.isStaticDirty && rootNode.staticNode === rootNode.previousStaticNode) {
+            return;
+        }
+        groveTreeChanged = false;
         if (typeof rootNode.onComputeLayout === 'function') {
             rootNode.onComputeLayout();
         }
@@ -272,8 +280,14 @@ const hostConfig = {
         if (!props && !style) {
             return;
         }
+        // Grove: an update changes the tree unless all it brings is an equal style (packages/ink/README.md, change 5)
+        if (style || groveChangesMoreThanStyle(props, oldProps)) {
+            groveTreeChanged = true;
+        }
         if (props) {
-            for (const [key, value] of Object.entries(props)) {
+            // Grove: without an array per key (packages/ink/README.md, change 7)
+            for (const key in props) {
+                const value = props[key];
                 if (key === 'style') {
                     setStyle(node, value);
                     continue;
@@ -359,5 +373,29 @@ const hostConfig = {
     rendererPackageName: packageInfo.name,
     rendererVersion: packageInfo.version,
 };
+// --- Grove: skip commits that changed no node (packages/ink/README.md, change 5) ---
+let groveTreeChanged = true;
+function groveChangesMoreThanStyle(props, oldProps) {
+    for (const key in props) {
+        if (key === 'style' || key === 'children') continue;
+        // Box makes a new accessibility object each render.
+        if (key === 'internal_accessibility') {
+            const before = oldProps.internal_accessibility;
+            const after = props.internal_accessibility;
+            if (before && after && before.role === after.role && before.state === after.state) continue;
+        }
+        return true;
+    }
+    return false;
+}
+for (const name of ['appendChild', 'insertBefore', 'appendChildToContainer', 'insertInContainerBefore', 'removeChild', 'removeChildFromContainer', 'commitTextUpdate', 'hideInstance', 'unhideInstance', 'hideTextInstance', 'unhideTextInstance', 'resetTextContent', 'clearContainer', 'commitMount']) {
+    const method = hostConfig[name];
+    if (typeof method === 'function') {
+        hostConfig[name] = function (...args) {
+            groveTreeChanged = true;
+            return method.apply(this, args);
+        };
+    }
+}
+// --- end Grove ---
 export default createReconciler(hostConfig);
-//# sourceMappingURL=reconciler.js.map

@@ -24,4 +24,3 @@ const renderBackground = (x, y, node, output) => {
     }
 };
 export default renderBackground;
-//# sourceMappingURL=render-background.js.map

@@ -82,4 +82,3 @@ const renderBorder = (x, y, node, output) => {
     }
 };
 export default renderBorder;
-//# sourceMappingURL=render-border.js.map

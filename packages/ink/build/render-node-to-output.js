@@ -142,4 +142,3 @@ const renderNodeToOutput = (node, output, options) => {
     }
 };
 export default renderNodeToOutput;
-//# sourceMappingURL=render-node-to-output.js.map

@@ -129,4 +129,3 @@ const renderToString = (node, options) => {
     }
 };
 export default renderToString;
-//# sourceMappingURL=render-to-string.js.map

@@ -60,4 +60,3 @@ const getInstance = (stdout, createInstance) => {
     process.stderr.write('Warning: render() was called again for the same stdout before the previous Ink instance was unmounted. Reusing stdout across multiple render() calls is unsupported. Call unmount() first.\n');
     return instance;
 };
-//# sourceMappingURL=render.js.map

@@ -70,4 +70,3 @@ const renderer = (node, isScreenReaderEnabled) => {
     };
 };
 export default renderer;
-//# sourceMappingURL=renderer.js.map

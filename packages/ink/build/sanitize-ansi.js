@@ -74,4 +74,3 @@ const sanitizeAnsi = (text) => {
     return output + pendingStyles;
 };
 export default sanitizeAnsi;
-//# sourceMappingURL=sanitize-ansi.js.map

@@ -3,4 +3,3 @@ const isRawModeStream = (stdin) => isTty(stdin) &&
     'setRawMode' in stdin &&
     typeof stdin.setRawMode === 'function';
 export const getRawModeStream = (stdin) => (isRawModeStream(stdin) ? stdin : undefined);
-//# sourceMappingURL=stream.js.map

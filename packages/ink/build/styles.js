@@ -286,4 +286,3 @@ const styles = (node, style = {}, currentStyle = style) => {
     applyGapStyles(node, style);
 };
 export default styles;
-//# sourceMappingURL=styles.js.map

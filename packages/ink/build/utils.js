@@ -23,4 +23,3 @@ export const getWindowSize = (stdout) => {
         rows: resolveDimension(rows, fallbackSize.rows, 24),
     };
 };
-//# sourceMappingURL=utils.js.map

@@ -64,4 +64,3 @@ const wrapText = (text, maxWidth, wrapType) => {
     return wrappedText;
 };
 export default wrapText;
-//# sourceMappingURL=wrap-text.js.map

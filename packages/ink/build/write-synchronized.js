@@ -6,4 +6,3 @@ export function shouldSynchronize(stream, isInteractive) {
         stream.isTTY &&
         (isInteractive ?? !isInCi));
 }
-//# sourceMappingURL=write-synchronized.js.map

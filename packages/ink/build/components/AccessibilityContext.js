@@ -3,4 +3,3 @@ import { createContext } from 'react';
 export const AccessibilityContext = createContext({
     isScreenReaderEnabled: false,
 });
-//# sourceMappingURL=AccessibilityContext.js.map

@@ -11,4 +11,3 @@ const AnimationContext = createContext({
 });
 AnimationContext.displayName = 'InternalAnimationContext';
 export default AnimationContext;
-//# sourceMappingURL=AnimationContext.js.map

@@ -542,4 +542,3 @@ function App({ children, stdin, stdout, stderr, writeToStdout, writeToStderr, ex
 }
 App.displayName = 'InternalApp';
 export default App;
-//# sourceMappingURL=App.js.map

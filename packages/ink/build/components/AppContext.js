@@ -22,4 +22,3 @@ const defaultValue = {
 const AppContext = createContext(defaultValue);
 AppContext.displayName = 'InternalAppContext';
 export default AppContext;
-//# sourceMappingURL=AppContext.js.map

@@ -1,4 +1,3 @@
 import { createContext } from 'react';
 // eslint-disable-next-line @typescript-eslint/naming-convention -- React contexts are named like components.
 export const BackgroundContext = createContext(undefined);
-//# sourceMappingURL=BackgroundContext.js.map

@@ -32,4 +32,3 @@ const Box = forwardRef(({ children, backgroundColor, flexWrap = 'nowrap', flexDi
 });
 Box.displayName = 'Box';
 export default Box;
-//# sourceMappingURL=Box.js.map

@@ -5,4 +5,3 @@ const CursorContext = createContext({
 });
 CursorContext.displayName = 'InternalCursorContext';
 export default CursorContext;
-//# sourceMappingURL=CursorContext.js.map

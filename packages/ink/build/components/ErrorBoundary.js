@@ -21,4 +21,3 @@ export default class ErrorBoundary extends PureComponent {
         return this.state.error ? (React.createElement(ErrorOverview, { error: this.state.error })) : (this.props.children);
     }
 }
-//# sourceMappingURL=ErrorBoundary.js.map

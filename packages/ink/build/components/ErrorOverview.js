@@ -99,4 +99,3 @@ export default function ErrorOverview({ error }) {
                     ")")));
         }))) : null));
 }
-//# sourceMappingURL=ErrorOverview.js.map

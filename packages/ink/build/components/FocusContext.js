@@ -14,4 +14,3 @@ const FocusContext = createContext({
 });
 FocusContext.displayName = 'InternalFocusContext';
 export default FocusContext;
-//# sourceMappingURL=FocusContext.js.map

@@ -5,4 +5,3 @@ Adds one or more newline (`\n`) characters. Must be used within `<Text>` compone
 export default function Newline({ count = 1 }) {
     return React.createElement("ink-text", null, '\n'.repeat(count));
 }
-//# sourceMappingURL=Newline.js.map

@@ -2,4 +2,3 @@ import { createContext } from 'react';
 // eslint-disable-next-line @typescript-eslint/naming-convention -- React contexts are named like components.
 const RootNodeContext = createContext(undefined);
 export default RootNodeContext;
-//# sourceMappingURL=RootNodeContext.js.map

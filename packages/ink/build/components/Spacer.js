@@ -8,4 +8,3 @@ It's useful as a shortcut for filling all the available space between elements.
 export default function Spacer() {
     return React.createElement(Box, { flexGrow: 1 });
 }
-//# sourceMappingURL=Spacer.js.map

@@ -28,4 +28,3 @@ export default function Static(props) {
     return (React.createElement(BackgroundContext, { value: effectiveBackgroundColor },
         React.createElement("ink-box", { internal_static: true, style: style }, children)));
 }
-//# sourceMappingURL=Static.js.map

@@ -10,4 +10,3 @@ const StderrContext = createContext({
 });
 StderrContext.displayName = 'InternalStderrContext';
 export default StderrContext;
-//# sourceMappingURL=StderrContext.js.map

@@ -17,4 +17,3 @@ const StdinContext = createContext({
 });
 StdinContext.displayName = 'InternalStdinContext';
 export default StdinContext;
-//# sourceMappingURL=StdinContext.js.map

@@ -10,4 +10,3 @@ const StdoutContext = createContext({
 });
 StdoutContext.displayName = 'InternalStdoutContext';
 export default StdoutContext;
-//# sourceMappingURL=StdoutContext.js.map

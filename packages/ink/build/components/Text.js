@@ -3,6 +3,41 @@ import chalk from 'chalk';
 import colorize from '../colorize.js';
 import { AccessibilityContext } from './AccessibilityContext.js';
 import { BackgroundContext } from './BackgroundContext.js';
+// --- Grove: stable Text props (packages/ink/README.md, change 4) ---
+// By flags, then colour, then background colour (Map keys tell 'red' from
+// any other value, undefined included).
+let groveTransforms = [];
+let groveTransformCount = 0;
+function groveTextTransform(dimColor, color, backgroundColor, bold, italic, underline, strikethrough, inverse, makeTransform) {
+    const flags = (dimColor ? 1 : 0) | (bold ? 2 : 0) | (italic ? 4 : 0) | (underline ? 8 : 0) | (strikethrough ? 16 : 0) | (inverse ? 32 : 0);
+    const byColor = (groveTransforms[flags] ??= new Map());
+    let byBackground = byColor.get(color);
+    if (byBackground === undefined) {
+        byBackground = new Map();
+        byColor.set(color, byBackground);
+    }
+    let transform = byBackground.get(backgroundColor);
+    if (transform === undefined) {
+        transform = makeTransform();
+        if (++groveTransformCount > 1000) {
+            groveTransforms = [];
+            groveTransformCount = 0;
+        }
+        byBackground.set(backgroundColor, transform);
+    }
+    return transform;
+}
+const groveTextStyles = new Map();
+function groveTextStyle(wrap) {
+    let style = groveTextStyles.get(wrap);
+    if (style === undefined) {
+        style = { flexGrow: 0, flexShrink: 1, flexDirection: 'row', textWrap: wrap };
+        groveTextStyles.set(wrap, style);
+    }
+    return style;
+}
+// --- end Grove ---
+
 /**
 This component can display text and change its style to make it bold, underlined, italic, or strikethrough.
 */
@@ -17,7 +52,8 @@ export default function Text({ color, backgroundColor, dimColor = false, bold = 
         (isScreenReaderEnabled && ariaHidden)) {
         return null;
     }
-    const transform = (text) => {
+    // Grove: the same transform function for the same style props (packages/ink/README.md, change 4)
+    const transform = groveTextTransform(dimColor, color, effectiveBackgroundColor, bold, italic, underline, strikethrough, inverse, () => (text) => {
         if (dimColor) {
             text = chalk.dim(text);
         }
@@ -40,13 +76,8 @@ export default function Text({ color, backgroundColor, dimColor = false, bold = 
             text = chalk.inverse(text);
         }
         return text;
-    };
+    });
     return (React.createElement(BackgroundContext, { value: effectiveBackgroundColor },
-        React.createElement("ink-text", { style: {
-                flexGrow: 0,
-                flexShrink: 1,
-                flexDirection: 'row',
-                textWrap: wrap,
-            }, internal_transform: isScreenReaderEnabled ? undefined : transform }, childrenOrAriaLabel)));
+        // Grove: the same style object for the same wrap mode (packages/ink/README.md, change 4)
+        React.createElement("ink-text", { style: groveTextStyle(wrap), internal_transform: isScreenReaderEnabled ? undefined : transform }, childrenOrAriaLabel)));
 }
-//# sourceMappingURL=Text.js.map

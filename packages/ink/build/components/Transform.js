@@ -14,4 +14,3 @@ export default function Transform({ children, transform, accessibilityLabel, }) 
     }
     return (React.createElement("ink-text", { style: { flexGrow: 0, flexShrink: 1, flexDirection: 'row' }, internal_transform: isScreenReaderEnabled ? undefined : transform }, childrenOrAccessibilityLabel));
 }
-//# sourceMappingURL=Transform.js.map

@@ -81,4 +81,3 @@ function normalizeAnimationInterval(interval) {
         ? Math.min(maximumTimerInterval, Math.max(1, interval))
         : defaultAnimationInterval;
 }
-//# sourceMappingURL=use-animation.js.map

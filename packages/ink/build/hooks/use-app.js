@@ -6,4 +6,3 @@ A React hook that returns app lifecycle methods like `exit()` and `waitUntilRend
 export default function useApp() {
     return use(AppContext);
 }
-//# sourceMappingURL=use-app.js.map

@@ -86,4 +86,3 @@ ref) => {
     }), [metrics, hasMeasured]);
 };
 export default useBoxMetrics;
-//# sourceMappingURL=use-box-metrics.js.map

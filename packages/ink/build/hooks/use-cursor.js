@@ -26,4 +26,3 @@ const useCursor = () => {
     return { setCursorPosition };
 };
 export default useCursor;
-//# sourceMappingURL=use-cursor.js.map

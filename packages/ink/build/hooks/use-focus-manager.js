@@ -15,4 +15,3 @@ const useFocusManager = () => {
     };
 };
 export default useFocusManager;
-//# sourceMappingURL=use-focus-manager.js.map

@@ -40,4 +40,3 @@ const useFocus = ({ isActive = true, autoFocus = false, id: customId, } = {}) =>
     };
 };
 export default useFocus;
-//# sourceMappingURL=use-focus.js.map

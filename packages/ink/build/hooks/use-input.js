@@ -118,4 +118,3 @@ const useInput = (inputHandler, options = {}) => {
     }, [options.isActive, internal_eventEmitter]);
 };
 export default useInput;
-//# sourceMappingURL=use-input.js.map

@@ -9,4 +9,3 @@ const useIsScreenReaderEnabled = () => {
     return isScreenReaderEnabled;
 };
 export default useIsScreenReaderEnabled;
-//# sourceMappingURL=use-is-screen-reader-enabled.js.map

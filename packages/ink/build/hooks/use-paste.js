@@ -59,4 +59,3 @@ const usePaste = (handler, options = {}) => {
     }, [options.isActive, internal_eventEmitter]);
 };
 export default usePaste;
-//# sourceMappingURL=use-paste.js.map

@@ -6,4 +6,3 @@ A React hook that returns the stderr stream.
 export default function useStderr() {
     return use(StderrContext);
 }
-//# sourceMappingURL=use-stderr.js.map

@@ -6,4 +6,3 @@ A React hook that returns the stdin stream and stdin-related utilities.
 const useStdin = () => use(StdinContext);
 export const useStdinContext = () => use(StdinContext);
 export default useStdin;
-//# sourceMappingURL=use-stdin.js.map

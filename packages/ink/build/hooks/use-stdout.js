@@ -6,4 +6,3 @@ A React hook that returns the stdout stream where Ink renders your app.
 export default function useStdout() {
     return use(StdoutContext);
 }
-//# sourceMappingURL=use-stdout.js.map

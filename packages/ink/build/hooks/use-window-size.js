@@ -20,4 +20,3 @@ const useWindowSize = () => {
     return size;
 };
 export default useWindowSize;
-//# sourceMappingURL=use-window-size.js.map
