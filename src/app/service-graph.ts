@@ -213,6 +213,18 @@ export function buildServices(
     )
       app.task('Reading the budgets', () => s.budget.refresh(projectId));
   });
+  // Grove's own calls after a turn (the title, the focused review) add to a session's
+  // tokens later: the header's spending follows when a session's total changes.
+  const seenTokens = new Map<string, number>();
+  app.subscribe((event) => {
+    if (event.type !== 'sessionUpdated') return;
+    const { id, inputTokens, outputTokens } = event.session;
+    const was = seenTokens.get(id);
+    seenTokens.set(id, inputTokens + outputTokens);
+    const projectId = app.state.activeProjectId;
+    if (was !== undefined && was !== inputTokens + outputTokens && projectId !== null)
+      app.task('Reading the budgets', () => s.budget.refresh(projectId));
+  });
   app.subscribe((event) => {
     if (event.type !== 'settingsLoaded') return;
     for (const sessionId of Object.keys(app.state.budget?.held ?? {})) s.workers.notify(sessionId);

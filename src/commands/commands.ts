@@ -27,7 +27,7 @@ import {
   waitForOperation,
   type HeadlessIo,
 } from './headless.js';
-import { listItem, sessionResult } from './session-json.js';
+import { listItem, sessionResult, usageLines } from './session-json.js';
 import { sessionDiff } from './session-diff.js';
 import { baseBranchGone, baseRewoundLines } from '../app/services/base-check.js';
 import { cancelSession, workAtRisk } from '../app/services/review/cancel.js';
@@ -229,6 +229,7 @@ export async function runHeadless(
           answer,
           diff?.files ?? [],
           session.activeSeconds * 1000,
+          await infra.store.usage.bySession(session.id),
         );
         io.stdout.write(
           `${JSON.stringify(
@@ -273,6 +274,8 @@ export async function runHeadless(
         io.stdout.write(
           `[Guard] not merged or published until acknowledged (grove merge|publish ${shortId(session.id)} --acknowledge):\n${session.guardFlag}\n`,
         );
+      for (const line of usageLines(await infra.store.usage.bySession(session.id)))
+        io.stdout.write(`${line}\n`);
       for (const line of await budgetLines(infra, session)) io.stdout.write(`${line}\n`);
       if (waiting) io.stdout.write(`${waitingText(waiting, now)}: the next prompt is sent then\n`);
       if (group)

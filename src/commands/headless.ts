@@ -517,7 +517,13 @@ export async function printResult(
     io.stdout.write(diff?.patch ?? '');
     return;
   }
-  const result = sessionResult(session, answer, diff?.files ?? [], infra.clock.now() - startedAt);
+  const result = sessionResult(
+    session,
+    answer,
+    diff?.files ?? [],
+    infra.clock.now() - startedAt,
+    await infra.store.usage.bySession(session.id),
+  );
   io.stdout.write(
     `${JSON.stringify(output === 'stream-json' ? { type: 'result', ...result } : result, null, output === 'json' ? 2 : undefined)}\n`,
   );

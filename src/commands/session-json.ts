@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { Session } from '../domain/session.js';
 import { activeWorkSeconds } from '../domain/session.js';
 import { permissionModeFlag } from '../domain/permission-mode.js';
+import { usageSplit, type RoleUsage } from '../domain/usage-roles.js';
 
 /** The JSON shape of `grove run --output json` and `grove show --json` (documented in docs/usage/cli.md). */
 export const SessionResultSchema = z.object({
@@ -19,7 +20,23 @@ export const SessionResultSchema = z.object({
   summary: z.nullable(z.object({ turn: z.string(), session: z.string() })),
   questions: z.array(z.object({ text: z.string(), options: z.array(z.string()) })),
   files: z.array(z.object({ path: z.string(), added: z.number(), deleted: z.number() })),
-  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
+  usage: z.object({
+    /** Every model request Grove made for the session: the agent's turns and Grove's own calls. */
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    totalTokens: z.number(),
+    /** The part of totalTokens Grove's own calls took (title, commit, review, rebase, judge, repair). */
+    groveTokens: z.number(),
+    byRole: z.array(
+      z.object({
+        role: z.string(),
+        model: z.string(),
+        inputTokens: z.number(),
+        outputTokens: z.number(),
+        requests: z.number(),
+      }),
+    ),
+  }),
   durationMs: z.number(),
   pullRequest: z.nullable(z.object({ number: z.number(), url: z.string(), state: z.string() })),
 });
@@ -31,6 +48,7 @@ export function sessionResult(
   answer: string,
   files: readonly { path: string; added: number; deleted: number }[],
   durationMs: number,
+  usage: readonly RoleUsage[],
 ): SessionResult {
   return {
     sessionId: session.id,
@@ -48,7 +66,7 @@ export function sessionResult(
       : null,
     questions: session.questions.map((q) => ({ text: q.text, options: [...q.options] })),
     files: files.map((f) => ({ path: f.path, added: f.added, deleted: f.deleted })),
-    usage: { inputTokens: session.inputTokens, outputTokens: session.outputTokens },
+    usage: usageJson(usage),
     durationMs,
     pullRequest: session.reviewRequest
       ? {
@@ -88,4 +106,35 @@ export function listItem(session: Session, now: number): z.infer<typeof SessionL
     activeSeconds: activeWorkSeconds(session, now),
     updatedAt: new Date(session.updatedAt).toISOString(),
   };
+}
+
+/** The session's usage, split by role and model, with its totals. */
+export function usageJson(rows: readonly RoleUsage[]): SessionResult['usage'] {
+  const split = usageSplit(rows);
+  return {
+    inputTokens: rows.reduce((sum, r) => sum + r.inputTokens, 0),
+    outputTokens: rows.reduce((sum, r) => sum + r.outputTokens, 0),
+    totalTokens: split.tokens,
+    groveTokens: split.groveTokens,
+    byRole: rows.map((r) => ({
+      role: r.role,
+      model: r.model,
+      inputTokens: r.inputTokens,
+      outputTokens: r.outputTokens,
+      requests: r.requests,
+    })),
+  };
+}
+
+/** `grove show`'s usage lines: the total with Grove's part, then one line per role and model. */
+export function usageLines(rows: readonly RoleUsage[]): string[] {
+  const usage = usageJson(rows);
+  const lines = [
+    `usage ${usage.totalTokens} tokens (${usage.inputTokens} in / ${usage.outputTokens} out), ${usage.groveTokens} by Grove`,
+  ];
+  for (const row of usage.byRole)
+    lines.push(
+      `  ${row.role.padEnd(7)} ${row.model}  ${row.inputTokens} in / ${row.outputTokens} out  (${row.requests} request${row.requests === 1 ? '' : 's'})`,
+    );
+  return lines;
 }

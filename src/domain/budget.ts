@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { formatTokens } from './session.js';
 import { BUDGET_KEYS, type SettingValues } from './settings.js';
+import { groveShareText, usageSplit, type UsageRole } from './usage-roles.js';
 
 /**
  * Budgets: a limit per session and per project, in tokens and, where the
@@ -52,9 +53,10 @@ export function defaultPriceFile(): string {
   )}\n`;
 }
 
-/** Tokens spent with one model. */
+/** Tokens spent with one model (in one role: the agent's turns or one of Grove's own calls). */
 export interface ModelUsage {
   readonly model: string;
+  readonly role?: UsageRole;
   readonly inputTokens: number;
   readonly outputTokens: number;
 }
@@ -66,6 +68,9 @@ export interface Spent {
   readonly usd: number;
   /** Models used without a known price (their tokens cost nothing here). */
   readonly unpriced: readonly string[];
+  /** The part of `tokens` Grove's own calls took (title, commit, review, …), and for what. */
+  readonly groveTokens?: number;
+  readonly groveRoles?: readonly UsageRole[];
 }
 
 export const NOTHING_SPENT: Spent = { tokens: 0, usd: 0, unpriced: [] };
@@ -80,7 +85,15 @@ export function spentOn(rows: readonly ModelUsage[], prices: PriceTable): Spent 
     if (price) usd += (row.inputTokens * price.input + row.outputTokens * price.output) / 1_000_000;
     else if (row.inputTokens + row.outputTokens > 0) unpriced.add(row.model);
   }
-  return { tokens, usd, unpriced: [...unpriced].sort() };
+  const split = usageSplit(rows);
+  return {
+    tokens,
+    usd,
+    unpriced: [...unpriced].sort(),
+    ...(split.groveTokens > 0
+      ? { groveTokens: split.groveTokens, groveRoles: split.groveRoles }
+      : {}),
+  };
 }
 
 export type BudgetScope = 'session' | 'project';
@@ -198,7 +211,21 @@ export function usageSummary(spent: Spent, tokens: number | null, usd: number | 
  */
 export function spendingText(spent: Spent, tokens: number | null, usd: number | null): string {
   const limited = tokens !== null || usd !== null;
-  return `${limited ? 'budget' : 'spent'} ${usageSummary(spent, tokens, usd)}`;
+  const grove = groveShareText({
+    groveTokens: spent.groveTokens ?? 0,
+    groveRoles: spent.groveRoles ?? [],
+  });
+  return `${limited ? 'budget' : 'spent'} ${usageSummary(spent, tokens, usd)}${grove ? ` ${grove}` : ''}`;
+}
+
+/**
+ * A session header's spending, after its in/out figure: shown against a
+ * limit, when it costs money, or when Grove's own calls took part of it
+ * (`  spent 12.4k tokens (2.1k by Grove: title, commit, review)`); else ''.
+ */
+export function headerSpending(spent: Spent, tokens: number | null, usd: number | null): string {
+  const shown = tokens !== null || usd !== null || spent.usd > 0 || (spent.groveTokens ?? 0) > 0;
+  return shown ? `  ${spendingText(spent, tokens, usd)}` : '';
 }
 
 /** What the person is told when a limit holds a session's prompts. */

@@ -193,6 +193,18 @@ describe('best of N', () => {
       'the ranking in the snapshot',
       () => w.app.state.groups[group.id]?.status === 'ranked',
     );
+    // The judge's tokens are split over the group's variants: equal shares that add up to its whole.
+    const shares = await Promise.all(
+      sessions.map(async (s) =>
+        (await w.infra.store.usage.bySession(s.id)).filter((r) => r.role === 'judge'),
+      ),
+    );
+    const [a, b] = shares.map((rows) =>
+      rows.reduce((n, r) => n + r.inputTokens + r.outputTokens, 0),
+    );
+    expect(shares.map((rows) => rows.length)).toEqual([1, 1]);
+    expect(Math.abs((a ?? 0) - (b ?? 0))).toBeLessThanOrEqual(2);
+    expect((a ?? 0) + (b ?? 0)).toBeGreaterThanOrEqual(160);
   }, 90_000);
 
   it('merges the winner on choosing and cancels the others, keeping their branches', async () => {

@@ -93,6 +93,39 @@ describe('budgets', () => {
     });
   });
 
+  it("holds the queued prompt when Grove's own calls for the session push it over its token budget", async () => {
+    // The turn is two requests (the write, then the reply): 2 × 160 tokens, under the
+    // limit of 400. Its commit message (160 more, a request Grove makes) takes it over.
+    await w.infra.store.settings.setProject(w.projectId, BUDGET_KEYS.sessionTokens, '400');
+    w.server.script('anthropic', [
+      {
+        when: 'Write the greeting for the budget',
+        toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
+      },
+      { when: 'Write the greeting for the budget', text: reply('Wrote it.') },
+      { when: 'Write the git commit message for the changes', text: reply('Add the greeting') },
+      { when: 'Second task for the budget', text: reply('Second done.') },
+    ]);
+    const session = await newSession();
+    expect(
+      await w.controller.submitPrompt(session.id, 'Write the greeting for the budget'),
+    ).toBeNull();
+    expect(await w.controller.submitPrompt(session.id, 'Second task for the budget')).toBeNull();
+    await waitFor('the hold at the limit', () => w.app.state.budget?.held[session.id]);
+    await w.controller.workers.idle(session.id);
+
+    expect(sentToModel('Second task for the budget')).toBe(false);
+    expect(await queuedPrompts(session.id)).toEqual(['Second task for the budget']);
+    const usage = await w.infra.store.usage.bySession(session.id);
+    const spent = (role: string): number =>
+      usage
+        .filter((r) => r.role === role)
+        .reduce((sum, r) => sum + r.inputTokens + r.outputTokens, 0);
+    expect(spent('turn')).toBe(320);
+    expect(spent('commit')).toBe(160);
+    expect(w.app.state.budget?.held[session.id]?.used).toBeGreaterThanOrEqual(480);
+  });
+
   it('sends the held prompt once the person raises the limit', async () => {
     const session = await overBudget('100');
     const popup = w.app.state.popup;

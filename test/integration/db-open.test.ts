@@ -151,6 +151,46 @@ describe('openDatabase', () => {
     await db.close();
   });
 
+  it("keeps a session's usage counted before roles existed as its agent's turns (migration 014)", async () => {
+    const before = join(dir, 'before-roles');
+    mkdirSync(before);
+    for (const name of SHIPPED.filter((f) => Number(f.slice(0, 3)) < 14))
+      cpSync(join(MIGRATIONS, name), join(before, name));
+    const old = openDatabase(file, before);
+    old.sqlite.exec(
+      `INSERT INTO project (id, path, display_name, created_at, last_opened_at) VALUES (1, '/p', 'p', 0, 0);
+       INSERT INTO session (id, project_id, status, base_branch, branch, worktree_path, agent, model, reasoning_level, created_at, updated_at)
+       VALUES ('s1', 1, 'Review', 'main', 'grove/s1', '/wt/s1', 'claude', 'sonnet', 'high', 0, 0);`,
+    );
+    old.sqlite
+      .prepare(
+        "INSERT INTO session_usage (session_id, model, input_tokens, output_tokens, invocation_count) VALUES ('s1', 'sonnet', 120, 40, 3)",
+      )
+      .run();
+    await old.close();
+
+    const db = openDatabase(file, MIGRATIONS);
+
+    expect(
+      db.sqlite
+        .prepare(
+          'SELECT session_id, model, role, input_tokens, output_tokens, invocation_count FROM session_usage',
+        )
+        .all(),
+    ).toEqual([
+      {
+        session_id: 's1',
+        model: 'sonnet',
+        role: 'turn',
+        input_tokens: 120,
+        output_tokens: 40,
+        invocation_count: 3,
+      },
+    ]);
+    expect(tableNames(db.sqlite)).toContain('project_usage');
+    await db.close();
+  });
+
   it('applies pending migrations all or nothing', () => {
     const migrations = join(dir, 'migrations');
     cpSync(MIGRATIONS, migrations, { recursive: true });

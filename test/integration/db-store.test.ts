@@ -129,11 +129,11 @@ describe('usage repository', () => {
     await addSession('s2', a.id);
     await addSession('s3', b.id);
 
-    await store.usage.add('s1', 'sonnet', 100, 10);
-    await store.usage.add('s1', 'sonnet', 50, 5);
-    await store.usage.add('s2', 'sonnet', 1, 1);
-    await store.usage.add('s2', 'haiku', 7, 3);
-    await store.usage.add('s3', 'sonnet', 1000, 1000);
+    await store.usage.add('s1', 'sonnet', 'turn', 100, 10);
+    await store.usage.add('s1', 'sonnet', 'turn', 50, 5);
+    await store.usage.add('s2', 'sonnet', 'turn', 1, 1);
+    await store.usage.add('s2', 'haiku', 'turn', 7, 3);
+    await store.usage.add('s3', 'sonnet', 'turn', 1000, 1000);
 
     expect(await store.usage.totals(a.id)).toEqual([
       { model: 'sonnet', inputTokens: 151, outputTokens: 16, invocationCount: 3, sessionCount: 2 },
@@ -204,7 +204,7 @@ describe('store.transaction', () => {
     const position = await store.transaction(async (tx) => {
       const at = await tx.transcript.append('s1', 'assistant_answer', 'done', T0);
       await tx.sessions.addTokens('s1', 10, 2);
-      await tx.usage.add('s1', 'sonnet', 10, 2);
+      await tx.usage.add('s1', 'sonnet', 'turn', 10, 2);
       return at;
     });
 

@@ -45,6 +45,19 @@ export const ResultSchema = z
       .object({
         inputTokens: z.number().int().nonnegative(),
         outputTokens: z.number().int().nonnegative(),
+        totalTokens: z.number().int().nonnegative(),
+        groveTokens: z.number().int().nonnegative(),
+        byRole: z.array(
+          z
+            .object({
+              role: z.enum(['turn', 'title', 'commit', 'review', 'rebase', 'judge', 'repair']),
+              model: z.string().min(1),
+              inputTokens: z.number().int().nonnegative(),
+              outputTokens: z.number().int().nonnegative(),
+              requests: z.number().int().positive(),
+            })
+            .strict(),
+        ),
       })
       .strict(),
     durationMs: z.number().int().nonnegative(),

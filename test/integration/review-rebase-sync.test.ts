@@ -139,6 +139,16 @@ describe('session rebase (r)', () => {
     );
     expect(await w.infra.git.isRebaseInProgress(session.worktreePath)).toBe(false);
     expect((await w.notices(session.id)).at(-1)).toBe('[Rebase] Rebased onto main.');
+    // The agent's two requests (the write, then the reply) are the session's, as 'rebase'.
+    const usage = await w.infra.store.usage.bySession(session.id);
+    expect(
+      usage
+        .filter((r) => r.role === 'rebase')
+        .map((r) => [r.requests, r.inputTokens + r.outputTokens]),
+    ).toEqual([[1, 320]]);
+    expect((await w.get(session.id)).inputTokens + (await w.get(session.id)).outputTokens).toBe(
+      320,
+    );
   });
 
   it('aborts a rebase the agent cannot help with and leaves the branch as it was', async () => {
@@ -328,6 +338,14 @@ describe('sync main (s)', () => {
     expect(git(w.origin, 'rev-parse', 'main')).toBe(git(w.repo, 'rev-parse', 'main'));
     expect(await w.infra.git.isRebaseInProgress(w.repo)).toBe(false);
     expect(git(w.repo, 'status', '--porcelain')).toBe('');
+    // Sync's agent is the project's: counted in the project's total, in no session.
+    const rows = await w.infra.store.usage.byProject(w.projectId);
+    expect(rows.map((r) => [r.sessionId, r.role, r.inputTokens + r.outputTokens])).toEqual([
+      [null, 'sync', 320],
+    ]);
+    expect(
+      (await w.infra.store.usage.totals(w.projectId)).map((t) => t.inputTokens + t.outputTokens),
+    ).toEqual([320]);
   });
 
   it('stops on a conflict that cannot be resolved and puts the branch back', async () => {

@@ -197,6 +197,16 @@ describe('the session worker', () => {
         .filter((e) => e.kind === 'assistant_answer')
         .map((e) => e.content),
     ).toEqual(['Done.']);
+    // The repair round is counted apart from the turn (same model), both in the session's usage.
+    const usage = await infra.store.usage.bySession(session.id);
+    expect(
+      usage
+        .filter((r) => r.role === 'turn' || r.role === 'repair')
+        .map((r) => [r.role, r.model, r.inputTokens, r.outputTokens, r.requests]),
+    ).toEqual([
+      ['turn', session.model, 240, 80, 1],
+      ['repair', session.model, 240, 80, 1],
+    ]);
 
     writeFileSync(join(control, 'always-prose'), '');
     await controller.submitPrompt(session.id, 'second');

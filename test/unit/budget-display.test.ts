@@ -48,6 +48,36 @@ describe('budgets on screen', () => {
     );
   });
 
+  it("shows a session's total with the part Grove's own calls took, and for what", () => {
+    const frame = renderFrame(
+      appState({
+        sessions: [session],
+        selectedSessionId: 's-1',
+        budget: {
+          project: { spent: { tokens: 12_400, usd: 0, unpriced: [] }, tokens: null, usd: null },
+          sessions: {
+            's-1': {
+              spent: {
+                tokens: 12_400,
+                usd: 0,
+                unpriced: [],
+                groveTokens: 2_100,
+                groveRoles: ['title', 'commit', 'review'],
+              },
+              tokens: null,
+              usd: null,
+            },
+          },
+          held: {},
+        },
+        transcripts: { 's-1': [] },
+        mode: { kind: 'session', sessionId: 's-1', scrollBack: 0, composer: null, question: null },
+      }),
+    );
+
+    expect(frame.text).toContain('spent 12.4k tokens (2.1k by Grove: title, commit, review)');
+  });
+
   describe('with no budget set', () => {
     const unlimited: BudgetView = {
       project: { spent: { tokens: 10_800, usd: 0.05, unpriced: [] }, tokens: null, usd: null },

@@ -18,6 +18,8 @@ import type { Agents, GitClient, Runtime, Store } from '../ports.js';
 import { loadSettings } from './projects.js';
 import { AgentGuard } from './agent-guard.js';
 import { modelChoice, type SessionService } from './sessions.js';
+import { countUsage, type CallTokens } from './usage.js';
+import { splitTokens } from '../../domain/usage-roles.js';
 
 // Best-of-N: one prompt fanned out to N sessions (a group). When every
 // variant's turn is over, the project's check command runs in each worktree,
@@ -329,6 +331,12 @@ export class BestOfService {
       const reply = await guard.around(judged, () =>
         agents.utility(choice, prompt, project.path, signal),
       );
+      await countJudge(
+        store,
+        members.map((m) => m.session.id),
+        choice.model,
+        reply,
+      );
       const ranking = parseRanking(
         reply.answer,
         variants.map((v) => v.sessionId),
@@ -401,5 +409,25 @@ export class BestOfService {
   private async publish(groupId: string): Promise<void> {
     const group = await this.deps.store.groups.get(groupId);
     if (group) this.deps.app.emit({ type: 'groupChanged', group });
+  }
+}
+
+/**
+ * The judge's tokens are the group's: split in equal parts over its
+ * variants (the first ones take the remainder), so each variant's usage
+ * holds its share and the group's add up to what the judge spent.
+ */
+async function countJudge(
+  store: Store,
+  sessionIds: readonly string[],
+  model: string,
+  reply: CallTokens,
+): Promise<void> {
+  const parts = splitTokens(reply, sessionIds.length);
+  const repairs = reply.repair ? splitTokens(reply.repair, sessionIds.length) : null;
+  for (const [i, sessionId] of sessionIds.entries()) {
+    const part = parts[i];
+    if (!part) continue;
+    await countUsage(store, sessionId, model, 'judge', { ...part, repair: repairs?.[i] ?? null });
   }
 }

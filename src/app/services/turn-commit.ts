@@ -13,6 +13,7 @@ import {
 } from './prompts.js';
 import { diffFields, modelChoice, type DiffFields } from './sessions.js';
 import type { TurnDeps } from './turn.js';
+import { countUsage } from './usage.js';
 
 // After an agent's turn: the session's commit (its message from the fast
 // model, a failing hook handed back to the agent) and the title. Grove's own
@@ -97,6 +98,7 @@ export async function commitTurn(
           ),
         )
         .finally(() => ctx.waited(session.id, performance.now() - asked));
+      await countUsage(store, session.id, fast.model, 'commit', reply);
       if (reply.answer.trim() !== '') message = reply.answer.trim();
     } catch (error) {
       ctx.deps.runtime.logger.log(
@@ -193,14 +195,11 @@ export async function commitTurn(
         },
         ctx.deps.runtime.clock.now(),
       );
-      await store.sessions.addTokens(session.id, fix.result.inputTokens, fix.result.outputTokens);
-      // Counted by model too: budgets add up what the usage table holds.
-      await store.usage.add(
-        session.id,
-        session.model,
-        fix.result.inputTokens,
-        fix.result.outputTokens,
-      );
+      // The hook fix is an agent turn; budgets add up what the usage table holds.
+      await countUsage(store, session.id, session.model, 'turn', {
+        ...fix.result,
+        repair: fix.repair,
+      });
     }
   }
 }
@@ -224,6 +223,10 @@ export async function generateTitle(
     const reply = await ctx.guard.around(
       ctx.guard.forSession(session, mainCheckout, 'the title prompt'),
       () => agents.utility(fast, titlePrompt(prompt), session.worktreePath, ctx.deps.shutdown),
+    );
+    // Counted even when the title is not used (a newer one won): the request was made.
+    await countUsage(store, session.id, fast.model, 'title', reply).catch((error: unknown) =>
+      runtime.logger.log('warn', `the title's usage of ${session.id} was not counted`, error),
     );
     const title =
       reply.answer

@@ -17,6 +17,7 @@ import { DeferredTurn, ReportedError } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
 import { AgentGuard, takeGuardCost } from './agent-guard.js';
 import { commitTurn, describeError, generateTitle, type TurnContext } from './turn-commit.js';
+import { countUsage } from './usage.js';
 
 export interface TurnDeps {
   readonly app: App;
@@ -359,8 +360,7 @@ export class TurnRunner {
         },
         this.now(),
       );
-      await tx.sessions.addTokens(session.id, result.inputTokens, result.outputTokens);
-      await tx.usage.add(session.id, session.model, result.inputTokens, result.outputTokens);
+      await countUsage(tx, session.id, session.model, 'turn', { ...result, repair: output.repair });
       return at;
     });
     this.deps.app.emit({

@@ -25,7 +25,7 @@ import { defaultLauncher, type AgentLauncher, type Confinement } from './launche
 import { confinedShell } from './confined-shell.js';
 import type { ShellRunner } from '../shell.js';
 import { buildTurnPrompt } from './prompt.js';
-import { runProtocolTurn } from './protocol-turn.js';
+import { runProtocolTurn, type RepairTokens } from './protocol-turn.js';
 import { createChannel } from './registry.js';
 import { loggingWireWatch } from './wire-check.js';
 
@@ -49,7 +49,18 @@ export interface SessionTurnInput {
 
 export interface SessionTurnOutput {
   readonly response: AgentResponse;
+  /** The whole turn (its tokens include a repair round's). */
   readonly result: TurnResult;
+  /** What a protocol repair round took of the turn's tokens (null: none). */
+  readonly repair: RepairTokens | null;
+}
+
+/** A utility prompt's answer and what it cost (the repair round's part included, and apart). */
+export interface UtilityReply {
+  readonly answer: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly repair: RepairTokens | null;
 }
 
 /** Everything the app needs from the agent layer. */
@@ -81,7 +92,7 @@ export interface Agents {
     cwd: string,
     signal: AbortSignal,
     options?: { readonly write?: boolean; readonly live?: AgentChannel },
-  ): Promise<{ answer: string; inputTokens: number; outputTokens: number }>;
+  ): Promise<UtilityReply>;
   /** How agents are confined right now: a sandbox engine, unconfined (the opt-out), or refused. */
   confinement(): Promise<Confinement>;
   /**
@@ -143,7 +154,7 @@ export function createAgents(
       worktree: input.cwd,
       mode: input.permissionMode,
     });
-    const { response, result } = await runProtocolTurn(
+    const { response, result, repair } = await runProtocolTurn(
       channel,
       {
         sessionId: input.sessionId,
@@ -166,7 +177,7 @@ export function createAgents(
       logRaw(error);
       throw error;
     });
-    return { response, result };
+    return { response, result, repair };
   };
 
   return {
@@ -208,7 +219,7 @@ export function createAgents(
           : createChannel(choice.agent, options(UTILITY_TIMEOUT_MS), acpAgents);
       try {
         const native = NATIVE_SCHEMA.has(choice.agent);
-        const { response, result } = await runProtocolTurn(
+        const { response, result, repair } = await runProtocolTurn(
           channel,
           {
             sessionId: `utility-${Date.now()}`,
@@ -235,6 +246,7 @@ export function createAgents(
           answer: response.answer,
           inputTokens: result.inputTokens,
           outputTokens: result.outputTokens,
+          repair,
         };
       } catch (error) {
         logger.log('info', `utility prompt with ${choice.agent}/${choice.model} failed`, error);

@@ -15,8 +15,16 @@ import { buildRepairPrompt } from './prompt.js';
 
 export interface ProtocolTurn {
   readonly response: AgentResponse;
+  /** The whole turn: its tokens include the repair round's. */
   readonly result: TurnResult;
   readonly repaired: boolean;
+  /** What the repair round took of `result`'s tokens (null: none was needed). */
+  readonly repair: RepairTokens | null;
+}
+
+export interface RepairTokens {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
 }
 
 function parseResult(
@@ -75,7 +83,12 @@ export async function runProtocolTurn(
   const first = await channel.runTurn(request, onEvent, signal);
   const parsed = parseResult(first);
   if (parsed.ok)
-    return { response: sanitizeResponse(parsed.value), result: first, repaired: false };
+    return {
+      response: sanitizeResponse(parsed.value),
+      result: first,
+      repaired: false,
+      repair: null,
+    };
   onEvent({
     type: 'progress',
     text: 'The reply was not in the expected format; asking the agent to restate it…',
@@ -100,7 +113,13 @@ export async function runProtocolTurn(
     outputTokens: first.outputTokens + second.outputTokens,
     providerConversationId: second.providerConversationId ?? first.providerConversationId,
   };
-  if (repaired.ok) return { response: sanitizeResponse(repaired.value), result, repaired: true };
+  if (repaired.ok)
+    return {
+      response: sanitizeResponse(repaired.value),
+      result,
+      repaired: true,
+      repair: { inputTokens: second.inputTokens, outputTokens: second.outputTokens },
+    };
   throw new AgentError(
     channel.provider,
     'protocol',

@@ -200,9 +200,21 @@ export interface SessionDraftTable {
   updated_at: number;
 }
 
+/** Tokens by session, model and role (the role since migration 014). */
 export interface SessionUsageTable {
   session_id: string;
   model: string;
+  role: Generated<string>;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
+  invocation_count: Generated<number>;
+}
+
+/** Grove's model calls for a project rather than a session (migration 014): sync. */
+export interface ProjectUsageTable {
+  project_id: number;
+  model: string;
+  role: string;
   input_tokens: Generated<number>;
   output_tokens: Generated<number>;
   invocation_count: Generated<number>;
@@ -240,6 +252,7 @@ export interface DB {
   session_message: SessionMessageTable;
   session_operation: SessionOperationTable;
   session_usage: SessionUsageTable;
+  project_usage: ProjectUsageTable;
   session_budget: SessionBudgetTable;
   session_group: SessionGroupTable;
   session_group_member: SessionGroupMemberTable;

@@ -27,7 +27,7 @@ import { spinner, truncate, wrapPlain } from '../text.js';
 import type { LineStyle, StyledLine } from '../transcript-lines.js';
 import { markdownLines, windowLines } from '../transcript-lines.js';
 import { overlapLines, sessionLabel } from '../../domain/overlap.js';
-import { spendingText, stopText } from '../../domain/budget.js';
+import { headerSpending, stopText } from '../../domain/budget.js';
 
 function styleColor(style: LineStyle, theme: Theme): string | undefined {
   switch (style) {
@@ -65,11 +65,14 @@ export function forkLinks(session: Session, sessions: readonly Session[]): strin
 
 function Header({ session, state, theme }: { session: Session; state: AppState; theme: Theme }) {
   const timer = formatDuration(activeWorkSeconds(session, state.now));
-  const tokens = `${formatTokens(session.inputTokens)} in / ${formatTokens(session.outputTokens)} out`;
   const conflict = state.git?.conflicts.includes(session.id);
   const overlaps = state.git?.overlaps?.[session.id] ?? [];
   const conflicting = overlaps.filter((o) => o.conflicts.length > 0).length;
   const budget = state.budget?.sessions[session.id];
+  // The spending (with Grove's own part) once known and worth saying, else the raw in/out figure.
+  const tokens =
+    (budget ? headerSpending(budget.spent, budget.tokens, budget.usd).trim() : '') ||
+    `${formatTokens(session.inputTokens)} in / ${formatTokens(session.outputTokens)} out`;
   const pr = session.reviewRequest;
   const links = forkLinks(session, state.sessions);
   return (
@@ -105,9 +108,6 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
           <Text color={theme.error}>{'  unconfined'}</Text>
         ) : null}
         {`  ${tokens}`}
-        {budget && (budget.tokens !== null || budget.usd !== null || budget.spent.usd > 0)
-          ? `  ${spendingText(budget.spent, budget.tokens, budget.usd)}`
-          : ''}
         {pr ? `  PR #${pr.number} ${pr.state}${pr.isDraft ? ' draft' : ''} ${pr.url}` : ''}
       </Text>
     </Box>

@@ -76,8 +76,22 @@ function structuredTool(names: readonly string[]): string | undefined {
   return names.find((n) => /structured|output/i.test(n) && !/^(Write|Read|Edit|Bash)$/.test(n));
 }
 
+type Usage = { input_tokens?: number; output_tokens?: number } | undefined;
+
 export const anthropicHandler: ApiHandler = {
   api: 'anthropic',
+  // message_start carries the input tokens; message_delta the output so far (cumulative).
+  billed(payloads) {
+    let inputTokens = 0;
+    let outputTokens = 0;
+    for (const p of payloads) {
+      if (p['type'] === 'message_start')
+        inputTokens += (p['message'] as { usage?: Usage } | undefined)?.usage?.input_tokens ?? 0;
+      if (p['type'] === 'message_delta')
+        outputTokens = (p['usage'] as Usage)?.output_tokens ?? outputTokens;
+    }
+    return { inputTokens, outputTokens };
+  },
   matches: ({ path }) => path.startsWith('/v1/messages') || path.startsWith('/api/hello'),
   consumes: ({ method, path }) =>
     method === 'POST' && path.startsWith('/v1/messages') && !path.includes('count_tokens'),

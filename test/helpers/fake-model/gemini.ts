@@ -23,6 +23,16 @@ function candidate(parts: readonly unknown[], model: string): unknown {
 
 export const geminiHandler: ApiHandler = {
   api: 'gemini',
+  // Each chunk's usageMetadata is the response's so far: the last one is what it billed.
+  billed(payloads) {
+    let last: typeof usageMetadata | undefined;
+    for (const p of payloads)
+      if (p['usageMetadata']) last = p['usageMetadata'] as typeof usageMetadata;
+    return {
+      inputTokens: last?.promptTokenCount ?? 0,
+      outputTokens: last?.candidatesTokenCount ?? 0,
+    };
+  },
   matches: ({ path }) => path.startsWith('/v1beta/models/'),
   consumes: ({ path }) => path.includes(':streamGenerateContent'),
   handle({ req, res, body, step, workdir }) {

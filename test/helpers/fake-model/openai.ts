@@ -75,6 +75,18 @@ function respond(
 
 export const openaiHandler: ApiHandler = {
   api: 'openai',
+  // response.completed carries the response's usage.
+  billed(payloads) {
+    let inputTokens = 0;
+    let outputTokens = 0;
+    for (const p of payloads) {
+      if (p['type'] !== 'response.completed') continue;
+      const u = (p['response'] as { usage?: typeof usage } | undefined)?.usage;
+      inputTokens += u?.input_tokens ?? 0;
+      outputTokens += u?.output_tokens ?? 0;
+    }
+    return { inputTokens, outputTokens };
+  },
   matches: ({ path }) => path.startsWith('/v1/responses') || path.startsWith('/v1/models'),
   consumes: ({ method, path }) => method === 'POST' && path.startsWith('/v1/responses'),
   handle({ req, res, body, step, workdir }) {

@@ -3,7 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { anthropicHandler } from './anthropic.js';
 import { geminiHandler } from './gemini.js';
 import { openaiHandler } from './openai.js';
-import { json, type ApiHandler, type ApiName, type ScriptStep } from './types.js';
+import {
+  json,
+  payloadsOf,
+  type ApiHandler,
+  type ApiName,
+  type Billed,
+  type ScriptStep,
+} from './types.js';
 
 export type { ApiName, ScriptStep } from './types.js';
 
@@ -50,6 +57,12 @@ export interface FakeModelServer {
   setWorkdir(dir: string): void;
   /** Model requests of one API (side calls excluded). */
   modelRequests(api: ApiName): RecordedRequest[];
+  /**
+   * What the API billed so far: the usage every successful response reported
+   * in the API's own wire format (the CLIs' side calls included), and how
+   * many responses billed anything.
+   */
+  billed(api: ApiName): Billed & { readonly responses: number };
   close(): Promise<void>;
 }
 
@@ -87,6 +100,10 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
   const requests: RecordedRequest[] = [];
   const consumed: RecordedRequest[] = [];
   let workdir: string | undefined;
+  const bills = new Map<
+    ApiName,
+    { inputTokens: number; outputTokens: number; responses: number }
+  >();
   const server = createServer((req, res) => {
     void readBody(req).then((body) => {
       const method = req.method ?? 'GET';
@@ -100,6 +117,30 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
         body,
       };
       requests.push(record);
+      if (handler) {
+        // The bytes sent, read back when the response ends: what it billed.
+        const sent: string[] = [];
+        const write = res.write.bind(res) as (...a: unknown[]) => boolean;
+        const end = res.end.bind(res) as (...a: unknown[]) => typeof res;
+        res.write = ((chunk: unknown, ...rest: unknown[]) => {
+          if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) sent.push(chunk.toString());
+          return write(chunk, ...rest);
+        }) as typeof res.write;
+        res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+          if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) sent.push(chunk.toString());
+          return end(chunk, ...rest);
+        }) as typeof res.end;
+        res.on('finish', () => {
+          if (res.statusCode >= 400) return;
+          const one = handler.billed(payloadsOf(sent.join('')));
+          if (one.inputTokens + one.outputTokens === 0) return;
+          const sum = bills.get(handler.api) ?? { inputTokens: 0, outputTokens: 0, responses: 0 };
+          sum.inputTokens += one.inputTokens;
+          sum.outputTokens += one.outputTokens;
+          sum.responses += 1;
+          bills.set(handler.api, sum);
+        });
+      }
       if (!handler)
         return json(res, 404, {
           error: { message: `fake model server: no handler for ${method} ${path}` },
@@ -125,6 +166,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       workdir = dir;
     },
     modelRequests: (api) => consumed.filter((r) => r.api === api),
+    billed: (api) => ({ ...(bills.get(api) ?? { inputTokens: 0, outputTokens: 0, responses: 0 }) }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

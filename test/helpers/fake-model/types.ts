@@ -38,8 +38,16 @@ export interface HandlerContext {
   readonly workdir: string | undefined;
 }
 
+/** Tokens a response billed, as its wire format reports them. */
+export interface Billed {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
 export interface ApiHandler {
   readonly api: ApiName;
+  /** What one response billed, read from the bytes sent (its usage fields in the API's own format). */
+  billed(payloads: readonly Record<string, unknown>[]): Billed;
   matches(req: { method: string; path: string }): boolean;
   /** Requests that are side calls (not a model turn) do not consume a script step. */
   consumes?(req: { method: string; path: string }, body: unknown): boolean;
@@ -89,4 +97,22 @@ export function workdirFrom(body: unknown, fallback: string | undefined): string
     if (match?.[1]) return match[1];
   }
   return process.cwd();
+}
+
+/** The JSON objects a response sent: each SSE `data:` line, or the whole JSON body. */
+export function payloadsOf(text: string): Record<string, unknown>[] {
+  const parse = (t: string): Record<string, unknown> | null => {
+    try {
+      const v: unknown = JSON.parse(t);
+      return v && typeof v === 'object' ? (v as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
+  };
+  const lines = text.split(/\r?\n/).filter((l) => l.startsWith('data: '));
+  if (lines.length === 0) {
+    const whole = parse(text);
+    return whole ? [whole] : [];
+  }
+  return lines.map((l) => parse(l.slice(6))).filter((v) => v !== null);
 }

@@ -3,6 +3,7 @@ import { sanitizePath } from '../../../domain/sanitize.js';
 import { shortId, type Session } from '../../../domain/session.js';
 import { withGitStep } from '../git-steps.js';
 import type { ReviewContext } from './context.js';
+import { countUsage } from '../usage.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -126,11 +127,10 @@ async function rebaseLoop(
         },
         ctx.now(),
       );
-      await store.sessions.addTokens(
-        session.id,
-        output.result.inputTokens,
-        output.result.outputTokens,
-      );
+      await countUsage(store, session.id, session.model, 'rebase', {
+        ...output.result,
+        repair: output.repair,
+      });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await git.rebaseAbort(worktree).catch(() => {});

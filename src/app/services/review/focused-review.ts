@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { modelChoice } from '../sessions.js';
 import { truncateDiff } from '../prompts.js';
 import type { ReviewContext } from './context.js';
+import { countUsage } from '../usage.js';
 
 export function diffHash(patch: string): string {
   return createHash('sha256').update(patch).digest('hex').slice(0, 16);
@@ -74,7 +75,7 @@ export class FocusedReview {
           ),
         );
         text = reply.answer.trim() || 'The reviewer had nothing to add.';
-        await store.sessions.addTokens(sessionId, reply.inputTokens, reply.outputTokens);
+        await countUsage(store, sessionId, choice.model, 'review', reply);
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
         runtime.logger.log('warn', `focused review of ${sessionId} failed`, error);

@@ -119,12 +119,13 @@ export class SyncMain {
       detail: { upstream },
     };
     return withGitStep(this.ctx.stepDeps(), step, 'Sync', (advance) =>
-      this.pullAndPush(dir, branch, upstream, remote, remoteBranch, advance),
+      this.pullAndPush(dir, projectId, branch, upstream, remote, remoteBranch, advance),
     );
   }
 
   private async pullAndPush(
     dir: string,
+    projectId: number,
     branch: string,
     upstream: string,
     remote: string,
@@ -156,14 +157,21 @@ export class SyncMain {
         attempts: MAX_ATTEMPTS,
       });
       try {
-        await agents.utility(
-          modelChoice(app.state.settings, 'main'),
+        const choice = modelChoice(app.state.settings, 'main');
+        const reply = await agents.utility(
+          choice,
           conflictPrompt(upstream, result.conflicts),
           dir,
           // Quitting Grove stops the agent; the rebase is then aborted below.
           this.ctx.deps.shutdown,
           { write: true },
         );
+        // Sync is the project's, not a session's: counted in the project's total.
+        await this.ctx.deps.store.usage
+          .addProject(projectId, choice.model, 'sync', reply.inputTokens, reply.outputTokens)
+          .catch((error: unknown) =>
+            this.ctx.deps.runtime.logger.log('warn', "sync's usage was not counted", error),
+          );
       } catch (error) {
         await git.rebaseAbort(dir).catch(() => {});
         return {
