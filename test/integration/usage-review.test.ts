@@ -37,5 +37,11 @@ describe("the focused review's usage", () => {
     expect(after.inputTokens + after.outputTokens).toBe(
       before.inputTokens + before.outputTokens + 160,
     );
+    // The session view's spending follows without another turn: Grove's part, and for what.
+    const shown = await waitFor('the spending in the snapshot', () => {
+      const spent = w.app.state.budget?.sessions[session.id]?.spent;
+      return spent?.groveRoles?.includes('review') ? spent : null;
+    });
+    expect(shown.groveTokens).toBeGreaterThanOrEqual(160);
   });
 });
