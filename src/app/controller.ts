@@ -13,7 +13,7 @@ import type { SessionService } from './services/sessions.js';
 import { clarificationPrompt, provisionalTitle } from './services/sessions.js';
 import type { TurnRunner } from './services/turn.js';
 import type { SessionWorkers } from './services/worker.js';
-import type { ReviewService } from './services/review.js';
+import type { ReviewService } from './services/review/index.js';
 import type { GitStatusPoller } from './services/git-status.js';
 import type { LeaseWatch } from './services/lease-watch.js';
 import type { BudgetService } from './services/budget.js';

@@ -2,7 +2,7 @@ import type { CommentInput } from './commands.js';
 import type { ControllerDeps } from './service-graph.js';
 import type { BestOfService } from './services/best-of.js';
 import type { ComposerService } from './services/composer.js';
-import type { ReviewService } from './services/review.js';
+import type { ReviewService } from './services/review/index.js';
 
 /**
  * The review commands of AppCommands (diff and comments, merge, rebase,

@@ -19,7 +19,7 @@ import { ProjectService } from './services/projects.js';
 import { SessionService } from './services/sessions.js';
 import { TurnRunner } from './services/turn.js';
 import { SessionWorkers, type OperationHandler } from './services/worker.js';
-import { ReviewService } from './services/review.js';
+import { ReviewService } from './services/review/index.js';
 import { GitStatusPoller } from './services/git-status.js';
 import { LeaseWatch } from './services/lease-watch.js';
 import { BudgetService } from './services/budget.js';

@@ -1,15 +1,15 @@
-import type { Operation } from '../../domain/operation.js';
-import { ensureWorktree } from './session-setup.js';
-import { ReviewContext, type ReviewDeps } from './review/context.js';
-import { DiffLoader } from './review/diff-view.js';
-import { DiffComments } from './review/diff-comments.js';
-import { FocusedReview } from './review/focused-review.js';
-import { MergeQueue, runRebase } from './review/merge.js';
-import { cancelSession, requestCancel } from './review/cancel.js';
-import { SyncMain } from './review/sync-main.js';
-import { previewSync, unchangedSince } from './review/sync-preview.js';
-import { publish, publishBranch, requestPublish, runPublish } from './review/publish.js';
-import { PullRequestPoller } from './review/pr-poller.js';
+import type { Operation } from '../../../domain/operation.js';
+import { ensureWorktree } from '../session-setup.js';
+import { ReviewContext, type ReviewDeps } from './context.js';
+import { DiffLoader } from './diff-view.js';
+import { DiffComments } from './diff-comments.js';
+import { FocusedReview } from './focused-review.js';
+import { MergeQueue, runRebase } from './merge.js';
+import { cancelSession, requestCancel } from './cancel.js';
+import { SyncMain } from './sync-main.js';
+import { previewSync, unchangedSince } from './sync-preview.js';
+import { publish, publishBranch, requestPublish, runPublish } from './publish.js';
+import { PullRequestPoller } from './pr-poller.js';
 import {
   answerThreads,
   loadThreads,
@@ -18,7 +18,7 @@ import {
   reopenThreadsOf,
   resolveThreads,
   threadsOf,
-} from './review/review-threads.js';
+} from './review-threads.js';
 
 /**
  * Review and land: the diff view, focused review, merge queue, session
