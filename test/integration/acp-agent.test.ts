@@ -149,6 +149,54 @@ describe('an ACP agent named in agents.json', () => {
     expect(git(h.repo, 'rev-list', '--count', `main..${sessionBranch()}`)).toBe('0');
   });
 
+  it('in read-only and plan mode cannot write its worktree even without asking; in auto-edit it can again', async () => {
+    installFixture();
+    h.utilities();
+
+    const run = await h.grove([
+      'run',
+      '--agent',
+      'tiny',
+      '--mode',
+      'read-only',
+      '--output',
+      'json',
+      'Look around. ESCAPE:direct.txt',
+    ]);
+
+    expectExit(run, 0);
+    const result = JSON.parse(run.stdout) as { sessionId: string; answer: string };
+    expect(result.answer).toMatch(/direct\.txt refused \(EROFS\)/);
+    expect(git(h.repo, 'rev-list', '--count', `main..${sessionBranch()}`)).toBe('0');
+
+    const plan = await h.grove([
+      'reply',
+      result.sessionId,
+      '--mode',
+      'plan',
+      '--output',
+      'json',
+      'Plan it. ESCAPE:planned.txt',
+    ]);
+    expectExit(plan, 0);
+    expect((JSON.parse(plan.stdout) as { answer: string }).answer).toMatch(
+      /planned\.txt refused \(EROFS\)/,
+    );
+
+    const edit = await h.grove([
+      'reply',
+      result.sessionId,
+      '--mode',
+      'auto-edit',
+      '--output',
+      'json',
+      'Now do it. ESCAPE:direct.txt',
+    ]);
+    expectExit(edit, 0);
+    expect((JSON.parse(edit.stdout) as { answer: string }).answer).toMatch(/direct\.txt written/);
+    expect(git(h.repo, 'show', `${sessionBranch()}:direct.txt`)).toBe('escaped');
+  });
+
   it('counts the tokens it reports in its session/prompt usage', async () => {
     installFixture();
     h.utilities();

@@ -39,6 +39,11 @@ interface AcpRuntime {
   /** Whether the agent said it can reload a stored session (agentCapabilities.loadSession). */
   canLoad: boolean;
   dead: boolean;
+  /**
+   * Started with its worktree read-only: Grove cannot tell an agent it does
+   * not know to hold a mode, so in a Read Only or Plan turn the sandbox does.
+   */
+  readonly readOnly: boolean;
 }
 
 /** Token usage of a session/prompt response (ACP's `usage`, still a draft field), or null when it has none. */
@@ -133,7 +138,7 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
     },
   });
 
-  const start = async (request: TurnRequest): Promise<AcpRuntime> => {
+  const start = async (request: TurnRequest, readOnly: boolean): Promise<AcpRuntime> => {
     const { connectAcp } = await import('./acp-client.js');
     const proc = await launchAgent(
       options.launcher,
@@ -143,6 +148,7 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
         args: spec.args,
         cwd: request.cwd,
         mainCheckout: request.mainCheckout,
+        readOnly,
         env: options.env,
         onNetworkDenied: (line) => current?.onEvent({ type: 'notice', text: line }),
       },
@@ -150,7 +156,7 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
       install,
     );
     const acp = connectAcp(proc, handlers(request.cwd), options.wire ?? quietWireWatch, provider);
-    const rt: AcpRuntime = { proc, acp, canLoad: false, dead: false };
+    const rt: AcpRuntime = { proc, acp, canLoad: false, dead: false, readOnly };
     void proc.exited.then((exit) => {
       rt.dead = true;
       acp.close(
@@ -175,8 +181,14 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
   const ensure = async (
     request: TurnRequest,
   ): Promise<{ rt: AcpRuntime; sessionId: string; lost: boolean }> => {
+    const readOnly = request.permissionMode !== 'auto_edit';
+    if (runtime && !runtime.dead && runtime.readOnly !== readOnly) {
+      // Another mode: a new process, its worktree writable or not; the conversation is reloaded or replayed.
+      runtime.proc.kill();
+      runtime = null;
+    }
     if (!runtime || runtime.dead) {
-      runtime = await start(request);
+      runtime = await start(request, readOnly);
       conversation = null;
     }
     const rt = runtime;

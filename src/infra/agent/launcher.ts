@@ -63,6 +63,12 @@ export interface LaunchSpec {
    * bound read-only where they are, even inside a hidden or private folder.
    */
   readonly readable?: readonly string[];
+  /**
+   * The worktree and the shared git folder stay read-only: an agent whose
+   * own modes Grove cannot hold (an ACP agent of agents.json) in a Read Only
+   * or Plan turn.
+   */
+  readonly readOnly?: boolean;
   readonly env: NodeJS.ProcessEnv;
   /** Called once per destination the network filter refused, with a line for the transcript. */
   readonly onNetworkDenied?: (line: string) => void;
@@ -163,6 +169,7 @@ async function planFor(
     mainCheckout: spec.mainCheckout,
     tmp,
     engine,
+    readOnly: spec.readOnly === true,
   });
   const secrets = forgeSecretPaths(home);
   const hideDirs = secrets.dirs
@@ -223,6 +230,8 @@ async function withoutHostExposure(
       ...(spec.readable ?? [])
         .filter((path) => isAbsolute(path) && existsSync(path))
         .map((path) => ({ source: resolvedPath(path), target: path })),
+      // A read-only worktree is still seen (under GROVE_HOME, which is hidden).
+      ...(spec.readOnly ? [{ source: plan.cwd, target: plan.cwd }] : []),
     ],
     hideDirs: [...plan.hideDirs, ...exposure.hideDirs],
     hideFiles: [...plan.hideFiles, ...exposure.hideFiles],

@@ -44,6 +44,8 @@ export interface OwnPathsInput {
   /** The launch's private temp folder (writable; holds the per-launch copies). */
   readonly tmp: string;
   readonly engine: 'bubblewrap' | 'seatbelt';
+  /** The worktree and the shared git folder stay read-only (LaunchSpec.readOnly). */
+  readonly readOnly?: boolean;
 }
 
 export interface OwnPaths {
@@ -173,10 +175,12 @@ async function gitPaths(
 export async function ownPaths(input: OwnPathsInput): Promise<OwnPaths> {
   const { cwd, tmp, engine } = input;
   const state = stateFolders(input.provider, input.env, input.home);
-  const writable = [cwd, tmp];
+  const writable = input.readOnly ? [tmp] : [cwd, tmp];
   for (const dir of state.dirs) if (ensureDir(dir)) writable.push(resolvedPath(dir));
   for (const path of state.files) if (existsSync(path)) writable.push(resolvedPath(path));
-  const git = await gitPaths(cwd, input.mainCheckout);
+  const git = input.readOnly
+    ? { writable: [], make: [], protect: [] }
+    : await gitPaths(cwd, input.mainCheckout);
   for (const dir of git.make) ensureDir(dir);
   for (const path of git.writable) if (existsSync(path)) writable.push(resolvedPath(path));
 
