@@ -97,3 +97,36 @@ describe.each(CLIS)('the usage of a $agent session', ({ agent, api, args }) => {
     expect(text.stdout).toMatch(/^ {2}commit +\S+ {2}\d+ in \/ \d+ out {2}\(2 requests\)$/m);
   });
 });
+
+describe('a prompt of Grove whose reply stays unreadable', () => {
+  it('is counted all the same, its repair round apart (Gemini CLI, reply format in the prompt)', async () => {
+    const env = { PATH: onlyCliPath(h.world.dir, 'gemini') };
+    const prompt = 'Say hello without changing files';
+    h.server.script('gemini', [
+      { when: TITLE, text: 'A title, but not in the reply format' },
+      { when: 'could not be read by Grove', text: 'Still not in the reply format' },
+      { when: prompt, text: reply('Hello.') },
+    ]);
+
+    const run = await h.grove(
+      ['run', '--agent', 'gemini', '--model', 'gemini-test', '--output', 'json', prompt],
+      { env },
+    );
+
+    expectExit(run, 0);
+    const { sessionId } = ResultSchema.parse(JSON.parse(run.stdout));
+    const shown = await showJson(sessionId, env);
+    const billed = h.server.billed('gemini');
+    expect(shown.usage.totalTokens).toBe(billed.inputTokens + billed.outputTokens);
+    const roles = shown.usage.byRole.map((r) => [r.role, r.requests]);
+    expect(roles).toEqual(
+      expect.arrayContaining([
+        ['title', 1],
+        ['repair', 1],
+      ]),
+    );
+    expect(shown.transcript.some((e) => e.content.startsWith('[Utility Error] The title'))).toBe(
+      true,
+    );
+  });
+});

@@ -226,6 +226,16 @@ describe('the session worker', () => {
     expect((await promptOperations(infra, session.id))[1]?.last_error).not.toContain(
       'RAW_PROSE_MARKER',
     );
+    // Both requests of the failed turn were billed: they count too, the repair apart.
+    const after = await infra.store.usage.bySession(session.id);
+    expect(
+      after
+        .filter((r) => r.role === 'turn' || r.role === 'repair')
+        .map((r) => [r.role, r.inputTokens, r.outputTokens, r.requests]),
+    ).toEqual([
+      ['turn', 480, 160, 2],
+      ['repair', 480, 160, 2],
+    ]);
   });
 
   it('stores a prompt as a queued operation before it runs; it moves queued → running → done', async () => {

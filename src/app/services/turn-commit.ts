@@ -13,7 +13,8 @@ import {
 } from './prompts.js';
 import { diffFields, modelChoice, type DiffFields } from './sessions.js';
 import type { TurnDeps } from './turn.js';
-import { countUsage } from './usage.js';
+import { countUsage, spentBy } from './usage.js';
+import type { SessionUsageRole } from '../../domain/usage-roles.js';
 
 // After an agent's turn: the session's commit (its message from the fast
 // model, a failing hook handed back to the agent) and the title. Grove's own
@@ -101,6 +102,7 @@ export async function commitTurn(
       await countUsage(store, session.id, fast.model, 'commit', reply);
       if (reply.answer.trim() !== '') message = reply.answer.trim();
     } catch (error) {
+      await countSpent(ctx, session.id, utilityChoice(ctx.deps).model, 'commit', error);
       ctx.deps.runtime.logger.log(
         'warn',
         'commit message generation failed; using the title',
@@ -247,6 +249,7 @@ export async function generateTitle(
     );
     await ctx.deps.sessions.publishSession(session.id);
   } catch (error) {
+    await countSpent(ctx, session.id, utilityChoice(ctx.deps).model, 'title', error);
     runtime.logger.log(
       'info',
       `title generation for ${session.id} failed; keeping the first prompt`,
@@ -284,4 +287,19 @@ export async function utilityFailed(
       `[Utility Error] ${what} could not be written by ${choice.agent} (${choice.model}): ${why} ${outcome}`,
     )
     .catch((e: unknown) => deps.runtime.logger.log('warn', 'utility failure note failed', e));
+}
+
+/** A failed prompt that was still billed (an unreadable reply after its repair round) counts all the same. */
+async function countSpent(
+  ctx: TurnContext,
+  sessionId: string,
+  model: string,
+  role: SessionUsageRole,
+  error: unknown,
+): Promise<void> {
+  const spent = spentBy(error);
+  if (!spent) return;
+  await countUsage(ctx.deps.store, sessionId, model, role, spent).catch((e: unknown) =>
+    ctx.deps.runtime.logger.log('warn', `the ${role}'s usage of ${sessionId} was not counted`, e),
+  );
 }

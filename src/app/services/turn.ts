@@ -17,7 +17,7 @@ import { DeferredTurn, ReportedError } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
 import { AgentGuard, takeGuardCost } from './agent-guard.js';
 import { commitTurn, describeError, generateTitle, type TurnContext } from './turn-commit.js';
-import { countUsage } from './usage.js';
+import { countUsage, spentBy } from './usage.js';
 
 export interface TurnDeps {
   readonly app: App;
@@ -301,6 +301,12 @@ export class TurnRunner {
       );
     } catch (error) {
       this.progress(session.id, null);
+      // A reply unreadable even after its repair round was still billed: counted all the same.
+      const spent = spentBy(error);
+      if (spent)
+        await countUsage(store, session.id, session.model, 'turn', spent).catch((e: unknown) =>
+          this.deps.runtime.logger.log('warn', 'usage not counted', e),
+        );
       const { message, diagnostics } = describeError(error);
       const limit =
         signal.aborted || !isModelError(error)

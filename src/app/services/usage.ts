@@ -31,3 +31,18 @@ export async function countUsage(
   if (repair)
     await store.usage.add(sessionId, model, 'repair', repair.inputTokens, repair.outputTokens);
 }
+
+/**
+ * What a failed call still spent, when the error says so (a reply that was
+ * unreadable even after its repair round: both requests were billed).
+ */
+export function spentBy(error: unknown): CallTokens | null {
+  if (typeof error !== 'object' || error === null || !('spent' in error)) return null;
+  const spent = error.spent as Partial<CallTokens> | null;
+  if (typeof spent?.inputTokens !== 'number' || typeof spent.outputTokens !== 'number') return null;
+  return {
+    inputTokens: spent.inputTokens,
+    outputTokens: spent.outputTokens,
+    repair: spent.repair ?? null,
+  };
+}

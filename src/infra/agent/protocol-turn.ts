@@ -120,10 +120,29 @@ export async function runProtocolTurn(
       repaired: true,
       repair: { inputTokens: second.inputTokens, outputTokens: second.outputTokens },
     };
-  throw new AgentError(
-    channel.provider,
-    'protocol',
-    "The agent's reply did not follow the reply format, even after one repair request.",
-    repaired.diagnostic,
-  );
+  throw new UnreadableReply(channel.provider, repaired.diagnostic, {
+    inputTokens: result.inputTokens,
+    outputTokens: result.outputTokens,
+    repair: { inputTokens: second.inputTokens, outputTokens: second.outputTokens },
+  });
+}
+
+/**
+ * A reply that did not follow the protocol even after its repair round. The
+ * two requests were made and billed: `spent` says what they took (the
+ * repair's part included, and apart), for the session's usage.
+ */
+export class UnreadableReply extends AgentError {
+  constructor(
+    provider: AgentChannel['provider'],
+    diagnostic: string,
+    readonly spent: RepairTokens & { readonly repair: RepairTokens },
+  ) {
+    super(
+      provider,
+      'protocol',
+      "The agent's reply did not follow the reply format, even after one repair request.",
+      diagnostic,
+    );
+  }
 }

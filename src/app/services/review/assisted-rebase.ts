@@ -3,7 +3,7 @@ import { sanitizePath } from '../../../domain/sanitize.js';
 import { shortId, type Session } from '../../../domain/session.js';
 import { withGitStep } from '../git-steps.js';
 import type { ReviewContext } from './context.js';
-import { countUsage } from '../usage.js';
+import { countUsage, spentBy } from '../usage.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -132,6 +132,10 @@ async function rebaseLoop(
         repair: output.repair,
       });
     } catch (error) {
+      // An unreadable reply after its repair round was still billed.
+      const spent = spentBy(error);
+      if (spent)
+        await countUsage(store, session.id, session.model, 'rebase', spent).catch(() => {});
       const message = error instanceof Error ? error.message : String(error);
       await git.rebaseAbort(worktree).catch(() => {});
       return { ok: false, files, reason: `the agent could not help: ${message}` };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { modelChoice } from '../sessions.js';
 import { truncateDiff } from '../prompts.js';
 import type { ReviewContext } from './context.js';
-import { countUsage } from '../usage.js';
+import { countUsage, spentBy } from '../usage.js';
 
 export function diffHash(patch: string): string {
   return createHash('sha256').update(patch).digest('hex').slice(0, 16);
@@ -77,6 +77,16 @@ export class FocusedReview {
         text = reply.answer.trim() || 'The reviewer had nothing to add.';
         await countUsage(store, sessionId, choice.model, 'review', reply);
       } catch (error) {
+        // An unreadable reply after its repair round was still billed.
+        const spent = spentBy(error);
+        if (spent)
+          await countUsage(
+            store,
+            sessionId,
+            modelChoice(app.state.settings, 'review', agents.installed()).model,
+            'review',
+            spent,
+          ).catch(() => {});
         failure = error instanceof Error ? error.message : String(error);
         runtime.logger.log('warn', `focused review of ${sessionId} failed`, error);
       } finally {
