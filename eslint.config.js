@@ -3,18 +3,16 @@ import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import importX from 'eslint-plugin-import-x';
 
-const layer = (from, forbidden, message) => ({
+const importsOf = (targets, message) =>
+  targets.map((target) => ({
+    group: [`**/${target}/**`, `../${target}/*`, `../../${target}/*`, `../../../${target}/*`],
+    message,
+  }));
+
+const layer = (from, forbidden, message, more = []) => ({
   files: [`src/${from}/**/*.{ts,tsx}`],
   rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        patterns: forbidden.map((target) => ({
-          group: [`**/${target}/**`, `../${target}/*`, `../../${target}/*`, `../../../${target}/*`],
-          message,
-        })),
-      },
-    ],
+    'no-restricted-imports': ['error', { patterns: [...importsOf(forbidden, message), ...more] }],
   },
 });
 
@@ -60,6 +58,15 @@ export default tseslint.config(
   layer('app', ['runtime', 'ui'], 'app/ must not import runtime/ or ui/.'),
   layer('ui', ['infra', 'runtime'], 'ui/ never imports infra/ or runtime/.'),
   layer('runtime', ['infra'], 'runtime/ works through app/, not infra/.'),
+  layer(
+    'runtime/modes',
+    ['infra'],
+    'runtime/ works through app/, not infra/.',
+    importsOf(
+      ['ui/pages', 'ui/components'],
+      'Key handlers take geometry from plain ui/*-layout.ts modules, not from JSX views.',
+    ),
+  ),
   {
     files: ['test/**', 'xtask/**', 'src/cli.ts', 'src/main.ts'],
     rules: { 'no-console': 'off' },

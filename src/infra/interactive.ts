@@ -1,9 +1,7 @@
 // Programs the person works in, started in a session's worktree: a shell or
 // an editor that takes the terminal over (Grove waits), or, inside tmux, a
 // new tmux window (Grove goes on).
-// The shell and the editor get Grove's terminal (stdio inherited): a raw spawn, not a tool run.
-import { spawn } from 'node:child_process';
-import { failureOf, runTool } from './exec.js';
+import { execFile, spawn } from 'node:child_process';
 
 /** The shell and the editor a person asked for, from their environment. */
 export function shellCommand(env: NodeJS.ProcessEnv): string {
@@ -45,16 +43,23 @@ export function runInteractive(
 }
 
 /** Opens `command args` in a new tmux window whose folder is `cwd` (`tmux new-window -c`). */
-export async function openTmuxWindow(
+export function openTmuxWindow(
   command: string,
   args: readonly string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): Promise<void> {
   const [file = command, ...rest] = command.trim().split(/\s+/);
-  const run = await runTool('tmux', ['new-window', '-c', cwd, '--', file, ...rest, ...args], {
-    env,
-    timeoutMs: 10_000,
+  return new Promise((resolve, reject) => {
+    execFile(
+      'tmux',
+      ['new-window', '-c', cwd, '--', file, ...rest, ...args],
+      { env, timeout: 10_000 },
+      (error, _stdout, stderr) => {
+        if (error)
+          reject(new Error(`tmux new-window failed: ${String(stderr).trim() || error.message}`));
+        else resolve();
+      },
+    );
   });
-  if (run.code !== 0) throw new Error(`tmux new-window failed: ${failureOf(run)}`);
 }

@@ -1,4 +1,3 @@
-// Raw execFileSync, not execa: isOwnerAlive answers synchronously (macOS only; Linux reads /proc).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';

@@ -10,7 +10,8 @@ import { TabBar } from './components/TabBar.js';
 import { DiffPage } from './pages/DiffPage.js';
 import { ProjectsPage } from './pages/ProjectsPage.js';
 import { SessionsPage } from './pages/SessionsPage.js';
-import { SessionView, sessionPageHeight, sessionPanelRows } from './pages/SessionView.js';
+import { SessionView } from './pages/SessionView.js';
+import { sessionPageHeight, sessionPanelRows } from './session-layout.js';
 import { SettingsPage } from './pages/SettingsPage.js';
 import type { Theme } from './theme.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TranscriptEntry } from '../../src/domain/transcript.js';
-import { sessionLayout, sessionPageHeight } from '../../src/ui/pages/SessionView.js';
+import { sessionLayout, sessionPageHeight } from '../../src/ui/session-layout.js';
 import { setAnswerRenderer, windowLines, type StyledLine } from '../../src/ui/transcript-lines.js';
 import { wrapPlain } from '../../src/ui/text.js';
 import { appState } from '../helpers/render.js';

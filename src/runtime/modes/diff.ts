@@ -28,7 +28,7 @@ import {
   visibleRows,
   widestVisible,
 } from '../../ui/diff-layout.js';
-import { sessionPageHeight } from '../../ui/pages/SessionView.js';
+import { sessionPageHeight } from '../../ui/session-layout.js';
 import type { KeyContext } from './context.js';
 import { editBuffer } from './session.js';
 

@@ -14,7 +14,7 @@ import { actionFor } from '../../domain/key-lookup.js';
 import { nextPermissionMode } from '../../domain/permission-mode.js';
 import { assertNever } from '../../domain/assert-never.js';
 import type { KeyContext } from './context.js';
-import { sessionLayout, sessionPageHeight } from '../../ui/pages/SessionView.js';
+import { sessionLayout, sessionPageHeight } from '../../ui/session-layout.js';
 
 type SessionMode = Extract<Mode, { kind: 'session' }>;
 

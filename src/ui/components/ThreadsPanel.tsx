@@ -3,15 +3,7 @@ import type { AppState, ThreadPanel } from '../../app/state.js';
 import { threadSummary } from '../../domain/review-thread.js';
 import type { Theme } from '../theme.js';
 import { truncate, visibleWindow } from '../text.js';
-
-const MAX_ROWS = 8;
-
-/** Rows the panel takes on screen (border, title, threads, error line). */
-export function threadsPanelHeight(state: AppState, sessionId: string): number {
-  const view = state.reviewThreads[sessionId];
-  const rows = Math.min(MAX_ROWS, Math.max(1, view?.threads.length ?? 0));
-  return rows + 3 + (view?.error ? 1 : 0);
-}
+import { THREADS_PANEL_ROWS } from '../threads-panel-layout.js';
 
 /** The session view's review-thread panel (`t`): one folded line per thread, picks marked. */
 export function ThreadsPanel({
@@ -30,7 +22,7 @@ export function ThreadsPanel({
   const view = state.reviewThreads[sessionId];
   const threads = view?.threads ?? [];
   const cursor = Math.min(panel.cursor, Math.max(0, threads.length - 1));
-  const [from, to] = visibleWindow(threads.length, MAX_ROWS, cursor);
+  const [from, to] = visibleWindow(threads.length, THREADS_PANEL_ROWS, cursor);
   const inner = width - 4;
   return (
     <Box
