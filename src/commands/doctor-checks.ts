@@ -13,9 +13,9 @@ import {
   type BuiltinProviderInfo,
 } from '../domain/providers.js';
 import { which } from '../infra/agent/detect.js';
-import { resolveGitHubToken } from '../infra/forge/token.js';
+import { ghRunner, resolveGitHubToken, type GhRunner } from '../infra/forge/token.js';
 import { probeSqlite } from '../infra/db/inspect.js';
-import { firstLine, runProbe } from '../infra/probe.js';
+import { failureOf, firstLine, runTool } from '../infra/exec.js';
 import { probeSandbox } from '../infra/sandbox-probe.js';
 import { MINIMUM_NODE, versionProblem } from '../node-version.js';
 
@@ -101,7 +101,7 @@ export async function checkGit({ env, signal }: CheckContext): Promise<CheckResu
   const install = `install git ${need} or newer (sudo apt install git, brew install git, or git-scm.com)`;
   const git = which('git', env);
   if (git === null) return fail('git', 'git is not installed (not found on PATH)', install);
-  const run = await runProbe(git, ['--version'], { env, signal, timeoutMs: 3000 });
+  const run = await runTool(git, ['--version'], { env, signal, timeoutMs: 3000 });
   const version = /git version (\d+\.\d+(?:\.\d+)?)/.exec(run.stdout)?.[1];
   if (run.code !== 0 || version === undefined) {
     return fail(
@@ -200,7 +200,7 @@ async function findAgent(
   const path = which(provider.binary, env);
   if (path === null) return { provider, path, version: null, error: null };
   // Gemini relaunches itself with a bigger heap unless told not to: twice the start-up.
-  const run = await runProbe(path, ['--version'], {
+  const run = await runTool(path, ['--version'], {
     env: { ...env, GEMINI_CLI_NO_RELAUNCH: 'true' },
     signal,
     timeoutMs: 5000,
@@ -289,11 +289,7 @@ function acpAgentLines(ctx: CheckContext): { lines: CheckResult[]; found: boolea
 /** Where publishing would take its GitHub token from (never the token itself). */
 export async function checkGitHub({ env, signal }: CheckContext): Promise<CheckResult> {
   const gh = which('gh', env);
-  const runGh = async (args: readonly string[]): Promise<string | null> => {
-    if (gh === null) return null;
-    const run = await runProbe(gh, args, { env, signal, timeoutMs: 5000 });
-    return run.code === 0 ? run.stdout.trim() || null : null;
-  };
+  const runGh: GhRunner = gh === null ? () => Promise.resolve(null) : ghRunner(gh, { env, signal });
   const found = await resolveGitHubToken(env, 'github.com', runGh);
   const fix =
     gh === null
@@ -332,14 +328,10 @@ export async function checkTmux({ env, signal }: CheckContext): Promise<CheckRes
         )
       : ok('tmux', 'not installed (used only when Grove runs inside tmux)');
   }
-  const run = await runProbe(tmux, ['-V'], { env, signal, timeoutMs: 3000 });
+  const run = await runTool(tmux, ['-V'], { env, signal, timeoutMs: 3000 });
   const version = firstLine(run.stdout);
   if (run.code !== 0 || !version)
-    return warn(
-      'tmux',
-      `${tmux} -V failed (${run.error ?? (firstLine(run.stderr) || `exit ${String(run.code)}`)})`,
-      'reinstall tmux',
-    );
+    return warn('tmux', `${tmux} -V failed (${failureOf(run)})`, 'reinstall tmux');
   return ok(
     'tmux',
     `${version}${inside ? ' (Grove runs inside it)' : ' (used when Grove runs inside tmux)'}`,

@@ -6,8 +6,8 @@
 // tmux drops an OSC 52 sent by a program unless `set-clipboard on`. Where no
 // clipboard tool can be reached (over SSH, tmux gone), the text goes to the
 // terminal as an OSC 52 sequence, through the runtime's terminal writer.
-import { spawn } from 'node:child_process';
 import type * as clipboardy from 'clipboardy';
+import { failureOf, runTool } from './exec.js';
 import { importExternal } from './external-import.js';
 
 export interface Clipboard {
@@ -26,22 +26,13 @@ export function tmuxPassthrough(sequence: string): string {
 }
 
 /** `tmux ARGS` with `input` on stdin, talking to the tmux Grove runs in ($TMUX). */
-function tmuxWithInput(
+async function tmuxWithInput(
   args: readonly string[],
   input: string,
   env: NodeJS.ProcessEnv,
 ): Promise<{ ok: boolean; why: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('tmux', args, { env, stdio: ['pipe', 'ignore', 'pipe'], timeout: 5000 });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', (error) => resolve({ ok: false, why: error.message }));
-    child.once('close', (code) =>
-      resolve({ ok: code === 0, why: stderr.trim().split('\n')[0] || `exit ${String(code)}` }),
-    );
-    child.stdin.on('error', () => {});
-    child.stdin.end(input);
-  });
+  const run = await runTool('tmux', args, { env, input, timeoutMs: 5000 });
+  return { ok: run.code === 0, why: failureOf(run) };
 }
 
 /**

@@ -1,7 +1,9 @@
 // Programs the person works in, started in a session's worktree: a shell or
 // an editor that takes the terminal over (Grove waits), or, inside tmux, a
 // new tmux window (Grove goes on).
-import { execFile, spawn } from 'node:child_process';
+// The shell and the editor get Grove's terminal (stdio inherited): a raw spawn, not a tool run.
+import { spawn } from 'node:child_process';
+import { failureOf, runTool } from './exec.js';
 
 /** The shell and the editor a person asked for, from their environment. */
 export function shellCommand(env: NodeJS.ProcessEnv): string {
@@ -43,23 +45,16 @@ export function runInteractive(
 }
 
 /** Opens `command args` in a new tmux window whose folder is `cwd` (`tmux new-window -c`). */
-export function openTmuxWindow(
+export async function openTmuxWindow(
   command: string,
   args: readonly string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): Promise<void> {
   const [file = command, ...rest] = command.trim().split(/\s+/);
-  return new Promise((resolve, reject) => {
-    execFile(
-      'tmux',
-      ['new-window', '-c', cwd, '--', file, ...rest, ...args],
-      { env, timeout: 10_000 },
-      (error, _stdout, stderr) => {
-        if (error)
-          reject(new Error(`tmux new-window failed: ${String(stderr).trim() || error.message}`));
-        else resolve();
-      },
-    );
+  const run = await runTool('tmux', ['new-window', '-c', cwd, '--', file, ...rest, ...args], {
+    env,
+    timeoutMs: 10_000,
   });
+  if (run.code !== 0) throw new Error(`tmux new-window failed: ${failureOf(run)}`);
 }

@@ -2,10 +2,10 @@
 // screen: the terminal bell, terminal notifications (OSC 9 and OSC 777)
 // written through the runtime's terminal writer, and a desktop notification
 // (notify-send on Linux, osascript on macOS) where one is available.
-import { execFile } from 'node:child_process';
 import { sanitizeLine } from '../domain/sanitize.js';
 import { which } from './agent/detect.js';
 import { tmuxPassthrough } from './clipboard.js';
+import { runTool } from './exec.js';
 
 export interface Notifier {
   /** BEL: the terminal rings or flags the window. */
@@ -49,10 +49,8 @@ export function createNotifier(
   write: (data: string) => void,
   env: NodeJS.ProcessEnv = process.env,
 ): Notifier {
-  const run = (file: string, args: readonly string[]): Promise<boolean> =>
-    new Promise((resolve) => {
-      execFile(file, args, { env, timeout: 5000 }, (error) => resolve(!error));
-    });
+  const run = async (file: string, args: readonly string[]): Promise<boolean> =>
+    (await runTool(file, args, { env, timeoutMs: 5000 })).code === 0;
   return {
     bell() {
       write('\x07');

@@ -1,3 +1,4 @@
+// Raw execFileSync, not execa: isOwnerAlive answers synchronously (macOS only; Linux reads /proc).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';

@@ -4,7 +4,7 @@
 // macOS. Used by `grove doctor` and by the agent launcher.
 import { existsSync } from 'node:fs';
 import { which } from './agent/detect.js';
-import { firstLine, runProbe, type ProbeRun } from './probe.js';
+import { failureOf, firstLine, runTool, type ToolRun } from './exec.js';
 
 export type SandboxProbe =
   | { readonly ok: true; readonly engine: 'bubblewrap' | 'seatbelt'; readonly version: string }
@@ -15,8 +15,8 @@ function run(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   signal: AbortSignal,
-): Promise<ProbeRun> {
-  return runProbe(file, args, { env, signal });
+): Promise<ToolRun> {
+  return runTool(file, args, { env, signal, timeoutMs: 5000 });
 }
 
 /** Finds the platform's sandbox engine on `env.PATH` and checks that it can confine a process. */
@@ -51,7 +51,7 @@ async function probeBubblewrap(env: NodeJS.ProcessEnv, signal: AbortSignal): Pro
   if (version.code !== 0) {
     return {
       ok: false,
-      reason: `${bwrap} --version failed: ${version.error ?? (firstLine(version.stderr) || `exit ${String(version.code)}`)}`,
+      reason: `${bwrap} --version failed: ${failureOf(version)}`,
       fix: 'reinstall bubblewrap',
     };
   }
@@ -76,7 +76,7 @@ async function probeBubblewrap(env: NodeJS.ProcessEnv, signal: AbortSignal): Pro
     signal,
   );
   if (trial.code !== 0) {
-    const why = trial.error ?? (firstLine(trial.stderr) || `exit ${String(trial.code)}`);
+    const why = failureOf(trial);
     return {
       ok: false,
       reason: `bubblewrap ${found} cannot create a sandbox here (${why})`,
@@ -97,7 +97,7 @@ async function probeSeatbelt(env: NodeJS.ProcessEnv, signal: AbortSignal): Promi
     };
   const trial = await run(exec, ['-p', '(version 1)(allow default)', '/usr/bin/true'], env, signal);
   if (trial.code !== 0) {
-    const why = trial.error ?? (firstLine(trial.stderr) || `exit ${String(trial.code)}`);
+    const why = failureOf(trial);
     return {
       ok: false,
       reason: `sandbox-exec cannot create a sandbox here (${why})`,

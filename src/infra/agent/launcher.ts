@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
 import { existsSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { constants as osConstants, homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isBackgroundCall, type NetworkPolicy } from '../../domain/network.js';
 import type { ProviderId } from '../../domain/providers.js';
 import type { Logger } from '../log.js';
+import { runTool } from '../exec.js';
 import { gitCommonDirOf } from '../git/git-dir.js';
 import { probeSandbox, type SandboxProbe } from '../sandbox-probe.js';
 import { AgentError } from './channel.js';
@@ -128,21 +128,13 @@ async function gitCommonDir(cwd: string, env: NodeJS.ProcessEnv): Promise<string
       // Asked of git below.
     }
   }
-  return new Promise((done) => {
-    execFile(
-      'git',
-      ['rev-parse', '--path-format=absolute', '--git-common-dir'],
-      {
-        cwd,
-        env: { PATH: env['PATH'] ?? '/usr/bin:/bin', HOME: env['HOME'] ?? '' },
-        timeout: 10_000,
-      },
-      (error, stdout) => {
-        const dir = String(stdout).trim();
-        done(error || !dir || !isAbsolute(dir) ? null : resolvedPath(dir));
-      },
-    );
+  const run = await runTool('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], {
+    cwd,
+    env: { PATH: env['PATH'] ?? '/usr/bin:/bin', HOME: env['HOME'] ?? '' },
+    timeoutMs: 10_000,
   });
+  const dir = run.stdout.trim();
+  return run.code !== 0 || !dir || !isAbsolute(dir) ? null : resolvedPath(dir);
 }
 
 function homeOf(env: NodeJS.ProcessEnv): string {

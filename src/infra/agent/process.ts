@@ -1,3 +1,4 @@
+// Raw child_process, not execa: a detached process group, a watchdog pipe on fd 3 and streamed stdio.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';

@@ -1,19 +1,22 @@
-import { loadExeca } from '../exec.js';
+import { runTool } from '../exec.js';
 
 export type TokenSource = 'GITHUB_TOKEN' | 'GH_TOKEN' | 'gh';
 
 /** Runs `gh` and returns its stdout, or null when it is missing or fails. */
 export type GhRunner = (args: readonly string[]) => Promise<string | null>;
 
-export const runGh: GhRunner = async (args) => {
-  try {
-    const { execa } = await loadExeca();
-    const result = await execa('gh', [...args], { timeout: 5000, reject: false, stdin: 'ignore' });
-    return result.exitCode === 0 ? String(result.stdout).trim() || null : null;
-  } catch {
-    return null;
-  }
-};
+/** A GhRunner for the `gh` at `file` (5 s, no stdin); Grove's environment unless `env` is given. */
+export function ghRunner(
+  file: string,
+  options: { readonly env?: NodeJS.ProcessEnv; readonly signal?: AbortSignal } = {},
+): GhRunner {
+  return async (args) => {
+    const run = await runTool(file, args, { ...options, timeoutMs: 5000 });
+    return run.code === 0 ? run.stdout.trim() || null : null;
+  };
+}
+
+export const runGh: GhRunner = ghRunner('gh');
 
 /** GITHUB_TOKEN, then GH_TOKEN, then `gh auth token` for the host. */
 export async function resolveGitHubToken(
