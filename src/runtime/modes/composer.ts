@@ -24,7 +24,7 @@ import { assertNever } from '../../domain/assert-never.js';
 import { acpAgentIds, parseSlash, type SlashAction } from '../../domain/slash-commands.js';
 import type { Session } from '../../domain/session.js';
 import type { KeyContext } from './context.js';
-import { editBuffer } from './session.js';
+import { editBuffer } from './input.js';
 
 /** The most sessions `alt+n` fans a new session's prompt out to (more with `grove run -n`). */
 const MAX_COMPOSER_VARIANTS = 4;

@@ -30,7 +30,7 @@ import {
 } from '../../ui/diff-layout.js';
 import { sessionPageHeight } from '../../ui/session-layout.js';
 import type { KeyContext } from './context.js';
-import { editBuffer } from './session.js';
+import { editBuffer } from './input.js';
 
 function set(ctx: KeyContext, mode: DiffMode): void {
   ctx.apply({ type: 'mode', mode });

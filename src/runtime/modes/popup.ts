@@ -4,7 +4,7 @@ import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/key-lookup.js';
 import { assertNever } from '../../domain/assert-never.js';
 import type { KeyContext } from './context.js';
-import { editBuffer } from './session.js';
+import { editBuffer } from './input.js';
 import { helpLinesFor, helpWindow } from '../../ui/popup-layout.js';
 
 function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {

@@ -11,7 +11,7 @@ import {
 } from '../../domain/session-filter.js';
 import { assertNever } from '../../domain/assert-never.js';
 import type { KeyContext } from './context.js';
-import { editBuffer } from './session.js';
+import { editBuffer } from './input.js';
 
 // The session list's search field and status filter. They change only the
 // filter in the snapshot: the list filters the sessions it already holds.

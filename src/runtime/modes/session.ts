@@ -1,19 +1,13 @@
 import type { Mode, QuestionState } from '../../app/state.js';
 import { sessionById } from '../../app/state.js';
 import { winnerPopup } from '../../app/popups.js';
-import type { TextBuffer } from '../../domain/composer.js';
-import {
-  applyEdit,
-  bufferFrom,
-  editActionForKey,
-  emptyBuffer,
-  insertText,
-} from '../../domain/composer.js';
+import { bufferFrom, emptyBuffer } from '../../domain/composer.js';
 import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/key-lookup.js';
 import { nextPermissionMode } from '../../domain/permission-mode.js';
 import { assertNever } from '../../domain/assert-never.js';
 import type { KeyContext } from './context.js';
+import { editBuffer } from './input.js';
 import { sessionLayout, sessionPageHeight } from '../../ui/session-layout.js';
 
 type SessionMode = Extract<Mode, { kind: 'session' }>;
@@ -150,14 +144,6 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
     default:
       assertNever(action);
   }
-}
-
-/** Applies an editing key to a buffer; null when the key is not an edit. */
-export function editBuffer(buffer: TextBuffer, key: Key): TextBuffer | null {
-  const edit = editActionForKey(key);
-  if (edit) return applyEdit(buffer, edit);
-  if (key.text !== undefined && !key.ctrl && !key.alt) return insertText(buffer, key.text);
-  return null;
 }
 
 export function handleQuestionKey(
