@@ -1,4 +1,4 @@
-import type { AppCommands } from './commands.js';
+import type { AppIntents } from './intents.js';
 import type { AppEvent } from './events.js';
 import { reduce } from './reducer.js';
 import type { AppState } from './state.js';
@@ -16,7 +16,7 @@ export class App {
   private current: AppState;
   private readonly queue: AppEvent[] = [];
   private wake: () => void = () => {};
-  private commandSet: AppCommands | null = null;
+  private commandSet: AppIntents | null = null;
   private readonly listeners: ((event: AppEvent) => void)[] = [];
 
   constructor(
@@ -30,12 +30,12 @@ export class App {
     return this.current;
   }
 
-  get commands(): AppCommands {
+  get commands(): AppIntents {
     if (!this.commandSet) throw new Error('App commands are not set');
     return this.commandSet;
   }
 
-  setCommands(commands: AppCommands): void {
+  setCommands(commands: AppIntents): void {
     this.commandSet = commands;
   }
 

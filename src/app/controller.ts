@@ -1,4 +1,4 @@
-import type { AppCommands, SessionChoiceChange } from './commands.js';
+import type { AppIntents, SessionChoiceChange } from './intents.js';
 import { SessionActions, withForkContext } from './services/session-actions.js';
 import type { Notifications } from './services/notifications.js';
 import type { ComposerService } from './services/composer.js';
@@ -33,7 +33,7 @@ const STOP_GRACE_MS = 10_000;
  * Wires the services together and implements the commands key handlers
  * call. Every command returns at once; work runs as app tasks.
  */
-export class Controller extends ReviewCommands implements AppCommands {
+export class Controller extends ReviewCommands implements AppIntents {
   readonly sessions: SessionService;
   readonly projects: ProjectService;
   readonly workers: SessionWorkers;

@@ -1,11 +1,11 @@
-import type { CommentInput } from './commands.js';
+import type { CommentInput } from './intents.js';
 import type { ControllerDeps } from './service-graph.js';
 import type { BestOfService } from './services/best-of.js';
 import type { ComposerService } from './services/composer.js';
 import type { ReviewService } from './services/review/index.js';
 
 /**
- * The review commands of AppCommands (diff and comments, merge, rebase,
+ * The review commands of AppIntents (diff and comments, merge, rebase,
  * cancel, sync, publish, focused review, review threads, best-of-N), as the
  * Controller implements them: each hands its work to ReviewService or
  * BestOfService and returns at once.

@@ -1,4 +1,4 @@
-import type { AppCommands } from '../../src/app/commands.js';
+import type { AppIntents } from '../../src/app/intents.js';
 import type { AppEvent } from '../../src/app/events.js';
 import { reduce } from '../../src/app/reducer.js';
 import type { AppState } from '../../src/app/state.js';
@@ -16,7 +16,7 @@ import type { KeyContext } from '../../src/runtime/modes/context.js';
 
 /** One call a handler made on the app's command surface. */
 export interface CommandCall {
-  readonly method: keyof AppCommands;
+  readonly method: keyof AppIntents;
   readonly args: readonly unknown[];
 }
 
@@ -29,13 +29,13 @@ export interface KeyRun {
   readonly calls: readonly CommandCall[];
 }
 
-/** An AppCommands whose every method records its call (methods added later included). */
-export function recordingCommands(calls: CommandCall[]): AppCommands {
-  return new Proxy({} as AppCommands, {
+/** An AppIntents whose every method records its call (methods added later included). */
+export function recordingCommands(calls: CommandCall[]): AppIntents {
+  return new Proxy({} as AppIntents, {
     get(_target, method) {
       if (typeof method !== 'string') return undefined;
       return (...args: unknown[]) => {
-        calls.push({ method: method as keyof AppCommands, args });
+        calls.push({ method: method as keyof AppIntents, args });
       };
     },
   });

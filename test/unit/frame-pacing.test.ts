@@ -5,7 +5,7 @@
 // and the pacing clock is the test's (it never moves unless the test moves it).
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/app/app.js';
-import type { AppCommands } from '../../src/app/commands.js';
+import type { AppIntents } from '../../src/app/intents.js';
 import type { AppState } from '../../src/app/state.js';
 import { BACKGROUND_FRAME_MS, runLoop } from '../../src/runtime/loop.js';
 import type { Renderer } from '../../src/runtime/renderer.js';
@@ -26,7 +26,7 @@ let running: World | null = null;
 function start(): World {
   const app = new App(bareState(), { log: () => {} });
   // The keys used here (?) only change the snapshot; no command is called.
-  app.setCommands({} as AppCommands);
+  app.setCommands({} as AppIntents);
   const frames: AppState[] = [];
   let onData: (chunk: string) => void = () => {};
   const terminal: Terminal = {

@@ -1,4 +1,4 @@
-import type { AppCommands } from '../../app/commands.js';
+import type { AppIntents } from '../../app/intents.js';
 import type { AppEvent } from '../../app/events.js';
 import type { AppState } from '../../app/state.js';
 
@@ -6,5 +6,5 @@ import type { AppState } from '../../app/state.js';
 export interface KeyContext {
   readonly state: AppState;
   apply(event: AppEvent): void;
-  readonly commands: AppCommands;
+  readonly commands: AppIntents;
 }

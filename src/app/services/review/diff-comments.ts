@@ -7,7 +7,7 @@ import {
   type DiffComment,
 } from '../../../domain/diff-comment.js';
 import { hunkText, lineSnapshot, rowsAt, type DiffRow } from '../../../domain/diff-rows.js';
-import type { CommentInput } from '../../commands.js';
+import type { CommentInput } from '../../intents.js';
 import type { DiffFileView } from '../../state.js';
 import type { OperationOutcome } from '../worker.js';
 import type { ReviewContext } from './context.js';

@@ -8,7 +8,7 @@ import type { CommentSide } from '../domain/diff-rows.js';
  * What the runtime's key handlers may ask of the app. Every method returns at
  * once; the work runs as a task and reports back through AppEvents.
  */
-export interface AppCommands {
+export interface AppIntents {
   quit(): void;
   rememberTab(tab: Tab): void;
   activateProject(projectId: number): void;
