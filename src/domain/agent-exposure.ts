@@ -1,6 +1,6 @@
 // What of the person's environment and files a confined agent sees: the
 // settings that widen the environment allow-list and change the list of
-// hidden secrets (infra/agent/agent-env.ts and host-exposure.ts apply them).
+// hidden secrets (infra/agent/confine/agent-env.ts and host-exposure.ts apply them).
 
 /** More environment variable names an agent gets (comma-separated; `NAME_*` for a prefix). */
 export const PASS_ENV_KEY = 'agents.passEnv';

@@ -1,5 +1,5 @@
 // What kind of place an IP address leads to. Pure: the network proxy
-// (infra/agent/network-proxy.ts) asks it about every address it is about to
+// (infra/agent/confine/network-proxy.ts) asks it about every address it is about to
 // connect to, so that an allowed name cannot lead to this machine or the
 // local network.
 

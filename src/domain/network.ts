@@ -2,7 +2,7 @@ import { ADDRESS_KIND_TEXT, addressKind, canonicalAddress } from './ip-address.j
 import { builtinProvider, type BuiltinProviderId, type ProviderId } from './providers.js';
 
 // Which hosts a confined agent may reach over the network. Pure: the launcher
-// (infra/agent/launcher.ts) runs the proxy that applies it.
+// (infra/agent/confine/launcher.ts) runs the proxy that applies it.
 
 /** The network setting: `filtered` (the model APIs plus the allow list) or `open` (any host). */
 export const NETWORK_MODE_KEY = 'agents.network';

@@ -12,15 +12,15 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/infra/agent/channel.js';
+import { AgentError } from '../../src/infra/agent/agent-error.js';
 import {
   createLauncher,
   type AgentLauncher,
   type LaunchSpec,
-} from '../../src/infra/agent/launcher.js';
-import { sweepLeftoverAgents } from '../../src/infra/agent/leftovers.js';
+} from '../../src/infra/agent/confine/launcher.js';
+import { sweepLeftoverAgents } from '../../src/infra/agent/confine/leftovers.js';
 import { processOwner } from '../../src/infra/owner.js';
-import type { AgentProcess } from '../../src/infra/agent/process.js';
+import type { AgentProcess } from '../../src/infra/agent/confine/process.js';
 import { until } from './headless-harness.js';
 import { liveGroupMembers } from '../helpers/processes.js';
 

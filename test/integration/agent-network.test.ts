@@ -7,8 +7,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NetworkPolicy } from '../../src/domain/network.js';
-import { createLauncher, type AgentLauncher } from '../../src/infra/agent/launcher.js';
-import { sweepProxyFolders } from '../../src/infra/agent/network-proxy.js';
+import { createLauncher, type AgentLauncher } from '../../src/infra/agent/confine/launcher.js';
+import { sweepProxyFolders } from '../../src/infra/agent/confine/network-proxy.js';
 import { probeSandbox } from '../../src/infra/sandbox-probe.js';
 import { waitUntil } from '../helpers/wait.js';
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeAgentTmp } from '../../src/infra/agent/leftovers.js';
+import { makeAgentTmp } from '../../src/infra/agent/confine/leftovers.js';
 import { expectExit, harness, reply, until, type Harness } from './headless-harness.js';
 
 // A confined agent gets a private temporary folder, grove-agent-*, in the

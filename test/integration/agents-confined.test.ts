@@ -16,7 +16,7 @@ import type { AgentChannel, TurnRequest } from '../../src/infra/agent/channel.js
 import { createClaudeChannel } from '../../src/infra/agent/claude.js';
 import { createCodexChannel } from '../../src/infra/agent/codex.js';
 import { createGeminiChannel } from '../../src/infra/agent/gemini.js';
-import { createLauncher } from '../../src/infra/agent/launcher.js';
+import { createLauncher } from '../../src/infra/agent/confine/launcher.js';
 import { agentEnv } from '../helpers/agent-env.js';
 import {
   startFakeModelServer,

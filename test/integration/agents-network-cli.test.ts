@@ -12,7 +12,7 @@ import type { AgentChannel, TurnEvent, TurnRequest } from '../../src/infra/agent
 import { createClaudeChannel } from '../../src/infra/agent/claude.js';
 import { createCodexChannel } from '../../src/infra/agent/codex.js';
 import { createGeminiChannel } from '../../src/infra/agent/gemini.js';
-import { createLauncher, type AgentLauncher } from '../../src/infra/agent/launcher.js';
+import { createLauncher, type AgentLauncher } from '../../src/infra/agent/confine/launcher.js';
 import { agentEnv } from '../helpers/agent-env.js';
 import {
   startFakeModelServer,

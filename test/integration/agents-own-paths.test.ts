@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BuiltinProviderId } from '../../src/domain/providers.js';
-import { createLauncher } from '../../src/infra/agent/launcher.js';
+import { createLauncher } from '../../src/infra/agent/confine/launcher.js';
 import { agentEnv } from '../helpers/agent-env.js';
 import {
   startFakeModelServer,

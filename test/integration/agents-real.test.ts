@@ -6,11 +6,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentResponseJsonSchema } from '../../src/domain/protocol.js';
 import type { BuiltinProviderId } from '../../src/domain/providers.js';
 import {
-  AgentError,
   type AgentChannel,
   type TurnEvent,
   type TurnRequest,
 } from '../../src/infra/agent/channel.js';
+import { AgentError } from '../../src/infra/agent/agent-error.js';
 import { createClaudeChannel } from '../../src/infra/agent/claude.js';
 import { createCodexChannel } from '../../src/infra/agent/codex.js';
 import { createGeminiChannel } from '../../src/infra/agent/gemini.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgents, type Agents } from '../../src/infra/agent/agents.js';
 import type { AgentChannel } from '../../src/infra/agent/channel.js';
-import { defaultLauncher, type AgentLauncher } from '../../src/infra/agent/launcher.js';
+import { defaultLauncher, type AgentLauncher } from '../../src/infra/agent/confine/launcher.js';
 import { silentLogger } from '../../src/infra/log.js';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';

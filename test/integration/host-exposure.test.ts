@@ -8,7 +8,7 @@ import {
   exposurePlan,
   socketsNamedBy,
   type ExposureInput,
-} from '../../src/infra/agent/host-exposure.js';
+} from '../../src/infra/agent/confine/host-exposure.js';
 
 // What the launcher takes away from an agent, on a real folder layout under
 // /tmp: the private folders, what is bound back into them (following a CLI

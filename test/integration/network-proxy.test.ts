@@ -8,7 +8,7 @@ import {
   type NetworkDenial,
   type NetworkProxy,
   type Resolver,
-} from '../../src/infra/agent/network-proxy.js';
+} from '../../src/infra/agent/confine/network-proxy.js';
 
 // Grove's filtering proxy checks the addresses a name leads to, not only the
 // name. Real servers on this machine, a real proxy listener, real sockets; the

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sweepLeftoverAgents } from '../../src/infra/agent/leftovers.js';
+import { sweepLeftoverAgents } from '../../src/infra/agent/confine/leftovers.js';
 import { isOwnerAlive, ownerOf, processOwner, processStartTime } from '../../src/infra/owner.js';
 import { liveGroupMembers } from '../helpers/processes.js';
 import { until } from './headless-harness.js';

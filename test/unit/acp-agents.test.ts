@@ -8,9 +8,9 @@ import {
   settingValue,
 } from '../../src/domain/settings.js';
 import { argChoices, parseSlash } from '../../src/domain/slash-commands.js';
-import { agentEnvironment } from '../../src/infra/agent/agent-env.js';
-import { agentAllowList } from '../../src/infra/agent/network.js';
-import { stateFolders } from '../../src/infra/agent/writable-paths.js';
+import { agentEnvironment } from '../../src/infra/agent/confine/agent-env.js';
+import { agentAllowList } from '../../src/infra/agent/confine/network.js';
+import { stateFolders } from '../../src/infra/agent/confine/writable-paths.js';
 
 const WHERE = '/home/me/.grove/agents.json';
 const parse = (value: unknown): ReturnType<typeof parseAcpAgents> =>

@@ -9,7 +9,7 @@ import {
   DEFAULT_HIDDEN_PATHS,
 } from '../../src/domain/agent-exposure.js';
 import type { ProviderId } from '../../src/domain/providers.js';
-import { agentEnvironment } from '../../src/infra/agent/agent-env.js';
+import { agentEnvironment } from '../../src/infra/agent/confine/agent-env.js';
 
 // The agent's environment is an allow-list: its own provider's variables,
 // what every CLI needs, and the names the person adds; never a socket, a

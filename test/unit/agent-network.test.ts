@@ -11,13 +11,13 @@ import {
   validateAllowList,
   type AllowEntry,
 } from '../../src/domain/network.js';
-import { agentAllowList, proxyEnv, relayProxyPort } from '../../src/infra/agent/network.js';
-import { deniedMessage, parseAuthority } from '../../src/infra/agent/network-proxy.js';
+import { agentAllowList, proxyEnv, relayProxyPort } from '../../src/infra/agent/confine/network.js';
+import { deniedMessage, parseAuthority } from '../../src/infra/agent/confine/network-proxy.js';
 import {
   bubblewrapArgs,
   seatbeltProfile,
   type ConfinementPlan,
-} from '../../src/infra/agent/sandbox.js';
+} from '../../src/infra/agent/confine/sandbox.js';
 
 function entries(...texts: string[]): AllowEntry[] {
   return texts.map((text) => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { agentEnvironment } from '../../src/infra/agent/agent-env.js';
+import { agentEnvironment } from '../../src/infra/agent/confine/agent-env.js';
 import {
   bubblewrapArgs,
   isForgeSecret,
   seatbeltArgs,
   seatbeltProfile,
   type ConfinementPlan,
-} from '../../src/infra/agent/sandbox.js';
+} from '../../src/infra/agent/confine/sandbox.js';
 
 const PLAN: ConfinementPlan = {
   cwd: '/home/u/.grove/wt/s1',

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ownPaths } from '../../src/infra/agent/own-paths.js';
-import { bubblewrapArgs, seatbeltProfile } from '../../src/infra/agent/sandbox.js';
-import { gitWritable, stateFolders } from '../../src/infra/agent/writable-paths.js';
+import { ownPaths } from '../../src/infra/agent/confine/own-paths.js';
+import { bubblewrapArgs, seatbeltProfile } from '../../src/infra/agent/confine/sandbox.js';
+import { gitWritable, stateFolders } from '../../src/infra/agent/confine/writable-paths.js';
 
 // What an agent may write of its CLI's home and of the shared git folder
 // (docs/reliability.md, "What each agent can write").

@@ -9,12 +9,12 @@ import {
   type AgentResponse,
 } from '../../src/domain/protocol.js';
 import {
-  AgentError,
   type AgentChannel,
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
 } from '../../src/infra/agent/channel.js';
+import { AgentError } from '../../src/infra/agent/agent-error.js';
 import { runProtocolTurn } from '../../src/infra/agent/protocol-turn.js';
 
 const REPLY = {

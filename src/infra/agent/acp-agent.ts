@@ -9,15 +9,15 @@ import type { AcpClient, AcpClientHandlers } from './acp-client.js';
 import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from './app-server.js';
 import { acpToolAsk, decideApproval, deniedLine, describeAsk } from './approval.js';
 import {
-  AgentError,
   type AgentChannel,
   type ChannelOptions,
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
 } from './channel.js';
-import { launchAgent } from './launcher.js';
-import { stderrSummary, type AgentProcess } from './process.js';
+import { AgentError } from './agent-error.js';
+import { launchAgent } from './confine/launcher.js';
+import { stderrSummary, type AgentProcess } from './confine/process.js';
 import { acpToolLine, withoutWorktree } from './tool-lines.js';
 import { replayNotice, replayPrompt } from './transcript-replay.js';
 import { quietWireWatch } from './wire-check.js';

@@ -2,8 +2,8 @@ import * as acp from '@agentclientprotocol/sdk';
 import acpSchema from '@agentclientprotocol/sdk/schema/v1/schema.json' with { type: 'json' };
 import * as z from 'zod';
 import type { ProviderId } from '../../domain/providers.js';
-import type { AgentProcess } from './process.js';
-import { readLines } from './process.js';
+import type { AgentProcess } from './confine/process.js';
+import { readLines } from './confine/process.js';
 import { issueText, type WireWatch } from './wire-check.js';
 
 // The client side of the Agent Client Protocol over an agent's stdio, with the

@@ -12,7 +12,6 @@ import type { PermissionMode } from '../../domain/session.js';
 import { agentResponseJsonSchema, type AgentResponse } from '../../domain/protocol.js';
 import type { Logger } from '../log.js';
 import {
-  AgentError,
   type AgentChannel,
   type ChannelOptions,
   type HistoryEntry,
@@ -20,9 +19,10 @@ import {
   type TurnEvent,
   type TurnResult,
 } from './channel.js';
+import { AgentError } from './agent-error.js';
 import { detectAgents, which, type DetectedAgent } from './detect.js';
-import { defaultLauncher, type AgentLauncher, type Confinement } from './launcher.js';
-import { confinedShell } from './confined-shell.js';
+import { defaultLauncher, type AgentLauncher, type Confinement } from './confine/launcher.js';
+import { confinedShell } from './confine/confined-shell.js';
 import type { ShellRunner } from '../shell.js';
 import { buildTurnPrompt } from './prompt.js';
 import { runProtocolTurn, type RepairTokens } from './protocol-turn.js';

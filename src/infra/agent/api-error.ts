@@ -1,5 +1,5 @@
 import type { ProviderId } from '../../domain/providers.js';
-import { AgentError, type AgentErrorReason } from './channel.js';
+import { AgentError, type AgentErrorReason } from './agent-error.js';
 
 /** What a model API's error text says, in words, and the raw body it quoted (for the log). */
 export interface ApiErrorText {

@@ -1,9 +1,10 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import { AgentError, type TurnResult } from './channel.js';
+import { type TurnResult } from './channel.js';
+import { AgentError } from './agent-error.js';
 import type { ProviderId } from '../../domain/providers.js';
 import { JsonRpcPeer } from './json-rpc.js';
-import { launchAgent, type AgentLauncher } from './launcher.js';
-import { stderrSummary, type AgentProcess } from './process.js';
+import { launchAgent, type AgentLauncher } from './confine/launcher.js';
+import { stderrSummary, type AgentProcess } from './confine/process.js';
 
 /** True when `path` (absolute, or relative to `root`) is inside `root`. */
 export function isInside(root: string, path: string): boolean {

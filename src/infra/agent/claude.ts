@@ -1,13 +1,13 @@
 import {
-  AgentError,
   type AgentChannel,
   type ChannelOptions,
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
 } from './channel.js';
-import { launchAgent } from './launcher.js';
-import { readLines, stderrSummary } from './process.js';
+import { AgentError } from './agent-error.js';
+import { launchAgent } from './confine/launcher.js';
+import { readLines, stderrSummary } from './confine/process.js';
 import { permissionModeLabel } from '../../domain/permission-mode.js';
 import { deniedLine } from './approval.js';
 import { knownBlock, readClaudeLine, type ClaudeResult } from './claude-stream.js';

@@ -1,12 +1,12 @@
 import { agentResponseJsonSchema } from '../../domain/protocol.js';
 import {
-  AgentError,
   type AgentChannel,
   type ChannelOptions,
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
 } from './channel.js';
+import { AgentError } from './agent-error.js';
 import { RpcError } from './json-rpc.js';
 import {
   TurnAccumulator,

@@ -1,11 +1,11 @@
 import {
-  AgentError,
   type AgentChannel,
   type ChannelOptions,
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
 } from './channel.js';
+import { AgentError } from './agent-error.js';
 import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from './app-server.js';
 import { acpToolAsk, decideApproval, deniedLine, describeAsk } from './approval.js';
 import type { PermissionMode } from '../../domain/permission-mode.js';
@@ -15,8 +15,8 @@ import type {
   SessionNotification,
 } from '@agentclientprotocol/sdk';
 import type { AcpClient, AcpClientHandlers } from './acp-client.js';
-import { launchAgent } from './launcher.js';
-import { stderrSummary, type AgentProcess } from './process.js';
+import { launchAgent } from './confine/launcher.js';
+import { stderrSummary, type AgentProcess } from './confine/process.js';
 import { quietWireWatch } from './wire-check.js';
 import { apiAgentError } from './api-error.js';
 import { retryProgress, watchGeminiRetries, type GeminiRetry } from './gemini-retries.js';

@@ -4,13 +4,8 @@ import {
   type AgentResponse,
 } from '../../domain/protocol.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
-import {
-  AgentError,
-  type AgentChannel,
-  type TurnEvent,
-  type TurnRequest,
-  type TurnResult,
-} from './channel.js';
+import { type AgentChannel, type TurnEvent, type TurnRequest, type TurnResult } from './channel.js';
+import { AgentError } from './agent-error.js';
 import { buildRepairPrompt } from './prompt.js';
 
 export interface ProtocolTurn {

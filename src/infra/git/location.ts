@@ -10,7 +10,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 // of a worktree of a known repository. It reads the repository's own list
 // instead: each `<common>/worktrees/<name>/gitdir` names the worktree it
 // belongs to, and these files are read-only to every agent (the sandbox
-// binds them read-only, see infra/agent/sandbox.ts). A git command in such a
+// binds them read-only, see infra/agent/confine/sandbox.ts). A git command in such a
 // worktree then runs with GIT_DIR, GIT_COMMON_DIR and GIT_WORK_TREE set from
 // that list. Folders that are no worktree of a known repository (a main
 // checkout, a project being added) are left to git's own discovery.

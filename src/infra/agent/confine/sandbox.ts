@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { compareOrdinal } from '../../domain/ordinal.js';
+import { compareOrdinal } from '../../../domain/ordinal.js';
 
 // What an agent may write, and how each sandbox engine is told so. Pure:
 // the launcher (launcher.ts) resolves the paths and runs the engine.

@@ -14,8 +14,8 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { ProviderId } from '../../domain/providers.js';
-import { gitCommonDirOf } from '../git/git-dir.js';
+import type { ProviderId } from '../../../domain/providers.js';
+import { gitCommonDirOf } from '../../git/git-dir.js';
 import { gitWritable, stateFolders, type ProtectedPath } from './writable-paths.js';
 
 // The paths one agent launch may write, resolved on this machine: its

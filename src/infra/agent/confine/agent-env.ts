@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NEVER_PASSED } from '../../domain/agent-exposure.js';
+import { NEVER_PASSED } from '../../../domain/agent-exposure.js';
 import {
   builtinProvider,
   type BuiltinProviderId,
   type ProviderId,
-} from '../../domain/providers.js';
+} from '../../../domain/providers.js';
 import { isForgeSecret } from './sandbox.js';
 
 // The agent's environment is an allow-list: what every CLI and its tools need

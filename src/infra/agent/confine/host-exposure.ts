@@ -5,8 +5,8 @@ import {
   builtinProvider,
   type BuiltinProviderId,
   type ProviderId,
-} from '../../domain/providers.js';
-import { grovePaths } from '../paths.js';
+} from '../../../domain/providers.js';
+import { grovePaths } from '../../paths.js';
 import type { BindBack } from './sandbox.js';
 
 // What of the host an agent must not reach through the read-only file system:

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { isAcpAgentId, type ProviderId } from '../../domain/providers.js';
+import { isAcpAgentId, type ProviderId } from '../../../domain/providers.js';
 
 // What an agent may write of its CLI's home and of the repository's shared
 // git folder, and what stays read-only there. Pure: own-paths.ts checks what

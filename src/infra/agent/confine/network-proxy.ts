@@ -12,7 +12,7 @@ import {
   NETWORK_ALLOW_KEY,
   normalizeHost,
   type AllowEntry,
-} from '../../domain/network.js';
+} from '../../../domain/network.js';
 
 /**
  * node:http, loaded when the first proxy starts. A static ESM import of it

@@ -5,8 +5,8 @@ import {
   MODEL_API_HOSTS,
   normalizeHost,
   type AllowEntry,
-} from '../../domain/network.js';
-import { builtinProvider, type ProviderId } from '../../domain/providers.js';
+} from '../../../domain/network.js';
+import { builtinProvider, type ProviderId } from '../../../domain/providers.js';
 
 // What one confined agent may reach, and the relay that carries its traffic
 // out of bubblewrap's empty network namespace to Grove's filtering proxy

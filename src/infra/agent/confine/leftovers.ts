@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { isOwnerAlive, processOwner, processStartTime } from '../owner.js';
+import { isOwnerAlive, processOwner, processStartTime } from '../../owner.js';
 
 // Every agent process group Grove starts is recorded in GROVE_HOME/run/agents/
 // (one file per group) and forgotten when it ends. The watchdog normally ends

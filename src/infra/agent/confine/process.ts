@@ -3,7 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { createInterface } from 'node:readline';
-import { which } from './detect.js';
+import { which } from '../detect.js';
 
 /**
  * An agent process in its own process group (and session, so it has no

@@ -1,5 +1,5 @@
-import type { ProviderId } from '../../domain/providers.js';
-import type { ShellResult, ShellRunner } from '../shell.js';
+import type { ProviderId } from '../../../domain/providers.js';
+import type { ShellResult, ShellRunner } from '../../shell.js';
 import type { AgentLauncher } from './launcher.js';
 
 // Commands Grove runs in a worktree an agent has written: the best-of check

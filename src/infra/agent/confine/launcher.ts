@@ -1,13 +1,13 @@
 import { existsSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { constants as osConstants, homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { isBackgroundCall, type NetworkPolicy } from '../../domain/network.js';
-import type { ProviderId } from '../../domain/providers.js';
-import type { Logger } from '../log.js';
-import { runTool } from '../exec.js';
-import { gitCommonDirOf } from '../git/git-dir.js';
-import { probeSandbox, type SandboxProbe } from '../sandbox-probe.js';
-import { AgentError } from './channel.js';
+import { isBackgroundCall, type NetworkPolicy } from '../../../domain/network.js';
+import type { ProviderId } from '../../../domain/providers.js';
+import type { Logger } from '../../log.js';
+import { runTool } from '../../exec.js';
+import { gitCommonDirOf } from '../../git/git-dir.js';
+import { probeSandbox, type SandboxProbe } from '../../sandbox-probe.js';
+import { AgentError } from '../agent-error.js';
 import { resolveCommand, spawnAgent, SpawnError, type AgentProcess } from './process.js';
 import {
   forgetProcess,
@@ -24,7 +24,7 @@ import {
   type NetworkProxy,
   type ProxyListener,
 } from './network-proxy.js';
-import { DEFAULT_EXPOSURE, type ExposurePolicy } from '../../domain/agent-exposure.js';
+import { DEFAULT_EXPOSURE, type ExposurePolicy } from '../../../domain/agent-exposure.js';
 import { agentEnvironment } from './agent-env.js';
 import { ownPaths } from './own-paths.js';
 import { exposurePlan, groveHomeOf, mainCheckoutOf } from './host-exposure.js';
