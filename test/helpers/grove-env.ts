@@ -23,6 +23,11 @@ function pause(ms: number): void {
  * 15 s) for every process of this world to end, stop any left, then remove.
  */
 function removeWorld(dir: string, markers: readonly string[]): void {
+  endWorldProcesses(markers);
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+}
+
+function endWorldProcesses(markers: readonly string[]): void {
   const running = (): ProcessInfo[] => markers.flatMap((marker) => processesWithEnv(marker));
   const deadline = Date.now() + 15_000;
   while (running().length > 0 && Date.now() < deadline) pause(100);
@@ -33,7 +38,29 @@ function removeWorld(dir: string, markers: readonly string[]): void {
       // already gone
     }
   }
-  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+}
+
+/**
+ * A copy of the world's folder as it is now, for a file whose tests all start
+ * from the same costly state (a session after a real agent's turn): made once,
+ * then `restore()` before each test puts the folder back exactly so, at the
+ * same path (git's worktrees, the database and the agent CLIs' state in HOME
+ * name absolute paths), once nothing of the previous test runs in it. No test
+ * sees what another changed.
+ */
+export function snapshotWorld(world: GroveWorld): { restore(): void; drop(): void } {
+  const markers = [`GROVE_HOME=${world.groveHome}`, `HOME=${world.home}`];
+  endWorldProcesses(markers);
+  const archive = join(mkdtempSync(join(tmpdir(), 'grove-snapshot-')), 'world.tar');
+  execFileSync('tar', ['-C', world.dir, '-cf', archive, '.']);
+  return {
+    restore: () => {
+      removeWorld(world.dir, markers);
+      mkdirSync(world.dir);
+      execFileSync('tar', ['-C', world.dir, '-xf', archive]);
+    },
+    drop: () => rmSync(join(archive, '..'), { recursive: true, force: true }),
+  };
 }
 
 /** A private world for one test: HOME, GROVE_HOME and a folder for repositories. */

@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   headlessContext,
   shutdownContexts,
@@ -25,7 +25,14 @@ import {
   type FakeGitHub,
 } from '../helpers/fake-github.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { GROVE_BIN, agentWorldEnv, git, makeWorld, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  GROVE_BIN,
+  agentWorldEnv,
+  git,
+  makeWorld,
+  snapshotWorld,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
 
 // Publishing a session as a GitHub pull request, through the real layers:
 // the built `grove` binary (run, reply, publish, cancel) with the real Claude
@@ -46,13 +53,12 @@ let model: FakeModelServer;
 let github: FakeGitHub;
 let env: Record<string, string>;
 let infra: Infra | null = null;
+/** The world after sessionWithWork (made once: a real Claude Code turn takes seconds), put back before each test. */
+let snapshot: ReturnType<typeof snapshotWorld>;
+let workId: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  ({ repo, bare, github } = await startGitHubProject(world, TOKEN));
-  model = await startFakeModelServer();
-  mkdirSync(join(world.home, 'gh-config'), { recursive: true });
-  env = {
+function worldEnv(): Record<string, string> {
+  return {
     ...agentWorldEnv(world, agentEnv(model, world.home)),
     HOME: world.home,
     TZ: 'UTC',
@@ -61,15 +67,40 @@ beforeEach(async () => {
     // A `gh` on this machine must not hand Grove a real token.
     GH_CONFIG_DIR: join(world.home, 'gh-config'),
   };
-});
+}
 
-afterEach(async () => {
+async function closeAll(): Promise<void> {
   await shutdownContexts();
   await infra?.db.close();
   infra = null;
   await github.stop();
   await model.close();
-  world.cleanup();
+}
+
+beforeAll(async () => {
+  world = makeWorld();
+  ({ repo, bare, github } = await startGitHubProject(world, TOKEN));
+  model = await startFakeModelServer();
+  mkdirSync(join(world.home, 'gh-config'), { recursive: true });
+  env = worldEnv();
+  workId = (await sessionWithWork()).id;
+  await closeAll();
+  snapshot = snapshotWorld(world);
+}, 120_000);
+
+beforeEach(async () => {
+  snapshot.restore();
+  // Each test its own GitHub (no pull requests, no requests seen) and model server.
+  github = await startFakeGitHub({ owner: 'acme', repo: 'widgets', token: TOKEN, bareRepo: bare });
+  model = await startFakeModelServer();
+  env = worldEnv();
+});
+
+afterEach(closeAll);
+
+afterAll(() => {
+  snapshot?.drop();
+  world?.cleanup();
 });
 
 interface Run {
@@ -125,6 +156,14 @@ async function sessionWithWork(): Promise<Session> {
   return session;
 }
 
+/** The session of sessionWithWork, from the snapshot: every test starts from it. */
+async function sessionAfterTurn(): Promise<Session> {
+  const session = await load(workId);
+  expect(session.status).toBe('Review');
+  expect(git(repo, 'show', `${session.branch}:hello.txt`)).toBe('hello');
+  return session;
+}
+
 function store(): Infra {
   infra ??= openInfra(env);
   return infra;
@@ -166,7 +205,7 @@ async function transcript(id: string): Promise<string> {
 
 describe('publish to GitHub', () => {
   it('pushes the branch with an upstream and opens a draft pull request; a second publish refreshes it', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
 
     const first = await grove(['publish', session.id]);
     expect(first.stderr).toBe('');
@@ -221,7 +260,7 @@ describe('publish to GitHub', () => {
   });
 
   it('publishes under the branch name given, and keeps that name afterwards', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     const first = await grove(['publish', session.id, '--branch', 'feature/greeting']);
     expect(first.code).toBe(0);
     expect(remoteHead('feature/greeting')).toBe(git(repo, 'rev-parse', session.branch));
@@ -235,7 +274,7 @@ describe('publish to GitHub', () => {
   });
 
   it('pushes again after a later turn and refreshes only what was not edited on GitHub', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     expect((await grove(['publish', session.id])).code).toBe(0);
     const before = remoteHead(session.branch);
     github.edit(1, { title: 'My own title' });
@@ -297,7 +336,7 @@ describe('publish to GitHub', () => {
   });
 
   it('pushes after a later turn that ends in questions too', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     expect((await grove(['publish', session.id])).code).toBe(0);
     const before = remoteHead(session.branch);
     const asking = JSON.stringify({
@@ -321,7 +360,7 @@ describe('publish to GitHub', () => {
   });
 
   it('reports a failed automatic push after a turn without failing the turn', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     expect((await grove(['publish', session.id])).code).toBe(0);
     const before = remoteHead(session.branch);
     github.fail({ kind: 'bad_credentials' });
@@ -346,7 +385,7 @@ describe('publish to GitHub', () => {
   });
 
   it('adopts a pull request a person opened for the branch, and never rewrites its text', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     git(repo, 'push', '-q', 'origin', session.branch);
     github.open({
       head: session.branch,
@@ -378,7 +417,7 @@ describe('publish to GitHub', () => {
   });
 
   it('follows the pull request: reviews and checks are kept; merged on GitHub moves the session to Merged', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     expect((await grove(['publish', session.id])).code).toBe(0);
     const ctx = await controllerContext();
 
@@ -416,7 +455,7 @@ describe('publish to GitHub', () => {
   });
 
   it('follows the pull request: closed cancels the session and keeps its branch; reopened brings it back', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     expect((await grove(['publish', session.id])).code).toBe(0);
     const ctx = await controllerContext();
 
@@ -437,7 +476,7 @@ describe('publish to GitHub', () => {
   });
 
   it('does not bring back a session canceled in Grove while its pull request stays open', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     expect((await grove(['publish', session.id])).code).toBe(0);
     const cancel = await grove(['cancel', session.id, '--yes']);
     expect(cancel.code).toBe(0);
@@ -449,7 +488,7 @@ describe('publish to GitHub', () => {
   });
 
   it('stops refreshing when the rate-limit headers say the budget is used up, and says when to resume', async () => {
-    const first = await sessionWithWork();
+    const first = await sessionAfterTurn();
     expect((await grove(['publish', first.id])).code).toBe(0);
     const second = await sessionWithWork();
     expect((await grove(['publish', second.id, '--branch', 'second'])).code).toBe(0);
@@ -468,7 +507,7 @@ describe('publish to GitHub', () => {
   });
 
   it('reports a rate limit met by the poller with its reset time and changes nothing', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     expect((await grove(['publish', session.id])).code).toBe(0);
     const ctx = await controllerContext();
     const reset = Math.floor(Date.UTC(2031, 0, 1, 17, 45) / 1000);
@@ -537,7 +576,7 @@ describe('publish failures', () => {
   it.each(ERROR_CASES)(
     '$name: says so in words and leaves the session in Review, unpublished',
     async ({ rule, message, pushed }) => {
-      const session = await sessionWithWork();
+      const session = await sessionAfterTurn();
       github.fail(rule);
 
       const run = await grove(['publish', session.id]);
@@ -566,7 +605,7 @@ describe('publish failures', () => {
   );
 
   it('network down: says GitHub cannot be reached and pushes nothing', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     const closed = await startFakeGitHub({ token: TOKEN });
     await closed.stop();
     const run = await grove(['publish', session.id], { GROVE_GITHUB_API_URL: closed.url });
@@ -577,7 +616,7 @@ describe('publish failures', () => {
   });
 
   it("push rejected: gives the remote's reason and opens no pull request", async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     const hook = join(bare, 'hooks', 'pre-receive');
     writeFileSync(hook, '#!/bin/sh\necho "error: pushes to acme/widgets are frozen" >&2\nexit 1\n');
     chmodSync(hook, 0o755);
@@ -594,7 +633,7 @@ describe('publish failures', () => {
   });
 
   it('with no token: says how to provide one and pushes nothing', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     const run = await grove(['publish', session.id], {
       GITHUB_TOKEN: undefined,
       GH_TOKEN: undefined,
@@ -611,7 +650,7 @@ describe('publish failures', () => {
   });
 
   it('uses GH_TOKEN when GITHUB_TOKEN is not set', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     const run = await grove(['publish', session.id], { GITHUB_TOKEN: undefined, GH_TOKEN: TOKEN });
     expect(run.code).toBe(0);
     expect(github.requests.every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
@@ -627,7 +666,7 @@ describe('the token from gh', () => {
       `#!/bin/sh\necho "$*" >> '${calls}'\n[ "$1 $2" = "auth token" ] && echo '${TOKEN}' && exit 0\nexit 1\n`,
     );
     chmodSync(join(world.bin, 'gh'), 0o755);
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     const run = await grove(['publish', session.id], {
       GITHUB_TOKEN: undefined,
       GH_TOKEN: undefined,
@@ -641,7 +680,7 @@ describe('the token from gh', () => {
 
 describe('the token', () => {
   it('never reaches the log or the database', async () => {
-    const session = await sessionWithWork();
+    const session = await sessionAfterTurn();
     github.fail({ kind: 'bad_credentials', times: 1 });
     expect((await grove(['publish', session.id])).code).toBe(1);
     expect((await grove(['publish', session.id])).code).toBe(0);

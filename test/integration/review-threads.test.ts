@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AppEvent } from '../../src/app/events.js';
 import { loadThreads, queueThreadsTurn } from '../../src/app/services/review/review-threads.js';
 import {
@@ -14,9 +14,21 @@ import {
 import { openInfra, type Infra } from '../../src/compose.js';
 import type { Session } from '../../src/domain/session.js';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startGitHubProject, type FailureRule, type FakeGitHub } from '../helpers/fake-github.js';
+import {
+  startFakeGitHub,
+  startGitHubProject,
+  type FailureRule,
+  type FakeGitHub,
+} from '../helpers/fake-github.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { GROVE_BIN, agentWorldEnv, git, makeWorld, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  GROVE_BIN,
+  agentWorldEnv,
+  git,
+  makeWorld,
+  snapshotWorld,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
 
 // Pull-request review threads of a published session, through the real
 // layers: the built `grove` binary (run, publish, threads, reply --threads)
@@ -36,13 +48,12 @@ let model: FakeModelServer;
 let github: FakeGitHub;
 let env: Record<string, string>;
 let infra: Infra | null = null;
+/** The world after sessionWithWork (made once: a real Claude Code turn takes seconds), put back before each test. */
+let snapshot: ReturnType<typeof snapshotWorld>;
+let workId: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  ({ repo, bare, github } = await startGitHubProject(world, TOKEN));
-  model = await startFakeModelServer();
-  mkdirSync(join(world.home, 'gh-config'), { recursive: true });
-  env = {
+function worldEnv(): Record<string, string> {
+  return {
     ...agentWorldEnv(world, agentEnv(model, world.home)),
     HOME: world.home,
     TZ: 'UTC',
@@ -50,15 +61,40 @@ beforeEach(async () => {
     GROVE_GITHUB_API_URL: github.url,
     GH_CONFIG_DIR: join(world.home, 'gh-config'),
   };
-});
+}
 
-afterEach(async () => {
+async function closeAll(): Promise<void> {
   await shutdownContexts();
   await infra?.db.close();
   infra = null;
   await github.stop();
   await model.close();
-  world.cleanup();
+}
+
+beforeAll(async () => {
+  world = makeWorld();
+  ({ repo, bare, github } = await startGitHubProject(world, TOKEN));
+  model = await startFakeModelServer();
+  mkdirSync(join(world.home, 'gh-config'), { recursive: true });
+  env = worldEnv();
+  workId = await sessionWithWork();
+  await closeAll();
+  snapshot = snapshotWorld(world);
+}, 120_000);
+
+beforeEach(async () => {
+  snapshot.restore();
+  // Each test its own GitHub (no pull requests, no threads, no requests seen) and model server.
+  github = await startFakeGitHub({ owner: 'acme', repo: 'widgets', token: TOKEN, bareRepo: bare });
+  model = await startFakeModelServer();
+  env = worldEnv();
+});
+
+afterEach(closeAll);
+
+afterAll(() => {
+  snapshot?.drop();
+  world?.cleanup();
 });
 
 interface Run {
@@ -122,8 +158,8 @@ async function transcript(id: string): Promise<string> {
   return (await store().store.transcript.list(id)).map((e) => e.content).join('\n');
 }
 
-/** A published session (pull request #1) whose one turn wrote hello.txt. */
-async function publishedSession(): Promise<Session> {
+/** A session whose one turn wrote hello.txt (in beforeAll, kept in the snapshot); its id. */
+async function sessionWithWork(): Promise<string> {
   model.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
     { when: 'Write the git commit message for the changes', text: reply('Add the greeting file') },
@@ -136,9 +172,17 @@ async function publishedSession(): Promise<Session> {
   const run = await grove(['run', '--output', 'json', 'Create hello.txt with a greeting']);
   expect(run.code).toBe(0);
   const { sessionId } = JSON.parse(run.stdout) as { sessionId: string };
-  const published = await grove(['publish', sessionId]);
+  const session = await load(sessionId);
+  expect(session.status).toBe('Review');
+  expect(git(repo, 'show', `${session.branch}:hello.txt`)).toBe('hello');
+  return sessionId;
+}
+
+/** The snapshot's session, published (pull request #1). */
+async function publishedSession(): Promise<Session> {
+  const published = await grove(['publish', workId]);
   expect(published.code).toBe(0);
-  return load(sessionId);
+  return load(workId);
 }
 
 /** The agent's turn on the threads: it edits hello.txt and says so. */
