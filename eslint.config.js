@@ -25,7 +25,7 @@ export default tseslint.config(
       'test/fixtures/**',
       // Grove's fork of ink: its published build, edited (packages/ink/README.md).
       'packages/**',
-      'src/infra/agent/codex-protocol/**',
+      'src/infra/agent/codex/protocol/**',
     ],
   },
   js.configs.recommended,

@@ -7,7 +7,7 @@ import { createStore } from './infra/db/store.js';
 import { createGitClient } from './infra/git/git-client.js';
 import { createAgents } from './infra/agent/agents.js';
 import { createLauncher } from './infra/agent/confine/launcher.js';
-import { loadAcpAgents } from './infra/agent/acp-agents-file.js';
+import { loadAcpAgents } from './infra/agent/acp/agents-file.js';
 import { ALLOW_UNCONFINED_KEY } from './domain/settings.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, networkPolicy } from './domain/network.js';
 import { exposurePolicy, HIDDEN_PATHS_KEY, PASS_ENV_KEY } from './domain/agent-exposure.js';

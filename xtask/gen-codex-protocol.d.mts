@@ -1,4 +1,4 @@
-/** The folder the Codex protocol files are generated into (src/infra/agent/codex-protocol). */
+/** The folder the Codex protocol files are generated into (src/infra/agent/codex/protocol). */
 export declare const CODEX_PROTOCOL_DIR: string;
 /** The pinned Codex CLI (test/fixtures/real-clis). */
 export declare const PINNED_CODEX: string;

@@ -1,4 +1,4 @@
-// Regenerates src/infra/agent/codex-protocol/ from the pinned Codex CLI
+// Regenerates src/infra/agent/codex/protocol/ from the pinned Codex CLI
 // (test/fixtures/real-clis): `codex app-server generate-ts` and
 // `generate-json-schema`, trimmed to the messages Grove sends and reads.
 //   v1.gen.ts, v2.gen.ts  the TypeScript types of those messages (and every
@@ -15,7 +15,7 @@ import { dirname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(import.meta.dirname, '..');
-export const CODEX_PROTOCOL_DIR = join(ROOT, 'src', 'infra', 'agent', 'codex-protocol');
+export const CODEX_PROTOCOL_DIR = join(ROOT, 'src', 'infra', 'agent', 'codex', 'protocol');
 export const PINNED_CODEX = join(
   ROOT,
   'test',

@@ -1,7 +1,7 @@
 // `grove doctor`: checks everything Grove depends on, at once, and says how
 // to fix each failure. Needs no project and opens the database read-only.
 import type { GrovePaths } from '../infra/paths.js';
-import { loadAcpAgents } from '../infra/agent/acp-agents-file.js';
+import { loadAcpAgents } from '../infra/agent/acp/agents-file.js';
 import {
   checkAgents,
   checkClipboard,

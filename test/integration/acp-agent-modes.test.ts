@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PermissionMode } from '../../src/domain/permission-mode.js';
 import type { AgentChannel } from '../../src/infra/agent/channel.js';
-import { createAcpAgentChannel } from '../../src/infra/agent/acp-agent.js';
+import { createAcpAgentChannel } from '../../src/infra/agent/acp/agent.js';
 import { runProtocolTurn } from '../../src/infra/agent/protocol-turn.js';
 import { installAcpAgent } from '../helpers/acp-agent.js';
 import { makeWorld, type GroveWorld } from '../helpers/grove-env.js';

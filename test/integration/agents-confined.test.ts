@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BuiltinProviderId } from '../../src/domain/providers.js';
 import type { AgentChannel, TurnRequest } from '../../src/infra/agent/channel.js';
-import { createClaudeChannel } from '../../src/infra/agent/claude.js';
-import { createCodexChannel } from '../../src/infra/agent/codex.js';
-import { createGeminiChannel } from '../../src/infra/agent/gemini.js';
+import { createClaudeChannel } from '../../src/infra/agent/claude/claude.js';
+import { createCodexChannel } from '../../src/infra/agent/codex/codex.js';
+import { createGeminiChannel } from '../../src/infra/agent/gemini/gemini.js';
 import { createLauncher } from '../../src/infra/agent/confine/launcher.js';
 import { agentEnv } from '../helpers/agent-env.js';
 import {

@@ -11,9 +11,9 @@ import {
   type TurnRequest,
 } from '../../src/infra/agent/channel.js';
 import { AgentError } from '../../src/infra/agent/agent-error.js';
-import { createClaudeChannel } from '../../src/infra/agent/claude.js';
-import { createCodexChannel } from '../../src/infra/agent/codex.js';
-import { createGeminiChannel } from '../../src/infra/agent/gemini.js';
+import { createClaudeChannel } from '../../src/infra/agent/claude/claude.js';
+import { createCodexChannel } from '../../src/infra/agent/codex/codex.js';
+import { createGeminiChannel } from '../../src/infra/agent/gemini/gemini.js';
 import { agentEnv } from '../helpers/agent-env.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import { realCliPath } from '../helpers/real-clis.js';

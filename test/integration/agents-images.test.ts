@@ -6,9 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentResponseJsonSchema } from '../../src/domain/protocol.js';
 import type { BuiltinProviderId } from '../../src/domain/providers.js';
 import type { AgentChannel, TurnRequest } from '../../src/infra/agent/channel.js';
-import { createClaudeChannel } from '../../src/infra/agent/claude.js';
-import { createCodexChannel } from '../../src/infra/agent/codex.js';
-import { createGeminiChannel } from '../../src/infra/agent/gemini.js';
+import { createClaudeChannel } from '../../src/infra/agent/claude/claude.js';
+import { createCodexChannel } from '../../src/infra/agent/codex/codex.js';
+import { createGeminiChannel } from '../../src/infra/agent/gemini/gemini.js';
 import { runProtocolTurn } from '../../src/infra/agent/protocol-turn.js';
 import { agentEnv } from '../helpers/agent-env.js';
 import {

@@ -9,9 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseAllowEntry, type AllowEntry, type NetworkPolicy } from '../../src/domain/network.js';
 import type { BuiltinProviderId } from '../../src/domain/providers.js';
 import type { AgentChannel, TurnEvent, TurnRequest } from '../../src/infra/agent/channel.js';
-import { createClaudeChannel } from '../../src/infra/agent/claude.js';
-import { createCodexChannel } from '../../src/infra/agent/codex.js';
-import { createGeminiChannel } from '../../src/infra/agent/gemini.js';
+import { createClaudeChannel } from '../../src/infra/agent/claude/claude.js';
+import { createCodexChannel } from '../../src/infra/agent/codex/codex.js';
+import { createGeminiChannel } from '../../src/infra/agent/gemini/gemini.js';
 import { createLauncher, type AgentLauncher } from '../../src/infra/agent/confine/launcher.js';
 import { agentEnv } from '../helpers/agent-env.js';
 import {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CODEX_PROTOCOL_DIR, generateCodexProtocol } from '../../xtask/gen-codex-protocol.mjs';
 import { realCliPath } from '../helpers/real-clis.js';
 
-// The Codex protocol files checked in under src/infra/agent/codex-protocol/ are
+// The Codex protocol files checked in under src/infra/agent/codex/protocol/ are
 // exactly what the pinned Codex generates (`npm run gen:codex-types`).
 
 let out: string | null = null;

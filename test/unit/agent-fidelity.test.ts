@@ -3,7 +3,7 @@ import { fallbackCommitMessage } from '../../src/app/services/prompts.js';
 import { modelChoice } from '../../src/app/services/sessions.js';
 import { conversationHistory } from '../../src/app/services/turn.js';
 import { modelRetries } from '../../src/domain/settings.js';
-import { replayNotice, replayPrompt } from '../../src/infra/agent/transcript-replay.js';
+import { replayNotice, replayPrompt } from '../../src/infra/agent/acp/transcript-replay.js';
 import { questionBadge } from '../../src/ui/pages/SessionsPage.js';
 
 describe('the agent of a role the person has not chosen', () => {

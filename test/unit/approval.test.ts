@@ -16,9 +16,9 @@ import {
   describeAsk,
   type ApprovalAsk,
 } from '../../src/infra/agent/approval.js';
-import { permissionArgs } from '../../src/infra/agent/claude.js';
-import { codexAsk, codexPolicy } from '../../src/infra/agent/codex.js';
-import { geminiModeId } from '../../src/infra/agent/gemini.js';
+import { permissionArgs } from '../../src/infra/agent/claude/claude.js';
+import { codexAsk, codexPolicy } from '../../src/infra/agent/codex/codex.js';
+import { geminiModeId } from '../../src/infra/agent/gemini/gemini.js';
 
 const WT = '/home/me/.grove/wt/project-1234abcd';
 const MAIN = '/home/me/project';

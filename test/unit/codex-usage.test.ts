@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CodexTurnUsage } from '../../src/infra/agent/usage.js';
+import { CodexTurnUsage } from '../../src/infra/agent/codex/turn-usage.js';
 
 // Notifications as Codex 0.169.0 sent them around a `thread/resume` (recorded
 // against the fake model server): the previous turn's last usage comes again,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryLine, retryProgress } from '../../src/infra/agent/gemini-retries.js';
+import { parseRetryLine, retryProgress } from '../../src/infra/agent/gemini/retries.js';
 
 // Lines as Gemini CLI 0.61.0 writes them to GEMINI_DEBUG_LOG_FILE.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionStatus } from '../../src/domain/session-status.js';
-import { toolProgress } from '../../src/infra/agent/claude.js';
+import { toolProgress } from '../../src/infra/agent/claude/claude.js';
 import { appState, renderFrame } from '../helpers/render.js';
 import { makeSession } from '../helpers/session-factory.js';
 

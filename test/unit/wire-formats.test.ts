@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { readClaudeLine } from '../../src/infra/agent/claude-stream.js';
+import { readClaudeLine } from '../../src/infra/agent/claude/stream.js';
 import {
   checkNotification,
   checkServerRequest,
   isCodexNotification,
-} from '../../src/infra/agent/codex-wire.js';
+} from '../../src/infra/agent/codex/wire.js';
 import { loggingWireWatch } from '../../src/infra/agent/wire-check.js';
 import type { LogLevel } from '../../src/infra/log.js';
 

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
-import { asRecord, asString } from './app-server.js';
+import { asRecord, asString } from './turn-parts.js';
 import { withoutWorktree, worktreePath } from './tool-lines.js';
 
 // Fail-closed answers to an agent CLI's approval requests. A CLI asks only

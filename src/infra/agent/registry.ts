@@ -1,12 +1,12 @@
 import { findAcpAgent, type AcpAgentsConfig } from '../../domain/acp-agents.js';
 import { agentName, isAcpAgentId, type ProviderId } from '../../domain/providers.js';
 import { assertNever } from '../../domain/assert-never.js';
-import { createAcpAgentChannel } from './acp-agent.js';
+import { createAcpAgentChannel } from './acp/agent.js';
 import { type AgentChannel, type ChannelOptions } from './channel.js';
 import { AgentError } from './agent-error.js';
-import { createClaudeChannel } from './claude.js';
-import { createCodexChannel } from './codex.js';
-import { createGeminiChannel } from './gemini.js';
+import { createClaudeChannel } from './claude/claude.js';
+import { createCodexChannel } from './codex/codex.js';
+import { createGeminiChannel } from './gemini/gemini.js';
 
 /** A channel that fails every turn with `error` (an ACP agent agents.json no longer names). */
 function unavailable(provider: ProviderId, error: AgentError): AgentChannel {

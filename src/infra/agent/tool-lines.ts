@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import { asRecord, asString } from './app-server.js';
+import { asRecord, asString } from './turn-parts.js';
 import type { TurnEvent } from './channel.js';
 
 // The agent's finished tool calls and commands as transcript entries: a

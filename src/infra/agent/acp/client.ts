@@ -1,10 +1,10 @@
 import * as acp from '@agentclientprotocol/sdk';
 import acpSchema from '@agentclientprotocol/sdk/schema/v1/schema.json' with { type: 'json' };
 import * as z from 'zod';
-import type { ProviderId } from '../../domain/providers.js';
-import type { AgentProcess } from './confine/process.js';
-import { readLines } from './confine/process.js';
-import { issueText, type WireWatch } from './wire-check.js';
+import type { ProviderId } from '../../../domain/providers.js';
+import type { AgentProcess } from '../confine/process.js';
+import { readLines } from '../confine/process.js';
+import { issueText, type WireWatch } from '../wire-check.js';
 
 // The client side of the Agent Client Protocol over an agent's stdio, with the
 // ACP project's own library (@agentclientprotocol/sdk): its connection, its

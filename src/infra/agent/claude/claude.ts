@@ -4,16 +4,16 @@ import {
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
-} from './channel.js';
-import { AgentError } from './agent-error.js';
-import { launchAgent } from './confine/launcher.js';
-import { readLines, stderrSummary } from './confine/process.js';
-import { permissionModeLabel } from '../../domain/permission-mode.js';
-import { deniedLine } from './approval.js';
-import { knownBlock, readClaudeLine, type ClaudeResult } from './claude-stream.js';
-import { quietWireWatch } from './wire-check.js';
-import { apiAgentError } from './api-error.js';
-import { claudeToolLine, withoutWorktree, worktreePath } from './tool-lines.js';
+} from '../channel.js';
+import { AgentError } from '../agent-error.js';
+import { launchAgent } from '../confine/launcher.js';
+import { readLines, stderrSummary } from '../confine/process.js';
+import { permissionModeLabel } from '../../../domain/permission-mode.js';
+import { deniedLine } from '../approval.js';
+import { knownBlock, readClaudeLine, type ClaudeResult } from './stream.js';
+import { quietWireWatch } from '../wire-check.js';
+import { apiAgentError } from '../api-error.js';
+import { claudeToolLine, withoutWorktree, worktreePath } from '../tool-lines.js';
 
 // Claude Code: one `claude -p` process per turn, stream-json on stdout, the
 // prompt on stdin, follow-ups resumed by the session id taken from the stream.
@@ -210,7 +210,7 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       /** Why the turn's result event did not match its schema, if it did not. */
       const unreadable: { result: string | null } = { result: null };
       readLines(proc.child, (line) => {
-        // Each event is checked against its schema (claude-stream.ts); unknown and invalid ones are logged and skipped.
+        // Each event is checked against its schema (stream.ts); unknown and invalid ones are logged and skipped.
         const read = readClaudeLine(line);
         if (!read) return;
         watch.record('claude', read.name, read.verdict, read.issue);

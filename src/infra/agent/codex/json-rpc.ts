@@ -1,5 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readLines } from './confine/process.js';
+import { readLines } from '../confine/process.js';
 
 export class RpcError extends Error {
   constructor(

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { issueText, type WireVerdict } from './wire-check.js';
+import { issueText, type WireVerdict } from '../wire-check.js';
 
 // Claude Code's stream-json output (`claude -p --output-format stream-json
 // --verbose`): one JSON object per line. One schema per event Grove reads;

@@ -1,4 +1,4 @@
-import { asNumber, asRecord, asString } from './app-server.js';
+import { asNumber, asRecord, asString } from '../turn-parts.js';
 
 /** Tokens billed for one turn. */
 export interface TurnTokens {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { readApiError } from './api-error.js';
+import { readApiError } from '../api-error.js';
 
 // Gemini CLI retries a failing model request up to ten times with a growing
 // pause (5 s to 30 s), and over ACP it says nothing meanwhile: stderr is

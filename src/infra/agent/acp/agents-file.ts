@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { NO_ACP_AGENTS, parseAcpAgents, type AcpAgentsConfig } from '../../domain/acp-agents.js';
+import { NO_ACP_AGENTS, parseAcpAgents, type AcpAgentsConfig } from '../../../domain/acp-agents.js';
 
 /**
  * The ACP agents named in `path` (GROVE_HOME/agents.json), read once when

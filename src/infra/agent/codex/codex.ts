@@ -1,34 +1,28 @@
-import { agentResponseJsonSchema } from '../../domain/protocol.js';
+import { agentResponseJsonSchema } from '../../../domain/protocol.js';
 import {
   type AgentChannel,
   type ChannelOptions,
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
-} from './channel.js';
-import { AgentError } from './agent-error.js';
+} from '../channel.js';
+import { AgentError } from '../agent-error.js';
 import { RpcError } from './json-rpc.js';
-import {
-  TurnAccumulator,
-  asRecord,
-  asString,
-  startRuntime,
-  turnResult,
-  type Runtime,
-} from './app-server.js';
-import { decideApproval, deniedLine, describeAsk, type ApprovalAsk } from './approval.js';
-import type { PermissionMode } from '../../domain/permission-mode.js';
-import { CodexTurnUsage } from './usage.js';
-import type * as CodexWireModule from './codex-wire.js';
-import type { CodexClientRequests } from './codex-protocol/methods.gen.js';
-import type { SandboxPolicy, ThreadItem } from './codex-protocol/v2.gen.js';
-import type { JsonValue } from './codex-protocol/v1.gen.js';
-import { quietWireWatch } from './wire-check.js';
-import { imageDataUrls } from './prompt-images.js';
+import { TurnAccumulator, asRecord, asString, turnResult } from '../turn-parts.js';
+import { startRuntime, type Runtime } from './app-server.js';
+import { decideApproval, deniedLine, describeAsk, type ApprovalAsk } from '../approval.js';
+import type { PermissionMode } from '../../../domain/permission-mode.js';
+import { CodexTurnUsage } from './turn-usage.js';
+import type * as CodexWireModule from './wire.js';
+import type { CodexClientRequests } from './protocol/methods.gen.js';
+import type { SandboxPolicy, ThreadItem } from './protocol/v2.gen.js';
+import type { JsonValue } from './protocol/v1.gen.js';
+import { quietWireWatch } from '../wire-check.js';
+import { imageDataUrls } from '../prompt-images.js';
 
 type CodexWire = typeof CodexWireModule;
-import { apiAgentError } from './api-error.js';
-import { codexToolLine, withoutWorktree, worktreePath } from './tool-lines.js';
+import { apiAgentError } from '../api-error.js';
+import { codexToolLine, withoutWorktree, worktreePath } from '../tool-lines.js';
 
 // Codex: one `codex app-server` per session, JSON-RPC over stdio (no
 // "jsonrpc" field): initialize → thread/start or thread/resume → turn/start
@@ -175,7 +169,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
   } | null = null;
 
   const wire = (rt: Runtime, checks: CodexWire): void => {
-    // Every message is checked against the pinned Codex's protocol (codex-protocol/); handlers get typed params.
+    // Every message is checked against the pinned Codex's protocol (protocol/); handlers get typed params.
     const peer = checks.checkedPeer(rt.peer, options.wire ?? quietWireWatch);
     // Paths of each file-change item: its approval request names only the item.
     const changes = new Map<string, string[]>();
@@ -315,7 +309,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       (line) => current?.onEvent({ type: 'notice', text: line }),
       request.mainCheckout,
     );
-    checks ??= await import('./codex-wire.js');
+    checks ??= await import('./wire.js');
     wire(rt, checks);
     await rt.peer.request('initialize', {
       clientInfo: { name: 'grove', title: 'Grove', version: '1' },

@@ -4,25 +4,25 @@ import {
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
-} from './channel.js';
-import { AgentError } from './agent-error.js';
-import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from './app-server.js';
-import { acpToolAsk, decideApproval, deniedLine, describeAsk } from './approval.js';
-import type { PermissionMode } from '../../domain/permission-mode.js';
+} from '../channel.js';
+import { AgentError } from '../agent-error.js';
+import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from '../turn-parts.js';
+import { acpToolAsk, decideApproval, deniedLine, describeAsk } from '../approval.js';
+import type { PermissionMode } from '../../../domain/permission-mode.js';
 import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionNotification,
 } from '@agentclientprotocol/sdk';
-import type { AcpClient, AcpClientHandlers } from './acp-client.js';
-import { launchAgent } from './confine/launcher.js';
-import { stderrSummary, type AgentProcess } from './confine/process.js';
-import { quietWireWatch } from './wire-check.js';
-import { apiAgentError } from './api-error.js';
-import { retryProgress, watchGeminiRetries, type GeminiRetry } from './gemini-retries.js';
-import { replayNotice, replayPrompt } from './transcript-replay.js';
-import { acpToolLine, withoutWorktree } from './tool-lines.js';
-import { acpImageBlocks } from './prompt-images.js';
+import type { AcpClient, AcpClientHandlers } from '../acp/client.js';
+import { launchAgent } from '../confine/launcher.js';
+import { stderrSummary, type AgentProcess } from '../confine/process.js';
+import { quietWireWatch } from '../wire-check.js';
+import { apiAgentError } from '../api-error.js';
+import { retryProgress, watchGeminiRetries, type GeminiRetry } from './retries.js';
+import { replayNotice, replayPrompt } from '../acp/transcript-replay.js';
+import { acpToolLine, withoutWorktree } from '../tool-lines.js';
+import { acpImageBlocks } from '../prompt-images.js';
 
 // Gemini CLI over the Agent Client Protocol (`gemini --acp`): one process per
 // session kept alive between turns. The provider conversation id is
@@ -181,7 +181,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
   });
 
   const start = async (args: string[], cwd: string, mainCheckout: string): Promise<AcpRuntime> => {
-    const { connectAcp } = await import('./acp-client.js');
+    const { connectAcp } = await import('../acp/client.js');
     const retries = watchGeminiRetries({ ...options.env, GEMINI_CLI_NO_RELAUNCH: 'true' }, onRetry);
     const proc = await launchAgent(
       options.launcher,

@@ -1,4 +1,4 @@
-import type { HistoryEntry } from './channel.js';
+import type { HistoryEntry } from '../channel.js';
 
 // A provider that lost a session's conversation (Gemini CLI cannot reload a
 // session in the minute it was created) gets it again from Grove's

@@ -3,24 +3,24 @@ import type {
   RequestPermissionResponse,
   SessionNotification,
 } from '@agentclientprotocol/sdk';
-import type { AcpAgentSpec } from '../../domain/acp-agents.js';
-import type { AcpAgentId } from '../../domain/providers.js';
-import type { AcpClient, AcpClientHandlers } from './acp-client.js';
-import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from './app-server.js';
-import { acpToolAsk, decideApproval, deniedLine, describeAsk } from './approval.js';
+import type { AcpAgentSpec } from '../../../domain/acp-agents.js';
+import type { AcpAgentId } from '../../../domain/providers.js';
+import type { AcpClient, AcpClientHandlers } from './client.js';
+import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from '../turn-parts.js';
+import { acpToolAsk, decideApproval, deniedLine, describeAsk } from '../approval.js';
 import {
   type AgentChannel,
   type ChannelOptions,
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
-} from './channel.js';
-import { AgentError } from './agent-error.js';
-import { launchAgent } from './confine/launcher.js';
-import { stderrSummary, type AgentProcess } from './confine/process.js';
-import { acpToolLine, withoutWorktree } from './tool-lines.js';
+} from '../channel.js';
+import { AgentError } from '../agent-error.js';
+import { launchAgent } from '../confine/launcher.js';
+import { stderrSummary, type AgentProcess } from '../confine/process.js';
+import { acpToolLine, withoutWorktree } from '../tool-lines.js';
 import { replayNotice, replayPrompt } from './transcript-replay.js';
-import { quietWireWatch } from './wire-check.js';
+import { quietWireWatch } from '../wire-check.js';
 
 // Any agent CLI that speaks the Agent Client Protocol on stdio, named by the
 // person in GROVE_HOME/agents.json (domain/acp-agents.ts): opencode, Goose,
@@ -139,7 +139,7 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
   });
 
   const start = async (request: TurnRequest, readOnly: boolean): Promise<AcpRuntime> => {
-    const { connectAcp } = await import('./acp-client.js');
+    const { connectAcp } = await import('./client.js');
     const proc = await launchAgent(
       options.launcher,
       {
