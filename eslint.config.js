@@ -9,6 +9,12 @@ const importsOf = (targets, message) =>
     message,
   }));
 
+// The headless CLI is part of the composition root: only src/start.ts and src/cli.ts import it.
+const [noCli] = importsOf(
+  ['cli'],
+  'Only src/start.ts and src/cli.ts import cli/ (the headless CLI).',
+);
+
 const layer = (from, forbidden, message, more = []) => ({
   files: [`src/${from}/**/*.{ts,tsx}`],
   rules: {
@@ -53,20 +59,21 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  layer('domain', ['infra', 'app', 'runtime', 'ui'], 'domain/ imports nothing outside domain/.'),
-  layer('infra', ['app', 'runtime', 'ui'], 'infra/ may import only domain/.'),
-  layer('app', ['runtime', 'ui'], 'app/ must not import runtime/ or ui/.'),
-  layer('ui', ['infra', 'runtime'], 'ui/ never imports infra/ or runtime/.'),
-  layer('runtime', ['infra'], 'runtime/ works through app/, not infra/.'),
-  layer(
-    'runtime/modes',
-    ['infra'],
-    'runtime/ works through app/, not infra/.',
-    importsOf(
+  layer('domain', ['infra', 'app', 'runtime', 'ui'], 'domain/ imports nothing outside domain/.', [
+    noCli,
+  ]),
+  layer('infra', ['app', 'runtime', 'ui'], 'infra/ may import only domain/.', [noCli]),
+  layer('app', ['runtime', 'ui'], 'app/ must not import runtime/ or ui/.', [noCli]),
+  layer('ui', ['infra', 'runtime'], 'ui/ never imports infra/ or runtime/.', [noCli]),
+  layer('runtime', ['infra'], 'runtime/ works through app/, not infra/.', [noCli]),
+  layer('runtime/modes', ['infra'], 'runtime/ works through app/, not infra/.', [
+    noCli,
+    ...importsOf(
       ['ui/pages', 'ui/components'],
       'Key handlers take geometry from plain ui/*-layout.ts modules, not from JSX views.',
     ),
-  ),
+  ]),
+  layer('cli', ['runtime', 'ui'], 'cli/ is the headless CLI: no runtime/ or ui/.'),
   {
     files: ['test/**', 'xtask/**', 'src/cli.ts', 'src/main.ts'],
     rules: { 'no-console': 'off' },

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
-import { COMMAND_NAMES, parseHeadless, type HeadlessCommand } from './commands/args.js';
-import { UsageError } from './commands/usage-error.js';
+import { COMMAND_NAMES, parseHeadless, type HeadlessCommand } from './cli/args.js';
+import { UsageError } from './cli/usage-error.js';
 
 export const USAGE = `Usage: grove [-C DIR] [--help] [--version]
        grove [-C DIR] <command> [options]   (grove help <command> for details)

@@ -16,11 +16,11 @@ import {
 } from './infra/interactive.js';
 import { createNotifier } from './infra/notify.js';
 import { createHandoff } from './runtime/handoff.js';
-import { usageErrorText, type HeadlessCommand } from './commands/args.js';
-import { runHeadless } from './commands/commands.js';
-import { CommandError, shutdownContexts, type HeadlessIo } from './commands/headless.js';
-import { exitWhenWritten, guardOutput } from './commands/exit.js';
-import { sanitizedOutput } from './commands/safe-output.js';
+import { usageErrorText, type HeadlessCommand } from './cli/args.js';
+import { runHeadless } from './cli/dispatch.js';
+import { CommandError, shutdownContexts, type HeadlessIo } from './cli/headless.js';
+import { exitWhenWritten, guardOutput } from './cli/exit.js';
+import { sanitizedOutput } from './cli/safe-output.js';
 import { sanitizeText } from './domain/sanitize.js';
 import { pinnedNodeNotice } from './node-version.js';
 import { App } from './app/app.js';
@@ -40,7 +40,7 @@ import { whenAnswerNeeded } from './ui/transcript-lines.js';
 import { loadKeyBindings } from './infra/key-bindings-file.js';
 import { setKeymap } from './domain/key-lookup.js';
 
-/** Says why on stderr and ends once it is written (commands/exit.ts). */
+/** Says why on stderr and ends once it is written (cli/exit.ts). */
 function fail(message: string, code: number): Promise<never> {
   guardOutput();
   process.stderr.write(`grove: ${message}\n`);

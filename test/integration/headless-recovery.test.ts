@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DRIVER_GONE_NOTICE } from '../../src/app/services/recovery.js';
-import { DRIVER_GONE_ERROR } from '../../src/commands/headless.js';
+import { DRIVER_GONE_ERROR } from '../../src/cli/headless.js';
 import { ownerOf } from '../../src/infra/owner.js';
 import { processesWithEnv } from '../helpers/processes.js';
 import { withStore } from '../helpers/seed.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GitStatusView } from '../../src/app/state.js';
-import { mergeOverlapLines } from '../../src/commands/parallel.js';
+import { mergeOverlapLines } from '../../src/cli/parallel.js';
 import { git } from '../helpers/grove-env.js';
 import { makeReviewWorld, waitFor, writeFiles, type ReviewWorld } from '../helpers/review-world.js';
 

@@ -14,7 +14,7 @@ import {
   headlessContext,
   shutdownContexts,
   type HeadlessContext,
-} from '../../src/commands/headless.js';
+} from '../../src/cli/headless.js';
 import { openInfra, type Infra } from '../../src/compose.js';
 import type { Session } from '../../src/domain/session.js';
 import { agentEnv } from '../helpers/agent-env.js';

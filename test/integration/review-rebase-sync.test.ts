@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Popup } from '../../src/app/state.js';
-import { parseHeadless } from '../../src/commands/args.js';
-import { runHeadless } from '../../src/commands/commands.js';
-import { EXIT, shutdownContexts } from '../../src/commands/headless.js';
+import { parseHeadless } from '../../src/cli/args.js';
+import { runHeadless } from '../../src/cli/dispatch.js';
+import { EXIT, shutdownContexts } from '../../src/cli/headless.js';
 import { git } from '../helpers/grove-env.js';
 import {
   makeReviewWorld,

@@ -10,7 +10,7 @@ import {
   shutdownContexts,
   waitForOperation,
   type HeadlessContext,
-} from '../../src/commands/headless.js';
+} from '../../src/cli/headless.js';
 import { openInfra, type Infra } from '../../src/compose.js';
 import type { Session } from '../../src/domain/session.js';
 import { agentEnv } from '../helpers/agent-env.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { shutdownContexts } from '../../src/commands/headless.js';
+import { shutdownContexts } from '../../src/cli/headless.js';
 import { makeReviewWorld, waitFor, type ReviewWorld } from '../helpers/review-world.js';
 
 // The focused review sends the session's whole diff to a model: its tokens

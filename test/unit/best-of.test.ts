@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHeadless } from '../../src/commands/args.js';
+import { parseHeadless } from '../../src/cli/args.js';
 import {
   checkText,
   judgePrompt,

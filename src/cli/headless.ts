@@ -38,6 +38,11 @@ export interface HeadlessIo {
   readonly cwd: string;
 }
 
+/** Progress lines go to standard error when asked (--progress) or when it is a terminal. */
+export function showProgress(io: HeadlessIo, flag: boolean): boolean {
+  return flag || io.stderrIsTTY;
+}
+
 /** A failure to report in words with an exit code (never a stack trace). */
 export class CommandError extends Error {
   constructor(

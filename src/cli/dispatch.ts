@@ -1,0 +1,67 @@
+// The headless CLI's command switch: each `grove COMMAND` to its own file.
+import { migrationsDir, type Infra } from '../compose.js';
+import { grovePaths } from '../infra/paths.js';
+import type { HeadlessCommand } from './args.js';
+import { COMMAND_HELP } from './args.js';
+import { EXIT, findSession, headlessContext, type HeadlessIo } from './headless.js';
+import { runDoctor } from './doctor.js';
+import { sessionDiff } from './session-diff.js';
+import { listThreads } from './threads.js';
+import { runGc } from './parallel.js';
+import { runCommand } from './run.js';
+import { replyCommand } from './reply.js';
+import { lsCommand } from './ls.js';
+import { showCommand } from './show.js';
+import { landCommand } from './land.js';
+import { cancelCommand } from './cancel.js';
+
+/** Runs one headless command; resolves with the exit code. */
+export async function runHeadless(
+  command: HeadlessCommand,
+  infra: Infra,
+  io: HeadlessIo,
+): Promise<number> {
+  switch (command.kind) {
+    case 'help':
+      io.stdout.write(`${COMMAND_HELP[command.command as keyof typeof COMMAND_HELP]}\n`);
+      return EXIT.ok;
+    case 'gc':
+      return runGc(infra, io, command);
+    case 'doctor':
+      // Needs no infra: it must work when the database does not open.
+      return runDoctor({
+        json: command.json,
+        env: io.env,
+        paths: grovePaths(io.env),
+        migrationsDir: migrationsDir(),
+        stdout: io.stdout,
+      });
+    case 'run':
+      return runCommand(infra, io, command);
+    case 'reply':
+      return replyCommand(infra, io, command);
+    case 'ls':
+      return lsCommand(infra, io, command);
+    case 'show':
+      return showCommand(infra, io, command);
+    case 'diff': {
+      const session = await findSession(infra, command.id);
+      io.stdout.write(await sessionDiff(infra, io, session));
+      return EXIT.ok;
+    }
+    case 'merge':
+    case 'rebase':
+    case 'publish':
+      return landCommand(infra, io, command);
+    case 'threads': {
+      const session = await findSession(infra, command.id);
+      const project = await infra.store.projects.get(session.projectId);
+      const ctx = await headlessContext(infra, io, project?.path ?? command.dir, false);
+      return listThreads(ctx, session, command.json, command.resolve);
+    }
+    case 'cancel':
+      return cancelCommand(infra, io, command);
+    default:
+      return EXIT.usage;
+  }
+}

@@ -1,0 +1,101 @@
+// grove run: a new session on its own branch and worktree, one turn, its answer printed.
+import { eventPrinter } from './event-printer.js';
+import type { Infra } from '../compose.js';
+import { storageFailure } from '../infra/db/errors.js';
+import { shortId } from '../domain/session.js';
+import { INSTALLED_AGENTS_KEY } from '../domain/settings.js';
+import { acpAgentValues } from './acp-agent-choice.js';
+import {
+  CommandError,
+  EXIT,
+  choiceFor,
+  exitCodeFor,
+  headlessContext,
+  printResult,
+  readPrompt,
+  reportOutcome,
+  submitTurn,
+  waitForOperation,
+  showProgress,
+  type HeadlessIo,
+} from './headless.js';
+import { runBestOf } from './best-of.js';
+import type { HeadlessCommand } from './args.js';
+
+/** A failure before the turn started: no session is left behind, and the prompt is given back. */
+function notStarted(message: string, prompt: string): string {
+  return `${message}\nNo session was started. Your prompt was:\n${prompt}`;
+}
+
+export async function runCommand(
+  infra: Infra,
+  io: HeadlessIo,
+  command: Extract<HeadlessCommand, { kind: 'run' }>,
+): Promise<number> {
+  const prompt = await readPrompt(io, command.prompt);
+  if (command.n !== null)
+    return runBestOf(infra, io, command, prompt, showProgress(io, command.progress));
+  const ctx = await headlessContext(infra, io, command.dir, showProgress(io, command.progress));
+  // An agent not set in the settings follows the installed ones.
+  const choice = choiceFor(
+    {
+      ...ctx.app.state.settings,
+      [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(','),
+      ...acpAgentValues(infra.agents.acpAgents(), command.agent),
+    },
+    command.agent,
+    command.model,
+    command.reasoning,
+  );
+  const detected = await infra.agents.detect();
+  if (!detected.find((a) => a.id === choice.agent)?.path) {
+    throw new CommandError(
+      notStarted(
+        `${choice.agent} is not installed (not found on PATH). Install it, or pick another agent with --agent.`,
+        prompt,
+      ),
+      EXIT.failed,
+    );
+  }
+  const startedAt = infra.clock.now();
+  const session = await ctx.controller.sessions
+    .create(ctx.project.id, choice, ctx.app.state.settings, command.mode ?? 'auto_edit')
+    .catch((error: unknown) => {
+      throw new CommandError(
+        notStarted(
+          storageFailure(error) ?? (error instanceof Error ? error.message : String(error)),
+          prompt,
+        ),
+        EXIT.failed,
+      );
+    });
+  ctx.progress(`Session ${shortId(session.id)} on ${session.branch} (${session.worktreePath})`);
+  ctx.app.subscribe(eventPrinter(ctx, session.id, command.output));
+  if (command.output === 'stream-json')
+    io.stdout.write(
+      `${JSON.stringify({ type: 'session', sessionId: session.id, branch: session.branch, worktree: session.worktreePath })}\n`,
+    );
+  try {
+    await ctx.controller.sessions.whenReady(session.id);
+  } catch (error) {
+    // Nothing was asked of an agent: the session, its branch and worktree go again.
+    await ctx.controller.sessions
+      .discardUnstarted(session.id)
+      .catch((e: unknown) =>
+        infra.logger.log('warn', 'discarding the unstarted session failed', e),
+      );
+    throw new CommandError(
+      notStarted(
+        `could not create the worktree: ${error instanceof Error ? error.message : String(error)}`,
+        prompt,
+      ),
+      EXIT.failed,
+    );
+  }
+  const operationId = await submitTurn(ctx, session.id, prompt);
+  const outcome = await waitForOperation(ctx, session.id, operationId, command.timeoutMs);
+  const final = (await infra.store.sessions.get(session.id)) ?? session;
+  await printResult(ctx, final, 0, prompt, command.output, startedAt);
+  await reportOutcome(ctx, outcome, final, 0);
+  return exitCodeFor(outcome, final);
+}
