@@ -1,7 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
 const importsOf = (targets, message) =>
   targets.map((target) => ({
@@ -74,6 +74,38 @@ export default tseslint.config(
     ),
   ]),
   layer('cli', ['runtime', 'ui'], 'cli/ is the headless CLI: no runtime/ or ui/.'),
+  // infra/agent/: a provider's folder imports no other provider's (Gemini CLI speaks ACP, so
+  // gemini/ may use acp/); confine/ serves every agent and imports none of them. import-x
+  // finds `./x.ts` behind `./x.js` only with these settings (no-cycle then follows these
+  // files' imports too; it skips type-only ones: test/unit/agent-imports.test.ts has those).
+  {
+    files: ['src/infra/agent/**/*.ts'],
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createNodeResolver({ extensionAlias: { '.js': ['.ts', '.tsx', '.js'] } }),
+      ],
+    },
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            ['confine', ['claude', 'codex', 'gemini', 'acp']],
+            ['claude', ['codex', 'gemini', 'acp']],
+            ['codex', ['claude', 'gemini', 'acp']],
+            ['gemini', ['claude', 'codex']],
+            ['acp', ['claude', 'codex', 'gemini']],
+          ].map(([room, others]) => ({
+            target: `./src/infra/agent/${room}`,
+            from: others.map((other) => `./src/infra/agent/${other}`),
+            message: 'Shared agent code lives in infra/agent/, not in another provider folder.',
+          })),
+        },
+      ],
+    },
+  },
   {
     files: ['test/**', 'xtask/**', 'src/cli.ts', 'src/main.ts'],
     rules: { 'no-console': 'off' },
