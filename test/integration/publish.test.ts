@@ -10,11 +10,7 @@ import {
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  headlessContext,
-  shutdownContexts,
-  type HeadlessContext,
-} from '../../src/cli/headless.js';
+import { headlessContext, shutdownContexts, type HeadlessContext } from '../../src/cli/headless.js';
 import { openInfra, type Infra } from '../../src/compose.js';
 import type { Session } from '../../src/domain/session.js';
 import { agentEnv } from '../helpers/agent-env.js';
