@@ -249,7 +249,7 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
     handoff,
     notifier,
   });
-  app.setCommands(controller);
+  app.setIntents(controller);
   stopWork = async () => {
     await controller.shutdown();
     await db.close();

@@ -16,7 +16,7 @@ export class App {
   private current: AppState;
   private readonly queue: AppEvent[] = [];
   private wake: () => void = () => {};
-  private commandSet: AppIntents | null = null;
+  private intentSet: AppIntents | null = null;
   private readonly listeners: ((event: AppEvent) => void)[] = [];
 
   constructor(
@@ -30,13 +30,13 @@ export class App {
     return this.current;
   }
 
-  get commands(): AppIntents {
-    if (!this.commandSet) throw new Error('App commands are not set');
-    return this.commandSet;
+  get intents(): AppIntents {
+    if (!this.intentSet) throw new Error('App intents are not set');
+    return this.intentSet;
   }
 
-  setCommands(commands: AppIntents): void {
-    this.commandSet = commands;
+  setIntents(intents: AppIntents): void {
+    this.intentSet = intents;
   }
 
   onWake(listener: () => void): void {

@@ -136,7 +136,7 @@ export async function headlessContext(
     runtime: infra.runtime,
     focusedReviews: false,
   });
-  app.setCommands(controller);
+  app.setIntents(controller);
   const progress = (text: string): void => {
     if (showProgress) io.stderr.write(`${text}\n`);
   };

@@ -94,7 +94,7 @@ export async function runLoop(options: LoopOptions): Promise<void> {
       return app.state;
     },
     apply: (event) => app.apply(event),
-    commands: app.commands,
+    intents: app.intents,
   };
 
   const armTick = (on: boolean): void => {

@@ -78,6 +78,6 @@ export async function startGroveApp(infra: Infra, repo: string): Promise<GroveAp
     runtime,
     focusedReviews: false,
   });
-  app.setCommands(controller);
+  app.setIntents(controller);
   return { project, app, controller, interrupted, events, checkoutNotices };
 }

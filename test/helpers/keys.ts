@@ -10,12 +10,12 @@ import { KeyDecoder } from '../../src/runtime/key-decoder.js';
 import type { KeyContext } from '../../src/runtime/modes/context.js';
 
 // Key handlers turn keys into intents: reducer events they apply and app
-// commands they call. Here the app's command surface is a recording fake (the
+// intents they call. Here the app's intent surface is a recording fake (the
 // thing under test is the key → intent mapping, not the app) and the events
 // go through the real reducer, so a sequence of keys sees its own changes.
 
-/** One call a handler made on the app's command surface. */
-export interface CommandCall {
+/** One call a handler made on the app's intent surface (`AppIntents`). */
+export interface IntentCall {
   readonly method: keyof AppIntents;
   readonly args: readonly unknown[];
 }
@@ -25,12 +25,12 @@ export interface KeyRun {
   readonly state: AppState;
   /** Reducer events the handlers applied, in order. */
   readonly events: readonly AppEvent[];
-  /** Command calls the handlers made, in order. */
-  readonly calls: readonly CommandCall[];
+  /** Intent calls the handlers made, in order. */
+  readonly calls: readonly IntentCall[];
 }
 
 /** An AppIntents whose every method records its call (methods added later included). */
-export function recordingCommands(calls: CommandCall[]): AppIntents {
+export function recordingIntents(calls: IntentCall[]): AppIntents {
   return new Proxy({} as AppIntents, {
     get(_target, method) {
       if (typeof method !== 'string') return undefined;
@@ -43,7 +43,7 @@ export function recordingCommands(calls: CommandCall[]): AppIntents {
 
 function runEvents(state: AppState, events: readonly TerminalEvent[]): KeyRun {
   const applied: AppEvent[] = [];
-  const calls: CommandCall[] = [];
+  const calls: IntentCall[] = [];
   let current = state;
   const ctx: KeyContext = {
     get state() {
@@ -53,7 +53,7 @@ function runEvents(state: AppState, events: readonly TerminalEvent[]): KeyRun {
       applied.push(event);
       current = reduce(current, event);
     },
-    commands: recordingCommands(calls),
+    intents: recordingIntents(calls),
   };
   for (const event of events) dispatchTerminalEvent(ctx, event);
   return { state: current, events: applied, calls };

@@ -152,7 +152,7 @@ export async function makeReviewWorld(options: { github?: boolean } = {}): Promi
     runtime: infra.runtime,
     focusedReviews: false,
   });
-  app.setCommands(controller);
+  app.setIntents(controller);
   const store = infra.store;
 
   const get = async (sessionId: string): Promise<Session> => {

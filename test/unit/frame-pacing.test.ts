@@ -26,7 +26,7 @@ let running: World | null = null;
 function start(): World {
   const app = new App(bareState(), { log: () => {} });
   // The keys used here (?) only change the snapshot; no command is called.
-  app.setCommands({} as AppIntents);
+  app.setIntents({} as AppIntents);
   const frames: AppState[] = [];
   let onData: (chunk: string) => void = () => {};
   const terminal: Terminal = {

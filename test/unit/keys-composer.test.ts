@@ -3,7 +3,7 @@ import type { AppState } from '../../src/app/state.js';
 import { bufferFrom, emptyBuffer, type TextBuffer } from '../../src/domain/composer.js';
 import type { ComposerAssist } from '../../src/domain/composer-assist.js';
 import { fileIndex } from '../../src/domain/file-match.js';
-import { pressKeys, type CommandCall } from '../helpers/keys.js';
+import { pressKeys, type IntentCall } from '../helpers/keys.js';
 import { appState } from '../helpers/render.js';
 import { makeSession } from '../helpers/session-factory.js';
 import { dispatchTerminalEvent } from '../../src/runtime/dispatch.js';
@@ -12,7 +12,7 @@ import type { KeyContext } from '../../src/runtime/modes/context.js';
 
 // The composer's pickers, slash commands, prompt history and pasted images, key by key.
 
-const call = (method: CommandCall['method'], ...args: unknown[]): CommandCall => ({ method, args });
+const call = (method: IntentCall['method'], ...args: unknown[]): IntentCall => ({ method, args });
 
 const WORKTREE = '/wt/x';
 const FILES = fileIndex([
@@ -190,8 +190,8 @@ describe('the prompt history', () => {
 });
 
 describe('images', () => {
-  function paste(state: AppState, text: string): { calls: CommandCall[]; state: AppState } {
-    const calls: CommandCall[] = [];
+  function paste(state: AppState, text: string): { calls: IntentCall[]; state: AppState } {
+    const calls: IntentCall[] = [];
     let current = state;
     const ctx: KeyContext = {
       get state() {
@@ -200,11 +200,11 @@ describe('images', () => {
       apply: (event) => {
         current = reduce(current, event);
       },
-      commands: new Proxy({} as KeyContext['commands'], {
+      intents: new Proxy({} as KeyContext['intents'], {
         get:
           (_t, method) =>
           (...args: unknown[]) =>
-            calls.push({ method: method as CommandCall['method'], args }),
+            calls.push({ method: method as IntentCall['method'], args }),
       }),
     };
     dispatchTerminalEvent(ctx, { type: 'paste', text });

@@ -7,7 +7,7 @@ import {
   bindingRows,
   pressKeys,
   unboundKeys,
-  type CommandCall,
+  type IntentCall,
 } from '../helpers/keys.js';
 import { appState } from '../helpers/render.js';
 import { makeSession } from '../helpers/session-factory.js';
@@ -16,10 +16,10 @@ import { makeSession } from '../helpers/session-factory.js';
 
 interface Intent {
   readonly events: readonly unknown[];
-  readonly calls: readonly CommandCall[];
+  readonly calls: readonly IntentCall[];
 }
 
-const call = (method: CommandCall['method'], ...args: unknown[]): CommandCall => ({ method, args });
+const call = (method: IntentCall['method'], ...args: unknown[]): IntentCall => ({ method, args });
 const none: Intent = { events: [], calls: [] };
 
 // Shown newest first: a, b, c. The middle one is selected.

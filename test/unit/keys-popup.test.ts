@@ -7,7 +7,7 @@ import {
   pressKeys,
   typeInput,
   unboundKeys,
-  type CommandCall,
+  type IntentCall,
 } from '../helpers/keys.js';
 import { appState } from '../helpers/render.js';
 import { makeSession } from '../helpers/session-factory.js';
@@ -15,7 +15,7 @@ import { makeSession } from '../helpers/session-factory.js';
 // Popups take every key while they are open: help, confirmations, notices
 // and one-line inputs.
 
-const call = (method: CommandCall['method'], ...args: unknown[]): CommandCall => ({ method, args });
+const call = (method: IntentCall['method'], ...args: unknown[]): IntentCall => ({ method, args });
 
 function withPopup(popup: Popup): AppState {
   return appState({
@@ -76,10 +76,7 @@ describe('the help popup', () => {
 
 /** What the confirmation's yes runs, for each intent (typed so a new intent must be added here). */
 const INTENT_CALLS: {
-  readonly [K in ConfirmIntent['kind']]: readonly [
-    Extract<ConfirmIntent, { kind: K }>,
-    CommandCall,
-  ];
+  readonly [K in ConfirmIntent['kind']]: readonly [Extract<ConfirmIntent, { kind: K }>, IntentCall];
 } = {
   quit: [{ kind: 'quit' }, call('quit')],
   cancelSession: [{ kind: 'cancelSession', sessionId: 'x' }, call('confirmCancel', 'x')],

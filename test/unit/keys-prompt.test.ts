@@ -11,13 +11,13 @@ import {
 import { parseKeyId } from '../../src/domain/keys.js';
 import type { Session } from '../../src/domain/session.js';
 import type { SessionStatus } from '../../src/domain/session-status.js';
-import { bindingRows, pressKeys, typeInput, type CommandCall } from '../helpers/keys.js';
+import { bindingRows, pressKeys, typeInput, type IntentCall } from '../helpers/keys.js';
 import { appState } from '../helpers/render.js';
 import { makeSession } from '../helpers/session-factory.js';
 
 // The prompt composer and the question panel: typing, editing and sending.
 
-const call = (method: CommandCall['method'], ...args: unknown[]): CommandCall => ({ method, args });
+const call = (method: IntentCall['method'], ...args: unknown[]): IntentCall => ({ method, args });
 
 /** "fix the\nbug now" with the cursor after "bug no" (offset 14), typed so undo has history. */
 const typed: TextBuffer = [...'fix the', '\n', 'bug now'].reduce(

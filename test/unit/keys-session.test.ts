@@ -6,7 +6,7 @@ import { actionFor } from '../../src/domain/key-lookup.js';
 import type { Session } from '../../src/domain/session.js';
 import type { SessionStatus } from '../../src/domain/session-status.js';
 import type { TranscriptEntry } from '../../src/domain/transcript.js';
-import { SPARE_KEYS, pressKeys, unboundKeys, type CommandCall } from '../helpers/keys.js';
+import { SPARE_KEYS, pressKeys, unboundKeys, type IntentCall } from '../helpers/keys.js';
 import { appState } from '../helpers/render.js';
 import { makeSession } from '../helpers/session-factory.js';
 
@@ -15,10 +15,10 @@ import { makeSession } from '../helpers/session-factory.js';
 
 interface Intent {
   readonly events: readonly unknown[];
-  readonly calls: readonly CommandCall[];
+  readonly calls: readonly IntentCall[];
 }
 
-const call = (method: CommandCall['method'], ...args: unknown[]): CommandCall => ({ method, args });
+const call = (method: IntentCall['method'], ...args: unknown[]): IntentCall => ({ method, args });
 
 const STATUSES: readonly SessionStatus[] = [
   'Draft',

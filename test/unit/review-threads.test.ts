@@ -9,7 +9,7 @@ import {
   type ReviewThread,
 } from '../../src/domain/review-thread.js';
 import { toGraphqlForgeError } from '../../src/infra/forge/errors.js';
-import { pressKeys, type CommandCall } from '../helpers/keys.js';
+import { pressKeys, type IntentCall } from '../helpers/keys.js';
 import { appState, renderFrame } from '../helpers/render.js';
 import { makeSession } from '../helpers/session-factory.js';
 
@@ -41,7 +41,7 @@ const thread = (id: string, fields: Partial<ReviewThread> = {}): ReviewThread =>
   ...fields,
 });
 
-const call = (method: CommandCall['method'], ...args: unknown[]): CommandCall => ({ method, args });
+const call = (method: IntentCall['method'], ...args: unknown[]): IntentCall => ({ method, args });
 
 describe('review thread text', () => {
   it.each([

@@ -62,7 +62,7 @@ function edited(
   });
   // The file list is listed on the first `@` (and refreshed when it is old); the app drops repeated asks.
   if (completion?.kind === 'file' && (assist.completion?.kind !== 'file' || !files))
-    ctx.commands.loadFiles(session.id);
+    ctx.intents.loadFiles(session.id);
   update(ctx, mode, buffer, { ...assist, completion, history: null, error: null });
 }
 
@@ -93,31 +93,31 @@ function runSlash(
   });
   switch (action.name) {
     case 'model':
-      ctx.commands.changeSessionChoice(session.id, { model: action.model });
+      ctx.intents.changeSessionChoice(session.id, { model: action.model });
       return;
     case 'agent':
-      ctx.commands.changeSessionChoice(session.id, { agent: action.agent });
+      ctx.intents.changeSessionChoice(session.id, { agent: action.agent });
       return;
     case 'reasoning':
-      ctx.commands.changeSessionChoice(session.id, { reasoning: action.reasoning });
+      ctx.intents.changeSessionChoice(session.id, { reasoning: action.reasoning });
       return;
     case 'mode':
-      ctx.commands.setPermissionMode(session.id, action.mode);
+      ctx.intents.setPermissionMode(session.id, action.mode);
       return;
     case 'review':
-      ctx.commands.regenerateReview(session.id);
+      ctx.intents.regenerateReview(session.id);
       return;
     case 'diff':
-      ctx.commands.openDiff(session.id);
+      ctx.intents.openDiff(session.id);
       return;
     case 'merge':
-      ctx.commands.requestMerge(session.id);
+      ctx.intents.requestMerge(session.id);
       return;
     case 'publish':
-      ctx.commands.requestPublish(session.id);
+      ctx.intents.requestPublish(session.id);
       return;
     case 'clear':
-      ctx.commands.clearContext(session.id);
+      ctx.intents.clearContext(session.id);
       return;
     default:
       assertNever(action);
@@ -148,10 +148,10 @@ function send(
     case 'prompt':
       ctx.apply({ type: 'mode', mode: { ...closed(mode), scrollBack: 0 } });
       if ((mode.bestOf ?? 1) > 1 && session.prompt === null)
-        ctx.commands.sendBestOf(session.id, text, mode.bestOf ?? 1);
+        ctx.intents.sendBestOf(session.id, text, mode.bestOf ?? 1);
       else if (assist.images.length > 0)
-        ctx.commands.sendPrompt(session.id, text || 'See the attached image.', assist.images);
-      else ctx.commands.sendPrompt(session.id, text);
+        ctx.intents.sendPrompt(session.id, text || 'See the attached image.', assist.images);
+      else ctx.intents.sendPrompt(session.id, text);
       return;
     default:
       assertNever(parsed);
@@ -178,7 +178,7 @@ function saveDraftSession(
   }
   ctx.apply({ type: 'mode', mode: { kind: 'list' } });
   ctx.apply({ type: 'selectSession', sessionId: session.id });
-  ctx.commands.saveDraftSession(session.id, text);
+  ctx.intents.saveDraftSession(session.id, text);
 }
 
 /** Esc: an empty composer closes (an unstarted session with it); text is kept as the draft, after asking. */
@@ -206,9 +206,9 @@ function cancel(
   }
   ctx.apply({ type: 'mode', mode: closed(mode) });
   if (!session) return;
-  if (session.id in ctx.state.drafts) ctx.commands.saveDraft(session.id, '');
+  if (session.id in ctx.state.drafts) ctx.intents.saveDraft(session.id, '');
   if (session.prompt === null && session.status === 'Draft')
-    ctx.commands.discardUnstarted(session.id);
+    ctx.intents.discardUnstarted(session.id);
 }
 
 /** Up/Down outside a picker: the project's prompt history when the prompt is empty or shows an entry. */
@@ -347,7 +347,7 @@ export function handleComposerKey(
       return;
     case 'mode':
       if (session)
-        ctx.commands.setPermissionMode(session.id, nextPermissionMode(session.permissionMode));
+        ctx.intents.setPermissionMode(session.id, nextPermissionMode(session.permissionMode));
       return;
     case 'search':
       update(ctx, mode, buffer, {
@@ -357,7 +357,7 @@ export function handleComposerKey(
       });
       return;
     case 'pasteImage':
-      if (session) ctx.commands.pasteClipboardImage(session.id);
+      if (session) ctx.intents.pasteClipboardImage(session.id);
       return;
     case 'saveDraft':
       saveDraftSession(ctx, mode, session, buffer, assist);
@@ -405,7 +405,7 @@ export function handleComposerPaste(
 ): void {
   const image = pastedImagePath(text);
   if (image) {
-    ctx.commands.attachImage(mode.sessionId, image);
+    ctx.intents.attachImage(mode.sessionId, image);
     return;
   }
   const session = sessionById(ctx.state, mode.sessionId);

@@ -233,10 +233,10 @@ function handleEditorKey(
       set(ctx, { ...mode, editor: null });
       const body = editor.buffer.text.trim();
       if (body === '') {
-        if (editor.commentId) ctx.commands.deleteDiffComment(mode.sessionId, editor.commentId);
+        if (editor.commentId) ctx.intents.deleteDiffComment(mode.sessionId, editor.commentId);
         return;
       }
-      ctx.commands.saveDiffComment(mode.sessionId, {
+      ctx.intents.saveDiffComment(mode.sessionId, {
         id: editor.commentId,
         path: editor.path,
         side: editor.anchor.side,
@@ -336,14 +336,14 @@ export function handleDiffKey(ctx: KeyContext, mode: DiffMode, key: Key, id: str
   const loading = ctx.state.diff?.sessionId === mode.sessionId && ctx.state.diff.loading;
   switch (action) {
     case 'back':
-      if (loading) ctx.commands.cancelDiff(mode.sessionId);
+      if (loading) ctx.intents.cancelDiff(mode.sessionId);
       leave(ctx, mode);
       return;
     case 'escape':
       if (mode.anchor !== null) set(ctx, { ...mode, anchor: null });
       else if (mode.search) set(ctx, { ...mode, search: null });
       else {
-        if (loading) ctx.commands.cancelDiff(mode.sessionId);
+        if (loading) ctx.intents.cancelDiff(mode.sessionId);
         leave(ctx, mode);
       }
       return;
@@ -489,7 +489,7 @@ export function handleDiffKey(ctx: KeyContext, mode: DiffMode, key: Key, id: str
             ? commentsOnRow(comments, file.path, rows[mode.cursor])[0]
             : undefined;
       if (!target) return;
-      ctx.commands.deleteDiffComment(mode.sessionId, target.id);
+      ctx.intents.deleteDiffComment(mode.sessionId, target.id);
       if (mode.focus === 'comments')
         set(ctx, {
           ...mode,
@@ -499,7 +499,7 @@ export function handleDiffKey(ctx: KeyContext, mode: DiffMode, key: Key, id: str
       return;
     }
     case 'submit':
-      ctx.commands.submitDiffComments(mode.sessionId);
+      ctx.intents.submitDiffComments(mode.sessionId);
       return;
     default:
       assertNever(action);

@@ -17,7 +17,7 @@ function switchTab(ctx: KeyContext, step: 1 | -1): void {
   const index = TABS.indexOf(ctx.state.tab);
   const tab = TABS[(index + step + TABS.length) % TABS.length] ?? 'sessions';
   ctx.apply({ type: 'tab', tab });
-  ctx.commands.rememberTab(tab);
+  ctx.intents.rememberTab(tab);
 }
 
 /** Keys shared by the three list tabs; returns true when handled. */
@@ -27,7 +27,7 @@ function common(ctx: KeyContext, action: string): boolean {
       switchTab(ctx, 1);
       return true;
     case 'syncMain':
-      ctx.commands.syncMain();
+      ctx.intents.syncMain();
       return true;
     case 'help':
       ctx.apply({ type: 'popup', popup: { kind: 'help' } });
@@ -77,19 +77,19 @@ export function handleSessionsKey(ctx: KeyContext, id: string): void {
       moveSession(ctx, (_i, n) => n - 1);
       return;
     case 'open':
-      if (selected) ctx.commands.openSession(selected);
+      if (selected) ctx.intents.openSession(selected);
       return;
     case 'new':
-      ctx.commands.createSession();
+      ctx.intents.createSession();
       return;
     case 'cancel':
-      if (selected) ctx.commands.requestCancel(selected);
+      if (selected) ctx.intents.requestCancel(selected);
       return;
     case 'startDraft':
-      if (selected) ctx.commands.startDraft(selected);
+      if (selected) ctx.intents.startDraft(selected);
       return;
     case 'startDrafts':
-      ctx.commands.startDrafts(ctx.state.marked.length > 0 ? ctx.state.marked : null);
+      ctx.intents.startDrafts(ctx.state.marked.length > 0 ? ctx.state.marked : null);
       return;
     case 'mark': {
       const session = ctx.state.sessions.find((s) => s.id === selected);
@@ -99,7 +99,7 @@ export function handleSessionsKey(ctx: KeyContext, id: string): void {
     }
     case 'shell':
     case 'editor':
-      if (selected) ctx.commands.openWorktree(selected, action);
+      if (selected) ctx.intents.openWorktree(selected, action);
       return;
     case 'search':
       openSessionSearch(ctx);
@@ -135,7 +135,7 @@ export function handleProjectsKey(ctx: KeyContext, id: string): void {
     }
     case 'open':
       if (ctx.state.selectedProjectId !== null)
-        ctx.commands.activateProject(ctx.state.selectedProjectId);
+        ctx.intents.activateProject(ctx.state.selectedProjectId);
       return;
     case 'nextTab':
     case 'syncMain':
@@ -176,7 +176,7 @@ export function handleSettingsKey(ctx: KeyContext, id: string): void {
         });
         return;
       }
-      ctx.commands.setSetting(
+      ctx.intents.setSetting(
         row.key,
         cycleSetting(row, ctx.state.settings, action === 'next' ? 1 : -1),
       );

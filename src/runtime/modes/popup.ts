@@ -10,20 +10,20 @@ import { helpLinesFor, helpWindow } from '../../ui/popup-layout.js';
 function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {
   switch (intent.kind) {
     case 'quit':
-      ctx.commands.quit();
+      ctx.intents.quit();
       return;
     case 'cancelSession':
-      ctx.commands.confirmCancel(intent.sessionId);
+      ctx.intents.confirmCancel(intent.sessionId);
       return;
     case 'merge':
-      if (intent.acknowledge) ctx.commands.confirmMerge(intent.sessionId, true);
-      else ctx.commands.confirmMerge(intent.sessionId);
+      if (intent.acknowledge) ctx.intents.confirmMerge(intent.sessionId, true);
+      else ctx.intents.confirmMerge(intent.sessionId);
       return;
     case 'regenerateReview':
-      ctx.commands.forceReview(intent.sessionId);
+      ctx.intents.forceReview(intent.sessionId);
       return;
     case 'syncMain':
-      ctx.commands.confirmSync(intent.branch, intent.head);
+      ctx.intents.confirmSync(intent.branch, intent.head);
       return;
     case 'closeComposer': {
       // The composer closes; its text stays as the session's draft.
@@ -32,18 +32,18 @@ function runIntent(ctx: KeyContext, intent: ConfirmIntent): void {
         const { assist: _assist, ...rest } = mode;
         ctx.apply({ type: 'mode', mode: { ...rest, composer: null } });
       }
-      ctx.commands.saveDraft(intent.sessionId, intent.text);
+      ctx.intents.saveDraft(intent.sessionId, intent.text);
       return;
     }
     case 'chooseWinner':
-      if (intent.how === 'merge') ctx.commands.chooseWinner(intent.sessionId);
-      else ctx.commands.publishWinner(intent.sessionId);
+      if (intent.how === 'merge') ctx.intents.chooseWinner(intent.sessionId);
+      else ctx.intents.publishWinner(intent.sessionId);
       return;
     case 'resolveThreads':
-      ctx.commands.resolveReviewThreads(intent.sessionId, intent.threadIds);
+      ctx.intents.resolveReviewThreads(intent.sessionId, intent.threadIds);
       return;
     case 'raiseBudget':
-      ctx.commands.raiseBudget(intent.sessionId, intent.scope, intent.measure, intent.limit);
+      ctx.intents.raiseBudget(intent.sessionId, intent.scope, intent.measure, intent.limit);
       return;
     default:
       assertNever(intent);
@@ -91,10 +91,10 @@ export function handlePopupKey(ctx: KeyContext, popup: Popup, key: Key, id: stri
         const purpose = popup.purpose;
         switch (purpose.kind) {
           case 'setting':
-            ctx.commands.setSetting(purpose.key, value);
+            ctx.intents.setSetting(purpose.key, value);
             return;
           case 'publishBranch':
-            ctx.commands.publish(purpose.sessionId, value);
+            ctx.intents.publish(purpose.sessionId, value);
             return;
           default:
             assertNever(purpose);

@@ -51,37 +51,37 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
         composer: bufferFrom(ctx.state.drafts[session.id] ?? ''),
         scrollBack: 0,
       });
-      ctx.commands.loadFiles(session.id);
+      ctx.intents.loadFiles(session.id);
       return;
     case 'diff':
-      ctx.commands.openDiff(session.id);
+      ctx.intents.openDiff(session.id);
       return;
     case 'merge':
-      ctx.commands.requestMerge(session.id);
+      ctx.intents.requestMerge(session.id);
       return;
     case 'rebase':
-      ctx.commands.rebase(session.id);
+      ctx.intents.rebase(session.id);
       return;
     case 'publish':
-      ctx.commands.requestPublish(session.id);
+      ctx.intents.requestPublish(session.id);
       return;
     case 'review':
-      ctx.commands.regenerateReview(session.id);
+      ctx.intents.regenerateReview(session.id);
       return;
     case 'cancel':
-      ctx.commands.requestCancel(session.id);
+      ctx.intents.requestCancel(session.id);
       return;
     case 'reviewComments':
-      ctx.commands.reviewToComments(session.id);
+      ctx.intents.reviewToComments(session.id);
       return;
     case 'stop':
-      ctx.commands.stop(session.id);
+      ctx.intents.stop(session.id);
       return;
     case 'copy':
-      ctx.commands.copyHandle(session.id);
+      ctx.intents.copyHandle(session.id);
       return;
     case 'fork':
-      ctx.commands.fork(session.id);
+      ctx.intents.fork(session.id);
       return;
     case 'chooseWinner':
     case 'publishWinner': {
@@ -89,16 +89,16 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
       const how = action === 'chooseWinner' ? 'merge' : 'publish';
       const popup = winnerPopup(ctx.state, session.id, how);
       if (popup) ctx.apply({ type: 'popup', popup });
-      else if (how === 'merge') ctx.commands.chooseWinner(session.id);
-      else ctx.commands.publishWinner(session.id);
+      else if (how === 'merge') ctx.intents.chooseWinner(session.id);
+      else ctx.intents.publishWinner(session.id);
       return;
     }
     case 'continue':
-      ctx.commands.continueSession(session.id);
+      ctx.intents.continueSession(session.id);
       return;
     case 'shell':
     case 'editor':
-      ctx.commands.openWorktree(session.id, action);
+      ctx.intents.openWorktree(session.id, action);
       return;
     case 'threads':
       if (!session.reviewRequest) {
@@ -112,10 +112,10 @@ export function handleSessionKey(ctx: KeyContext, mode: SessionMode, id: string)
         return;
       }
       setMode(ctx, { ...mode, threads: { cursor: 0, selected: [] } });
-      ctx.commands.refreshReviewThreads(session.id);
+      ctx.intents.refreshReviewThreads(session.id);
       return;
     case 'mode':
-      ctx.commands.setPermissionMode(session.id, nextPermissionMode(session.permissionMode));
+      ctx.intents.setPermissionMode(session.id, nextPermissionMode(session.permissionMode));
       return;
     case 'toolCalls':
       setMode(ctx, { ...mode, toolsExpanded: !(mode.toolsExpanded ?? false) });
@@ -165,7 +165,7 @@ export function handleQuestionKey(
   const update = (q: QuestionState): void => setMode(ctx, { ...mode, question: q });
   if (action === 'end') {
     setMode(ctx, { ...mode, question: null });
-    ctx.commands.endQuestions(session.id);
+    ctx.intents.endQuestions(session.id);
     return;
   }
   if (action === 'answer') {
@@ -175,7 +175,7 @@ export function handleQuestionKey(
     const answers = [...question.answers, answer];
     if (answers.length >= session.questions.length) {
       setMode(ctx, { ...mode, question: null });
-      ctx.commands.answerQuestions(session.id, answers);
+      ctx.intents.answerQuestions(session.id, answers);
       return;
     }
     update({ index: question.index + 1, selected: 0, answers, buffer: emptyBuffer });

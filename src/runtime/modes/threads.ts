@@ -38,14 +38,14 @@ export function handleThreadsKey(
       // Only picks that still exist (a refresh may have dropped resolved ones).
       const picked = panel.selected.filter((t) => threads.some((thread) => thread.id === t));
       update(null);
-      ctx.commands.sendReviewThreads(mode.sessionId, picked.length > 0 ? picked : null);
+      ctx.intents.sendReviewThreads(mode.sessionId, picked.length > 0 ? picked : null);
       return;
     }
     case 'resolve':
-      ctx.commands.requestResolveThreads(mode.sessionId);
+      ctx.intents.requestResolveThreads(mode.sessionId);
       return;
     case 'refresh':
-      ctx.commands.refreshReviewThreads(mode.sessionId);
+      ctx.intents.refreshReviewThreads(mode.sessionId);
       return;
     case 'close':
       update(null);
