@@ -1,5 +1,3 @@
-import type { Binding } from './keymap.js';
-
 /** How a key id is shown to people: `ctrl+c` → `Ctrl+C`. */
 export function displayKey(id: string): string {
   const names: Record<string, string> = {
@@ -27,6 +25,6 @@ export function displayKey(id: string): string {
 }
 
 /** `j/↓` style label for a row. */
-export function displayKeys(row: Binding): string {
+export function displayKeys(row: { readonly keys: readonly string[] }): string {
   return row.keys.map(displayKey).join('/');
 }

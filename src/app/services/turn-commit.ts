@@ -12,7 +12,7 @@ import {
   titlePrompt,
 } from './prompts.js';
 import { diffFields, modelChoice, type DiffFields } from './sessions.js';
-import type { TurnDeps } from './turn.js';
+import type { TurnDeps } from './turn-deps.js';
 import { countUsage, spentBy } from './usage.js';
 import type { SessionUsageRole } from '../../domain/usage-roles.js';
 

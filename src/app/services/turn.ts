@@ -9,33 +9,14 @@ import type { SessionStatus } from '../../domain/session-status.js';
 import { readUsageLimit, waitingText } from '../../domain/usage-limit.js';
 import type { HistoryEntry, TurnEvent } from '../../infra/agent/channel.js';
 import { storageFailure } from '../../infra/db/errors.js';
-import type { App } from '../app.js';
-import type { Agents, GitClient, Runtime, Store } from '../ports.js';
-import type { ChannelPool } from './channel-pool.js';
-import type { SessionService } from './sessions.js';
 import { DeferredTurn, ReportedError } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
 import { AgentGuard, takeGuardCost } from './agent-guard.js';
 import { commitTurn, describeError, generateTitle, type TurnContext } from './turn-commit.js';
 import { countUsage, spentBy } from './usage.js';
+import type { TurnDeps } from './turn-deps.js';
 
-export interface TurnDeps {
-  readonly app: App;
-  readonly store: Store;
-  readonly git: GitClient;
-  readonly agents: Agents;
-  readonly sessions: SessionService;
-  readonly pool: ChannelPool;
-  readonly runtime: Runtime;
-  /** Aborted when Grove shuts down: detached work (title generation) stops with it. */
-  readonly shutdown: AbortSignal;
-  /** Runs after a successful turn (auto-push, review-thread replies, focused review). */
-  readonly afterTurn?: (
-    sessionId: string,
-    signal: AbortSignal,
-    operation: Operation,
-  ) => Promise<void>;
-}
+export type { TurnDeps };
 
 export function progressText(event: TurnEvent): string | null {
   switch (event.type) {

@@ -1,0 +1,24 @@
+import type { Operation } from '../../domain/operation.js';
+import type { App } from '../app.js';
+import type { Agents, GitClient, Runtime, Store } from '../ports.js';
+import type { ChannelPool } from './channel-pool.js';
+import type { SessionService } from './sessions.js';
+
+/** What the turn runner (turn.ts) and the commit and title after a turn (turn-commit.ts) are given. */
+export interface TurnDeps {
+  readonly app: App;
+  readonly store: Store;
+  readonly git: GitClient;
+  readonly agents: Agents;
+  readonly sessions: SessionService;
+  readonly pool: ChannelPool;
+  readonly runtime: Runtime;
+  /** Aborted when Grove shuts down: detached work (title generation) stops with it. */
+  readonly shutdown: AbortSignal;
+  /** Runs after a successful turn (auto-push, review-thread replies, focused review). */
+  readonly afterTurn?: (
+    sessionId: string,
+    signal: AbortSignal,
+    operation: Operation,
+  ) => Promise<void>;
+}
