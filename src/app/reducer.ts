@@ -209,6 +209,10 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       return fixMode(fixSelection({ ...state, sessions: event.sessions }));
     case 'sessionUpdated': {
       if (event.session.projectId !== state.activeProjectId) return state;
+      // A row read before a later write can arrive after it (two tasks publishing one
+      // session, e.g. a title landing as the turn ends): the newer row stays.
+      const known = sessionById(state, event.session.id);
+      if (known && known.updatedAt > event.session.updatedAt) return state;
       const next = fixSelection({
         ...withoutLiveLabels(state, event.session),
         sessions: upsertSession(state.sessions, event.session),

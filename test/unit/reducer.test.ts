@@ -25,6 +25,22 @@ describe('reducer', () => {
     expect(next.sessions).toEqual([updated]);
   });
 
+  it('keeps a newer row when an older read of the same session arrives after it', () => {
+    const running = makeSession('InProgress', { updatedAt: 1_000 });
+    const ended = { ...running, status: 'Review' as const, updatedAt: 2_000 };
+    const after = reduce(state({ sessions: [running] }), {
+      type: 'sessionUpdated',
+      session: ended,
+    });
+    const stale = reduce(after, { type: 'sessionUpdated', session: running });
+    expect(stale.sessions[0]?.status).toBe('Review');
+    // A write in the same millisecond is not older: it is taken.
+    const same = { ...ended, title: 'Renamed' };
+    expect(reduce(after, { type: 'sessionUpdated', session: same }).sessions[0]?.title).toBe(
+      'Renamed',
+    );
+  });
+
   it('returns the same snapshot when nothing changes, so no frame is drawn', () => {
     const before = state();
     expect(reduce(before, { type: 'resize', columns: 100, rows: 30 })).toBe(before);
