@@ -145,7 +145,10 @@ describe('session tools in the TUI', () => {
     await t.waitFor('Goodbye, team.', 30_000);
     const forkTurn = server.requests
       .map((r) => JSON.stringify(r.body))
-      .find((body) => body.includes('Now say goodbye'));
+      .find(
+        (body) =>
+          body.includes('Now say goodbye') && !body.includes('Write a title for a coding task'),
+      );
     expect(forkTurn).toContain('session: Hello, team.');
   });
 });

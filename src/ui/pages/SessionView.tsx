@@ -97,8 +97,9 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
         {state.sandboxMissing === true && state.settings[ALLOW_UNCONFINED_KEY] === 'on' ? (
           <Text color={theme.error}>{'  unconfined'}</Text>
         ) : null}
-        {`  ${tokens}`}
+        {/* The pull request before the spending: on a narrow line the spending's detail is what goes. */}
         {pr ? `  PR #${pr.number} ${pr.state}${pr.isDraft ? ' draft' : ''} ${pr.url}` : ''}
+        {`  ${tokens}`}
       </Text>
     </Box>
   );
