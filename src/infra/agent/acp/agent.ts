@@ -1,13 +1,8 @@
-import type {
-  RequestPermissionRequest,
-  RequestPermissionResponse,
-  SessionNotification,
-} from '@agentclientprotocol/sdk';
 import type { AcpAgentSpec } from '../../../domain/acp-agents.js';
 import type { AcpAgentId } from '../../../domain/providers.js';
 import type { AcpClient, AcpClientHandlers } from './client.js';
+import { acpTurnHandlers } from './turn-handlers.js';
 import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from '../turn-parts.js';
-import { acpToolAsk, decideApproval, deniedLine, describeAsk } from '../approval.js';
 import {
   type AgentChannel,
   type ChannelOptions,
@@ -18,7 +13,6 @@ import {
 import { AgentError } from '../agent-error.js';
 import { launchAgent } from '../confine/launcher.js';
 import { stderrSummary, type AgentProcess } from '../confine/process.js';
-import { acpToolLine, withoutWorktree } from '../tool-lines.js';
 import { replayNotice, replayPrompt } from './transcript-replay.js';
 import { quietWireWatch } from '../wire-check.js';
 
@@ -66,77 +60,10 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
     request: TurnRequest;
     onEvent: (e: TurnEvent) => void;
   } | null = null;
-  /** Title and kind of each tool call (its updates may leave them out). */
-  const toolCalls = new Map<string, { title: string; kind: string | null }>();
-  /** Tool calls Grove denied (their [Denied] line is already in the transcript). */
-  const deniedCalls = new Set<string>();
 
   const stopped = (): AgentError => new AgentError(provider, 'canceled', 'The turn was stopped.');
 
-  const handlers = (cwd: string): AcpClientHandlers => ({
-    update({ update }: SessionNotification): void {
-      if (!current) return;
-      switch (update.sessionUpdate) {
-        case 'agent_message_chunk':
-          if (update.content.type === 'text' && update.content.text) {
-            current.acc.message += update.content.text;
-            current.onEvent({ type: 'progress', text: 'Writing the answer' });
-          }
-          break;
-        case 'agent_thought_chunk':
-          current.onEvent({
-            type: 'thinking',
-            text: update.content.type === 'text' ? update.content.text : '',
-          });
-          break;
-        case 'tool_call': {
-          // Text before a tool call was narration; the reply is what comes after the last one.
-          current.acc.message = '';
-          current.onEvent({
-            type: 'progress',
-            text: withoutWorktree(update.title || 'Using a tool', cwd).slice(0, 80),
-          });
-          toolCalls.set(update.toolCallId, { title: update.title, kind: update.kind ?? null });
-          const report = acpToolLine(update, {}, cwd, label);
-          if (report) current.onEvent(report);
-          break;
-        }
-        case 'tool_call_update': {
-          if (deniedCalls.has(update.toolCallId)) break;
-          const report = acpToolLine(update, toolCalls.get(update.toolCallId), cwd, label);
-          if (report) current.onEvent(report);
-          break;
-        }
-        default:
-          break;
-      }
-    },
-    // Fail-closed: what the session's mode does not allow is rejected and told in the transcript.
-    permission({
-      options: choices,
-      toolCall,
-    }: RequestPermissionRequest): RequestPermissionResponse {
-      const ask = acpToolAsk(toolCall);
-      const decision = current
-        ? decideApproval(current.request.permissionMode, cwd, ask)
-        : ({ allow: false, reason: 'no turn is running' } as const);
-      if (!decision.allow) {
-        deniedCalls.add(toolCall.toolCallId);
-        current?.onEvent({
-          type: 'denied',
-          text: deniedLine(label, describeAsk(ask, cwd), decision.reason),
-        });
-      }
-      const pick = (kind: string): string | null =>
-        choices.find((o) => o.kind === kind)?.optionId ?? null;
-      const optionId = decision.allow
-        ? (pick('allow_once') ?? pick('allow_always'))
-        : (pick('reject_once') ?? pick('reject_always'));
-      return optionId
-        ? { outcome: { outcome: 'selected', optionId } }
-        : { outcome: { outcome: 'cancelled' } };
-    },
-  });
+  const handlers = (cwd: string): AcpClientHandlers => acpTurnHandlers(cwd, label, () => current);
 
   const start = async (request: TurnRequest, readOnly: boolean): Promise<AcpRuntime> => {
     const { connectAcp } = await import('./client.js');

@@ -7,21 +7,15 @@ import {
 } from '../channel.js';
 import { AgentError } from '../agent-error.js';
 import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from '../turn-parts.js';
-import { acpToolAsk, decideApproval, deniedLine, describeAsk } from '../approval.js';
 import type { PermissionMode } from '../../../domain/permission-mode.js';
-import type {
-  RequestPermissionRequest,
-  RequestPermissionResponse,
-  SessionNotification,
-} from '@agentclientprotocol/sdk';
 import type { AcpClient, AcpClientHandlers } from '../acp/client.js';
+import { acpTurnHandlers } from '../acp/turn-handlers.js';
 import { launchAgent } from '../confine/launcher.js';
 import { stderrSummary, type AgentProcess } from '../confine/process.js';
 import { quietWireWatch } from '../wire-check.js';
 import { apiAgentError } from '../api-error.js';
 import { retryProgress, watchGeminiRetries, type GeminiRetry } from './retries.js';
 import { replayNotice, replayPrompt } from '../acp/transcript-replay.js';
-import { acpToolLine, withoutWorktree } from '../tool-lines.js';
 import { acpImageBlocks } from '../prompt-images.js';
 
 // Gemini CLI over the Agent Client Protocol (`gemini --acp`): one process per
@@ -101,84 +95,20 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
   };
 
   /** What Grove does with what the agent sends (checked against the ACP schema by the SDK connection). */
-  const handlers = (cwd: string): AcpClientHandlers => ({
-    update({ update }: SessionNotification): void {
+  const handlers = (cwd: string): AcpClientHandlers =>
+    acpTurnHandlers(
+      cwd,
+      LABEL,
+      () => current,
       // session/load replays the stored conversation as message chunks: none means it came back empty.
-      if (
-        update.sessionUpdate === 'user_message_chunk' ||
-        update.sessionUpdate === 'agent_message_chunk'
-      )
-        reloaded++;
-      if (!current) return;
-      switch (update.sessionUpdate) {
-        case 'agent_message_chunk':
-          if (update.content.type === 'text' && update.content.text) {
-            current.acc.message += update.content.text;
-            current.onEvent({ type: 'progress', text: 'Writing the answer' });
-          }
-          break;
-        case 'agent_thought_chunk':
-          current.onEvent({
-            type: 'thinking',
-            text: update.content.type === 'text' ? update.content.text : '',
-          });
-          break;
-        case 'tool_call': {
-          // Text before a tool call was narration; the reply is what comes after the last one.
-          current.acc.message = '';
-          current.onEvent({
-            type: 'progress',
-            text: withoutWorktree(update.title || 'Using a tool', cwd).slice(0, 80),
-          });
-          toolCalls.set(update.toolCallId, { title: update.title, kind: update.kind ?? null });
-          const report = acpToolLine(update, {}, cwd);
-          if (report) current.onEvent(report);
-          break;
-        }
-        case 'tool_call_update': {
-          if (update.title)
-            current.onEvent({
-              type: 'progress',
-              text: withoutWorktree(update.title, cwd).slice(0, 80),
-            });
-          // A finished tool call, kept in the transcript (folded to one line); one Grove
-          // denied already has its [Denied] line and is not told again as "(failed)".
-          if (deniedCalls.has(update.toolCallId)) break;
-          const report = acpToolLine(update, toolCalls.get(update.toolCallId), cwd);
-          if (report) current.onEvent(report);
-          break;
-        }
-        default:
-          break;
-      }
-    },
-    // Permission requests, fail-closed: what the session's mode does not allow is rejected and told in the transcript.
-    permission({
-      options: choices,
-      toolCall,
-    }: RequestPermissionRequest): RequestPermissionResponse {
-      const ask = acpToolAsk(toolCall);
-      const decision = current
-        ? decideApproval(current.request.permissionMode, cwd, ask)
-        : ({ allow: false, reason: 'no turn is running' } as const);
-      if (!decision.allow) {
-        deniedCalls.add(toolCall.toolCallId);
-        current?.onEvent({
-          type: 'denied',
-          text: deniedLine(LABEL, describeAsk(ask, cwd), decision.reason),
-        });
-      }
-      const allowed = decision.allow;
-      const pick = (kind: string): string | null =>
-        choices.find((o) => o.kind === kind)?.optionId ?? null;
-      const optionId = allowed
-        ? (pick('allow_once') ?? pick('allow_always'))
-        : (pick('reject_once') ?? pick('reject_always'));
-      return optionId
-        ? { outcome: { outcome: 'selected', optionId } }
-        : { outcome: { outcome: 'cancelled' } };
-    },
-  });
+      (update) => {
+        if (
+          update.sessionUpdate === 'user_message_chunk' ||
+          update.sessionUpdate === 'agent_message_chunk'
+        )
+          reloaded++;
+      },
+    );
 
   const start = async (args: string[], cwd: string, mainCheckout: string): Promise<AcpRuntime> => {
     const { connectAcp } = await import('../acp/client.js');
@@ -218,10 +148,6 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     return rt;
   };
 
-  /** Title and kind of each tool call (its updates may leave them out). */
-  const toolCalls = new Map<string, { title: string; kind: string | null }>();
-  /** Tool calls Grove denied (their [Denied] line is already in the transcript). */
-  const deniedCalls = new Set<string>();
   /** Message chunks seen since the last session/load began. */
   let reloaded = 0;
 
