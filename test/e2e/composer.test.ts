@@ -141,6 +141,8 @@ describe('the prompt composer', () => {
   it('brings back the last prompt with Up, also after a restart, and finds it with Ctrl+R', async () => {
     const first = await start();
     await explainController(first);
+    // The title is written beside the turn and may land after it: wait for it before quitting.
+    await first.waitFor('Explain the controller', 30_000);
     await first.keys('q');
     await first.waitFor('a new');
     await first.keys('q');
@@ -149,7 +151,7 @@ describe('the prompt composer', () => {
     await first.waitForExit();
 
     const t = await start();
-    await t.waitFor('Explain the controller', 20_000);
+    await t.waitFor('Explain the controller');
     await t.keys('Enter');
     await t.waitFor('Explain @src/app/controller.ts briefly');
     await t.keys('Enter');
