@@ -98,6 +98,8 @@ describe('budgets', () => {
     // limit of 400. Its commit message (160 more, a request Grove makes) takes it over.
     await w.infra.store.settings.setProject(w.projectId, BUDGET_KEYS.sessionTokens, '400');
     w.server.script('anthropic', [
+      // The title prompt quotes the task: its own step first, so it never takes the turn's.
+      { when: 'Write a title for a coding task', text: reply('Write the greeting') },
       {
         when: 'Write the greeting for the budget',
         toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },

@@ -44,6 +44,16 @@ describe('a fork', () => {
       return s.titleProvisional ? null : s;
     });
     expect(titled.title).toBe('Error messages for the parser');
+    // The title can come back before the turn's request is made: wait for that one too.
+    await waitFor('the fork turn', () =>
+      w.server
+        .modelRequests('anthropic')
+        .some(
+          (r) =>
+            JSON.stringify(r.body).includes('Now add error messages') &&
+            !JSON.stringify(r.body).includes('Write a title'),
+        ),
+    );
     const bodies = w.server.modelRequests('anthropic').map((r) => JSON.stringify(r.body));
     const titleAsk = bodies.find((b) => b.includes('Write a title for a coding task')) ?? '';
     expect(titleAsk).toContain('Now add error messages');
