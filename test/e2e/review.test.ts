@@ -155,8 +155,8 @@ describe('reviewing and landing a session', () => {
     await t.waitFor('Bottom of the answer.');
 
     await t.keys('d');
-    screen = await t.waitFor('notes.md');
-    expect(screen).toMatch(/notes\.md\s+\+4/);
+    // The answer names notes.md too: wait for the diff view's file row itself.
+    screen = await t.waitFor(/notes\.md\s+\+4/);
     expect(screen).toMatch(/util\.js\s+\+1/);
     expect(screen).toContain('line one');
     // Tab to the file tree, then the next file.
