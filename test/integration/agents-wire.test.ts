@@ -1,5 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -69,6 +76,20 @@ function recorder(): WireWatch & { readonly received: Received[] } {
   };
 }
 
+/** The pids of the processes whose working folder is `dir`. */
+function processesIn(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === dir;
+      } catch {
+        return false; // gone, or not ours
+      }
+    })
+    .map(Number);
+}
+
 let server: FakeModelServer;
 let dir: string;
 let repo: string;
@@ -124,7 +145,10 @@ describe.each(CASES)('$provider, the wire format of the pinned CLI', (c) => {
       new AbortController().signal,
     );
     // A new process for the follow-up, so the resume messages are checked too.
+    // The old one is gone once shutdown resolves: a new one started beside it
+    // could meet its files (Codex's state database) still open.
     await channel.shutdown();
+    expect(processesIn(repo)).toEqual([]);
 
     await runProtocolTurn(
       channel,

@@ -213,11 +213,11 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
         current = null;
       }
     },
-    shutdown() {
-      runtime?.proc.kill();
+    async shutdown() {
+      const stopping = runtime;
       runtime = null;
       conversation = null;
-      return Promise.resolve();
+      await stopping?.proc.stop();
     },
   };
 }

@@ -512,11 +512,11 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
         throw error;
       }
     },
-    shutdown() {
-      runtime?.proc.kill();
+    async shutdown() {
+      const stopping = runtime;
       runtime = null;
       threadId = null;
-      return Promise.resolve();
+      await stopping?.proc.stop();
     },
   };
 }

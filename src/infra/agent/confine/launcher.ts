@@ -252,6 +252,7 @@ function signalsFromExitCodes(proc: AgentProcess): AgentProcess {
     exited,
     stderrTail: () => proc.stderrTail(),
     kill: (graceMs) => proc.kill(graceMs),
+    stop: (graceMs) => proc.stop(graceMs),
   };
 }
 

@@ -19,6 +19,11 @@ export interface AgentProcess {
   stderrTail(): string;
   /** SIGTERM to the whole group, SIGKILL after `graceMs`. Idempotent. */
   kill(graceMs?: number): void;
+  /**
+   * kill(), then wait until the process has exited (at most a second past
+   * the grace), so a process started next never meets this one's files.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 const STDERR_TAIL = 8 * 1024;
@@ -122,7 +127,19 @@ export function spawnAgent(
       child.stdin.on('error', () => {
         // The agent may exit before reading all of stdin.
       });
-      resolve({ child, pid: child.pid ?? -1, exited, stderrTail: () => stderr, kill });
+      const stop = async (graceMs = 2000): Promise<void> => {
+        kill(graceMs);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          exited,
+          new Promise<void>((done) => {
+            timer = setTimeout(done, graceMs + 1000);
+            timer.unref();
+          }),
+        ]);
+        clearTimeout(timer);
+      };
+      resolve({ child, pid: child.pid ?? -1, exited, stderrTail: () => stderr, kill, stop });
     });
   });
 }

@@ -282,11 +282,11 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         current = null;
       }
     },
-    shutdown() {
-      runtime?.proc.kill();
+    async shutdown() {
+      const stopping = runtime;
       runtime = null;
       conversation = null;
-      return Promise.resolve();
+      await stopping?.proc.stop();
     },
   };
 }
