@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import {
   startFakeModelServer,
@@ -12,6 +12,7 @@ import {
   agentWorldEnv,
   makeRepo,
   makeWorld,
+  snapshotWorld,
   type GroveWorld,
 } from '../helpers/grove-env.js';
 
@@ -63,12 +64,20 @@ export interface GroveOptions {
   readonly env?: Record<string, string>;
 }
 
-export async function harness(): Promise<Harness> {
+/**
+ * A private world with a repository and a fake model server. Given `into`, the
+ * harness works in that world and repository instead (with a server of its
+ * own), and `close()` leaves the world to its owner.
+ */
+export async function harness(into?: {
+  readonly world: GroveWorld;
+  readonly repo: string;
+}): Promise<Harness> {
   if (!existsSync(GROVE_BIN))
     throw new Error(`${GROVE_BIN} is missing: run npm run build first (npm test does).`);
-  const world = makeWorld();
+  const world = into?.world ?? makeWorld();
   const server = await startFakeModelServer();
-  const repo = makeRepo(world);
+  const repo = into?.repo ?? makeRepo(world);
   const env = agentWorldEnv(world, agentEnv(server, world.home));
   const start = (args: readonly string[], options: GroveOptions = {}): Running => {
     const child = spawn(process.execPath, [GROVE_BIN, ...args], {
@@ -106,9 +115,45 @@ export async function harness(): Promise<Harness> {
     },
     async close() {
       await server.close();
-      world.cleanup();
+      if (!into) world.cleanup();
     },
   };
+}
+
+/**
+ * For tests that all start from the same costly state (a session a real
+ * `grove run` made, seconds of Claude Code): `make` runs once, in beforeAll,
+ * and each test then gets the world back exactly as `make` left it
+ * (snapshotWorld: same paths, nothing another test changed) with a fake model
+ * server of its own. Call it in a file or describe; read `h` and `made` in the
+ * tests.
+ */
+export function fromSnapshot<T>(make: (h: Harness) => Promise<T>): {
+  readonly h: Harness;
+  readonly made: T;
+} {
+  const state = {} as { h: Harness; made: T };
+  let base: Harness | undefined;
+  let snapshot: ReturnType<typeof snapshotWorld> | undefined;
+  beforeAll(async () => {
+    base = await harness();
+    state.made = await make(base);
+    await base.server.close();
+    snapshot = snapshotWorld(base.world);
+  }, 120_000);
+  beforeEach(async () => {
+    if (!base || !snapshot) throw new Error('the starting state was not made');
+    snapshot.restore();
+    state.h = await harness({ world: base.world, repo: base.repo });
+  });
+  afterEach(async () => {
+    await state.h.close();
+  });
+  afterAll(() => {
+    snapshot?.drop();
+    base?.world.cleanup();
+  });
+  return state;
 }
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */

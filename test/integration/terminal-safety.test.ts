@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git } from '../helpers/grove-env.js';
-import { expectExit, harness, reply, type Harness } from './headless-harness.js';
+import { expectExit, fromSnapshot, reply, type Harness } from './headless-harness.js';
 import { ResultSchema, ShowSchema } from './headless-schema.js';
 
 // Nothing from an agent or a repository controls the terminal: the real
@@ -29,18 +29,8 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 const HOSTILE_FILE = `evil${OSC0}.txt`;
 
-let h: Harness;
-
-beforeEach(async () => {
-  h = await harness();
-});
-
-afterEach(async () => {
-  await h.close();
-});
-
 /** Scripts a turn whose answer, summary, title, commit message, file name and file content all carry escape sequences. */
-function hostileTurn(prompt: string): void {
+function hostileTurn(h: Harness, prompt: string): void {
   h.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply(`Greeting ${OSC0}title`) },
     {
@@ -62,19 +52,25 @@ function hostileTurn(prompt: string): void {
   ]);
 }
 
-async function runHostile(): Promise<{ stdout: string; sessionId: string; branch: string }> {
-  hostileTurn('Write the evil file');
+async function runHostile(
+  h: Harness,
+): Promise<{ stdout: string; sessionId: string; branch: string }> {
+  hostileTurn(h, 'Write the evil file');
   const run = await h.grove(['run', '--output', 'json', 'Write the evil file']);
   expectExit(run, 0);
   const result = JSON.parse(run.stdout) as { sessionId: string; branch: string };
   return { stdout: run.stdout, sessionId: result.sessionId, branch: result.branch };
 }
 
+// The hostile session is made once (a real Claude Code run takes seconds);
+// each test gets the world back as that run left it (fromSnapshot).
+const s = fromSnapshot(runHostile);
+
 describe('headless output carries no escape sequence', () => {
   it('grove run prints the answer with visible placeholders and no control byte', async () => {
-    hostileTurn('Write the evil file');
+    hostileTurn(s.h, 'Write the evil file');
 
-    const run = await h.grove(['run', 'Write the evil file']);
+    const run = await s.h.grove(['run', 'Write the evil file']);
 
     expectExit(run, 0);
     expect(run.stdout).not.toContain(ESC);
@@ -83,8 +79,8 @@ describe('headless output carries no escape sequence', () => {
     expect(run.stderr).not.toMatch(CONTROL);
   });
 
-  it('grove run --output json holds placeholders, not escaped control characters', async () => {
-    const { stdout } = await runHostile();
+  it('grove run --output json holds placeholders, not escaped control characters', () => {
+    const { stdout } = s.made;
 
     expect(stdout).not.toMatch(CONTROL);
     expect(stdout).not.toMatch(/\\u00(1b|07|0d)/i);
@@ -98,9 +94,9 @@ describe('headless output carries no escape sequence', () => {
   });
 
   it('grove show prints title, transcript and summary with placeholders', async () => {
-    const { sessionId } = await runHostile();
+    const { sessionId } = s.made;
 
-    const show = await h.grove(['show', sessionId]);
+    const show = await s.h.grove(['show', sessionId]);
 
     expectExit(show, 0);
     expect(show.stdout).not.toMatch(CONTROL);
@@ -111,10 +107,10 @@ describe('headless output carries no escape sequence', () => {
   });
 
   it('grove show --json and grove ls hold no control character', async () => {
-    const { sessionId } = await runHostile();
+    const { sessionId } = s.made;
 
-    const show = await h.grove(['show', sessionId, '--json']);
-    const ls = await h.grove(['ls']);
+    const show = await s.h.grove(['show', sessionId, '--json']);
+    const ls = await s.h.grove(['ls']);
 
     expectExit(show, 0);
     expectExit(ls, 0);
@@ -126,9 +122,9 @@ describe('headless output carries no escape sequence', () => {
   });
 
   it('grove diff shows the hostile file content with placeholders', async () => {
-    const { sessionId } = await runHostile();
+    const { sessionId } = s.made;
 
-    const diff = await h.grove(['diff', sessionId]);
+    const diff = await s.h.grove(['diff', sessionId]);
 
     expectExit(diff, 0);
     expect(diff.stdout).not.toMatch(CONTROL);
@@ -136,9 +132,9 @@ describe('headless output carries no escape sequence', () => {
   });
 
   it('prints rows stored before sanitizing existed with placeholders too', async () => {
-    const { sessionId } = await runHostile();
+    const { sessionId } = s.made;
     // An old row: what an earlier Grove stored raw.
-    const db = new Database(join(h.world.groveHome, 'db', 'grove.db'));
+    const db = new Database(join(s.h.world.groveHome, 'db', 'grove.db'));
     try {
       db.prepare('UPDATE session SET title = ? WHERE id = ?').run(`Old ${OSC0}`, sessionId);
       db.prepare(
@@ -148,8 +144,8 @@ describe('headless output carries no escape sequence', () => {
       db.close();
     }
 
-    const show = await h.grove(['show', sessionId]);
-    const ls = await h.grove(['ls']);
+    const show = await s.h.grove(['show', sessionId]);
+    const ls = await s.h.grove(['ls']);
 
     expectExit(show, 0);
     expect(show.stdout).not.toMatch(CONTROL);
@@ -160,14 +156,16 @@ describe('headless output carries no escape sequence', () => {
 });
 
 describe('what Grove writes into git is clean', () => {
-  it('the generated commit message has placeholders instead of control bytes', async () => {
-    const { branch } = await runHostile();
+  it('the generated commit message has placeholders instead of control bytes', () => {
+    const { branch } = s.made;
 
-    const message = git(h.repo, 'log', '-1', '--format=%B', branch);
+    const message = git(s.h.repo, 'log', '-1', '--format=%B', branch);
 
     expect(message).not.toMatch(CONTROL);
     expect(message).toBe(`Add the greeting ${SHOWN_OSC0}\n\nBody ${SHOWN_OSC52} and␍secret`);
     // The file itself is the agent's work and is committed as it is.
-    expect(git(h.repo, 'ls-tree', '--name-only', '-z', branch).split('\0')).toContain(HOSTILE_FILE);
+    expect(git(s.h.repo, 'ls-tree', '--name-only', '-z', branch).split('\0')).toContain(
+      HOSTILE_FILE,
+    );
   });
 });
