@@ -27,6 +27,7 @@ Headless commands (they share the store with a running TUI):
   threads ID         List the review threads of a session's pull request
   gc                 Remove old worktrees of finished sessions (work kept)
   doctor             Check Grove's set-up and say how to fix problems
+  host               Name other machines for sessions and check them
   help [COMMAND]     Show this help, or a command's (as grove COMMAND --help)
 
 Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,

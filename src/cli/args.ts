@@ -8,6 +8,7 @@ import {
   type PermissionMode,
 } from '../domain/permission-mode.js';
 import { UsageError } from './usage-error.js';
+import { HOST_HELP, parseHostCommand, type HostCommand } from './host-args.js';
 
 export const OUTPUTS = ['text', 'json', 'stream-json', 'diff'] as const;
 export type OutputFormat = (typeof OUTPUTS)[number];
@@ -55,6 +56,7 @@ export type HeadlessCommand =
   | { kind: 'threads'; dir: string | null; id: string; json: boolean; resolve: boolean }
   | { kind: 'gc'; dir: string | null; days: number | null; dryRun: boolean }
   | { kind: 'doctor'; json: boolean }
+  | HostCommand
   | { kind: 'help'; command: string };
 
 export const COMMAND_NAMES = [
@@ -70,6 +72,7 @@ export const COMMAND_NAMES = [
   'threads',
   'gc',
   'doctor',
+  'host',
 ] as const;
 
 const EXIT_LINE =
@@ -212,6 +215,7 @@ Options:
   --json  Print a JSON array of {check, status, detail, fix}
 
 Exit codes: 0 nothing failed (warnings allowed), 1 a check failed, 2 usage error.`,
+  host: HOST_HELP,
 };
 
 /** `30s`, `5m`, `1h`, `1500ms`, or plain seconds. */
@@ -493,6 +497,8 @@ function parseCommand(
       noMore(positionals, 0);
       return { kind: 'doctor', json: values.json === true };
     }
+    case 'host':
+      return parseHostCommand(args) ?? { kind: 'help', command: name };
     default:
       throw new UsageError(`unknown command '${String(name)}'`);
   }

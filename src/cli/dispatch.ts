@@ -14,6 +14,7 @@ import { lsCommand } from './ls.js';
 import { showCommand } from './show.js';
 import { landCommand } from './land.js';
 import { cancelCommand } from './cancel.js';
+import { hostCommand } from './host.js';
 
 /** Runs one headless command; resolves with the exit code. */
 export async function runHeadless(
@@ -61,6 +62,8 @@ export async function runHeadless(
     }
     case 'cancel':
       return cancelCommand(infra, io, command);
+    case 'host':
+      return hostCommand(infra, io, command);
     default:
       return EXIT.usage;
   }

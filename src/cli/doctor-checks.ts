@@ -63,7 +63,7 @@ export const fail = (check: string, detail: string, fix: string): CheckResult =>
 });
 
 /** git ≥ 2.38: `git merge-tree --write-tree` (conflict checks without touching a checkout). */
-const MINIMUM_GIT: readonly [number, number] = [2, 38];
+export const MINIMUM_GIT: readonly [number, number] = [2, 38];
 
 export function checkNode(): CheckResult {
   const problem = versionProblem(process.versions.node);
@@ -120,7 +120,8 @@ export async function checkGit({ env, signal }: CheckContext): Promise<CheckResu
   return ok('git', `git ${version} (Grove needs ${need} or newer)`);
 }
 
-const INSTALL: Readonly<Record<BuiltinProviderId, string>> = {
+/** How to install each agent CLI (also on a host: src/cli/host-check.ts). */
+export const INSTALL: Readonly<Record<BuiltinProviderId, string>> = {
   claude: 'npm install --global @anthropic-ai/claude-code',
   codex: 'npm install --global @openai/codex',
   gemini: 'npm install --global @google/gemini-cli',

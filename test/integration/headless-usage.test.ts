@@ -21,6 +21,7 @@ const COMMANDS = [
   'threads',
   'gc',
   'doctor',
+  'host',
 ] as const;
 const DOC = readFileSync(join(ROOT, 'docs', 'usage', 'cli.md'), 'utf8');
 

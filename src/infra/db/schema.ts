@@ -56,6 +56,8 @@ export interface SessionTable {
   created_at: number;
   updated_at: number;
   queued_at: number | null;
+  /** The host the session runs on (host.name); null: this machine. */
+  host: Generated<string | null>;
   /** JSON `{ turn, session }` or null. */
   summary: string | null;
   /** JSON array of `{ text, options }`. */
@@ -243,6 +245,14 @@ export interface SessionReviewRequestTable {
   last_refreshed_at: number | null;
 }
 
+/** Other machines sessions can run on (migrations/015_hosts.sql). */
+export interface HostTable {
+  name: string;
+  destination: string;
+  root: Generated<string>;
+  created_at: number;
+}
+
 export interface DB {
   grove_migration: GroveMigrationTable;
   project: ProjectTable;
@@ -262,4 +272,5 @@ export interface DB {
   diff_comment: DiffCommentTable;
   prompt_history: PromptHistoryTable;
   session_draft: SessionDraftTable;
+  host: HostTable;
 }

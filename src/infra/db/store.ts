@@ -4,6 +4,7 @@ import { createComposerRepo, type ComposerRepo } from './composer-repo.js';
 import { createDiffCommentRepo, type DiffCommentRepo } from './diff-comment-repo.js';
 import { createGitStepRepo, type GitStepRepo } from './git-step-repo.js';
 import { createGroupRepo, type GroupRepo } from './group-repo.js';
+import { createHostRepo, type HostRepo } from './host-repo.js';
 import { createOperationRepo, type OperationRepo } from './operation-repo.js';
 import { createProjectRepo, type ProjectRepo } from './project-repo.js';
 import { createReviewRequestRepo, type ReviewRequestRepo } from './review-request-repo.js';
@@ -18,6 +19,7 @@ export type { OperationRepo } from './operation-repo.js';
 export type { ComposerRepo } from './composer-repo.js';
 export type { GitStepRepo } from './git-step-repo.js';
 export type { GroupRepo } from './group-repo.js';
+export type { HostRepo } from './host-repo.js';
 export type { DiffCommentPatch, DiffCommentRepo, NewDiffComment } from './diff-comment-repo.js';
 export type { ProjectRepo } from './project-repo.js';
 export type {
@@ -49,6 +51,8 @@ export interface Store {
   readonly composer: ComposerRepo;
   /** Best-of-N groups of sessions, their checks and rankings. */
   readonly groups: GroupRepo;
+  /** Other machines sessions can run on. */
+  readonly hosts: HostRepo;
   /**
    * Runs `fn` with repositories bound to one transaction: committed when it
    * resolves, rolled back when it throws. Inside a transaction it joins it.
@@ -77,6 +81,7 @@ export function createStore(db: Executor): Store {
     diffComments: createDiffCommentRepo(db),
     composer: createComposerRepo(db),
     groups: createGroupRepo(db),
+    hosts: createHostRepo(db),
     transaction: (fn) =>
       db.isTransaction ? fn(store) : db.transaction().execute((trx) => fn(createStore(trx))),
     externalChanges: async () => {

@@ -1,0 +1,97 @@
+// `grove host SUBCOMMAND …`: the arguments of the host commands (issue 24).
+import { parseArgs } from 'node:util';
+import { UsageError } from './usage-error.js';
+
+export type HostCommand =
+  | { kind: 'host'; action: 'add'; name: string; destination: string; root: string | null }
+  | { kind: 'host'; action: 'ls'; json: boolean }
+  | { kind: 'host'; action: 'rm'; name: string }
+  | { kind: 'host'; action: 'check'; name: string; json: boolean };
+
+export const HOST_HELP = `Usage: grove host add NAME DEST [--root DIR] | ls [--json] | rm NAME | check NAME [--json]
+
+Hosts are other machines sessions will run on, reached with your own ssh
+(its config, keys and agent; BatchMode, nothing forwarded). Running sessions
+on a host is not built yet: these commands name hosts and check them.
+
+  add NAME DEST  Names a host: DEST is what ssh accepts (user@host, an alias
+                 of ~/.ssh/config). Does not connect.
+  ls             Lists the hosts
+  rm NAME        Forgets a host (refused while sessions run on it)
+  check NAME     Says, item by item, what the host has and lacks: login
+                 without a prompt, git, the agent CLIs and their sign-in,
+                 bubblewrap, the root folder (created if missing), free disk
+
+Options:
+  --root DIR  Grove's folder on the host (default .grove-host in the host
+              user's home; ~/… and absolute paths too)
+  --json      Print JSON (ls: an array of {name, destination, root};
+              check: an array of {check, status, detail, fix})
+
+Exit codes: 0 done (check: nothing failed), 1 a check failed or the host
+is in use, 2 usage error.`;
+
+const ACTIONS = ['add', 'ls', 'rm', 'check'] as const;
+
+function parse(
+  args: readonly string[],
+  options: Record<string, { type: 'string' | 'boolean' }>,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  try {
+    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(
+      (error instanceof Error ? error.message : String(error)).replace(
+        /\. To specify a positional argument.*$/s,
+        '',
+      ),
+    );
+  }
+}
+
+function exactly(positionals: readonly string[], names: readonly string[], action: string): void {
+  if (positionals.length < names.length)
+    throw new UsageError(`host ${action} needs ${names.join(' and ')}`);
+  const extra = positionals[names.length];
+  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
+}
+
+/** Parses `grove host …` (argv after `host`); null when it asks for help. */
+export function parseHostCommand(args: readonly string[]): HostCommand | null {
+  const [action, ...rest] = args;
+  if (action === undefined || action === '--help' || action === '-h') {
+    if (action === undefined) throw new UsageError(`host needs one of ${ACTIONS.join(', ')}`);
+    return null;
+  }
+  const known = ACTIONS.find((a) => a === action);
+  if (!known) throw new UsageError(`unknown host command '${action}' (use ${ACTIONS.join(', ')})`);
+  const { values, positionals } = parse(rest, {
+    help: { type: 'boolean' },
+    ...(known === 'add' ? { root: { type: 'string' as const } } : {}),
+    ...(known === 'ls' || known === 'check' ? { json: { type: 'boolean' as const } } : {}),
+  });
+  if (values['help'] === true) return null;
+  const json = values['json'] === true;
+  switch (known) {
+    case 'add': {
+      exactly(positionals, ['NAME', 'DEST'], known);
+      const root = values['root'];
+      return {
+        kind: 'host',
+        action: 'add',
+        name: positionals[0] ?? '',
+        destination: positionals[1] ?? '',
+        root: typeof root === 'string' ? root : null,
+      };
+    }
+    case 'ls':
+      exactly(positionals, [], known);
+      return { kind: 'host', action: 'ls', json };
+    case 'rm':
+      exactly(positionals, ['NAME'], known);
+      return { kind: 'host', action: 'rm', name: positionals[0] ?? '' };
+    case 'check':
+      exactly(positionals, ['NAME'], known);
+      return { kind: 'host', action: 'check', name: positionals[0] ?? '', json };
+  }
+}

@@ -1,0 +1,102 @@
+// `grove host add|ls|rm|check` (issue 24): hosts as data. Adding a host does
+// not connect; `check` does (src/cli/host-check.ts).
+import {
+  DEFAULT_HOST_ROOT,
+  destinationProblem,
+  hostNameProblem,
+  hostRootProblem,
+  type Host,
+} from '../domain/host.js';
+import type { Infra } from '../compose.js';
+import type { HostCommand } from './host-args.js';
+import { CommandError, EXIT, type HeadlessIo } from './headless.js';
+import { hostCheckCommand } from './host-check.js';
+
+export async function hostCommand(
+  infra: Infra,
+  io: HeadlessIo,
+  command: HostCommand,
+): Promise<number> {
+  switch (command.action) {
+    case 'add':
+      return addHost(infra, io, command);
+    case 'ls':
+      return listHosts(infra, io, command.json);
+    case 'rm':
+      return removeHost(infra, io, command.name);
+    case 'check':
+      return hostCheckCommand(infra, io, await findHost(infra, command.name), command.json);
+  }
+}
+
+/** The host of that name, or a usage error naming the hosts there are. */
+export async function findHost(infra: Infra, name: string): Promise<Host> {
+  const host = await infra.store.hosts.get(name);
+  if (host) return host;
+  const names = (await infra.store.hosts.list()).map((h) => h.name);
+  throw new CommandError(
+    `no host is named '${name}' (${names.length === 0 ? 'there are none: grove host add NAME DEST' : `hosts: ${names.join(', ')}`})`,
+    EXIT.usage,
+  );
+}
+
+async function addHost(
+  infra: Infra,
+  io: HeadlessIo,
+  command: Extract<HostCommand, { action: 'add' }>,
+): Promise<number> {
+  const root = command.root ?? DEFAULT_HOST_ROOT;
+  const problem =
+    hostNameProblem(command.name) ??
+    destinationProblem(command.destination) ??
+    hostRootProblem(root);
+  if (problem) throw new CommandError(problem, EXIT.usage);
+  const added = await infra.store.hosts.add({
+    name: command.name,
+    destination: command.destination,
+    root,
+    createdAt: infra.clock.now(),
+  });
+  if (!added) {
+    const existing = await infra.store.hosts.get(command.name);
+    throw new CommandError(
+      `a host is already named '${command.name}' (${existing?.destination ?? '?'}); grove host rm ${command.name} first to change it`,
+      EXIT.usage,
+    );
+  }
+  io.stdout.write(
+    `Added host ${command.name}: ssh ${command.destination}, root ${root}.\nCheck it: grove host check ${command.name}\n`,
+  );
+  return EXIT.ok;
+}
+
+async function listHosts(infra: Infra, io: HeadlessIo, json: boolean): Promise<number> {
+  const hosts = await infra.store.hosts.list();
+  if (json) {
+    const rows = hosts.map((h) => ({ name: h.name, destination: h.destination, root: h.root }));
+    io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (hosts.length === 0) {
+    io.stdout.write('No hosts. Add one: grove host add NAME DEST\n');
+    return EXIT.ok;
+  }
+  const width = Math.max(...hosts.map((h) => h.name.length));
+  for (const h of hosts)
+    io.stdout.write(`${h.name.padEnd(width)}  ${h.destination}  (root ${h.root})\n`);
+  return EXIT.ok;
+}
+
+async function removeHost(infra: Infra, io: HeadlessIo, name: string): Promise<number> {
+  await findHost(infra, name);
+  const using = await infra.store.hosts.sessionsOn(name);
+  if (using > 0) {
+    io.stderr.write(
+      `grove: host '${name}' is in use by ${using} session${using === 1 ? '' : 's'}; it stays.\n`,
+    );
+    return EXIT.failed;
+  }
+  await infra.store.hosts.remove(name);
+  io.stdout.write(`Removed host ${name}.\n`);
+  return EXIT.ok;
+}

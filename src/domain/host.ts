@@ -1,0 +1,78 @@
+// Hosts (issue 24): other machines a session can run on, reached with the
+// system ssh. A host is a name Grove knows it by, an ssh destination (what
+// `ssh` accepts: user@host, an alias of ~/.ssh/config) and a root folder on
+// the host where Grove keeps its files. Pure rules only: the names, what a
+// destination may be, and reading the versions a host reports.
+
+export interface Host {
+  readonly name: string;
+  /** What `ssh` is given as its destination. */
+  readonly destination: string;
+  /** Grove's folder on the host: relative to the login folder (the home), `~/…`, or absolute. */
+  readonly root: string;
+  readonly createdAt: number;
+}
+
+/** Where Grove keeps its files on a host unless told otherwise: in the host user's home. */
+export const DEFAULT_HOST_ROOT = '.grove-host';
+
+/** The name of this machine where a host is chosen (never a host's own name). */
+export const LOCAL_HOST_NAME = 'local';
+
+const NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+/** Why `name` cannot name a host, or null when it can. */
+export function hostNameProblem(name: string): string | null {
+  if (name === '') return 'a host name cannot be empty';
+  if (name === LOCAL_HOST_NAME)
+    return `'${LOCAL_HOST_NAME}' names this machine; choose another name for the host`;
+  if (!NAME.test(name))
+    return `'${name}' is not a host name: use 1 to 40 lower-case letters, digits, '-' and '_', starting with a letter or digit`;
+  return null;
+}
+
+/** Control characters (C0, DEL, C1) and white space: never part of a destination or path Grove sends. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Why `destination` cannot be handed to ssh, or null when it can. One
+ * starting with '-' would be read by ssh as an option (`-oProxyCommand=…`
+ * runs a program), even though Grove puts `--` before it.
+ */
+export function destinationProblem(destination: string): string | null {
+  if (destination.trim() === '') return 'the destination cannot be empty';
+  if (destination.startsWith('-'))
+    return `'${destination}' starts with '-': ssh would read it as an option, not a destination`;
+  if (UNSAFE.test(destination) || /\s/.test(destination))
+    return 'the destination holds white space or control characters';
+  if (destination.length > 255) return 'the destination is longer than 255 characters';
+  return null;
+}
+
+/** Why `root` cannot be Grove's folder on a host, or null when it can. */
+export function hostRootProblem(root: string): string | null {
+  if (root.trim() === '') return 'the root folder cannot be empty';
+  if (root.startsWith('-')) return `'${root}' starts with '-': commands would read it as an option`;
+  if (UNSAFE.test(root)) return 'the root folder holds control characters';
+  if (root.startsWith('~') && root !== '~' && !root.startsWith('~/'))
+    return `'${root}': only '~/' (the host user's home) is understood, not another user's home`;
+  if (root.split('/').includes('..')) return `'${root}' holds '..'`;
+  return null;
+}
+
+/** `git version 2.39.5` → [2, 39, 5]; null when it is not git's answer. */
+export function parseGitVersion(text: string): readonly [number, number, number] | null {
+  const match = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+  if (!match) return null;
+  return [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)];
+}
+
+/** Whether `[major, minor, …]` is at least `[wantMajor, wantMinor]`. */
+export function versionAtLeast(
+  found: readonly number[],
+  [major, minor]: readonly [number, number],
+): boolean {
+  const [a = 0, b = 0] = found;
+  return a > major || (a === major && b >= minor);
+}
