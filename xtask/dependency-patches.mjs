@@ -1,40 +1,29 @@
 // Exact, checked edits to dependencies, applied while bundling the app
-// (xtask/build.mjs). ink's own edits are not here: Grove ships its fork of
-// ink (packages/ink, whose README lists each change). These are the only
-// other packages Grove edits, each pinned exactly in package.json (directly,
-// in packages/ink/package.json, or in `overrides`), and why:
+// (xtask/build.mjs). Grove's forks are not here: ink, string-width and
+// @alcalzone/ansi-tokenize are packages of this repository (packages/ink,
+// packages/string-width, packages/ansi-tokenize, each README listing its
+// changes), installed in their place for every package that uses them.
+// What remains are two edits of how the bundle starts, each patched package
+// pinned exactly (package.json's `overrides`, or packages/ink/package.json):
 //
 //   yoga-sync-instantiate, yoga-sync-load (yoga-layout 3.2.1, ink's layout
 //     engine): instantiate its WebAssembly synchronously, from the module
 //     src/main.ts compiles on another thread, instead of through fetch()
 //     and a top-level await: a CommonJS bundle cannot hold the await, and
-//     fetch loads Node's HTTP stack at start-up (about 20 ms, 6 MB).
-//   string-width-simple-text (string-width 8.3.0) and
-//   ansi-tokenize-simple-text (@alcalzone/ansi-tokenize 0.3.2): text whose
-//     every code point is a grapheme cluster of its own is measured and cut
-//     code point by code point (xtask/bundle/simple-text.mjs) instead of
-//     through ICU's grapheme segmenter and a \p{RGI_Emoji} expression (their
-//     first use costs about 27 ms and 5 MB). They stay build patches: besides
-//     ink, wrap-ansi, cli-truncate, slice-ansi, widest-line and Grove's
-//     src/ui/text.ts all call string-width, and ansi-tokenize segments inside
-//     itself, so a measuring function in the fork would cover only part of
-//     the calls.
+//     fetch loads Node's HTTP stack at start-up (about 20 ms, 6 MB). The
+//     module comes from Grove's entry point (dist/yoga.wasm), which only the
+//     bundle has.
 //   signal-exit-without-assert (signal-exit 3.0.7, under ink and
 //     restore-cursor): its one callback check without loading node:assert
-//     (about 5 ms of start-up).
+//     (about 5 ms of start-up). Outside the bundle node:assert costs nothing
+//     that matters (tests and dev runs load it anyway).
 //
 // Each one fails the build when its snippet is gone, so an upgrade cannot
 // silently undo it, and the app build fails when a patch found no file at
-// all. test/unit/simple-text.test.ts checks the simple-text measuring against
-// string-width and ansi-tokenize; test/unit/dependency-patches.test.ts checks
-// the frames of the fork with these patches against ink 8.0.0's.
+// all. test/unit/dependency-patches.test.ts checks the frames of the fork of
+// ink with these patches against ink 8.0.0's; test/unit/patch-plugin.test.ts
+// checks the plugin's failures.
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-
-/** xtask/bundle/simple-text.mjs, as an import specifier for patched files. */
-const SIMPLE_TEXT = JSON.stringify(
-  fileURLToPath(new URL('./bundle/simple-text.mjs', import.meta.url)),
-);
 
 /**
  * Exact snippet replacements in the dependency files whose path matches
@@ -116,47 +105,6 @@ const PATCHES = [
         'loadYoga(yogaModule);',
         'const Yoga = wrapAssembly(yogaModule);',
       ].join('\n'),
-    ],
-  ]),
-  // string-width measures every string that is not plain ASCII through ICU's
-  // grapheme segmenter and, cluster by cluster, a \p{RGI_Emoji} expression
-  // (the first use of the two costs about 27 ms and 5 MB). Grove's frames
-  // hold box lines, dots and arrows: text whose every code point is a cluster
-  // of its own (xtask/bundle/simple-text.mjs) is measured code point by code
-  // point, each width once, the way string-width measures a one-code-point
-  // cluster.
-  patch('string-width-simple-text', /string-width[\\/]index\.js$/, [
-    [
-      "import {eastAsianWidth} from 'get-east-asian-width';",
-      `import {eastAsianWidth} from 'get-east-asian-width';
-import { isSimpleText as groveIsSimpleText, simpleTextWidth as groveSimpleTextWidth } from ${SIMPLE_TEXT};`,
-    ],
-    [
-      String.raw`	if (/^[\u0020-\u007E]*$/.test(string)) {
-		return string.length;
-	}`,
-      String.raw`	if (/^[\u0020-\u007E]*$/.test(string)) {
-		return string.length;
-	}
-
-	// Grove: text with no multi-code-point cluster (xtask/bundle/simple-text.mjs).
-	if (groveIsSimpleText(string)) {
-		return groveSimpleTextWidth(string, !ambiguousIsNarrow, visibleCharacterRegex, eastAsianWidth);
-	}`,
-    ],
-  ]),
-  // ansi-tokenize splits styled text into grapheme clusters with ICU's
-  // segmenter; for text whose every code point is a cluster of its own the
-  // code units are the same segments.
-  patch('ansi-tokenize-simple-text', /ansi-tokenize[\\/]build[\\/]tokenize\.js$/, [
-    [
-      'import isFullwidthCodePoint from "is-fullwidth-code-point";',
-      `import isFullwidthCodePoint from "is-fullwidth-code-point";
-import { isSimpleText as groveIsSimpleText, simpleSegments as groveSimpleSegments } from ${SIMPLE_TEXT};`,
-    ],
-    [
-      'for (const { segment, index } of segmenter.segment(str)) {',
-      'for (const { segment, index } of (groveIsSimpleText(str) ? groveSimpleSegments(str) : segmenter.segment(str))) {',
     ],
   ]),
   // signal-exit 3 (under ink and restore-cursor) loads node:assert, and with

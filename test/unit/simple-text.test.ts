@@ -1,15 +1,17 @@
-// Text measured and tokenized code unit by code unit (xtask/bundle/simple-text.mjs,
-// the string-width-simple-text and ansi-tokenize-simple-text build patches) and
-// segmenters made on first use (xtask/bundle/lazy-segmenter.mjs). Each patched
-// file is bundled as the build bundles it and compared with the file as shipped.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The simple-text fast path of Grove's forks of string-width and ansi-tokenize
+// (packages/string-width/simple-text.js, packages/*/README.md): text whose
+// every code point is a grapheme cluster of its own is measured and tokenized
+// code unit by code unit. Each fork is bundled as it is installed and again
+// with the fast path turned off (its code as upstream wrote it), and the two
+// must agree. Also: segmenters made on first use (xtask/bundle/lazy-segmenter.mjs).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Plugin } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dependencyPatches } from '../../xtask/dependency-patches.mjs';
+import { isSimpleText } from 'string-width/simple-text';
 import { bundleAndImport, bundleFile } from '../helpers/bundle.js';
-import { isSimpleText } from '../../xtask/bundle/simple-text.mjs';
 
 type Width = (text: string, options?: { ambiguousIsNarrow?: boolean }) => number;
 type Tokenize = (text: string) => unknown[];
@@ -17,36 +19,40 @@ type Tokenize = (text: string) => unknown[];
 const ROOT = join(import.meta.dirname, '..', '..');
 let dir: string;
 
-/** `file` bundled alone (patched or as shipped); its module. */
-const bundled = <T>(file: string, name: string, patched: boolean): Promise<T> =>
+/** The forks without their fast path: no text is simple. */
+const withoutFastPath: Plugin = {
+  name: 'without-simple-text',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]string-width[\\/]simple-text\.js$/ }, () => ({
+      contents: 'export const isSimpleText = () => false; export function* simpleSegments() {}',
+      loader: 'js',
+    }));
+  },
+};
+
+/** `file` bundled alone, with or without the fast path; its module. */
+const bundled = <T>(file: string, name: string, fastPath: boolean): Promise<T> =>
   bundleAndImport<T>(join(dir, `${name}.mjs`), {
     entryPoints: [file],
-    plugins: patched ? dependencyPatches : [],
+    plugins: fastPath ? [] : [withoutFastPath],
   });
 
-let widthShipped: Width;
-let widthPatched: Width;
-let tokenizeShipped: Tokenize;
-let tokenizePatched: Tokenize;
+let widthUpstream: Width;
+let widthFast: Width;
+let tokenizeUpstream: Tokenize;
+let tokenizeFast: Tokenize;
 /** Every code point of the Basic Multilingual Plane that isSimpleText accepts alone. */
 const simple: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'grove-simple-text-'));
-  const stringWidth = join(ROOT, 'node_modules', 'string-width', 'index.js');
-  const tokenize = join(
-    ROOT,
-    'node_modules',
-    '@alcalzone',
-    'ansi-tokenize',
-    'build',
-    'tokenize.js',
-  );
-  widthShipped = (await bundled<{ default: Width }>(stringWidth, 'width-shipped', false)).default;
-  widthPatched = (await bundled<{ default: Width }>(stringWidth, 'width-patched', true)).default;
-  tokenizeShipped = (await bundled<{ tokenize: Tokenize }>(tokenize, 'tok-shipped', false))
+  const stringWidth = join(ROOT, 'packages', 'string-width', 'index.js');
+  const tokenize = join(ROOT, 'packages', 'ansi-tokenize', 'build', 'tokenize.js');
+  widthUpstream = (await bundled<{ default: Width }>(stringWidth, 'width-upstream', false)).default;
+  widthFast = (await bundled<{ default: Width }>(stringWidth, 'width-fast', true)).default;
+  tokenizeUpstream = (await bundled<{ tokenize: Tokenize }>(tokenize, 'tok-upstream', false))
     .tokenize;
-  tokenizePatched = (await bundled<{ tokenize: Tokenize }>(tokenize, 'tok-patched', true)).tokenize;
+  tokenizeFast = (await bundled<{ tokenize: Tokenize }>(tokenize, 'tok-fast', true)).tokenize;
   for (let code = 0; code < 0x10000; code++) {
     if (code >= 0xd800 && code <= 0xdfff) continue;
     const character = String.fromCharCode(code);
@@ -89,6 +95,15 @@ const COMPLEX = [
 ];
 
 describe('simple text', () => {
+  it('takes the fast path in the forks as installed, and only there', () => {
+    const bundle = (name: string): string => readFileSync(join(dir, `${name}.mjs`), 'utf8');
+    for (const name of ['width-fast', 'tok-fast'])
+      expect(bundle(name)).toContain('function isSimpleText(text)');
+    for (const name of ['width-upstream', 'tok-upstream'])
+      expect(bundle(name)).not.toContain('function isSimpleText(text)');
+    expect(widthFast('\u2500\u2502 \u00b7 \u2192')).toBe(6);
+  });
+
   it('is the text the grapheme segmenter cuts into single code points', () => {
     expect(simple.length).toBeGreaterThan(60_000);
     const segmenter = new Intl.Segmenter();
@@ -111,8 +126,8 @@ describe('simple text', () => {
     const differ: string[] = [];
     for (const ambiguousIsNarrow of [true, false])
       for (const character of simple) {
-        const shipped = widthShipped(character, { ambiguousIsNarrow });
-        if (widthPatched(character, { ambiguousIsNarrow }) !== shipped)
+        const upstream = widthUpstream(character, { ambiguousIsNarrow });
+        if (widthFast(character, { ambiguousIsNarrow }) !== upstream)
           differ.push(`U+${character.charCodeAt(0).toString(16)} ${ambiguousIsNarrow}`);
       }
     expect(differ).toEqual([]);
@@ -129,8 +144,8 @@ describe('simple text', () => {
     };
     for (let i = 0; i < 3000; i++) {
       const text = Array.from({ length: 1 + Math.floor(next() * 30) }, pick).join('');
-      expect(widthPatched(text), JSON.stringify(text)).toBe(widthShipped(text));
-      expect(tokenizePatched(text), JSON.stringify(text)).toEqual(tokenizeShipped(text));
+      expect(widthFast(text), JSON.stringify(text)).toBe(widthUpstream(text));
+      expect(tokenizeFast(text), JSON.stringify(text)).toEqual(tokenizeUpstream(text));
     }
   });
 });

@@ -2,8 +2,8 @@
 // string-width, wrap-ansi, slice-ansi, ansi-tokenize and ink each make a
 // segmenter when they load; the first one loads ICU's break-iterator data,
 // about 10 ms and 4 MB. This one makes the real segmenter when it is first
-// used, and text that needs no segmenting never uses it
-// (xtask/bundle/simple-text.mjs).
+// used, and text that needs no segmenting never uses it (the simple-text fast
+// path of Grove's forks of string-width and ansi-tokenize, packages/*/README.md).
 class LazySegmenter {
   #options;
   #real;
