@@ -34,7 +34,7 @@ import { ACTIVE_PROJECT_KEY, ACTIVE_TAB_KEY, loadSettings } from './app/services
 import { setupTerminal } from './runtime/terminal.js';
 import { createRenderer } from './runtime/renderer.js';
 import { runLoop } from './runtime/loop.js';
-import { createTheme } from './ui/theme.js';
+import { colourAllowed, createTheme } from './ui/theme.js';
 import type * as markdownModule from './ui/markdown.js';
 import { whenAnswerNeeded } from './ui/transcript-lines.js';
 import { loadKeyBindings } from './infra/key-bindings-file.js';
@@ -271,7 +271,9 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
   whenAnswerNeeded(() => {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose (above); the build makes it dist/grove-markdown.cjs
-      return (require('./ui/markdown.js') as typeof markdownModule).renderMarkdown;
+      return (require('./ui/markdown.js') as typeof markdownModule).markdownRenderer(
+        colourAllowed(env),
+      );
     } catch (error) {
       logger.log('warn', 'markdown renderer failed to load', error);
       return undefined;

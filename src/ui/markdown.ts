@@ -54,8 +54,43 @@ function rendererFor(width: number): Marked {
   return marked;
 }
 
-export function renderMarkdown(text: string, width: number): string[] {
-  const key = `${width}\u0000${text}`;
+/** An SGR sequence (`ESC [ … m`). */
+// eslint-disable-next-line no-control-regex -- the point is to find escape sequences
+const SGR = /\u001b\[([0-9;]*)m/g;
+
+/**
+ * The line without its colour codes (foreground, background, 256 and RGB
+ * colours); bold, italic, underline and the like stay, as NO_COLOR allows.
+ */
+function withoutColour(line: string): string {
+  return line.replace(SGR, (_, params: string) => {
+    const kept: string[] = [];
+    const codes = params.split(';');
+    for (let i = 0; i < codes.length; i++) {
+      const code = Number(codes[i]);
+      if (code === 38 || code === 48) {
+        // 38;5;N or 38;2;R;G;B: the colour's own numbers go with it.
+        i += codes[i + 1] === '5' ? 2 : 4;
+        continue;
+      }
+      if ((code >= 30 && code <= 49) || (code >= 90 && code <= 107)) continue;
+      kept.push(codes[i] ?? '');
+    }
+    return kept.length === 0 ? '' : `\u001b[${kept.join(';')}m`;
+  });
+}
+
+/**
+ * The answer renderer for a terminal that allows colour or not (NO_COLOR,
+ * `colourAllowed` in ui/theme.ts): marked-terminal colours through chalk,
+ * which does not read NO_COLOR, so without colour its colour codes go.
+ */
+export function markdownRenderer(colour: boolean): (text: string, width: number) => string[] {
+  return colour ? renderMarkdown : (text, width) => renderMarkdown(text, width, false);
+}
+
+export function renderMarkdown(text: string, width: number, colour = true): string[] {
+  const key = `${colour ? 'c' : 'p'}${width}\u0000${text}`;
   const cached = cache.get(key);
   if (cached) return cached;
   let out: string[];
@@ -64,7 +99,7 @@ export function renderMarkdown(text: string, width: number): string[] {
     out = rendered
       .replace(/\n+$/, '')
       .split('\n')
-      .flatMap((line) => wrapStyled(line, width));
+      .flatMap((line) => wrapStyled(colour ? line : withoutColour(line), width));
   } catch {
     out = text.split('\n').flatMap((line) => wrapStyled(line, width));
   }

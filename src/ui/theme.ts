@@ -2,8 +2,8 @@ import type { SessionStatus } from '../domain/session-status.js';
 
 /**
  * Semantic colour tokens. `NO_COLOR`, `FORCE_COLOR=0` and `TERM=dumb` turn
- * every token off: the cases in which ink (chalk) would draw no colour, so
- * lines Grove paints itself (list rows, `paint`) have none either.
+ * every token off (`colourAllowed`), so ink draws no colour, and lines Grove
+ * paints itself (list rows, `paint`) have none either.
  */
 export interface Theme {
   readonly accent: string | undefined;
@@ -35,12 +35,23 @@ const STATUS_COLORS: Record<SessionStatus, string> = {
   Canceled: 'gray',
 };
 
-export function createTheme(env: NodeJS.ProcessEnv | Record<string, string | undefined>): Theme {
-  const plain =
+/**
+ * Whether `env` allows colour. chalk itself ignores NO_COLOR, so what Grove
+ * draws with chalk (markdown answers) asks this too.
+ */
+export function colourAllowed(
+  env: NodeJS.ProcessEnv | Record<string, string | undefined>,
+): boolean {
+  return !(
     (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') ||
     env['FORCE_COLOR'] === '0' ||
     env['FORCE_COLOR'] === 'false' ||
-    env['TERM'] === 'dumb';
+    env['TERM'] === 'dumb'
+  );
+}
+
+export function createTheme(env: NodeJS.ProcessEnv | Record<string, string | undefined>): Theme {
+  const plain = !colourAllowed(env);
   const c = (color: string): string | undefined => (plain ? undefined : color);
   return {
     accent: c('cyan'),

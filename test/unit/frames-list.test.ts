@@ -1,0 +1,119 @@
+// Frame snapshots of the tabs (sessions, projects, settings): the whole screen
+// as text in __snapshots__/frames/, at 80×24, 120×40 and 60×20. After a
+// deliberate layout change: `npx vitest run -u test/unit/frames-list.test.ts`,
+// then read the diff of the .txt files.
+import { describe, expect, it } from 'vitest';
+import { bufferFrom } from '../../src/domain/composer.js';
+import { SETTING_ROWS } from '../../src/domain/settings.js';
+import { appState } from '../helpers/render.js';
+import { FRAME_SIZES, drawScreen, expectFrame } from '../helpers/frames.js';
+import { CJK_TITLE, EMOJI_TITLE, busyList, listSessions } from '../helpers/frame-fixtures.js';
+import { cellWidth } from '../helpers/render.js';
+
+describe.each(FRAME_SIZES)('the tabs at %i×%i', (columns, rows) => {
+  it('draws the sessions list with every group, badges and wide titles', async () => {
+    await expectFrame('sessions-list', busyList(columns, rows));
+  });
+
+  it('draws the empty sessions list', async () => {
+    await expectFrame('sessions-empty', appState({ columns, rows }));
+  });
+
+  it('draws the list searched for Chinese text with the status filter on', async () => {
+    await expectFrame(
+      'sessions-search',
+      busyList(columns, rows, {
+        selectedSessionId: 'f6',
+        sessionFilter: { query: '', input: bufferFrom('测试'), status: 'review' },
+      }),
+    );
+  });
+
+  it('draws a list filtered down to nothing', async () => {
+    await expectFrame(
+      'sessions-filtered-out',
+      busyList(columns, rows, {
+        sessionFilter: { query: 'no such session', input: null, status: 'all' },
+      }),
+    );
+  });
+
+  it('draws an error notice on the footer', async () => {
+    await expectFrame(
+      'sessions-error-notice',
+      busyList(columns, rows, {
+        notice: {
+          level: 'error',
+          text: 'Merge failed: src/login.ts conflicts with main (合并冲突) — resolve it in the session',
+        },
+      }),
+    );
+  });
+
+  it('draws the projects tab with the agent CLIs found', async () => {
+    await expectFrame(
+      'projects',
+      appState({
+        columns,
+        rows,
+        tab: 'projects',
+        projects: [
+          { id: 1, path: '/home/dev/demo', displayName: 'demo', createdAt: 0, lastOpenedAt: 0 },
+          {
+            id: 2,
+            path: '/home/dev/项目/网站',
+            displayName: '网站 🌐',
+            createdAt: 0,
+            lastOpenedAt: 0,
+          },
+          {
+            id: 3,
+            path: '/home/dev/src/a-project-with-a-rather-long-name-indeed',
+            displayName: 'a-project-with-a-rather-long-name-indeed',
+            createdAt: 0,
+            lastOpenedAt: 0,
+          },
+        ],
+        selectedProjectId: 2,
+        agents: [
+          { id: 'claude', binary: 'claude', path: '/usr/local/bin/claude', version: '2.0.1' },
+          { id: 'codex', binary: 'codex', path: null, version: null },
+          { id: 'gemini', binary: 'gemini', path: '/usr/local/bin/gemini', version: null },
+        ],
+      }),
+    );
+  });
+
+  it('draws the projects tab while the agent CLIs are looked for', async () => {
+    await expectFrame('projects-checking', appState({ columns, rows, tab: 'projects' }));
+  });
+
+  it('draws the settings tab', async () => {
+    const selectedSetting = SETTING_ROWS.findIndex((row) =>
+      row.label.startsWith('Notify: terminal n'),
+    );
+    await expectFrame('settings', appState({ columns, rows, tab: 'settings', selectedSetting }));
+  });
+});
+
+describe('wide titles in the sessions list', () => {
+  it.each(FRAME_SIZES)(
+    'put the status of a CJK or emoji row in the same cell as an ASCII row at %i×%i',
+    (columns, rows) => {
+      const { lines } = drawScreen(busyList(columns, rows));
+      const rowOf = (title: string): string =>
+        lines.find((line) => line.includes(title.slice(0, 4))) ?? '';
+      const statusCell = (line: string, status: string): number =>
+        cellWidth(line.slice(0, line.lastIndexOf(status)));
+      const ascii = rowOf(listSessions[0]?.title ?? '');
+      const chinese = rowOf('测试：缓存');
+      expect(statusCell(chinese, 'Review')).toBe(statusCell(ascii, 'Review'));
+      const emoji = rowOf(EMOJI_TITLE);
+      const cjk = rowOf(CJK_TITLE);
+      expect(cellWidth(emoji)).toBeLessThanOrEqual(columns);
+      expect(cellWidth(cjk)).toBeLessThanOrEqual(columns);
+      // The emoji title's row ends in the same cell as the other full rows (its status or timer).
+      if (columns >= 80) expect(statusCell(emoji, 'Question')).toBe(statusCell(ascii, 'Review'));
+    },
+  );
+});
