@@ -352,19 +352,6 @@ describe('grove run', () => {
     expect(JSON.stringify(last?.body)).toContain('Greet the user');
   });
 
-  it('reply reads its prompt from standard input too', async () => {
-    helloTurn('Create hello.txt');
-    const first = await h.grove(['run', '--output', 'json', 'Create hello.txt']);
-    expectExit(first, 0);
-    const { sessionId } = ResultSchema.parse(JSON.parse(first.stdout));
-    h.server.script('anthropic', [{ when: 'And a follow-up', text: reply('Followed up.') }]);
-
-    const run = await h.grove(['reply', sessionId.slice(0, 6)], { input: 'And a follow-up\n' });
-
-    expectExit(run, 0);
-    expect(run.stdout).toBe('Followed up.\n');
-  });
-
   it('exits 1 with a message when the agent fails, leaving the session in Review', async () => {
     h.utilities();
     h.server.script('anthropic', [
@@ -680,27 +667,6 @@ describe('--mode', () => {
     expectExit(text, 0);
     expect(text.stdout).toMatch(/^agent claude\/\S+ \[\w+\] {2}mode Read Only {2}tokens /m);
     expect((await showJson(result.sessionId)).permissionMode).toBe('read-only');
-  });
-
-  it('grove reply --mode plan switches the session, says so in the transcript, and the session keeps it', async () => {
-    helloTurn('Create hello.txt');
-    const first = await h.grove(['run', '--output', 'json', 'Create hello.txt']);
-    expectExit(first, 0);
-    const { sessionId, permissionMode } = ResultSchema.parse(JSON.parse(first.stdout));
-    expect(permissionMode).toBe('auto-edit');
-    h.utilities();
-    h.server.script('anthropic', [
-      { when: 'Plan the docs', text: reply('Step 1: write the docs.') },
-    ]);
-
-    const planned = await h.grove(['reply', sessionId, '--mode', 'plan', 'Plan the docs']);
-
-    expectExit(planned, 0);
-    const shown = await showJson(sessionId);
-    expect(shown.permissionMode).toBe('plan');
-    expect(
-      shown.transcript.some((e) => e.kind === 'notice' && e.content.startsWith('[Mode] Plan: ')),
-    ).toBe(true);
   });
 
   it('a bad --mode is a usage error that changes nothing', async () => {

@@ -5,7 +5,7 @@ import { git } from '../helpers/grove-env.js';
 import { expectExit, fromSnapshot, reply, type Harness } from './headless-harness.js';
 import { ListSchema, ResultSchema, ShowSchema } from './headless-schema.js';
 
-// show, diff, rebase, merge, cancel and publish on a session that `grove run`
+// show, reply, diff, rebase, merge, cancel and publish on a session that `grove run`
 // made (the built binary, real Claude Code and the fake model server). The
 // session is made once (a real Claude Code run takes seconds); each test gets
 // the world back as that run left it (fromSnapshot), so none sees another's
@@ -62,6 +62,36 @@ describe('grove show', () => {
     expect(transcript[0]).toMatchObject({ kind: 'user_prompt', content: 'Create hello.txt' });
     expect(
       transcript.some((e) => e.kind === 'assistant_answer' && e.content === 'I created hello.txt.'),
+    ).toBe(true);
+  });
+});
+
+describe('grove reply', () => {
+  it('reads its prompt from standard input too', async () => {
+    const { sessionId } = s.made;
+    s.h.server.script('anthropic', [{ when: 'And a follow-up', text: reply('Followed up.') }]);
+
+    const run = await s.h.grove(['reply', sessionId.slice(0, 6)], { input: 'And a follow-up\n' });
+
+    expectExit(run, 0);
+    expect(run.stdout).toBe('Followed up.\n');
+  });
+
+  it('--mode plan switches the session, says so in the transcript, and the session keeps it', async () => {
+    const { sessionId, permissionMode } = s.made;
+    expect(permissionMode).toBe('auto-edit');
+    s.h.utilities();
+    s.h.server.script('anthropic', [
+      { when: 'Plan the docs', text: reply('Step 1: write the docs.') },
+    ]);
+
+    const planned = await s.h.grove(['reply', sessionId, '--mode', 'plan', 'Plan the docs']);
+
+    expectExit(planned, 0);
+    const shown = await showJson(sessionId);
+    expect(shown.permissionMode).toBe('plan');
+    expect(
+      shown.transcript.some((e) => e.kind === 'notice' && e.content.startsWith('[Mode] Plan: ')),
     ).toBe(true);
   });
 });
