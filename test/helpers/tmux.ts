@@ -106,6 +106,11 @@ export class TmuxTerminal {
     return this.tmux(['capture-pane', '-p', '-t', 'main']);
   }
 
+  /** The screen with its colours and attributes as SGR escape sequences (capture-pane -e). */
+  async styledScreen(): Promise<string> {
+    return this.tmux(['capture-pane', '-p', '-e', '-t', 'main']);
+  }
+
   async format(name: string): Promise<string> {
     return (await this.tmux(['display-message', '-p', '-t', 'main', `#{${name}}`])).trim();
   }
