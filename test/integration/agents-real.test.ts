@@ -22,6 +22,7 @@ import {
   type FakeModelServer,
 } from '../helpers/fake-model/server.js';
 import { realCliPath } from '../helpers/real-clis.js';
+import { waitUntil } from '../helpers/wait.js';
 
 // The real, pinned agent CLIs (test/fixtures/real-clis) driven by Grove's
 // channels against the fake model server on 127.0.0.1.
@@ -206,16 +207,19 @@ describe.each(CASES)('$provider, the real CLI against the fake model server', (c
     server.script(c.api, [{ delayMs: 20_000, then: { text: REPLY('too late') } }]);
     channel = c.make(agentEnv(server, join(dir, 'home')), binary);
     const controller = new AbortController();
-    const started = Date.now();
-    setTimeout(() => controller.abort(), 1500);
-
-    const failure = await channel
+    const turn = channel
       .runTurn(request(c, 'slow'), () => {}, controller.signal)
       .catch((e: unknown) => e);
+    // Mid-turn: the model has the request and holds its answer for 20 s.
+    await waitUntil('the model has the turn', () => server.modelRequests(c.api).length > 0, 60_000);
+    const aborted = Date.now();
+    controller.abort();
+
+    const failure = await turn;
 
     expect(failure).toBeInstanceOf(AgentError);
     expect((failure as AgentError).reason).toBe('canceled');
-    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(Date.now() - aborted).toBeLessThan(15_000);
   });
 });
 
