@@ -6,7 +6,9 @@ import type { CommentSide } from '../domain/diff-rows.js';
 
 /**
  * What the runtime's key handlers may ask of the app. Every method returns at
- * once; the work runs as a task and reports back through AppEvents.
+ * once; the work runs as a task and reports back through AppEvents. A caller
+ * that waits for its work (a headless command) asks through AwaitedIntents
+ * (`awaited-intents.ts`) and reads through AppQueries (`queries.ts`).
  */
 export interface AppIntents {
   quit(): void;

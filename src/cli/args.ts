@@ -310,16 +310,31 @@ export function parseHeadless(
   }
 }
 
+/** The flags `grove run` and `grove reply` share (TURN_OPTIONS is their help): the turn's mode, output, timeout and progress. */
+const TURN_FLAGS = {
+  mode: { type: 'string' },
+  output: { type: 'string' },
+  timeout: { type: 'string' },
+  progress: { type: 'boolean' },
+} as const;
+
+function turnOptions(values: Parsed['values']) {
+  const output = Output.safeParse(values['output'] ?? 'text');
+  if (!output.success) throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
+  const timeout = values['timeout'];
+  return {
+    dir: str(values['C']),
+    mode: parseMode(values['mode']),
+    output: output.data,
+    timeoutMs: typeof timeout === 'string' ? parseDuration(timeout) : null,
+    progress: values['progress'] === true,
+  };
+}
+
 function parseCommand(
   name: (typeof COMMAND_NAMES)[number],
   args: readonly string[],
 ): HeadlessCommand {
-  const turn = {
-    mode: { type: 'string' as const },
-    output: { type: 'string' as const },
-    timeout: { type: 'string' as const },
-    progress: { type: 'boolean' as const },
-  };
   switch (name) {
     case 'run': {
       const { values, positionals } = parse(args, {
@@ -328,7 +343,7 @@ function parseCommand(
         reasoning: { type: 'string' },
         n: { type: 'string', short: 'n' },
         agents: { type: 'string' },
-        ...turn,
+        ...TURN_FLAGS,
       });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
@@ -337,42 +352,32 @@ function parseCommand(
         throw new UsageError(`-n must be a whole number from 2 to ${MAX_VARIANTS}`);
       if (typeof values.agents === 'string' && n === null)
         throw new UsageError('--agents needs -n N');
-      const output = Output.safeParse(values.output ?? 'text');
-      if (!output.success)
-        throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
       return {
         kind: 'run',
-        dir: str(values.C),
+        ...turnOptions(values),
         agent: str(values.agent),
         model: str(values.model),
         reasoning: str(values.reasoning),
         n,
         agents: str(values.agents),
-        mode: parseMode(values.mode),
-        output: output.data,
-        timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null,
-        progress: values.progress === true,
         prompt: positionals[0] ?? null,
       };
     }
     case 'reply': {
-      const { values, positionals } = parse(args, { ...turn, threads: { type: 'boolean' } });
+      const { values, positionals } = parse(args, {
+        ...TURN_FLAGS,
+        threads: { type: 'boolean' },
+      });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 2);
-      const output = Output.safeParse(values.output ?? 'text');
-      if (!output.success)
-        throw new UsageError(output.error.issues[0]?.message ?? 'invalid --output');
+      const options = turnOptions(values);
       const threads = values.threads === true;
       if (threads && positionals[1] !== undefined)
         throw new UsageError('--threads takes no PROMPT (the review threads are the prompt)');
       return {
         kind: 'reply',
-        dir: str(values.C),
+        ...options,
         id: needId(name, positionals),
-        mode: parseMode(values.mode),
-        output: output.data,
-        timeoutMs: typeof values.timeout === 'string' ? parseDuration(values.timeout) : null,
-        progress: values.progress === true,
         prompt: positionals[1] ?? null,
         threads,
       };

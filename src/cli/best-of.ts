@@ -54,7 +54,7 @@ export async function runBestOf(
         EXIT.failed,
       );
   }
-  const { group, sessions } = await ctx.controller.bestOf.start(
+  const { group, sessions } = await ctx.intents.startBestOf(
     ctx.project.id,
     prompt,
     choices,
@@ -64,7 +64,7 @@ export async function runBestOf(
   const stranded = resumeStranded(ctx);
   for (const s of sessions)
     ctx.progress(`Variant ${shortId(s.id)}: ${s.agent}/${s.model} on ${s.branch}`);
-  for (const s of sessions) ctx.controller.workers.notify(s.id);
+  for (const s of sessions) ctx.intents.runQueued(s.id);
 
   const deadline = command.timeoutMs === null ? null : infra.clock.now() + command.timeoutMs;
   let interrupted = false;
@@ -73,9 +73,9 @@ export async function runBestOf(
   };
   process.on('SIGINT', onSigint);
   try {
-    while (!(await ctx.controller.bestOf.allSettled(group))) {
+    while (!(await ctx.queries.groupSettled(group))) {
       if (interrupted || (deadline !== null && infra.clock.now() > deadline)) {
-        for (const s of sessions) ctx.controller.workers.abort(s.id);
+        for (const s of sessions) ctx.intents.abort(s.id);
         ctx.progress(
           interrupted
             ? 'Stopped (Ctrl+C); the variants keep what they did.'
@@ -86,7 +86,7 @@ export async function runBestOf(
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
     ctx.progress('All variants are over: checking and judging…');
-    await ctx.controller.bestOf.evaluate(group.id);
+    await ctx.intents.evaluateGroup(group.id);
   } finally {
     process.off('SIGINT', onSigint);
   }
@@ -112,7 +112,7 @@ const UNDECIDED: ReadonlySet<string> = new Set(['running', 'checking', 'judging'
 /** Evaluates the project's groups a gone Grove process left unevaluated; resolves when they are done. */
 async function resumeStranded(ctx: HeadlessContext): Promise<void> {
   const { store, logger } = ctx.infra;
-  const resumed = await ctx.controller.bestOf
+  const resumed = await ctx.intents
     .resumeStrandedGroups(ctx.project.id)
     .catch((error: unknown): string[] => {
       logger.log('warn', 'best-of: resuming stranded groups failed', error);
@@ -142,7 +142,7 @@ async function verdict(
     if (!group) throw new CommandError('the group disappeared', EXIT.failed);
     if (!UNDECIDED.has(group.status)) return group;
     if (deadline !== null && ctx.infra.clock.now() > deadline) return null;
-    if (polls % TAKEOVER_POLLS === 0) await ctx.controller.bestOf.resumeStranded(ctx.project.id);
+    if (polls % TAKEOVER_POLLS === 0) await ctx.intents.resumeStranded(ctx.project.id);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

@@ -8,7 +8,6 @@ import {
   stopOtherProcesses,
   type HeadlessIo,
 } from './headless.js';
-import { cancelSession, workAtRisk } from '../app/services/review/cancel.js';
 import { cancelLines } from '../app/popups.js';
 import type { HeadlessCommand } from './args.js';
 
@@ -22,7 +21,7 @@ export async function cancelCommand(
   const ctx = await headlessContext(infra, io, project?.path ?? command.dir, io.stderrIsTTY);
   if (['Done', 'Canceled', 'Merged', 'Merging', 'Rebasing'].includes(session.status))
     throw new CommandError(`a ${session.status} session cannot be canceled.`, EXIT.failed);
-  const risk = await workAtRisk(ctx.controller.review.ctx, session);
+  const risk = await ctx.queries.workAtRisk(session);
   // Nothing can be lost without work on the branch or in the worktree (or a turn that may be making some).
   const atRisk =
     risk.uncommitted > 0 || risk.unmergedCommits > 0 || session.status === 'InProgress';
@@ -33,9 +32,7 @@ export async function cancelCommand(
     );
   }
   await stopOtherProcesses(ctx, session.id);
-  await cancelSession(ctx.controller.review.ctx, session.id, (id) =>
-    ctx.controller.workers.abort(id),
-  );
+  await ctx.intents.cancelSession(session.id);
   const final = (await infra.store.sessions.get(session.id)) ?? session;
   io.stdout.write(
     `${final.status}${final.keptBranch ? ` (work kept on branch ${final.keptBranch})` : ''}\n`,

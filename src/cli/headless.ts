@@ -2,7 +2,9 @@ import { waitingText } from '../domain/usage-limit.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { App } from '../app/app.js';
+import { awaitedIntents, type AwaitedIntents } from '../app/awaited-intents.js';
 import { Controller } from '../app/controller.js';
+import { appQueries, type AppQueries } from '../app/queries.js';
 import { loadSettings } from '../app/services/projects.js';
 import { recoverInterruptedOperations } from '../app/services/recovery.js';
 import { modelChoice } from '../app/services/sessions.js';
@@ -12,12 +14,10 @@ import { INTERRUPTED_BY_RESTART } from '../domain/operation.js';
 import type { Project } from '../domain/project.js';
 import { agentName, providerInfo, type ModelChoice } from '../domain/providers.js';
 import { agentChoices } from '../domain/settings.js';
-import { sanitizeText } from '../domain/sanitize.js';
-import { shortId, type Session } from '../domain/session.js';
+import type { Session } from '../domain/session.js';
 import { shellRunner } from '../infra/shell.js';
-import type { HeadlessCommand, OutputFormat } from './args.js';
+import type { HeadlessCommand } from './args.js';
 import { UsageError } from './usage-error.js';
-import { sessionResult } from './session-json.js';
 
 export const EXIT = {
   ok: 0,
@@ -57,6 +57,14 @@ export interface HeadlessContext {
   readonly infra: Infra;
   readonly project: Project;
   readonly app: App;
+  /** What a command asks of the app (the services the TUI's AppIntents use), waiting for each. */
+  readonly intents: AwaitedIntents;
+  /** What a command reads of the app and waits for. */
+  readonly queries: AppQueries;
+  /**
+   * The controller behind them, for tests that drive the TUI's services on a screenless
+   * context. Commands never use it (test/unit/cli-app-surface.test.ts).
+   */
   readonly controller: Controller;
   readonly io: HeadlessIo;
   progress(text: string): void;
@@ -80,7 +88,7 @@ const openContexts: HeadlessContext[] = [];
 
 /** Stops agent processes and background tasks of every context this process opened. */
 export async function shutdownContexts(): Promise<void> {
-  await Promise.allSettled(openContexts.splice(0).map((ctx) => ctx.controller.shutdown()));
+  await Promise.allSettled(openContexts.splice(0).map((ctx) => ctx.intents.shutdown()));
 }
 
 export async function headlessContext(
@@ -140,7 +148,16 @@ export async function headlessContext(
   const progress = (text: string): void => {
     if (showProgress) io.stderr.write(`${text}\n`);
   };
-  const ctx = { infra, project, app, controller, io, progress };
+  const ctx = {
+    infra,
+    project,
+    app,
+    intents: awaitedIntents(controller),
+    queries: appQueries(controller),
+    controller,
+    io,
+    progress,
+  };
   openContexts.push(ctx);
   return ctx;
 }
@@ -245,12 +262,10 @@ function driverWatch(ctx: HeadlessContext, sessionId: string): () => Promise<boo
     const now = ctx.infra.clock.now();
     if (now - last < LEASE_CHECK_MS) return false;
     last = now;
-    const recovered = await ctx.controller.leases
-      .recoverGone()
-      .catch((error: unknown): string[] => {
-        ctx.infra.logger.log('warn', 'recovering the work of a gone Grove process failed', error);
-        return [];
-      });
+    const recovered = await ctx.intents.recoverGone().catch((error: unknown): string[] => {
+      ctx.infra.logger.log('warn', 'recovering the work of a gone Grove process failed', error);
+      return [];
+    });
     if (!recovered.includes(sessionId)) return false;
     ctx.progress(
       'The Grove process working on this session is gone; the session was recovered (its unfinished work failed) and this goes on.',
@@ -272,7 +287,7 @@ export async function submitTurn(
   const { store } = ctx.infra;
   const before = new Set((await store.operations.listUnfinished(sessionId)).map((op) => op.id));
   let finishedHere: string | null = null;
-  ctx.controller.workers.onOutcome((o) => {
+  ctx.queries.onOutcome((o) => {
     if (
       o.operation.sessionId === sessionId &&
       !before.has(o.operation.id) &&
@@ -280,7 +295,7 @@ export async function submitTurn(
     )
       finishedHere ??= o.operation.id;
   });
-  const refused = await ctx.controller.submitPrompt(sessionId, prompt);
+  const refused = await ctx.intents.submitPrompt(sessionId, prompt);
   if (refused) throw new CommandError(refused, EXIT.failed);
   for (;;) {
     const mine = (await store.operations.listUnfinished(sessionId)).find(
@@ -309,7 +324,7 @@ export async function waitForOperation(
   operationId: string,
   timeoutMs: number | null,
 ): Promise<TurnOutcome> {
-  const { workers } = ctx.controller;
+  const { intents, queries } = ctx;
   const { store, clock } = ctx.infra;
   let outcome: TurnOutcome['outcome'] = null;
   let timedOut = false;
@@ -319,35 +334,35 @@ export async function waitForOperation(
   const settle = (status: 'done' | 'failed' | 'canceled', error: string | null): void => {
     if (outcome) return;
     outcome = { status, error };
-    workers.release(sessionId);
+    intents.release(sessionId);
     wake();
   };
-  workers.onOutcome((o) => {
+  queries.onOutcome((o) => {
     if (o.operation.id === operationId) settle(o.status, o.error);
   });
   // A budget limit holds the queue: the prompt stays queued for when the limit is raised, and this command ends.
-  workers.onHeld((h) => {
+  queries.onHeld((h) => {
     if (h.operation.sessionId !== sessionId || outcome || held !== null) return;
     held = h.reason;
-    workers.release(sessionId);
+    intents.release(sessionId);
     wake();
   });
   const stop = async (): Promise<void> => {
-    if (workers.current(sessionId)?.id === operationId) {
-      workers.abort(sessionId);
+    if (queries.running(sessionId) === operationId) {
+      intents.abort(sessionId);
       return;
     }
     const op = await store.operations.get(operationId);
     if (op?.status === 'queued') {
       // Not started (another process holds the session): it never will.
-      workers.release(sessionId);
+      intents.release(sessionId);
       await store.operations.finish(
         operationId,
         'canceled',
         'stopped before it started',
         clock.now(),
       );
-      if (workers.current(sessionId)?.id === operationId) workers.abort(sessionId);
+      if (queries.running(sessionId) === operationId) intents.abort(sessionId);
       else settle('canceled', null);
     } else if (op?.status === 'running') {
       // Another process runs it: ask it to stop, and stop waiting.
@@ -380,14 +395,14 @@ export async function waitForOperation(
   let announcedLimit: number | null = null;
   const recoverDeadDriver = driverWatch(ctx, sessionId);
   try {
-    workers.notify(sessionId);
+    intents.runQueued(sessionId);
     while (!outcome && held === null) {
       const op = await store.operations.get(operationId);
       if (!op) {
         settle('failed', 'the operation disappeared');
       } else if (op.status === 'done' || op.status === 'failed' || op.status === 'canceled') {
         // Finished by another process (or by this one, just before its report).
-        if (workers.current(sessionId)?.id !== operationId)
+        if (queries.running(sessionId) !== operationId)
           settle(
             op.status,
             op.status === 'failed' && op.lastError === INTERRUPTED_BY_RESTART
@@ -402,7 +417,7 @@ export async function waitForOperation(
             `The prompt is ${waitingText({ agent: op.waitAgent ?? 'the agent', until: op.notBefore }, clock.now())} (a usage limit); it runs then (Ctrl+C cancels it).`,
           );
         }
-        workers.notify(sessionId);
+        intents.runQueued(sessionId);
       } else if (op.status === 'queued' || op.owner !== ctx.infra.runtime.owner) {
         if (
           !announcedWait &&
@@ -415,7 +430,7 @@ export async function waitForOperation(
         // A process that died while working on the session never lets go: recover the session, as the TUI does.
         await recoverDeadDriver();
         // Take it when the other process lets go (the worker also retries by itself).
-        workers.notify(sessionId);
+        intents.runQueued(sessionId);
       }
       if (!outcome && held === null)
         await new Promise<void>((resolve) => {
@@ -423,8 +438,8 @@ export async function waitForOperation(
           setTimeout(resolve, POLL_MS);
         });
     }
-    await workers.idle(sessionId);
-    await ctx.controller.turns.settled();
+    await queries.idle(sessionId);
+    await queries.turnsSettled();
   } finally {
     if (timer) clearTimeout(timer);
     process.off('SIGINT', onSigint);
@@ -465,117 +480,6 @@ export async function stopOtherProcesses(ctx: HeadlessContext, sessionId: string
       );
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-}
-
-/**
- * The answer of one turn: what the agent answered after the prompt `prompt`
- * (the first such prompt at or after transcript position `since`), up to
- * the next prompt.
- */
-export async function turnAnswer(
-  infra: Infra,
-  sessionId: string,
-  since: number,
-  prompt: string,
-): Promise<string> {
-  const entries = (await infra.store.transcript.list(sessionId)).filter((e) => e.position >= since);
-  // The transcript holds the prompt sanitized.
-  const stored = sanitizeText(prompt);
-  const start = entries.findIndex(
-    (e) => e.kind === 'user_prompt' && (e.content === stored || e.content === prompt),
-  );
-  if (start === -1) return '';
-  const rest = entries.slice(start + 1);
-  const next = rest.findIndex((e) => e.kind === 'user_prompt');
-  return (next === -1 ? rest : rest.slice(0, next))
-    .filter((e) => e.kind === 'assistant_answer')
-    .map((e) => e.content)
-    .join('\n\n');
-}
-
-export async function printResult(
-  ctx: HeadlessContext,
-  session: Session,
-  since: number,
-  prompt: string,
-  output: OutputFormat,
-  startedAt: number,
-): Promise<void> {
-  const { infra, io } = ctx;
-  const answer = await turnAnswer(infra, session.id, since, prompt);
-  if (output === 'text') {
-    if (answer) io.stdout.write(`${answer}\n`);
-    if (session.questions.length > 0) {
-      io.stdout.write('\nThe agent asks:\n');
-      session.questions.forEach((q, i) => {
-        io.stdout.write(`${i + 1}. ${q.text}\n`);
-        for (const option of q.options) io.stdout.write(`   - ${option}\n`);
-      });
-      io.stdout.write(`\nAnswer with: grove reply ${session.id.slice(0, 8)} "..."\n`);
-    }
-    return;
-  }
-  const diff = await infra.git
-    .diffAgainstBase(session.worktreePath, session.baseBranch)
-    .catch(() => null);
-  if (output === 'diff') {
-    io.stdout.write(diff?.patch ?? '');
-    return;
-  }
-  const result = sessionResult(
-    session,
-    answer,
-    diff?.files ?? [],
-    infra.clock.now() - startedAt,
-    await infra.store.usage.bySession(session.id),
-  );
-  io.stdout.write(
-    `${JSON.stringify(output === 'stream-json' ? { type: 'result', ...result } : result, null, output === 'json' ? 2 : undefined)}\n`,
-  );
-}
-
-/**
- * Why a turn did not finish, always on stderr (with or without --progress):
- * a script needs the reason next to the exit code.
- */
-export async function reportOutcome(
-  ctx: HeadlessContext,
-  outcome: TurnOutcome,
-  session: Session,
-  since: number,
-): Promise<void> {
-  const { io, infra } = ctx;
-  const kept = `the session (${shortId(session.id)}) is in ${session.status} with its work kept`;
-  if (outcome.held) {
-    io.stderr.write(
-      `grove: ${outcome.held} The prompt was not sent and stays queued in session ${shortId(session.id)}; it runs once the limit is raised (Settings in the TUI, or its popup when you open the session).\n`,
-    );
-  } else if (outcome.interrupted) {
-    io.stderr.write(`grove: interrupted; the turn was stopped and ${kept}.\n`);
-  } else if (outcome.timedOut) {
-    io.stderr.write(`grove: timed out; the turn was stopped and ${kept}.\n`);
-  } else if (outcome.outcome?.status === 'failed') {
-    const entries = await infra.store.transcript.list(session.id);
-    const errors = entries
-      .filter((e) => e.position >= since && e.kind === 'notice' && e.content.startsWith('[Error]'))
-      .map((e) => e.content.replace(/^\[Error\]\s*/, ''));
-    const reason =
-      errors.length > 0 ? errors.join('\n') : (outcome.outcome.error ?? 'the turn failed');
-    io.stderr.write(`grove: ${reason}\n`);
-  } else if (outcome.outcome?.status === 'canceled') {
-    io.stderr.write(
-      `grove: the turn was stopped by another Grove process; the session (${shortId(session.id)}) keeps its work.\n`,
-    );
-  }
-}
-
-export function exitCodeFor(outcome: TurnOutcome, session: Session): number {
-  if (outcome.interrupted) return EXIT.interrupted;
-  if (outcome.timedOut) return EXIT.timeout;
-  if (outcome.held) return EXIT.budget;
-  if (outcome.outcome?.status !== 'done') return EXIT.failed;
-  if (session.status === 'Question' && session.questions.length > 0) return EXIT.questions;
-  return EXIT.ok;
 }
 
 export type { HeadlessCommand };

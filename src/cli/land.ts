@@ -13,7 +13,7 @@ import {
   type HeadlessIo,
 } from './headless.js';
 import { baseBranchGone, baseRewoundLines } from '../app/services/base-check.js';
-import { acknowledgeGuard, guardRefusal } from '../app/services/agent-guard.js';
+import { guardRefusal } from '../app/services/agent-guard.js';
 import { mergeOverlapLines } from './parallel.js';
 import type { HeadlessCommand } from './args.js';
 
@@ -39,13 +39,9 @@ export async function landCommand(
   ctx.app.subscribe(eventPrinter(ctx, session.id, 'text'));
   if (command.kind !== 'rebase' && session.guardFlag) {
     // An agent changed git state outside its worktree: not landed until the person says they saw it.
-    const review = ctx.controller.review.ctx;
     if (!command.acknowledge)
       throw new CommandError(guardRefusal(session, command.kind) ?? '', EXIT.failed);
-    await acknowledgeGuard(
-      { ...review.deps, note: (id, text) => review.note(id, text) },
-      session.id,
-    );
+    await ctx.intents.acknowledgeGuard(session.id);
   }
   if (command.kind === 'merge') {
     if (session.reviewRequest?.state === 'open')
@@ -65,7 +61,7 @@ export async function landCommand(
       session.worktreePath,
     );
     if (rewound.length > 0) io.stderr.write(`grove: ${rewound.join('\n')}\n`);
-    await ctx.controller.review.ctx.setStatus(session.id, 'Queued');
+    await ctx.intents.setStatus(session.id, 'Queued');
   }
   const payload =
     command.kind === 'publish'
@@ -98,8 +94,7 @@ export async function landCommand(
       'held behind a prompt at its budget',
       infra.clock.now(),
     );
-    if (command.kind === 'merge')
-      await ctx.controller.review.ctx.setStatus(session.id, session.status);
+    if (command.kind === 'merge') await ctx.intents.setStatus(session.id, session.status);
     io.stderr.write(
       `grove: ${outcome.held} The ${command.kind} was not started: it waits behind the session's held prompt. Raise the limit (Settings in the TUI, or its popup when you open the session), or drop the held prompt (Ctrl+C in the session), then run grove ${command.kind} again.\n`,
     );

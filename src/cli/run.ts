@@ -1,5 +1,4 @@
 // grove run: a new session on its own branch and worktree, one turn, its answer printed.
-import { eventPrinter } from './event-printer.js';
 import type { Infra } from '../compose.js';
 import { storageFailure } from '../infra/db/errors.js';
 import { shortId } from '../domain/session.js';
@@ -9,16 +8,13 @@ import {
   CommandError,
   EXIT,
   choiceFor,
-  exitCodeFor,
   headlessContext,
-  printResult,
   readPrompt,
-  reportOutcome,
   submitTurn,
-  waitForOperation,
   showProgress,
   type HeadlessIo,
 } from './headless.js';
+import { finishTurn, followTurn } from './turn-result.js';
 import { runBestOf } from './best-of.js';
 import type { HeadlessCommand } from './args.js';
 
@@ -58,8 +54,8 @@ export async function runCommand(
     );
   }
   const startedAt = infra.clock.now();
-  const session = await ctx.controller.sessions
-    .create(ctx.project.id, choice, ctx.app.state.settings, command.mode ?? 'auto_edit')
+  const session = await ctx.intents
+    .createSession(ctx.project.id, choice, ctx.app.state.settings, command.mode ?? 'auto_edit')
     .catch((error: unknown) => {
       throw new CommandError(
         notStarted(
@@ -70,16 +66,16 @@ export async function runCommand(
       );
     });
   ctx.progress(`Session ${shortId(session.id)} on ${session.branch} (${session.worktreePath})`);
-  ctx.app.subscribe(eventPrinter(ctx, session.id, command.output));
+  followTurn(ctx, session.id, command);
   if (command.output === 'stream-json')
     io.stdout.write(
       `${JSON.stringify({ type: 'session', sessionId: session.id, branch: session.branch, worktree: session.worktreePath })}\n`,
     );
   try {
-    await ctx.controller.sessions.whenReady(session.id);
+    await ctx.queries.whenReady(session.id);
   } catch (error) {
     // Nothing was asked of an agent: the session, its branch and worktree go again.
-    await ctx.controller.sessions
+    await ctx.intents
       .discardUnstarted(session.id)
       .catch((e: unknown) =>
         infra.logger.log('warn', 'discarding the unstarted session failed', e),
@@ -93,9 +89,5 @@ export async function runCommand(
     );
   }
   const operationId = await submitTurn(ctx, session.id, prompt);
-  const outcome = await waitForOperation(ctx, session.id, operationId, command.timeoutMs);
-  const final = (await infra.store.sessions.get(session.id)) ?? session;
-  await printResult(ctx, final, 0, prompt, command.output, startedAt);
-  await reportOutcome(ctx, outcome, final, 0);
-  return exitCodeFor(outcome, final);
+  return finishTurn(ctx, session, { operationId, prompt, since: 0, startedAt }, command);
 }

@@ -1,8 +1,3 @@
-import {
-  queueThreadsTurn,
-  refreshNow,
-  resolveThreads,
-} from '../app/services/review/review-threads.js';
 import { threadSummary, type ReviewThread } from '../domain/review-thread.js';
 import { shortId, type Session } from '../domain/session.js';
 import { CommandError, EXIT, type HeadlessContext } from './headless.js';
@@ -54,17 +49,16 @@ export async function listThreads(
 ): Promise<number> {
   const { io, infra } = ctx;
   const number = needPullRequest(session);
-  const review = ctx.controller.review.ctx;
   const signal = AbortSignal.timeout(GITHUB_TIMEOUT_MS);
   let failure: string | null = null;
   let resolved: number | null = null;
   try {
-    await refreshNow(review, session.id, signal);
+    await ctx.intents.refreshThreads(session.id, signal);
     if (resolve) {
       const answered = (await infra.store.reviewThreads.list(session.id))
         .filter((t) => t.state === 'answered')
         .map((t) => t.id);
-      resolved = await resolveThreads(review, session.id, answered, signal);
+      resolved = await ctx.intents.resolveThreads(session.id, answered, signal);
     }
   } catch (error) {
     failure = errorText(error);
@@ -102,13 +96,12 @@ export async function submitThreadsTurn(
   session: Session,
 ): Promise<{ operationId: string; prompt: string }> {
   needPullRequest(session);
-  const review = ctx.controller.review.ctx;
   try {
-    await refreshNow(review, session.id, AbortSignal.timeout(GITHUB_TIMEOUT_MS));
+    await ctx.intents.refreshThreads(session.id, AbortSignal.timeout(GITHUB_TIMEOUT_MS));
   } catch (error) {
     throw new CommandError(`could not fetch the review threads: ${errorText(error)}`, EXIT.failed);
   }
-  const queued = await queueThreadsTurn(review, session.id, null);
+  const queued = await ctx.intents.sendReviewThreads(session.id, null);
   if ('refused' in queued) throw new CommandError(queued.refused, EXIT.failed);
   ctx.progress(
     `Sent ${queued.count} review ${queued.count === 1 ? 'thread' : 'threads'} to the agent.`,

@@ -1,0 +1,118 @@
+import type { SessionGroup } from '../domain/best-of.js';
+import type { PermissionMode } from '../domain/permission-mode.js';
+import type { ModelChoice } from '../domain/providers.js';
+import type { Session } from '../domain/session.js';
+import type { SessionStatus } from '../domain/session-status.js';
+import type { Controller } from './controller.js';
+import { acknowledgeGuard } from './services/agent-guard.js';
+import { cancelSession } from './services/review/cancel.js';
+import {
+  queueThreadsTurn,
+  refreshNow,
+  resolveThreads,
+  type SendRefusal,
+} from './services/review/review-threads.js';
+
+/**
+ * What a headless command may ask of the app. The same work as AppIntents,
+ * done by the same services, but a command has no screen to report to: it
+ * waits, so each method resolves once its work is over (with what it made).
+ * The few that return at once (`runQueued`, `release`, `abort`) do all
+ * their work at once. Reads and waits are AppQueries (`queries.ts`).
+ */
+export interface AwaitedIntents {
+  /** Stops this process's agents, workers and background work (a command's end). */
+  shutdown(): Promise<void>;
+  /** A Draft session on a new branch; its worktree is made in the background (AppQueries.whenReady). */
+  createSession(
+    projectId: number,
+    choice: ModelChoice,
+    settings: Readonly<Record<string, string>>,
+    mode: PermissionMode,
+  ): Promise<Session>;
+  /** A session no agent was asked anything in goes again, with its branch and worktree. */
+  discardUnstarted(sessionId: string): Promise<void>;
+  /** Sets the session's permission mode (its next turn runs in it). */
+  setPermissionMode(sessionId: string, mode: PermissionMode): Promise<void>;
+  /** Queues a prompt as the TUI's composer does; resolves with why it was refused, or null. */
+  submitPrompt(sessionId: string, text: string): Promise<string | null>;
+  /** Wakes this process's worker of the session: it takes the session's queued operations. */
+  runQueued(sessionId: string): void;
+  /** This process's worker stops taking the session's operations (whoever queued the rest runs them). */
+  release(sessionId: string): void;
+  /** Aborts the operation this process's worker runs for the session; false when it runs none. */
+  abort(sessionId: string): boolean;
+  /** Recovers the sessions of Grove processes that are gone (as the TUI's lease watch); resolves with their ids. */
+  recoverGone(): Promise<string[]>;
+  /** Cancels the session without losing work (as the TUI's confirmed `c`). */
+  cancelSession(sessionId: string): Promise<void>;
+  /** The person saw what the agent guard put back: merge and publish are allowed again. */
+  acknowledgeGuard(sessionId: string): Promise<void>;
+  /** Sets the session's status and shows it (a merge queued, or taken back). */
+  setStatus(sessionId: string, status: SessionStatus): Promise<void>;
+  /** Fetches the pull request's review threads now; rejects with why it could not. */
+  refreshThreads(sessionId: string, signal: AbortSignal): Promise<void>;
+  /** Resolves the threads on GitHub; resolves with how many were resolved. */
+  resolveThreads(
+    sessionId: string,
+    threadIds: readonly string[],
+    signal: AbortSignal,
+  ): Promise<number>;
+  /** Queues the turn that addresses the review threads (null: every open one). */
+  sendReviewThreads(
+    sessionId: string,
+    threadIds: readonly string[] | null,
+  ): Promise<{ operationId: string; count: number } | { refused: SendRefusal }>;
+  /** Best of N: one session per choice, the prompt queued in each, recorded as a group. */
+  startBestOf(
+    projectId: number,
+    prompt: string,
+    choices: readonly ModelChoice[],
+    mode: PermissionMode,
+  ): Promise<{ group: SessionGroup; sessions: Session[] }>;
+  /** Runs the group's checks and its judge. */
+  evaluateGroup(groupId: string): Promise<void>;
+  /** Evaluates the project's groups a gone Grove process left unevaluated. */
+  resumeStranded(projectId: number): Promise<void>;
+  /** As resumeStranded; resolves with the groups it evaluated. */
+  resumeStrandedGroups(projectId: number): Promise<string[]>;
+}
+
+/** The Controller's services behind AwaitedIntents (the services the TUI's AppIntents use). */
+export function awaitedIntents(controller: Controller): AwaitedIntents {
+  const { sessions, workers, leases, review, bestOf } = controller;
+  return {
+    shutdown: () => controller.shutdown(),
+    createSession: (projectId, choice, settings, mode) =>
+      sessions.create(projectId, choice, settings, mode),
+    discardUnstarted: (sessionId) => sessions.discardUnstarted(sessionId),
+    setPermissionMode: async (sessionId, mode) => {
+      await sessions.setPermissionMode(sessionId, mode);
+    },
+    submitPrompt: (sessionId, text) => controller.submitPrompt(sessionId, text),
+    runQueued: (sessionId) => workers.notify(sessionId),
+    release: (sessionId) => workers.release(sessionId),
+    abort: (sessionId) => workers.abort(sessionId),
+    recoverGone: () => leases.recoverGone(),
+    cancelSession: (sessionId) => cancelSession(review.ctx, sessionId, (id) => workers.abort(id)),
+    acknowledgeGuard: (sessionId) =>
+      acknowledgeGuard(
+        { ...review.ctx.deps, note: (id, text) => review.ctx.note(id, text) },
+        sessionId,
+      ),
+    setStatus: async (sessionId, status) => {
+      await review.ctx.setStatus(sessionId, status);
+    },
+    refreshThreads: async (sessionId, signal) => {
+      await refreshNow(review.ctx, sessionId, signal);
+    },
+    resolveThreads: (sessionId, threadIds, signal) =>
+      resolveThreads(review.ctx, sessionId, threadIds, signal),
+    sendReviewThreads: (sessionId, threadIds) => queueThreadsTurn(review.ctx, sessionId, threadIds),
+    startBestOf: (projectId, prompt, choices, mode) =>
+      bestOf.start(projectId, prompt, choices, mode),
+    evaluateGroup: (groupId) => bestOf.evaluate(groupId),
+    resumeStranded: (projectId) => bestOf.resumeStranded(projectId),
+    resumeStrandedGroups: (projectId) => bestOf.resumeStrandedGroups(projectId),
+  };
+}

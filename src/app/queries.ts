@@ -1,0 +1,46 @@
+import type { SessionGroup } from '../domain/best-of.js';
+import type { Session } from '../domain/session.js';
+import type { Controller } from './controller.js';
+import type { WorkAtRisk } from './events.js';
+import { workAtRisk } from './services/review/cancel.js';
+import type { HeldTurn, OperationOutcome } from './services/worker.js';
+
+/**
+ * What a headless command may read of the app, and wait for: none of these
+ * changes anything (what changes something is an intent: AppIntents, or
+ * AwaitedIntents for a caller that waits). The TUI reads its snapshot
+ * (AppState) instead.
+ */
+export interface AppQueries {
+  /** Resolves when the session's worktree is usable; rejects with why it could not be made. */
+  whenReady(sessionId: string): Promise<void>;
+  /** Sees every operation this process's workers finish. */
+  onOutcome(listener: (outcome: OperationOutcome) => void): void;
+  /** Sees every queued turn a budget limit keeps from starting in this process. */
+  onHeld(listener: (held: HeldTurn) => void): void;
+  /** The id of the operation this process's worker runs for the session, or null. */
+  running(sessionId: string): string | null;
+  /** Resolves when this process's worker of the session has nothing left to do. */
+  idle(sessionId: string): Promise<void>;
+  /** Resolves when the detached work of turns in this process (title generation) is over. */
+  turnsSettled(): Promise<void>;
+  /** What canceling the session would put at risk (uncommitted files, commits not on the base). */
+  workAtRisk(session: Session): Promise<WorkAtRisk>;
+  /** Whether every variant of the best-of-N group is over. */
+  groupSettled(group: SessionGroup): Promise<boolean>;
+}
+
+/** The Controller's services behind AppQueries. */
+export function appQueries(controller: Controller): AppQueries {
+  const { sessions, workers, turns, review, bestOf } = controller;
+  return {
+    whenReady: (sessionId) => sessions.whenReady(sessionId),
+    onOutcome: (listener) => workers.onOutcome(listener),
+    onHeld: (listener) => workers.onHeld(listener),
+    running: (sessionId) => workers.current(sessionId)?.id ?? null,
+    idle: (sessionId) => workers.idle(sessionId),
+    turnsSettled: () => turns.settled(),
+    workAtRisk: (session) => workAtRisk(review.ctx, session),
+    groupSettled: (group) => bestOf.allSettled(group),
+  };
+}
