@@ -201,10 +201,11 @@ async function findAgent(
   const path = which(provider.binary, env);
   if (path === null) return { provider, path, version: null, error: null };
   // Gemini relaunches itself with a bigger heap unless told not to: twice the start-up.
+  // Even so it may take several seconds on a busy machine: wait rather than call a working CLI broken.
   const run = await runTool(path, ['--version'], {
     env: { ...env, GEMINI_CLI_NO_RELAUNCH: 'true' },
     signal,
-    timeoutMs: 5000,
+    timeoutMs: 20_000,
   });
   const version = /\d+\.\d+\.\d+[\w.-]*/.exec(`${run.stdout}\n${run.stderr}`)?.[0] ?? null;
   const error =

@@ -199,6 +199,17 @@ describe('grove doctor', () => {
     );
   });
 
+  it('waits for an agent CLI that is slow to start (as Gemini CLI is on a busy machine) instead of calling it broken', async () => {
+    provideHealthy();
+    const slow = join(world.dir, 'slow-gemini');
+    writeFileSync(slow, '#!/bin/sh\n/bin/sleep 6\necho 0.99.0\n', { mode: 0o755 });
+    provide('gemini', slow);
+
+    const run = await doctor([], { GEMINI_API_KEY: 'gm-doctor-test' });
+
+    expect(line(run, 'gemini')).toMatch(/^ok\s+gemini\s+Gemini CLI 0\.99\.0 at /);
+  });
+
   it('says where the GitHub token comes from without printing it', async () => {
     const env = provideHealthy();
 

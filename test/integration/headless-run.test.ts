@@ -444,7 +444,8 @@ describe('grove run', () => {
       { when: 'A slow task', delayMs: 60_000, then: { text: reply('too late') } },
     ]);
 
-    const run = await h.grove(['run', '--timeout', '4s', '--output', 'json', 'A slow task']);
+    // Long enough for the agent CLI to start and write its file on a loaded machine (4 s was not, on CI).
+    const run = await h.grove(['run', '--timeout', '12s', '--output', 'json', 'A slow task']);
 
     expectExit(run, 4);
     expect(run.stderr).toMatch(
