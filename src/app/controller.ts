@@ -22,6 +22,8 @@ import { reclaimOnStart } from './services/gc.js';
 import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
 
 import { buildServices, type ControllerDeps } from './service-graph.js';
+import type { InboxItem } from '../domain/inbox.js';
+import { loadInbox } from './services/inbox.js';
 import { ReviewCommands } from './review-commands.js';
 
 export type { ControllerDeps };
@@ -159,6 +161,11 @@ export class Controller extends ReviewCommands implements AppIntents {
 
   quit(): void {
     this.deps.app.apply({ type: 'exit' });
+  }
+
+  /** Everything waiting on the person, across every project (read from the store). */
+  inbox(): Promise<InboxItem[]> {
+    return loadInbox(this.deps);
   }
 
   rememberTab(tab: Tab): void {

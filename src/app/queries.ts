@@ -4,6 +4,9 @@ import type { Controller } from './controller.js';
 import type { WorkAtRisk } from './events.js';
 import { workAtRisk } from './services/review/cancel.js';
 import type { HeldTurn, OperationOutcome } from './services/worker.js';
+import type { InboxItem } from '../domain/inbox.js';
+import { loadInbox } from './services/inbox.js';
+import type { Runtime, Store } from './ports.js';
 
 /**
  * What a headless command may read of the app, and wait for: none of these
@@ -28,6 +31,19 @@ export interface AppQueries {
   workAtRisk(session: Session): Promise<WorkAtRisk>;
   /** Whether every variant of the best-of-N group is over. */
   groupSettled(group: SessionGroup): Promise<boolean>;
+  /** Everything waiting on the person, across every project, oldest first. */
+  inbox(): Promise<InboxItem[]>;
+}
+
+/**
+ * The inbox read straight from the store, for a command that needs no
+ * project and no controller (`grove inbox`): the same read as AppQueries.inbox.
+ */
+export function readInbox(deps: {
+  readonly store: Store;
+  readonly runtime: Runtime;
+}): Promise<InboxItem[]> {
+  return loadInbox(deps);
 }
 
 /** The Controller's services behind AppQueries. */
@@ -42,5 +58,6 @@ export function appQueries(controller: Controller): AppQueries {
     turnsSettled: () => turns.settled(),
     workAtRisk: (session) => workAtRisk(review.ctx, session),
     groupSettled: (group) => bestOf.allSettled(group),
+    inbox: () => controller.inbox(),
   };
 }

@@ -40,6 +40,7 @@ export type HeadlessCommand =
       threads: boolean;
     }
   | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
+  | { kind: 'inbox'; json: boolean }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
   | { kind: 'diff'; dir: string | null; id: string }
   | { kind: 'merge'; dir: string | null; id: string; progress: boolean; acknowledge: boolean }
@@ -63,6 +64,7 @@ export const COMMAND_NAMES = [
   'run',
   'reply',
   'ls',
+  'inbox',
   'show',
   'diff',
   'merge',
@@ -128,6 +130,14 @@ Options:
   -C DIR  The repository (default: the current directory)
   --json  Print a JSON array
   --all   Include merged, done and canceled sessions`,
+  inbox: `Usage: grove inbox [--json]
+
+Lists everything waiting on you, across every project, oldest first: agent
+questions, prompts held at a budget limit or waiting for a usage limit,
+conflicts, failed turns and git steps, and review threads to answer.
+
+Options:
+  --json  Print a JSON array`,
   show: `Usage: grove show ID [--json]
 
 Shows a session: status, branch, worktree, pull request, transcript (tool calls folded
@@ -395,6 +405,12 @@ function parseCommand(
         json: values.json === true,
         all: values.all === true,
       };
+    }
+    case 'inbox': {
+      const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 0);
+      return { kind: 'inbox', json: values.json === true };
     }
     case 'show': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' } });

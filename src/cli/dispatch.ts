@@ -11,6 +11,7 @@ import { runGc } from './parallel.js';
 import { runCommand } from './run.js';
 import { replyCommand } from './reply.js';
 import { lsCommand } from './ls.js';
+import { inboxCommand } from './inbox.js';
 import { showCommand } from './show.js';
 import { landCommand } from './land.js';
 import { cancelCommand } from './cancel.js';
@@ -43,6 +44,8 @@ export async function runHeadless(
       return replyCommand(infra, io, command);
     case 'ls':
       return lsCommand(infra, io, command);
+    case 'inbox':
+      return inboxCommand(infra, io, command);
     case 'show':
       return showCommand(infra, io, command);
     case 'diff': {

@@ -125,6 +125,32 @@ export const ListSchema = z.array(
     .strict(),
 );
 
+/** `grove inbox --json`: everything waiting on the person, oldest first. */
+export const InboxSchema = z.array(
+  z
+    .object({
+      id: z.string(),
+      kind: z.enum([
+        'question',
+        'budget',
+        'usageLimit',
+        'conflict',
+        'reviewThreads',
+        'failedTurn',
+        'failedGit',
+      ]),
+      sessionId: Uuid,
+      projectId: z.number().int(),
+      project: z.string(),
+      session: z.string(),
+      since: z.iso.datetime(),
+      until: z.nullable(z.iso.datetime()),
+      text: z.string(),
+      action: z.string(),
+    })
+    .strict(),
+);
+
 const Event = z.discriminatedUnion('type', [
   z
     .object({

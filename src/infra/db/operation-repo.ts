@@ -70,6 +70,8 @@ export interface OperationRepo {
   ): Promise<Operation | undefined>;
   /** Queued and running operations, oldest first. */
   listUnfinished(sessionId?: string): Promise<Operation[]>;
+  /** Each session's newest finished operation of `kinds` (what the session last did), across every project. */
+  newestFinished(kinds: readonly OperationKind[]): Promise<Operation[]>;
   /**
    * After a restart, or when a lease went stale while Grove runs: fails the
    * unfinished operations whose owner is not alive ("interrupted by
@@ -320,6 +322,19 @@ export function createOperationRepo(db: Executor): OperationRepo {
       let query = db.selectFrom('session_operation').selectAll().where('status', 'in', UNFINISHED);
       if (sessionId !== undefined) query = query.where('session_id', '=', sessionId);
       const rows = await query.orderBy('queued_at').orderBy(insertionOrder).execute();
+      return rows.map(decodeOperation).filter((op): op is Operation => op !== undefined);
+    },
+
+    async newestFinished(kinds) {
+      if (kinds.length === 0) return [];
+      const { rows } = await sql<Selectable<SessionOperationTable>>`
+        SELECT * FROM (
+          SELECT *, row_number() OVER (
+            PARTITION BY session_id ORDER BY queued_at DESC, rowid DESC
+          ) AS newest
+          FROM session_operation
+          WHERE status NOT IN ('queued', 'running') AND kind IN (${sql.join([...kinds])})
+        ) WHERE newest = 1`.execute(db);
       return rows.map(decodeOperation).filter((op): op is Operation => op !== undefined);
     },
 

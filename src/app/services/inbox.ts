@@ -1,0 +1,50 @@
+// Reads the inbox (domain/inbox.ts) from the store: every project's live
+// sessions, their operations, review threads and budget holds. The TUI reads
+// it on its refresh timer; `grove inbox` reads it once.
+import type { BudgetStop } from '../../domain/budget.js';
+import { deriveInbox, type InboxItem } from '../../domain/inbox.js';
+import type { Operation } from '../../domain/operation.js';
+import type { ReviewThread } from '../../domain/review-thread.js';
+import { isTerminal } from '../../domain/session-status.js';
+import type { Runtime, Store } from '../ports.js';
+import { budgetStatus } from './budget.js';
+
+export async function loadInbox(deps: {
+  readonly store: Store;
+  readonly runtime: Runtime;
+}): Promise<InboxItem[]> {
+  const { store, runtime } = deps;
+  const projects = await store.projects.list();
+  const sessions = (await Promise.all(projects.map((p) => store.sessions.listByProject(p.id))))
+    .flat()
+    .filter((s) => !isTerminal(s.status));
+  const [unfinished, newest] = await Promise.all([
+    store.operations.listUnfinished(),
+    store.operations.newestFinished(['start_prompt', 'reply', 'rebase', 'merge', 'publish']),
+  ]);
+  const operations: Operation[] = [...unfinished, ...newest];
+  const reviewThreads: ReviewThread[] = (
+    await Promise.all(
+      sessions.filter((s) => s.reviewRequest !== null).map((s) => store.reviewThreads.list(s.id)),
+    )
+  ).flat();
+  // Budgets are priced only for sessions with a prompt waiting to run, as the worker's gate does.
+  const budgetStops = new Map<string, BudgetStop>();
+  const waiting = new Set(
+    unfinished
+      .filter((op) => op.status === 'queued' && (op.kind === 'start_prompt' || op.kind === 'reply'))
+      .map((op) => op.sessionId),
+  );
+  const running = new Set(
+    unfinished.filter((op) => op.status === 'running').map((op) => op.sessionId),
+  );
+  for (const sessionId of waiting) {
+    if (running.has(sessionId)) continue;
+    const stop = (await budgetStatus({ store, runtime }, sessionId).catch(() => undefined))?.stop;
+    if (stop) budgetStops.set(sessionId, stop);
+  }
+  return deriveInbox(
+    { projects, sessions, operations, reviewThreads, budgetStops },
+    runtime.clock.now(),
+  );
+}
