@@ -102,7 +102,7 @@ describe('utility prompts on a live Codex app-server', () => {
   });
 
   it('starts its own process when the live channel is of another agent', async () => {
-    server.script('openai', [{ text: REPLY('Add the heron') }]);
+    server.script('openai', [{ groveOwn: true, text: REPLY('Add the heron') }]);
     channel = agents.create('claude');
 
     const reply = await agents.utility(

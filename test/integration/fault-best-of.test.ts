@@ -53,6 +53,7 @@ function scriptJudge(group: SessionGroup): [string, string] {
     {
       // The judge's prompt names the variants: this answer is for this group only.
       when: a,
+      groveOwn: true,
       text: reply(
         `\`\`\`json\n[{"session": "${b}", "rank": 1, "reason": "tidier"}, {"session": "${a}", "rank": 2, "reason": "longer"}]\n\`\`\``,
       ),

@@ -104,7 +104,7 @@ describe('a prompt of Grove whose reply stays unreadable', () => {
     const prompt = 'Say hello without changing files';
     h.server.script('gemini', [
       { when: TITLE, text: 'A title, but not in the reply format' },
-      { when: 'could not be read by Grove', text: 'Still not in the reply format' },
+      { when: 'could not be read by Grove', groveOwn: true, text: 'Still not in the reply format' },
       { when: prompt, text: reply('Hello.') },
     ]);
 

@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { judgePrompt } from '../../../src/domain/best-of.js';
+import { commitMessagePrompt, titlePrompt } from '../../../src/app/services/prompts.js';
+import { reviewPrompt } from '../../../src/app/services/review/focused-review.js';
 import { anthropicHandler } from './anthropic.js';
 import { geminiHandler } from './gemini.js';
 import { openaiHandler } from './openai.js';
@@ -20,8 +23,50 @@ export interface HeldStep {
   readonly then: ScriptStep;
 }
 
-/** A step, optionally only for requests whose body contains `when`. */
-export type Scripted = (ScriptStep | HeldStep) & { readonly when?: string };
+/**
+ * A step, optionally only for requests whose body contains `when`. A step
+ * for one of Grove's own prompts (a title, a commit message, a focused
+ * review, a best-of judge) names that prompt's opening in `when`: see
+ * `groveOwnPrompt`.
+ */
+export type Scripted = (ScriptStep | HeldStep) & {
+  readonly when?: string;
+  /** For a request of Grove's own whose `when` is not a prompt's opening (a repair round of one). */
+  readonly groveOwn?: boolean;
+};
+
+/** The first line of each prompt Grove writes itself (utility requests beside a session's turns). */
+const GROVE_OWN_PROMPTS: readonly string[] = [
+  titlePrompt(''),
+  commitMessagePrompt('', null, ''),
+  reviewPrompt('', '', ''),
+  judgePrompt('', [], ''),
+].map((prompt) => prompt.split('\n')[0] ?? prompt);
+
+/** The opening of Grove's own prompt that `text` contains (its first 40 characters), if any. */
+export function groveOwnPrompt(text: string): string | undefined {
+  return GROVE_OWN_PROMPTS.find((opening) => text.includes(opening.slice(0, 40)));
+}
+
+/**
+ * Whether a request (its body as JSON text) may take `step`. Grove's own
+ * prompts quote the task, the diff and the summary, so a step matched on
+ * that text would fit them too and, when one came first, a side request
+ * would take the tool call scripted for the turn. So the two never mix: a
+ * request of Grove's own takes only a step whose `when` names a prompt of
+ * Grove's own (else it gets the default reply), and a turn never does.
+ */
+function fits(step: Scripted, text: string, own: boolean): boolean {
+  if (step.when === undefined) return (step.groveOwn ?? false) === own;
+  return text.includes(step.when) && (step.groveOwn ?? namesGroveOwnPrompt(step.when)) === own;
+}
+
+/** Whether a step's `when` is (a long enough part of) the opening of one of Grove's own prompts. */
+function namesGroveOwnPrompt(when: string): boolean {
+  return GROVE_OWN_PROMPTS.some(
+    (opening) => when.includes(opening) || (when.length >= 10 && opening.startsWith(when)),
+  );
+}
 
 /** Lets a test decide when a held step answers: `{ until: g.opened, then }`, then `g.open()`. */
 export interface Gate {
@@ -50,7 +95,7 @@ export interface FakeModelServer {
   /**
    * Appends steps to an API's queue. Each model request takes the first
    * queued step whose `when` text occurs in the request body (a step
-   * without `when` fits any request).
+   * without `when` fits any request but Grove's own prompts: see `fits`).
    */
   script(api: ApiName, steps: readonly Scripted[]): void;
   /** Absolute folder that tool-call paths are relative to. */
@@ -93,7 +138,8 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
   const take = (api: ApiName, body: unknown): Scripted | undefined => {
     const queue = queues.get(api) ?? [];
     const text = JSON.stringify(body);
-    const index = queue.findIndex((step) => step.when === undefined || text.includes(step.when));
+    const own = groveOwnPrompt(text) !== undefined;
+    const index = queue.findIndex((step) => fits(step, text, own));
     if (index === -1) return undefined;
     return queue.splice(index, 1)[0];
   };
