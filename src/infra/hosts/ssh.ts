@@ -43,6 +43,14 @@ export interface Ssh {
   run(destination: string, command: string, options: RemoteRunOptions): Promise<ToolRun>;
   /** Ends the shared connection to `destination` (if one is open). */
   close(destination: string): Promise<void>;
+  /**
+   * `ssh` and its options, without a destination: for callers that start ssh
+   * themselves (a stream, or git's GIT_SSH_COMMAND), so they share the same
+   * connection. Append `--`, the destination and the command.
+   */
+  readonly command: readonly string[];
+  /** The environment ssh runs in. */
+  readonly env: NodeJS.ProcessEnv;
 }
 
 /**
@@ -103,6 +111,8 @@ export function sshArgs(
 
 export function createSsh(options: SshOptions): Ssh {
   return {
+    command: ['ssh', ...sshOptions(options)],
+    env: options.env,
     run: (destination, command, run) =>
       runTool('ssh', sshArgs(options, destination, command), {
         env: options.env,

@@ -1,0 +1,322 @@
+// A command on a host that outlives the ssh connection that started it
+// (issue 24). It runs detached, in a session of its own (setsid; inside a
+// `systemd-run --user --scope` unit too when the host's user manager answers,
+// so logind does not end it with the login), with stdin from /dev/null and
+// stdout and stderr in files of a per-run folder on the host:
+//
+//   <root>/runs/<run id>/out   stdout        err   stderr
+//                        pid   its process group (= the session leader's pid)
+//                        exit  its exit code, written (atomically) once it ended
+//
+// The output is read by byte offset: `follow` streams a file from an offset
+// and counts the bytes it was given, so when the link drops (the ssh process
+// or the shared connection dies) it reconnects with backoff and goes on from
+// the last byte it has, none lost and none twice. `cancel` kills the whole
+// process group on the host.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { Host } from '../../domain/host.js';
+import { shellCommand } from './quote.js';
+import { HostError, ROOT_PRELUDE, runScript } from './remote-script.js';
+import type { Ssh } from './ssh.js';
+
+export interface RemoteRunner {
+  readonly ssh: Ssh;
+  readonly host: Host;
+}
+
+export type RunStream = 'out' | 'err';
+
+const RUN_ID = /^r-[0-9a-f]{24}$/;
+
+function runIdProblem(runId: string): void {
+  if (!RUN_ID.test(runId)) throw new HostError(`'${runId}' is not a run id`);
+}
+
+/** A new run's id: random, so two runs never share a folder. */
+export function newRunId(): string {
+  return `r-${randomBytes(12).toString('hex')}`;
+}
+
+/** $1 root, $2 run id; sets `dir`. */
+const RUN_DIR = `${ROOT_PRELUDE}dir=$root/runs/$2
+`;
+
+/**
+ * Starts the run: $3 is the command (one string for sh -c), $4 the folder it
+ * starts in ('' for the run folder). The wrapper is the session leader, so
+ * its pid is the process group; it writes `exit` through a temporary file,
+ * so a reader never sees half of it. The outer shell waits for `pid`.
+ */
+const START_SCRIPT = `${RUN_DIR}cmd=$3 cwd=\${4:-$dir}
+mkdir -p -- "$dir" || exit 1
+wrapper='echo $$ > "$1/pid.tmp" && mv -f "$1/pid.tmp" "$1/pid"
+cd -- "$3" || { echo 127 > "$1/exit"; exit 127; }
+sh -c "$2" < /dev/null > "$1/out" 2> "$1/err"
+echo $? > "$1/exit.tmp" && mv -f "$1/exit.tmp" "$1/exit"'
+if command -v systemd-run >/dev/null 2>&1 &&
+  systemd-run --user --scope --quiet --collect -- true >/dev/null 2>&1; then
+  unit=grove-$2
+  echo "$unit" > "$dir/unit"
+  systemd-run --user --scope --quiet --collect --unit="$unit" -- \\
+    setsid sh -c "$wrapper" grove-run "$dir" "$cmd" "$cwd" < /dev/null > /dev/null 2>&1 &
+else
+  setsid sh -c "$wrapper" grove-run "$dir" "$cmd" "$cwd" < /dev/null > /dev/null 2>&1 &
+fi
+i=0
+while [ ! -s "$dir/pid" ]; do
+  i=$((i + 1))
+  if [ $i -gt 300 ]; then echo "the run did not start" >&2; exit 1; fi
+  sleep 0.1 2>/dev/null || sleep 1
+done
+cat -- "$dir/pid"
+`;
+
+/**
+ * Streams $3 (out or err) from byte offset $4 until the run has ended and
+ * every byte is read. GNU tail follows with inotify and stops once the run's
+ * leader is gone (--pid), after a last read; elsewhere the file is polled.
+ */
+const FOLLOW_SCRIPT = `${RUN_DIR}file=$dir/$3 from=$(($4 + 1))
+[ -f "$dir/pid" ] || { echo "no such run" >&2; exit 3; }
+[ -e "$file" ] || : >> "$file"
+if [ -e "$dir/exit" ]; then exec tail -c +"$from" -- "$file"; fi
+if tail --version 2>/dev/null | grep -q GNU; then
+  exec tail -c +"$from" -f --pid="$(cat -- "$dir/pid")" -- "$file"
+fi
+off=$4
+while :; do
+  ended=0
+  [ -e "$dir/exit" ] && ended=1
+  size=$(wc -c < "$file")
+  if [ "$size" -gt "$off" ]; then
+    tail -c +$((off + 1)) -- "$file" | head -c $((size - off))
+    off=$size
+  fi
+  [ $ended = 1 ] && exit 0
+  sleep 0.2 2>/dev/null || sleep 1
+done
+`;
+
+/** Prints the exit code, or nothing while the run goes on. */
+const STATUS_SCRIPT = `${RUN_DIR}[ -f "$dir/pid" ] || { echo "no such run" >&2; exit 3; }
+if [ -s "$dir/exit" ]; then cat -- "$dir/exit"; fi
+`;
+
+/**
+ * Ends the run's process group: TERM, then KILL after 5 s for what is left,
+ * and its systemd scope when it has one. Writes \`exit\` (143) when the
+ * wrapper had no time to.
+ */
+const CANCEL_SCRIPT = `${RUN_DIR}[ -f "$dir/pid" ] || { echo "no such run" >&2; exit 3; }
+pgid=$(cat -- "$dir/pid")
+case $pgid in ''|*[!0-9]*) echo "bad pid file" >&2; exit 1 ;; esac
+# A member that is not a zombie (those are gone; dash's kill takes no '--').
+alive() {
+  if command -v ps >/dev/null 2>&1; then
+    ps -eo pgid=,stat= 2>/dev/null | awk -v g="$pgid" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'
+  else
+    kill -0 "-$pgid" 2>/dev/null
+  fi
+}
+kill -TERM "-$pgid" 2>/dev/null
+i=0
+while alive && [ $i -lt 50 ]; do
+  i=$((i + 1)); sleep 0.1 2>/dev/null || sleep 1
+done
+alive && kill -KILL "-$pgid" 2>/dev/null
+if [ -s "$dir/unit" ]; then systemctl --user kill --signal=KILL -- "$(cat -- "$dir/unit")" >/dev/null 2>&1; fi
+[ -e "$dir/exit" ] || { echo 143 > "$dir/exit.tmp" && mv -f "$dir/exit.tmp" "$dir/exit"; }
+`;
+
+export interface StartedRun {
+  readonly runId: string;
+  /** The run's process group on the host. */
+  readonly pgid: number;
+}
+
+/**
+ * Starts `command` (one string for the host's `sh -c`: build it with
+ * `shellCommand`; never a secret, which `ps` shows: pass those on stdin or in
+ * a file) detached on the host, in `cwd` (absolute) or its run folder.
+ */
+export async function startRun(
+  runner: RemoteRunner,
+  command: string,
+  options: { readonly cwd?: string; readonly signal?: AbortSignal } = {},
+): Promise<StartedRun> {
+  const runId = newRunId();
+  const out = await runScript(
+    runner.ssh,
+    runner.host,
+    'starting a command',
+    START_SCRIPT,
+    [runner.host.root, runId, command, options.cwd ?? ''],
+    { timeoutMs: 60_000, ...(options.signal ? { signal: options.signal } : {}) },
+  );
+  const pgid = Number(out.trim());
+  if (!Number.isInteger(pgid) || pgid <= 1)
+    throw new HostError(`the run on ${runner.host.name} did not report its process group`);
+  return { runId, pgid };
+}
+
+/** The run's exit code, or null while it runs. */
+export async function runStatus(
+  runner: RemoteRunner,
+  runId: string,
+  signal?: AbortSignal,
+): Promise<number | null> {
+  runIdProblem(runId);
+  const out = await runScript(
+    runner.ssh,
+    runner.host,
+    `run ${runId}`,
+    STATUS_SCRIPT,
+    [runner.host.root, runId],
+    { timeoutMs: 30_000, ...(signal ? { signal } : {}) },
+  );
+  const text = out.trim();
+  return text === '' ? null : Number(text);
+}
+
+/** Kills the run's whole process group on the host. */
+export async function cancelRun(
+  runner: RemoteRunner,
+  runId: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  runIdProblem(runId);
+  await runScript(
+    runner.ssh,
+    runner.host,
+    `cancelling run ${runId}`,
+    CANCEL_SCRIPT,
+    [runner.host.root, runId],
+    { timeoutMs: 60_000, ...(signal ? { signal } : {}) },
+  );
+}
+
+export interface FollowOptions {
+  /** The first byte wanted (what the caller already has). */
+  readonly offset: number;
+  readonly stream?: RunStream;
+  /** Each piece of output, in order; the offset after it is `offset + bytes so far`. */
+  readonly onData: (chunk: Buffer) => void;
+  readonly signal?: AbortSignal;
+  /** Called when the link dropped and a reconnection is about to be tried. */
+  readonly onReconnect?: (attempt: number, offset: number) => void;
+  /** Waits between reconnections, growing to this many ms (default 10 s). */
+  readonly maxBackoffMs?: number;
+  /** Gives up after this many failed reconnections in a row (default 12). */
+  readonly maxAttempts?: number;
+}
+
+export interface FollowEnd {
+  /** The offset after the last byte given to onData. */
+  readonly offset: number;
+  readonly exitCode: number;
+}
+
+/** One ssh stream of the file from `offset`; resolves with ssh's exit code (null: killed). */
+function streamOnce(
+  runner: RemoteRunner,
+  runId: string,
+  stream: RunStream,
+  offset: number,
+  onData: (chunk: Buffer) => void,
+  signal: AbortSignal | undefined,
+): Promise<{ code: number | null; stderr: string }> {
+  const command = shellCommand([
+    'sh',
+    '-c',
+    FOLLOW_SCRIPT,
+    'grove',
+    runner.host.root,
+    runId,
+    stream,
+    String(offset),
+  ]);
+  const [file, ...options] = runner.ssh.command;
+  return new Promise((resolve) => {
+    const child = spawn(file ?? 'ssh', [...options, '--', runner.host.destination, command], {
+      env: runner.ssh.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => onData(chunk));
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < 4000) stderr += chunk.toString('utf8');
+    });
+    const stop = (): void => {
+      child.kill('SIGTERM');
+    };
+    signal?.addEventListener('abort', stop, { once: true });
+    child.once('error', (error) => {
+      signal?.removeEventListener('abort', stop);
+      resolve({ code: null, stderr: error.message });
+    });
+    // 'close': every byte of stdout has been handed to onData.
+    child.once('close', (code) => {
+      signal?.removeEventListener('abort', stop);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Streams the run's output from `offset` until the run has ended and every
+ * byte is read. A dropped link (ssh killed, the connection gone, the host
+ * away for a while) is reconnected with growing waits, from the offset of the
+ * last byte received. Throws a HostError when the run does not exist or the
+ * host stays away; stops (throwing) when the signal aborts.
+ */
+export async function followRun(
+  runner: RemoteRunner,
+  runId: string,
+  options: FollowOptions,
+): Promise<FollowEnd> {
+  runIdProblem(runId);
+  if (!Number.isSafeInteger(options.offset) || options.offset < 0)
+    throw new HostError(`${String(options.offset)} is not an offset`);
+  const { signal } = options;
+  const maxBackoff = options.maxBackoffMs ?? 10_000;
+  const maxAttempts = options.maxAttempts ?? 12;
+  let offset = options.offset;
+  let failures = 0;
+  const onData = (chunk: Buffer): void => {
+    offset += chunk.length;
+    options.onData(chunk);
+  };
+  for (;;) {
+    if (signal?.aborted) throw new HostError(`following run ${runId} was stopped`);
+    const before = offset;
+    const ended = await streamOnce(runner, runId, options.stream ?? 'out', offset, onData, signal);
+    if (signal?.aborted) throw new HostError(`following run ${runId} was stopped`);
+    if (ended.code === 3) throw new HostError(`no run ${runId} on ${runner.host.name}`);
+    if (ended.code === 0) {
+      // tail ended: the run is over and everything was read, unless the link dropped just then.
+      const exitCode = await runStatus(runner, runId, signal).catch(() => null);
+      if (exitCode !== null) return { offset, exitCode };
+    }
+    // A link that carried bytes before it dropped starts the waits again.
+    failures = offset > before ? 1 : failures + 1;
+    if (failures > maxAttempts)
+      throw new HostError(
+        `lost the link to ${runner.host.name} while following run ${runId} (${ended.stderr.trim().split('\n')[0] ?? ''})`,
+      );
+    options.onReconnect?.(failures, offset);
+    await sleep(Math.min(maxBackoff, 250 * 2 ** (failures - 1)), signal);
+  }
+}
