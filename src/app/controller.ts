@@ -109,12 +109,17 @@ export class Controller extends ReviewCommands implements AppIntents {
         .catch((error: unknown) =>
           this.deps.runtime.logger.log('warn', 'session refresh failed', error),
         );
+      // The inbox spans every project and follows what any process did (this one included).
+      this.refreshInbox().catch((error: unknown) =>
+        this.deps.runtime.logger.log('warn', 'inbox refresh failed', error),
+      );
     }, 2000);
     this.refreshTimer.unref();
     this.review.start();
     // A `grove run` (or another Grove) that dies mid-turn is noticed while this one runs.
     this.leases.start();
     app.task('Resuming queued prompts', () => this.leases.resumeQueued());
+    this.loadInbox();
   }
 
   async shutdown(): Promise<void> {
@@ -166,6 +171,28 @@ export class Controller extends ReviewCommands implements AppIntents {
   /** Everything waiting on the person, across every project (read from the store). */
   inbox(): Promise<InboxItem[]> {
     return loadInbox(this.deps);
+  }
+
+  loadInbox(): void {
+    this.deps.app.task('Reading the inbox', () => this.refreshInbox());
+  }
+
+  /** Reads the inbox and puts it in the snapshot when it changed. */
+  private async refreshInbox(): Promise<void> {
+    const items = await this.inbox();
+    if (JSON.stringify(items) !== JSON.stringify(this.deps.app.state.inbox))
+      this.deps.app.emit({ type: 'inboxLoaded', items });
+  }
+
+  openInboxItem(projectId: number, sessionId: string): void {
+    this.deps.app.emit({ type: 'inboxView', view: null });
+    if (this.deps.app.state.activeProjectId === projectId) this.openSession(sessionId);
+    else
+      this.projects.activate(projectId, () => {
+        // The project's sessions (queued by the switch) are in the snapshot before the view opens on one.
+        this.deps.app.drain();
+        this.openSession(sessionId);
+      });
   }
 
   rememberTab(tab: Tab): void {

@@ -8,6 +8,7 @@ import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import type { BudgetStop } from '../domain/budget.js';
 import type { SessionFilter } from '../domain/session-filter.js';
+import type { InboxItem } from '../domain/inbox.js';
 import type {
   AgentAvailability,
   BudgetLine,
@@ -83,6 +84,10 @@ export type AppEvent =
   /** A session was opened for the person (created, forked): the reducer shows its view, with an empty composer when `compose`. */
   | { readonly type: 'sessionOpened'; readonly sessionId: string; readonly compose: boolean }
   | { readonly type: 'popup'; readonly popup: Popup | null }
+  /** The inbox as last read from the store. */
+  | { readonly type: 'inboxLoaded'; readonly items: readonly InboxItem[] }
+  /** The inbox page opened (its highlighted item) or closed (null). */
+  | { readonly type: 'inboxView'; readonly view: { readonly cursor: number } | null }
   | { readonly type: 'notice'; readonly notice: Notice | null }
   | { readonly type: 'exit' }
   | { readonly type: 'projectsLoaded'; readonly projects: readonly Project[] }

@@ -16,6 +16,10 @@ export interface AppIntents {
   activateProject(projectId: number): void;
   setSetting(key: string, value: string): void;
   openSession(sessionId: string): void;
+  /** Reads the inbox from the store now (the inbox page opened). */
+  loadInbox(): void;
+  /** Enter on an inbox item: the session's view, in its project (made active first when it is another). */
+  openInboxItem(projectId: number, sessionId: string): void;
   createSession(): void;
   discardUnstarted(sessionId: string): void;
   /** Ctrl+S in a new session's composer: keeps the prompt as a draft session (its worktree goes until it starts). */

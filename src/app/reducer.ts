@@ -175,6 +175,10 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       return filterSelection({ ...state, sessionFilter: event.filter });
     case 'popup':
       return { ...state, popup: event.popup };
+    case 'inboxLoaded':
+      return { ...state, inbox: event.items };
+    case 'inboxView':
+      return { ...state, inboxView: event.view };
     case 'notice':
       return { ...state, notice: event.notice };
     case 'exit':

@@ -22,6 +22,7 @@ import type { ModeName } from '../domain/keymap.js';
 import type { AttentionReason } from '../domain/attention.js';
 import type { BudgetMeasure, BudgetScope, BudgetStop, Spent } from '../domain/budget.js';
 import type { OverlapMap } from '../domain/overlap.js';
+import type { InboxItem } from '../domain/inbox.js';
 import { NO_FILTER, type SessionFilter } from '../domain/session-filter.js';
 
 export type Tab = 'projects' | 'sessions' | 'settings';
@@ -341,6 +342,10 @@ export interface AppState {
   readonly attention: Readonly<Record<string, AttentionReason>>;
   /** Draft sessions marked in the list (Space) for R to start. */
   readonly marked: readonly string[];
+  /** Everything waiting on the person, across every project (read from the store, oldest first). */
+  readonly inbox: readonly InboxItem[];
+  /** The inbox page over whatever is on screen (its highlighted item), or null when closed. */
+  readonly inboxView: { readonly cursor: number } | null;
   /** The session list's search (`/`) and status filter (`f`). */
   readonly sessionFilter: SessionFilter;
   readonly exiting: boolean;
@@ -382,6 +387,8 @@ export function initialState(init: {
     drafts: {},
     attention: {},
     marked: [],
+    inbox: [],
+    inboxView: null,
     sessionFilter: NO_FILTER,
     exiting: false,
   };
@@ -402,6 +409,7 @@ export function openSession(state: AppState): Session | undefined {
 /** The key-binding table that applies to the snapshot right now. */
 export function currentModeName(state: AppState): ModeName {
   if (state.popup) return state.popup.kind === 'help' ? 'help' : 'confirm';
+  if (state.inboxView) return 'inbox';
   switch (state.mode.kind) {
     case 'list':
       return state.tab === 'sessions' && state.sessionFilter.input ? 'sessionSearch' : state.tab;

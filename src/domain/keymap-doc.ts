@@ -54,6 +54,11 @@ const SECTIONS: readonly [ModeName, string, string][] = [
     'Confirmation popups',
     'A question opens at the bottom, just above the composer or panel you are typing in (or above the footer), and the footer shows its keys. The default answer is No, except for closing the composer with text in it.',
   ],
+  [
+    'inbox',
+    'Inbox',
+    'Everything waiting on you, across every project, oldest first ([inbox.md](inbox.md)). Ctrl+O opens it from any page, the composer included; the header shows how many items wait.',
+  ],
   ['help', 'Help overlay', ''],
 ];
 

@@ -22,7 +22,8 @@ export type ModeName =
   | 'comment'
   | 'diffSearch'
   | 'confirm'
-  | 'help';
+  | 'help'
+  | 'inbox';
 
 export interface Binding<A extends string = string> {
   readonly keys: readonly string[];
@@ -538,6 +539,23 @@ export const KEYMAP = {
       hint: 'switch',
     },
     { keys: ['enter'], action: 'choose', help: 'Choose the highlighted answer', hint: 'choose' },
+  ],
+  inbox: [
+    {
+      keys: ['ctrl+o'],
+      action: 'open',
+      help: 'Open the inbox from anywhere (everything waiting on you, every project), or close it',
+      hint: 'inbox',
+    },
+    { keys: ['j', 'down'], action: 'down', help: 'Next item' },
+    { keys: ['k', 'up'], action: 'up', help: 'Previous item' },
+    {
+      keys: ['enter'],
+      action: 'jump',
+      help: "Open the item's session (switching to its project)",
+      hint: 'open',
+    },
+    { keys: ['escape', 'q'], action: 'close', help: 'Close the inbox', hint: 'close' },
   ],
   help: [
     { keys: ['escape', 'q', '?', 'enter'], action: 'close', help: 'Close help', hint: 'close' },

@@ -8,6 +8,7 @@ import { handlePopupKey, handlePopupPaste } from './modes/popup.js';
 import { handleQuestionKey, handleSessionKey } from './modes/session.js';
 import { handleComposerKey, handleComposerPaste } from './modes/composer.js';
 import { handleThreadsKey } from './modes/threads.js';
+import { handleInboxKey, isInboxKey, toggleInbox } from './modes/inbox.js';
 import { handleSessionSearchKey, handleSessionSearchPaste } from './modes/session-search.js';
 import { insertText } from '../domain/composer.js';
 import { sanitizeText } from '../domain/sanitize.js';
@@ -16,6 +17,8 @@ import { sanitizeText } from '../domain/sanitize.js';
 export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): void {
   const state = ctx.state;
   if (event.type === 'paste') {
+    // The inbox page takes no text.
+    if (state.inboxView && !state.popup) return;
     // Pasted text is drawn in the composer: escape sequences in it become placeholders.
     const text = sanitizeText(event.text);
     if (state.popup) return handlePopupPaste(ctx, state.popup, text);
@@ -37,7 +40,13 @@ export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): vo
   const key = event.key;
   const id = keyId(key);
   if (state.notice && !state.popup) ctx.apply({ type: 'notice', notice: null });
+  // The inbox key answers on every page, the composer included; a question popup is answered first.
+  if ((!state.popup || state.popup.kind === 'help') && isInboxKey(id)) {
+    if (state.popup) ctx.apply({ type: 'popup', popup: null });
+    return toggleInbox(ctx);
+  }
   if (state.popup) return handlePopupKey(ctx, state.popup, key, id);
+  if (state.inboxView) return handleInboxKey(ctx, id);
   const mode = state.mode;
   switch (mode.kind) {
     case 'list':

@@ -13,10 +13,12 @@ import { SessionsPage } from './pages/SessionsPage.js';
 import { SessionView } from './pages/SessionView.js';
 import { sessionPageHeight, sessionPanelRows } from './session-layout.js';
 import { SettingsPage } from './pages/SettingsPage.js';
+import { InboxPage } from './pages/InboxPage.js';
 import type { Theme } from './theme.js';
 
 function Page({ state, theme, height }: { state: AppState; theme: Theme; height: number }) {
   const mode = state.mode;
+  if (state.inboxView) return <InboxPage state={state} theme={theme} height={height} />;
   if (mode.kind === 'session') {
     const session = sessionById(state, mode.sessionId);
     if (session)
@@ -51,7 +53,10 @@ export function Root({
   const session = openSession(state);
   const modeName: ModeName = currentModeName(state);
   const hints = footerBindings(state, modeName);
-  const panelRows = session && state.mode.kind === 'session' ? sessionPanelRows(state, session) : 0;
+  const panelRows =
+    session && state.mode.kind === 'session' && !state.inboxView
+      ? sessionPanelRows(state, session)
+      : 0;
   return (
     <Box flexDirection="column" width={state.columns} height={state.rows}>
       <StatusBar state={state} theme={theme} />

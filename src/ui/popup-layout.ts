@@ -66,6 +66,13 @@ export function footerBindings(state: AppState, modeName: ModeName): readonly Bi
 
 /** The key rows the help overlay lists: those of the page under it (the composer's while it is open). */
 export function helpRowsFor(state: AppState): readonly Binding[] {
+  if (state.inboxView) return availableBindings('inbox');
+  // The inbox key answers on every page: its row closes every page's help.
+  const inbox = availableBindings('inbox').filter((row) => row.action === 'open');
+  return [...pageHelpRows(state), ...inbox];
+}
+
+function pageHelpRows(state: AppState): readonly Binding[] {
   const session = bindingSubject(state);
   const underlying: ModeName =
     state.mode.kind === 'list' ? state.tab : state.mode.kind === 'diff' ? 'diff' : 'session';

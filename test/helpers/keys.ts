@@ -79,9 +79,10 @@ export function bindingRows(mode: ModeName): [key: string, action: string][] {
   return rows.flatMap((row) => row.keys.map((key): [string, string] => [key, row.action]));
 }
 
-/** Keys from `candidates` that no row of `mode` binds. */
+/** Keys from `candidates` that no row of `mode` binds (nor the inbox key, which answers in every mode). */
 export function unboundKeys(mode: ModeName, candidates: readonly string[]): string[] {
-  const bound = new Set(bindingRows(mode).map(([key]) => key));
+  const inbox = bindingRows('inbox').filter(([, action]) => action === 'open');
+  const bound = new Set([...bindingRows(mode), ...inbox].map(([key]) => key));
   return candidates.filter((key) => !bound.has(key));
 }
 

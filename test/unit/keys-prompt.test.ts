@@ -173,7 +173,7 @@ describe('the prompt composer', () => {
     expect(run.calls).toEqual([]);
   });
 
-  it.each(['ctrl+x', 'ctrl+o', 'f5'])('ignores %s', (key) => {
+  it.each(['ctrl+x', 'ctrl+t', 'f5'])('ignores %s', (key) => {
     const before = composerState(buffer);
     const run = pressKeys(before, [key]);
     expect(run.state).toBe(before);

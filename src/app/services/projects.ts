@@ -40,7 +40,8 @@ export class ProjectService {
     this.app.task('Saving the tab', () => this.store.settings.setGlobal(ACTIVE_TAB_KEY, tab));
   }
 
-  activate(projectId: number): void {
+  /** Makes the project active; `then` runs once its sessions are in the snapshot. */
+  activate(projectId: number, then?: () => void): void {
     this.app.task('Switching project', async () => {
       await this.store.projects.touch(projectId, this.now());
       await this.store.settings.setGlobal(ACTIVE_PROJECT_KEY, String(projectId));
@@ -53,6 +54,7 @@ export class ProjectService {
       this.app.emit({ type: 'projectActivated', projectId, sessions, settings });
       this.app.emit({ type: 'tab', tab: 'sessions' });
       this.onActivated(projectId);
+      then?.();
     });
   }
 

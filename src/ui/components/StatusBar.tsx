@@ -5,6 +5,7 @@ import { isWorking } from '../../domain/session-status.js';
 import { spendingText } from '../../domain/budget.js';
 import type { Theme } from '../theme.js';
 import { spinner } from '../text.js';
+import { inboxBadge } from '../inbox-layout.js';
 
 export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
   const working = state.sessions.filter((s) => isWorking(s.status)).length;
@@ -25,6 +26,9 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
           <Text color={theme.muted}>{project ? `  ${project.displayName}` : ''}</Text>
           <Text color={theme.muted}>{usage}</Text>
           {held > 0 ? <Text color={theme.warn}>{`  ${held} held at a budget limit`}</Text> : null}
+          {state.inbox.length > 0 ? (
+            <Text color={theme.warn}>{inboxBadge(state.inbox.length)}</Text>
+          ) : null}
         </Text>
       </Box>
       {working > 0 ? (

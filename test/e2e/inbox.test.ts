@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentEnv } from '../helpers/agent-env.js';
+import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
+import {
+  GROVE_BIN,
+  agentWorldEnv,
+  makeRepo,
+  makeWorld,
+  startGrove,
+  type GroveWorld,
+} from '../helpers/grove-env.js';
+import type { TmuxTerminal } from '../helpers/tmux.js';
+
+// The inbox in the built Grove, in tmux: a session of another project that
+// asks a question (made by `grove run`) shows as the header's count and in the
+// inbox Ctrl+O opens; Enter switches to its project and opens its session;
+// answered headless by `grove reply`, it leaves the inbox and the count.
+
+const reply = (answer: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    answer,
+    questions: [],
+    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
+    ...extra,
+  });
+
+let world: GroveWorld;
+let server: FakeModelServer;
+let term: TmuxTerminal | null = null;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  world = makeWorld();
+  server = await startFakeModelServer();
+  env = agentWorldEnv(world, agentEnv(server, world.home));
+});
+
+afterEach(async () => {
+  await term?.kill();
+  term = null;
+  await server.close();
+  world.cleanup();
+});
+
+function grove(
+  cwd: string,
+  args: readonly string[],
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [GROVE_BIN, ...args], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+describe('the inbox', () => {
+  it('opens with Ctrl+O, shows a question of another project, and Enter jumps to its session', async () => {
+    const here = makeRepo(world, 'here');
+    const other = makeRepo(world, 'other');
+    server.script('anthropic', [
+      { when: 'Write a title for a coding task', text: reply('Pick a greeting') },
+      {
+        when: 'Greet the user',
+        text: reply('', {
+          questions: [{ text: 'Which greeting should I use?', options: ['hello', 'hi'] }],
+        }),
+      },
+    ]);
+    const asked = await grove(other, ['run', 'Greet the user']);
+    expect(asked.code, asked.out).toBe(3);
+    const id = /grove reply ([0-9a-f]{8})/.exec(asked.out)?.[1] ?? '';
+
+    const t = await startGrove(world, here, { env, columns: 120, rows: 30 });
+    term = t;
+    await t.waitFor('No sessions yet.');
+    await t.waitFor('1 in the inbox');
+
+    await t.keys('C-o');
+    const inbox = await t.waitFor('Inbox: 1 waiting on you');
+    expect(inbox).toContain('question');
+    expect(inbox).toContain('other / Pick a greeting');
+    expect(inbox).toContain('A question: Which greeting should I use?');
+
+    await t.keys('Escape');
+    await t.waitFor('No sessions yet.');
+    await t.keys('C-o');
+    await t.waitFor('Inbox: 1 waiting on you');
+    await t.keys('Enter');
+    await t.waitForGone('Inbox: 1 waiting');
+    // The session's view in its project: the header names the project, the view its status line and question.
+    const session = await t.waitFor(/Grove \S+ {2}other[\s\S]*Which greeting should I use\?/);
+    expect(session).toContain('Pick a greeting');
+    expect(session).toMatch(/Question {2}\[XS\]/);
+
+    server.script('anthropic', [
+      { when: 'Use hi please', text: reply('Used hi.') },
+      {
+        when: 'Write the git commit message for the changes',
+        text: reply('Greet\n\nGreets.'),
+      },
+    ]);
+    const answered = await grove(other, ['reply', id, 'Use hi please']);
+    expect(answered.code, answered.out).toBe(0);
+    await t.waitForGone('1 in the inbox', 15_000);
+    await t.keys('C-o');
+    await t.waitFor('Nothing waits on you.');
+  });
+});
