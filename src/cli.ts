@@ -18,6 +18,7 @@ Headless commands (they share the store with a running TUI):
   run [PROMPT]       Create a session and run one turn
   reply ID [PROMPT]  Send a follow-up prompt to a session
   ls                 List sessions
+  inbox              List everything waiting on you, in every project
   show ID            Show a session
   diff ID            Print a session's diff
   merge ID           Rebase and squash-merge a session into its base branch

@@ -12,6 +12,7 @@ const COMMANDS = [
   'run',
   'reply',
   'ls',
+  'inbox',
   'show',
   'diff',
   'merge',
