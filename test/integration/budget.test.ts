@@ -154,6 +154,21 @@ describe('budgets', () => {
     });
   });
 
+  it('lists the held prompt in the inbox until the person raises the limit', async () => {
+    const session = await overBudget('100');
+
+    const held = (await w.controller.inbox()).filter((i) => i.sessionId === session.id);
+
+    expect(held.map((i) => i.kind)).toEqual(['budget']);
+    expect(held[0]?.text).toMatch(
+      /^This session's token budget is reached: .* A prompt is held\.$/,
+    );
+    w.controller.raiseBudget(session.id, 'session', 'tokens', 1_000_000);
+    await waitFor('the held prompt to leave the inbox', async () =>
+      (await w.controller.inbox()).every((i) => i.sessionId !== session.id),
+    );
+  });
+
   it('runs no turn at all once the project budget is spent, and grove reply exits 5 with the prompt kept queued', async () => {
     w.server.script('anthropic', [
       { when: 'First task for the budget', text: reply('First done.') },

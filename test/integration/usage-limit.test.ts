@@ -132,12 +132,18 @@ describe('usage-limit-aware queueing', () => {
     90_000,
   );
 
-  it('drops "waiting for codex" once the waiting session is canceled', async () => {
+  it('drops "waiting for codex" (and its inbox item) once the waiting session is canceled', async () => {
     const limit = LIMITS.codex;
     w.server.script(limit.api, [{ when: 'Task behind a long limit', error: limit.error(3600) }]);
     const session = await newSession('codex', limit.model);
     expect(await w.controller.submitPrompt(session.id, 'Task behind a long limit')).toBeNull();
-    await waitFor('the session waiting for its agent', () => w.app.state.waiting[session.id]);
+    const waiting = await waitFor(
+      'the session waiting for its agent',
+      () => w.app.state.waiting[session.id],
+    );
+    const items = (await w.controller.inbox()).filter((i) => i.sessionId === session.id);
+    expect(items.map((i) => [i.kind, i.until])).toEqual([['usageLimit', waiting.until]]);
+    expect(items[0]?.text).toMatch(/^codex's usage limit: the prompt runs in \d/);
 
     w.controller.confirmCancel(session.id);
 
@@ -149,6 +155,7 @@ describe('usage-limit-aware queueing', () => {
     expect(w.app.state.queued[session.id]).toBeUndefined();
     // Nothing is left queued for a later Grove to send.
     expect(await w.infra.store.operations.listUnfinished(session.id)).toEqual([]);
+    expect((await w.controller.inbox()).filter((i) => i.sessionId === session.id)).toEqual([]);
   });
 
   it('lets a session on another agent go on while one waits for its limit', async () => {
