@@ -225,6 +225,24 @@ describe('grove rebase', () => {
     expect(err).toContain(
       `The rebase was aborted; the branch is as it was. To go on: resolve the conflicts yourself in the worktree (o opens a shell there, or cd ${session.worktreePath}; then git rebase main), or reply to the agent saying what to keep (Enter, or grove reply ${id}); then rebase again (r, or grove rebase ${id}).`,
     );
+    // The conflict waits in the inbox (grove inbox --json) for the person's decision.
+    let out = '';
+    const stdout = new PassThrough();
+    stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const listed = await runHeadless(parseHeadless('inbox', ['--json']), w.infra, {
+      stdout,
+      stderr: new PassThrough(),
+      stdin: Object.assign(new PassThrough(), { isTTY: true }),
+      stderrIsTTY: false,
+      env: process.env,
+      cwd: w.repo,
+    });
+    expect(listed).toBe(EXIT.ok);
+    const items = (JSON.parse(out) as { kind: string; sessionId: string; text: string }[]).filter(
+      (i) => i.sessionId === session.id,
+    );
+    expect(items.map((i) => i.kind)).toEqual(['conflict']);
+    expect(items[0]?.text).toMatch(/^\[Rebase Error\] Conflicts in shared\.txt/);
   });
 });
 
