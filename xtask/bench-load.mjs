@@ -13,349 +13,43 @@
 //   scroll     key-to-frame of a one-line scroll in a 50-line and a 50,000-line transcript.
 //   turn       Grove's own cost per turn on a 10,000-file repository (an agent
 //              that answers at once) and the agent processes one turn starts.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
-  chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
-  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { installFakeClaude } from './bench-load/fake-claude.mjs';
+import {
+  BIN,
+  FRAME_END,
+  HZ,
+  REAL_CLI_BIN,
+  cpuOver,
+  cpuTicks,
+  debug,
+  helpLatencies,
+  keyToFrame,
+  killAll,
+  rssMb,
+  sleep,
+  startGrove,
+  stopGrove,
+  waitFor,
+  wakeups,
+} from './bench-load/grove.mjs';
+import { firstRun, groveEnv, seedSessions, seedTranscript, world } from './bench-load/world.mjs';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const BIN = join(ROOT, 'dist', 'grove.js');
-const REAL_CLI_BIN = join(ROOT, 'test', 'fixtures', 'real-clis', 'node_modules', '.bin');
-const COLUMNS = 120;
-const ROWS = 40;
-const HZ = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-const FRAME_END = '\u001b[?2026l';
-
-const debug = (text) =>
-  process.env.GROVE_BENCH_VERBOSE &&
-  appendFileSync('/dev/stderr', `  [${new Date().toISOString().slice(11, 23)}] ${text}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const verdict = (ok) => (ok ? 'ok' : 'MISSED');
 const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 };
-
-// ---------------------------------------------------------------- the world
-
-function world() {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'grove-bench-load-')));
-  const home = join(dir, 'home');
-  const repo = join(dir, 'repo');
-  const fakeBin = join(dir, 'fake-bin');
-  for (const d of [home, repo, fakeBin, join(home, '.claude', 'debug')])
-    mkdirSync(d, { recursive: true });
-  writeFileSync(
-    join(home, '.gitconfig'),
-    '[user]\n\tname = Bench\n\temail = bench@grove.invalid\n[init]\n\tdefaultBranch = main\n',
-  );
-  const git = (...args) =>
-    execFileSync('git', args, {
-      cwd: repo,
-      env: { ...process.env, HOME: home },
-      maxBuffer: 64 << 20,
-    });
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), '# bench\n');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'init');
-  return {
-    dir,
-    home,
-    repo,
-    fakeBin,
-    groveHome: join(dir, 'grove-home'),
-    git,
-    dbFile: join(dir, 'grove-home', 'db', 'grove.db'),
-  };
-}
-
-function groveEnv(w, extra = {}) {
-  return {
-    PATH: `${extra.PATH_PREFIX ?? REAL_CLI_BIN}:${process.env.PATH}`,
-    HOME: w.home,
-    GROVE_HOME: w.groveHome,
-    TERM: 'xterm-256color',
-    LANG: 'C.UTF-8',
-    COLUMNS: String(COLUMNS),
-    LINES: String(ROWS),
-    ANTHROPIC_BASE_URL: extra.url ?? 'http://127.0.0.1:9',
-    ANTHROPIC_API_KEY: 'sk-bench',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    CLAUDE_CODE_MAX_RETRIES: '0',
-    DISABLE_AUTOUPDATER: '1',
-  };
-}
-
-/** Every Grove started, so a failed scenario leaves none running. */
-const running = new Set();
-
-function killAll() {
-  for (const g of running) {
-    try {
-      if (g.pid) process.kill(g.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    g.child.kill('SIGKILL');
-  }
-  running.clear();
-}
-
-/** Grove in a real pty; resolves at its first full frame. `frames` counts painted frames, `out` keeps the output. */
-function startGrove(w, env, marker = 'Sessions') {
-  return new Promise((resolvePromise, reject) => {
-    // GROVE_BENCH_NODE_ARGS: extra Node flags for Grove (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
-    const command = `stty cols ${COLUMNS} rows ${ROWS}; exec ${process.execPath} ${process.env.GROVE_BENCH_NODE_ARGS ?? ''} ${BIN}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      cwd: w.repo,
-      env,
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    const g = { child, out: '', received: 0, frames: 0, pid: 0 };
-    running.add(g);
-    child.on('exit', () => running.delete(g));
-    let done = false;
-    const timer = setTimeout(
-      () =>
-        !done &&
-        reject(new Error(`no frame within 20 s; got: ${JSON.stringify(g.out.slice(-400))}`)),
-      20_000,
-    );
-    child.stdout.on('data', (chunk) => {
-      const text = chunk.toString('utf8');
-      g.out = (g.out + text).slice(-200_000);
-      g.received += text.length;
-      g.frames += text.split(FRAME_END).length - 1;
-      if (!done && g.out.includes(marker) && g.out.includes(FRAME_END)) {
-        done = true;
-        clearTimeout(timer);
-        g.pid = Number(
-          execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
-            .trim()
-            .split('\n')[0],
-        );
-        resolvePromise(g);
-      }
-    });
-    child.on('error', reject);
-  });
-}
-
-async function waitFor(g, test, ms = 20_000, what = 'output') {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (test(g.out)) return;
-    await sleep(10);
-  }
-  throw new Error(`timed out waiting for ${what}; got: ${JSON.stringify(g.out.slice(-600))}`);
-}
-
-async function stopGrove(g) {
-  g.child.stdin.write('q');
-  await sleep(150);
-  g.child.stdin.write('y');
-  await new Promise((resolveExit) => {
-    const t = setTimeout(() => {
-      try {
-        process.kill(g.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-      g.child.kill('SIGKILL');
-      resolveExit();
-    }, 5000);
-    g.child.on('exit', () => {
-      clearTimeout(t);
-      resolveExit();
-    });
-  });
-}
-
-function cpuTicks(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime
-}
-
-function rssMb(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
-  return Number(line.split(/\s+/)[1]) / 1024;
-}
-
-/** Context switches of the main thread: each wake-up of the event loop is one. */
-function wakeups(pid) {
-  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
-  return (
-    Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]) +
-    Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1])
-  );
-}
-
-/** CPU of one process over a window, in % of one core. */
-async function cpuOver(pid, ms) {
-  const before = cpuTicks(pid);
-  const started = Date.now();
-  await sleep(ms);
-  return ((cpuTicks(pid) - before) / HZ / ((Date.now() - started) / 1000)) * 100;
-}
-
-/**
- * Key to frame: `key` is written, and the time runs until the output holds
- * `marker` (the key's own effect, not a spinner frame) and a frame end.
- */
-async function keyToFrame(g, key, marker) {
-  const from = g.received;
-  const pressed = process.hrtime.bigint();
-  g.child.stdin.write(key);
-  for (;;) {
-    const tail = g.out.slice(Math.max(0, g.out.length - (g.received - from)));
-    const at = tail.indexOf(marker);
-    if (at >= 0 && tail.indexOf(FRAME_END, at) >= 0) break;
-    if (Number(process.hrtime.bigint() - pressed) > 5e9)
-      throw new Error(`no frame with ${JSON.stringify(marker)} after ${JSON.stringify(key)}`);
-    await new Promise((r) => setImmediate(r));
-  }
-  return Number(process.hrtime.bigint() - pressed) / 1e6;
-}
-
-/** Opens and closes the help overlay `count` times; returns the open latencies. */
-async function helpLatencies(g, count, gapMs) {
-  const times = [];
-  for (let i = 0; i < count; i++) {
-    times.push(await keyToFrame(g, '?', 'Start a new agent session'));
-    await keyToFrame(g, '\u001b', 'claude/sonnet');
-    await sleep(gapMs);
-  }
-  return times;
-}
-
-function seedSessions(
-  w,
-  count,
-  { prefix = 'seed', statuses = ['Review', 'Question', 'Review', 'Done'], branches = false } = {},
-) {
-  const db = new Database(w.dbFile);
-  const project = db.prepare('SELECT id FROM project LIMIT 1').get();
-  const insert =
-    db.prepare(`INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at, active_seconds)
-    VALUES (?, ?, ?, ?, 'main', ?, ?, 'claude', 'sonnet', 'high', 'p', 'S', 3, 1, ?, ?, 0)`);
-  const now = Date.now();
-  const ids = [];
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const id = `${prefix}-${String(i).padStart(6, '0')}-0000-0000-000000000000`;
-      insert.run(
-        id,
-        project.id,
-        `Seeded session ${prefix} ${i}`,
-        statuses[i % statuses.length],
-        `grove/${prefix}${i}`,
-        join(w.dir, 'wt', `${prefix}${i}`),
-        now - i * 1000,
-        now - i * 1000,
-      );
-      ids.push(id);
-    }
-  })();
-  db.close();
-  if (branches) for (let i = 0; i < count; i++) w.git('branch', `grove/${prefix}${i}`, 'main');
-  return ids;
-}
-
-function seedTranscript(w, sessionId, entries, linesPerEntry) {
-  const db = new Database(w.dbFile);
-  const insert = db.prepare(
-    'INSERT INTO session_message (session_id, position, kind, content, created_at) VALUES (?, ?, ?, ?, ?)',
-  );
-  db.transaction(() => {
-    for (let e = 0; e < entries; e++) {
-      const kind = e % 2 === 0 ? 'user_prompt' : 'assistant_answer';
-      const content = Array.from(
-        { length: linesPerEntry - 1 },
-        (_, l) => `- entry ${e} line ${l}: some words of an answer`,
-      ).join('\n');
-      insert.run(sessionId, e, kind, content, Date.now());
-    }
-  })();
-  db.close();
-}
-
-async function firstRun(w, env) {
-  // The first start creates the database and registers the project.
-  debug('first start');
-  const g = await startGrove(w, env);
-  debug('first frame');
-  await stopGrove(g);
-  debug('stopped');
-}
-
-// ------------------------------------------------------------ the fake agent
-
-/**
- * A fake `claude` (Node, stream-json on stdout like `claude -p`) that records
- * each start (kind and times) in its runtime folder, writable in the sandbox.
- * Title, commit-message and review prompts answer at once; a prompt with
- * `Stream task` streams a tool use every STREAM_EVERY_MS for STREAM_EVENTS
- * events (each writes a file), then answers; any other prompt changes a file
- * and answers at once.
- */
-const STREAM_EVENTS = 300;
-const STREAM_EVERY_MS = 100;
-function installFakeClaude(w) {
-  // In one of Claude Code's runtime folders: the agent's sandbox keeps ~/.claude itself read-only.
-  const log = join(w.home, '.claude', 'debug', 'bench-calls.log');
-  const script = `#!${process.execPath}
-const { appendFileSync, mkdirSync, writeFileSync } = require('node:fs');
-const start = Date.now();
-if (process.argv.includes('--version')) {
-  process.stdout.write('2.1.330 (Claude Code)\\n');
-  process.exit(0);
-}
-let input = '';
-process.stdin.on('data', (d) => (input += d));
-process.stdin.on('end', () => {
-  const kind = input.includes('Write a title for a coding task') ? 'title' : input.includes('Write the git commit message') ? 'commit' : input.includes('You are reviewing the work of a coding agent') ? 'review' : input.includes('Stream task') ? 'stream' : 'turn';
-  const id = '00000000-0000-4000-8000-00000000beef';
-  const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
-  const finish = () => {
-    out({ type: 'result', subtype: 'success', is_error: false, result: 'done', structured_output: { answer: kind === 'title' ? 'Bench session' : 'Bench change', questions: [], summary: null }, session_id: id, usage: { input_tokens: 10, output_tokens: 5 } });
-    appendFileSync(${JSON.stringify(log)}, kind + ' ' + start + ' ' + Date.now() + '\\n');
-  };
-  out({ type: 'system', subtype: 'init', session_id: id });
-  if (kind === 'turn') writeFileSync('bench-change.txt', 'change ' + start + '\\n');
-  if (kind !== 'stream') return finish();
-  let n = 0;
-  const dir = 'stream-' + process.pid;
-  mkdirSync(dir, { recursive: true });
-  const timer = setInterval(() => {
-    const path = process.cwd() + '/' + dir + '/f' + n + '.txt';
-    writeFileSync(path, 'file ' + n + '\\n');
-    out({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'toolu_' + n, name: 'Write', input: { file_path: path, content: 'x' } }] }, session_id: id });
-    if (++n >= ${STREAM_EVENTS}) {
-      clearInterval(timer);
-      finish();
-    }
-  }, ${STREAM_EVERY_MS});
-});
-`;
-  const file = join(w.fakeBin, 'claude');
-  writeFileSync(file, script);
-  chmodSync(file, 0o755);
-  return log;
-}
 
 // --------------------------------------------------------------- scenarios
 

@@ -10,7 +10,7 @@ import { openInfra, type Infra } from '../../src/compose.js';
 import type { Session } from '../../src/domain/session.js';
 import { shellRunner } from '../../src/infra/shell.js';
 import { agentEnv } from './agent-env.js';
-import { startFakeGitHub, type FakeGitHub } from './fake-github.js';
+import { startFakeGitHub, type FakeGitHub } from './fake-github/server.js';
 import { startFakeModelServer, type FakeModelServer } from './fake-model/server.js';
 import { git, makeRepo, makeWorld, type GroveWorld } from './grove-env.js';
 import { REAL_CLI_BIN } from './real-clis.js';

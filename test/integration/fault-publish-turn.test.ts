@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startGitHubProject, type FakeGitHub } from '../helpers/fake-github.js';
+import { startGitHubProject } from '../helpers/fake-github/project.js';
+import type { FakeGitHub } from '../helpers/fake-github/server.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import {
   checkoutState,

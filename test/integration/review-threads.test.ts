@@ -1,210 +1,36 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AppEvent } from '../../src/app/events.js';
 import { loadThreads, queueThreadsTurn } from '../../src/app/services/review/review-threads.js';
+import { waitForOperation } from '../../src/cli/headless.js';
 import {
-  headlessContext,
-  shutdownContexts,
-  waitForOperation,
-  type HeadlessContext,
-} from '../../src/cli/headless.js';
-import { openInfra, type Infra } from '../../src/compose.js';
-import type { Session } from '../../src/domain/session.js';
-import { agentEnv } from '../helpers/agent-env.js';
+  closeDb,
+  controllerContext,
+  github,
+  grove,
+  load,
+  model,
+  remoteHead,
+  repo,
+  store,
+  transcript,
+} from '../helpers/github-world.js';
+import { git } from '../helpers/grove-env.js';
 import {
-  startFakeGitHub,
-  startGitHubProject,
-  type FailureRule,
-  type FakeGitHub,
-} from '../helpers/fake-github.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  GROVE_BIN,
-  agentWorldEnv,
-  git,
-  makeWorld,
-  snapshotWorld,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+  publishedSession,
+  reply,
+  scriptThreadsTurn,
+  setUpReviewThreadsWorld,
+} from '../helpers/review-threads-world.js';
 
 // Pull-request review threads of a published session, through the real
 // layers: the built `grove` binary (run, publish, threads, reply --threads)
 // with the real Claude Code CLI against the fake model server, a real
 // repository whose pushes go to a bare remote, real SQLite, and the fake
 // GitHub serving review threads over GraphQL. The poller and the TUI's
-// services run in-process on the same GROVE_HOME.
+// services run in-process on the same GROVE_HOME. GitHub's failures:
+// review-threads-failures.test.ts.
 
-const TOKEN = 'grove-secret-threads-5c1e';
-const reply = (answer: string, turn = `turn: ${answer}`) =>
-  JSON.stringify({ answer, questions: [], summary: { turn, session: `session: ${answer}` } });
-
-let world: GroveWorld;
-let repo: string;
-let bare: string;
-let model: FakeModelServer;
-let github: FakeGitHub;
-let env: Record<string, string>;
-let infra: Infra | null = null;
-/** The world after sessionWithWork (made once: a real Claude Code turn takes seconds), put back before each test. */
-let snapshot: ReturnType<typeof snapshotWorld>;
-let workId: string;
-
-function worldEnv(): Record<string, string> {
-  return {
-    ...agentWorldEnv(world, agentEnv(model, world.home)),
-    HOME: world.home,
-    TZ: 'UTC',
-    GITHUB_TOKEN: TOKEN,
-    GROVE_GITHUB_API_URL: github.url,
-    GH_CONFIG_DIR: join(world.home, 'gh-config'),
-  };
-}
-
-async function closeAll(): Promise<void> {
-  await shutdownContexts();
-  await infra?.db.close();
-  infra = null;
-  await github.stop();
-  await model.close();
-}
-
-beforeAll(async () => {
-  world = makeWorld();
-  ({ repo, bare, github } = await startGitHubProject(world, TOKEN));
-  model = await startFakeModelServer();
-  mkdirSync(join(world.home, 'gh-config'), { recursive: true });
-  env = worldEnv();
-  workId = await sessionWithWork();
-  await closeAll();
-  snapshot = snapshotWorld(world);
-}, 120_000);
-
-beforeEach(async () => {
-  snapshot.restore();
-  // Each test its own GitHub (no pull requests, no threads, no requests seen) and model server.
-  github = await startFakeGitHub({ owner: 'acme', repo: 'widgets', token: TOKEN, bareRepo: bare });
-  model = await startFakeModelServer();
-  env = worldEnv();
-});
-
-afterEach(closeAll);
-
-afterAll(() => {
-  snapshot?.drop();
-  world?.cleanup();
-});
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function grove(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [GROVE_BIN, ...args],
-      { cwd: repo, env, timeout: 90_000 },
-      (error, stdout, stderr) => {
-        resolve({
-          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
-}
-
-function store(): Infra {
-  infra ??= openInfra(env);
-  return infra;
-}
-
-async function load(id: string): Promise<Session> {
-  const session = await store().store.sessions.get(id);
-  if (!session) throw new Error(`no session ${id}`);
-  return session;
-}
-
-function controllerContext(): Promise<HeadlessContext> {
-  const io = {
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    stdin: new PassThrough(),
-    stderrIsTTY: false,
-    env,
-    cwd: repo,
-  };
-  return headlessContext(store(), io, repo, false);
-}
-
-function remoteHead(branch: string): string | null {
-  try {
-    return execFileSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
-      cwd: bare,
-      encoding: 'utf8',
-    }).trim();
-  } catch {
-    return null;
-  }
-}
-
-async function transcript(id: string): Promise<string> {
-  return (await store().store.transcript.list(id)).map((e) => e.content).join('\n');
-}
-
-/** A session whose one turn wrote hello.txt (in beforeAll, kept in the snapshot); its id. */
-async function sessionWithWork(): Promise<string> {
-  model.script('anthropic', [
-    { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
-    { when: 'Write the git commit message for the changes', text: reply('Add the greeting file') },
-    {
-      when: 'Create hello.txt',
-      toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
-    },
-    { when: 'Create hello.txt', text: reply('I created hello.txt.') },
-  ]);
-  const run = await grove(['run', '--output', 'json', 'Create hello.txt with a greeting']);
-  expect(run.code).toBe(0);
-  const { sessionId } = JSON.parse(run.stdout) as { sessionId: string };
-  const session = await load(sessionId);
-  expect(session.status).toBe('Review');
-  expect(git(repo, 'show', `${session.branch}:hello.txt`)).toBe('hello');
-  return sessionId;
-}
-
-/** The snapshot's session, published (pull request #1). */
-async function publishedSession(): Promise<Session> {
-  const published = await grove(['publish', workId]);
-  expect(published.code).toBe(0);
-  return load(workId);
-}
-
-/** The agent's turn on the threads: it edits hello.txt and says so. */
-function scriptThreadsTurn(): void {
-  model.script('anthropic', [
-    {
-      when: 'Write the git commit message for the changes',
-      text: reply('Add a friendlier greeting file'),
-    },
-    {
-      when: 'Reviewers left',
-      toolCall: { kind: 'write_file', path: 'hello.txt', content: 'Hello, world!\n' },
-    },
-    {
-      when: 'Reviewers left',
-      text: reply(
-        'Capitalised the greeting and added the world.',
-        'Made the greeting in hello.txt friendlier.',
-      ),
-    },
-  ]);
-}
+setUpReviewThreadsWorld();
 
 describe('review threads: fetch and store', () => {
   it('the poller stores the unresolved threads with file, line, author and body, sanitized, and they outlast a restart', async () => {
@@ -232,8 +58,7 @@ describe('review threads: fetch and store', () => {
     const ctx = await controllerContext();
 
     await ctx.controller.review.pullRequests.poll();
-    await infra?.db.close();
-    infra = null;
+    await closeDb();
 
     const stored = await store().store.reviewThreads.list(session.id);
     expect(stored.map((t) => t.id)).toEqual([first.id, second.id]);
@@ -527,131 +352,5 @@ describe('review threads: to the agent and back', () => {
     expect(run.stderr).toMatch(
       /^grove: session [0-9a-f]{8} has no pull request; publish it first \(grove publish [0-9a-f]{8}\)\.\n$/,
     );
-  });
-});
-
-const RESET = Math.floor(Date.UTC(2031, 0, 1, 17, 45) / 1000);
-
-interface ErrorCase {
-  readonly name: string;
-  readonly rule: FailureRule;
-  readonly message: string | RegExp;
-}
-
-const FETCH_ERRORS: readonly ErrorCase[] = [
-  {
-    name: 'a token without permission (GraphQL FORBIDDEN)',
-    rule: { kind: 'graphql_forbidden', path: /^\/graphql$/ },
-    message:
-      'grove: GitHub refused: Resource not accessible by personal access token. The token needs the `repo` scope (or pull-request write access) on acme/widgets.\n',
-  },
-  {
-    name: 'a token without permission (HTTP 403)',
-    rule: { kind: 'missing_scope', path: /^\/graphql$/ },
-    message:
-      'grove: GitHub refused (403): Resource not accessible by personal access token. The token needs the `repo` scope (or pull-request write access) on acme/widgets.\n',
-  },
-  {
-    name: 'GitHub Enterprise without GraphQL (404)',
-    rule: { kind: 'not_found', path: /^\/graphql$/ },
-    message:
-      /^grove: GitHub answered 404 at http:\/\/127\.0\.0\.1:\d+\/graphql: this server has no GraphQL API \(GitHub Enterprise Server without it\), which review threads need\. Publishing and following the pull request still work\.\n$/,
-  },
-  {
-    name: 'a used-up rate limit (HTTP 403)',
-    rule: { kind: 'rate_limited', path: /^\/graphql$/, resetAt: RESET },
-    message: "grove: GitHub's rate limit is used up; it resets at 17:45. Try again then.\n",
-  },
-  {
-    name: 'a used-up rate limit (GraphQL RATE_LIMITED)',
-    rule: { kind: 'graphql_rate_limited', path: /^\/graphql$/, resetAt: RESET },
-    message: "grove: GitHub's rate limit is used up; it resets at 17:45. Try again then.\n",
-  },
-];
-
-describe('review threads: GitHub failures in words', () => {
-  it.each(FETCH_ERRORS)(
-    'grove threads says so for $name and lists what is stored',
-    async ({ rule, message }) => {
-      const session = await publishedSession();
-      const thread = github.addReviewThread(1, {
-        path: 'hello.txt',
-        line: 1,
-        author: 'alice',
-        body: 'Capitalise this.',
-      });
-      expect((await grove(['threads', session.id])).code).toBe(0);
-      github.fail(rule);
-
-      const run = await grove(['threads', session.id]);
-
-      expect(run.code).toBe(1);
-      if (typeof message === 'string') expect(run.stderr).toBe(message);
-      else expect(run.stderr).toMatch(message);
-      expect(run.stdout).toBe(
-        `Pull request #1: 1 unresolved review thread (as last fetched)\n${thread.id}  hello.txt:1  alice: Capitalise this.\n`,
-      );
-    },
-  );
-
-  it('the poller keeps following the pull request when threads cannot be fetched, and shows why', async () => {
-    const session = await publishedSession();
-    const ctx = await controllerContext();
-    github.fail({ kind: 'not_found', path: /^\/graphql$/ });
-    github.review(1, 'alice', 'APPROVED');
-
-    await ctx.controller.review.pullRequests.poll();
-    ctx.app.drain();
-
-    expect((await load(session.id)).reviewRequest?.reviewDecision).toBe('approved');
-    expect(ctx.app.state.reviewThreads[session.id]?.error).toMatch(/no GraphQL API/);
-  });
-
-  it('a reply GitHub refuses after the turn is noted in words and the thread stays open', async () => {
-    const session = await publishedSession();
-    const thread = github.addReviewThread(1, {
-      path: 'hello.txt',
-      line: 1,
-      author: 'alice',
-      body: 'Capitalise the greeting.',
-    });
-    scriptThreadsTurn();
-    github.fail({ kind: 'graphql_forbidden', graphql: /addPullRequestReviewThreadReply/ });
-
-    const run = await grove(['reply', session.id, '--threads']);
-
-    expect(run.code).toBe(0);
-    // The change itself is pushed; only the reply failed.
-    expect(remoteHead(session.branch)).toBe((await load(session.id)).headCommit);
-    expect(await transcript(session.id)).toContain(
-      '[Review Threads Error] GitHub refused: Resource not accessible by personal access token. The token needs the `repo` scope',
-    );
-    expect(github.thread(thread.id).comments).toHaveLength(1);
-    expect(await store().store.reviewThreads.list(session.id)).toEqual([
-      expect.objectContaining({ id: thread.id, state: 'open' }),
-    ]);
-  });
-
-  it('a push that fails after the turn leaves the threads unanswered and open', async () => {
-    const session = await publishedSession();
-    const thread = github.addReviewThread(1, {
-      path: 'hello.txt',
-      line: 1,
-      author: 'alice',
-      body: 'Capitalise the greeting.',
-    });
-    expect((await grove(['threads', session.id])).code).toBe(0);
-    scriptThreadsTurn();
-    // The pre-push check of the pull request fails: nothing is pushed.
-    github.fail({ kind: 'bad_credentials', path: /\/pulls/ });
-
-    const run = await grove(['reply', session.id, '--threads']);
-
-    expect(run.code).toBe(0);
-    expect(await transcript(session.id)).toContain(
-      '[Review Threads] The change was not pushed, so the review threads were not answered on GitHub',
-    );
-    expect(github.thread(thread.id).comments).toHaveLength(1);
-    expect((await store().store.reviewThreads.list(session.id))[0]?.state).toBe('open');
   });
 });

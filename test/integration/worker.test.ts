@@ -1,180 +1,34 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openInfra, type Infra } from '../../src/compose.js';
-import { INTERRUPTED_BY_RESTART } from '../../src/domain/operation.js';
-import { ownerOf } from '../../src/infra/owner.js';
-import { INTERRUPTED_NOTICE } from '../../src/app/services/recovery.js';
-import type { Session } from '../../src/domain/session.js';
-import { startGroveApp, type GroveApp } from '../helpers/grove-app.js';
-import { bundleWorkerDriver, git, makeWorkerWorld } from '../helpers/worker-world.js';
-import { processesWithEnv } from '../helpers/processes.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  WAIT,
+  children,
+  control,
+  hangingAgents,
+  isGone,
+  newSession,
+  operations,
+  promptOf,
+  promptOperations,
+  release,
+  repo,
+  sessionCalls,
+  setUpWorkerWorld,
+  startGrove,
+  status,
+  transcript,
+} from '../helpers/worker-harness.js';
+import { git } from '../helpers/worker-world.js';
 
 // The per-session worker on a real SQLite file and real git repositories,
 // with a fake `claude` first on PATH that replays a recorded real Claude
 // Code stream (test/fixtures/fake-claude). Prompt markers steer the fake.
+// Several Grove processes on one store: worker-processes.test.ts.
 
-const WAIT = { timeout: 30_000, interval: 25 };
-
-let dir: string;
-let repo: string;
-let control: string;
-let env: Record<string, string>;
-let DRIVER: string;
-const opened: { infra: Infra; grove: GroveApp }[] = [];
-const children: ChildProcess[] = [];
-
-beforeAll(async () => {
-  const bundled = await bundleWorkerDriver('worker');
-  DRIVER = bundled.driver;
-  return bundled.remove;
-});
-
-beforeEach(() => {
-  ({ dir, repo, control, env } = makeWorkerWorld('worker'));
-});
-
-afterEach(async () => {
-  for (const { infra, grove } of opened.splice(0)) {
-    await grove.controller.shutdown();
-    await grove.controller.turns.settled();
-    await infra.db.close();
-  }
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-  // Agents left behind on purpose (a killed Grove's agent keeps running).
-  for (const { pid } of hangingAgents()) killGroup(pid);
-  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-});
-
-async function startGrove(): Promise<GroveApp & { infra: Infra }> {
-  const infra = openInfra(env);
-  const grove = await startGroveApp(infra, repo);
-  opened.push({ infra, grove });
-  return { ...grove, infra };
-}
-
-async function newSession(grove: GroveApp & { infra: Infra }): Promise<Session> {
-  const session = await grove.controller.sessions.create(
-    grove.project.id,
-    { agent: 'claude', model: 'sonnet', reasoning: 'high' },
-    grove.app.state.settings,
-  );
-  grove.app.emit({ type: 'sessionUpdated', session });
-  await grove.controller.sessions.whenReady(session.id);
-  return session;
-}
-
-interface OperationRow {
-  readonly id: string;
-  readonly kind: string;
-  readonly status: string;
-  readonly owner: string | null;
-  readonly payload: string;
-  readonly last_error: string | null;
-  readonly queued_at: number;
-  readonly started_at: number | null;
-  readonly finished_at: number | null;
-}
-
-/** Every operation of a session, oldest first, straight from SQLite. */
-async function operations(infra: Infra, sessionId: string): Promise<OperationRow[]> {
-  return infra.db.kysely
-    .selectFrom('session_operation')
-    .selectAll()
-    .where('session_id', '=', sessionId)
-    .orderBy('queued_at')
-    .orderBy(sql`rowid`)
-    .execute();
-}
-
-async function promptOperations(infra: Infra, sessionId: string): Promise<OperationRow[]> {
-  const rows = await operations(infra, sessionId);
-  return rows.filter((row) => row.kind === 'start_prompt' || row.kind === 'reply');
-}
-
-function promptOf(row: OperationRow): string {
-  return (JSON.parse(row.payload) as { prompt?: string }).prompt ?? '';
-}
-
-interface Call {
-  readonly pid: number;
-  readonly utility: boolean;
-  readonly prompt: string;
-  readonly cwd: string;
-}
-
-/** Session turns the fake CLI has seen, in order. */
-function sessionCalls(): Call[] {
-  const file = join(control, 'calls.jsonl');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Call)
-    .filter((call) => !call.utility);
-}
-
-/**
- * The fake agents hanging on `[[hang]]`, as pids of this machine. The fake runs in Grove's
- * sandbox, in its own pid namespace, so the pids it records are not ours: it is found by
- * its environment and its `sleep` child instead.
- */
-function hangingAgents(): { pid: number; child: number }[] {
-  if (!existsSync(control) || !readdirSync(control).some((f) => f.startsWith('hang-'))) return [];
-  const ours = processesWithEnv(`CLAUDE_FAKE_DIR=${control}`);
-  return ours.flatMap((agent) => {
-    const child = ours.find((p) => p.ppid === agent.pid && p.cmdline.startsWith('sleep 600'));
-    return agent.cmdline.includes('fake-claude.mjs') && child
-      ? [{ pid: agent.pid, child: child.pid }]
-      : [];
-  });
-}
-
-function release(name: string): void {
-  writeFileSync(join(control, `release-${name}`), '');
-}
-
-/** True once the process is gone (a zombie nobody reaps counts as gone). */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-}
-
-function killGroup(pid: number): void {
-  for (const target of [-pid, pid]) {
-    try {
-      process.kill(target, 'SIGKILL');
-    } catch {
-      // Already gone (or not a group leader).
-    }
-  }
-}
-
-/** The transcript without the agent's tool-call lines (agents-fidelity.test.ts covers those). */
-async function transcript(
-  infra: Infra,
-  sessionId: string,
-): Promise<{ kind: string; content: string }[]> {
-  return (await infra.store.transcript.list(sessionId))
-    .filter((e) => e.kind !== 'tool')
-    .map(({ kind, content }) => ({ kind, content }));
-}
-
-async function status(infra: Infra, sessionId: string): Promise<string | undefined> {
-  return (await infra.store.sessions.get(sessionId))?.status;
-}
+setUpWorkerWorld();
 
 describe('the session worker', () => {
   it('a reply that is not in the protocol gets one repair round-trip; if that fails too, the turn fails with a diagnostic, never the raw reply', async () => {
@@ -535,158 +389,4 @@ describe('the session worker', () => {
       ).toEqual(['Recovered']);
     },
   );
-});
-
-/** Another Grove process that sends `prompt` to the session and keeps running; resolves once it is stored. */
-async function otherGrove(
-  sessionId: string,
-  prompt: string,
-): Promise<ChildProcess & { pid: number }> {
-  const child = spawn(process.execPath, [DRIVER, repo, sessionId, prompt], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await vi.waitFor(() => expect(out).toContain('submitted\n'), WAIT);
-  if (child.pid === undefined) throw new Error('no pid');
-  return child as ChildProcess & { pid: number };
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGKILL');
-  await exited;
-}
-
-describe('several Grove processes and a restart', () => {
-  it("never drive the same session at once; a restart fails the dead owners' operations as interrupted and returns the session to Review", async () => {
-    const first = await startGrove();
-    const session = await newSession(first);
-    await first.controller.shutdown();
-
-    // Process B runs a turn on the session.
-    const b = await otherGrove(session.id, 'from B [[hang]]');
-    await vi.waitFor(() => expect(hangingAgents()).toHaveLength(1), WAIT);
-    const [agent] = hangingAgents();
-    if (!agent) throw new Error('no agent');
-    const ownerB = ownerOf(b.pid);
-
-    // Process A sends a prompt too: it is stored, but waits while B holds the session.
-    const a = await otherGrove(session.id, 'from A [[answer:A ran]]');
-    const ownerA = ownerOf(a.pid);
-    expect(
-      await first.infra.store.operations.claimNext(
-        session.id,
-        first.infra.runtime.owner,
-        Date.now(),
-      ),
-    ).toBeUndefined();
-    expect(
-      (await promptOperations(first.infra, session.id)).map((op) => [
-        promptOf(op).slice(0, 6),
-        op.status,
-        op.owner,
-      ]),
-    ).toEqual([
-      ['from B', 'running', ownerB],
-      ['from A', 'queued', ownerA],
-    ]);
-
-    // Starting another Grove while both live changes nothing (their work is not "interrupted").
-    const c = await startGrove();
-    expect(c.interrupted).toEqual([]);
-    expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual([
-      'running',
-      'queued',
-    ]);
-    expect(sessionCalls().map((call) => call.prompt.includes('from B'))).toEqual([true]);
-    expect(await status(c.infra, session.id)).toBe('InProgress');
-
-    // B dies mid-turn, and its agent with it (no agent outlives its Grove); A dies too.
-    await kill(b);
-    await kill(a);
-    await vi.waitFor(() => expect(isGone(agent.pid) && isGone(agent.child)).toBe(true), WAIT);
-
-    // A restart, the way Grove starts: the dead owner's running operation fails as interrupted;
-    // the prompt A queued stays queued, for whoever drives the session next.
-    const restarted = await startGrove();
-    expect(restarted.interrupted).toEqual([session.id]);
-    expect(
-      (await promptOperations(restarted.infra, session.id)).map((op) => [
-        promptOf(op).slice(0, 6),
-        op.status,
-        op.last_error,
-      ]),
-    ).toEqual([
-      ['from B', 'failed', INTERRUPTED_BY_RESTART],
-      ['from A', 'queued', null],
-    ]);
-    expect(await status(restarted.infra, session.id)).toBe('Review');
-    expect(restarted.app.state.sessions.find((s) => s.id === session.id)?.status).toBe('Review');
-    // Its transcript says what happened.
-    expect(
-      (await transcript(restarted.infra, session.id))
-        .filter((e) => e.kind === 'notice')
-        .map((e) => e.content),
-    ).toContain(INTERRUPTED_NOTICE);
-    expect(existsSync(session.worktreePath)).toBe(true);
-
-    // The restarted process drives the session from here: A's prompt first, then its own.
-    expect(
-      await restarted.controller.submitPrompt(session.id, 'after restart [[answer:Back]]'),
-    ).toBeNull();
-    await vi.waitFor(
-      async () =>
-        expect(
-          (await promptOperations(restarted.infra, session.id)).map((op) => op.status),
-        ).toEqual(['failed', 'done', 'done']),
-      WAIT,
-    );
-    await restarted.controller.workers.idle(session.id);
-    expect(
-      (await transcript(restarted.infra, session.id))
-        .filter((e) => e.kind === 'assistant_answer')
-        .map((e) => e.content),
-    ).toEqual(['A ran', 'Back']);
-    expect(await status(restarted.infra, session.id)).toBe('Review');
-  });
-
-  it('a prompt queued by a live process survives another process starting, and runs when the session is free', async () => {
-    const first = await startGrove();
-    const session = await newSession(first);
-    await first.controller.shutdown();
-    const b = await otherGrove(session.id, 'from B [[wait:b]] [[answer:B done]]');
-    await vi.waitFor(() => expect(sessionCalls()).toHaveLength(1), WAIT);
-    const a = await otherGrove(session.id, 'from A [[answer:A done]]');
-
-    const c = await startGrove();
-    expect(c.interrupted).toEqual([]);
-    expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual([
-      'running',
-      'queued',
-    ]);
-
-    // B finishes; A's prompt runs next, in A or in B (whichever worker claims it first), never in parallel.
-    release('b');
-    await vi.waitFor(
-      async () =>
-        expect((await promptOperations(c.infra, session.id)).map((op) => op.status)).toEqual([
-          'done',
-          'done',
-        ]),
-      WAIT,
-    );
-    const [fromB, fromA] = await promptOperations(c.infra, session.id);
-    expect(fromB?.owner).toBe(ownerOf(b.pid));
-    expect([ownerOf(a.pid), ownerOf(b.pid)]).toContain(fromA?.owner);
-    expect(fromA?.started_at).toBeGreaterThanOrEqual(fromB?.finished_at ?? Infinity);
-    expect(
-      (await transcript(c.infra, session.id))
-        .filter((e) => e.kind === 'assistant_answer')
-        .map((e) => e.content),
-    ).toEqual(['B done', 'A done']);
-  });
 });

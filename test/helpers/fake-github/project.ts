@@ -1,0 +1,22 @@
+import { join } from 'node:path';
+import { git, makeRepo, type GroveWorld } from '../grove-env.js';
+import { startFakeGitHub } from './server.js';
+import type { FakeGitHub } from './types.js';
+
+/**
+ * A project whose origin is github.com/acme/widgets (so Grove finds the
+ * repository there) with pushes going to a local bare repository, and the
+ * fake GitHub serving that repository.
+ */
+export async function startGitHubProject(
+  world: GroveWorld,
+  token: string,
+): Promise<{ repo: string; bare: string; github: FakeGitHub }> {
+  const remoteUrl = 'https://github.com/acme/widgets.git';
+  const repo = makeRepo(world, 'widgets', true);
+  const bare = join(world.dir, 'widgets-origin.git');
+  git(repo, 'remote', 'set-url', 'origin', remoteUrl);
+  git(repo, 'config', `url.${bare}.pushInsteadOf`, remoteUrl);
+  const github = await startFakeGitHub({ owner: 'acme', repo: 'widgets', token, bareRepo: bare });
+  return { repo, bare, github };
+}

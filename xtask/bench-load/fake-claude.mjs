@@ -1,0 +1,56 @@
+// The load bench's agent (xtask/bench-load.mjs): a fake `claude` on PATH.
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * A fake `claude` (Node, stream-json on stdout like `claude -p`) that records
+ * each start (kind and times) in its runtime folder, writable in the sandbox.
+ * Title, commit-message and review prompts answer at once; a prompt with
+ * `Stream task` streams a tool use every STREAM_EVERY_MS for STREAM_EVENTS
+ * events (each writes a file), then answers; any other prompt changes a file
+ * and answers at once.
+ */
+const STREAM_EVENTS = 300;
+const STREAM_EVERY_MS = 100;
+export function installFakeClaude(w) {
+  // In one of Claude Code's runtime folders: the agent's sandbox keeps ~/.claude itself read-only.
+  const log = join(w.home, '.claude', 'debug', 'bench-calls.log');
+  const script = `#!${process.execPath}
+const { appendFileSync, mkdirSync, writeFileSync } = require('node:fs');
+const start = Date.now();
+if (process.argv.includes('--version')) {
+  process.stdout.write('2.1.330 (Claude Code)\\n');
+  process.exit(0);
+}
+let input = '';
+process.stdin.on('data', (d) => (input += d));
+process.stdin.on('end', () => {
+  const kind = input.includes('Write a title for a coding task') ? 'title' : input.includes('Write the git commit message') ? 'commit' : input.includes('You are reviewing the work of a coding agent') ? 'review' : input.includes('Stream task') ? 'stream' : 'turn';
+  const id = '00000000-0000-4000-8000-00000000beef';
+  const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+  const finish = () => {
+    out({ type: 'result', subtype: 'success', is_error: false, result: 'done', structured_output: { answer: kind === 'title' ? 'Bench session' : 'Bench change', questions: [], summary: null }, session_id: id, usage: { input_tokens: 10, output_tokens: 5 } });
+    appendFileSync(${JSON.stringify(log)}, kind + ' ' + start + ' ' + Date.now() + '\\n');
+  };
+  out({ type: 'system', subtype: 'init', session_id: id });
+  if (kind === 'turn') writeFileSync('bench-change.txt', 'change ' + start + '\\n');
+  if (kind !== 'stream') return finish();
+  let n = 0;
+  const dir = 'stream-' + process.pid;
+  mkdirSync(dir, { recursive: true });
+  const timer = setInterval(() => {
+    const path = process.cwd() + '/' + dir + '/f' + n + '.txt';
+    writeFileSync(path, 'file ' + n + '\\n');
+    out({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'toolu_' + n, name: 'Write', input: { file_path: path, content: 'x' } }] }, session_id: id });
+    if (++n >= ${STREAM_EVENTS}) {
+      clearInterval(timer);
+      finish();
+    }
+  }, ${STREAM_EVERY_MS});
+});
+`;
+  const file = join(w.fakeBin, 'claude');
+  writeFileSync(file, script);
+  chmodSync(file, 0o755);
+  return log;
+}
