@@ -1,39 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { installAcpAgent } from '../helpers/acp-agent.js';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  git,
-  makeRepo,
-  makeWorld,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
-import type { TmuxTerminal } from '../helpers/tmux.js';
+import { agentWorldEnv, git, makeRepo, startGrove } from '../helpers/grove-env.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { reply } from '../helpers/fake-model/reply.js';
 
 // An ACP agent of GROVE_HOME/agents.json in the built Grove in tmux: picked
 // with /agent in a new session's composer, it runs the task (the small ACP
 // agent of test/fixtures), and the work lands on the session branch.
 
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-  });
-
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
-  installAcpAgent(world);
-  server.script('anthropic', [
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
+  installAcpAgent(e2e.world);
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Write the note') },
     { when: 'Write the git commit message for the changes', text: reply('Add the note') },
     {
@@ -43,21 +25,14 @@ beforeEach(async () => {
   ]);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
-});
-
 describe('an ACP agent of agents.json in the TUI', () => {
   it('is offered by /agent in the composer, and runs the task picked with it', async () => {
-    term = await startGrove(world, repo, {
-      env: agentWorldEnv(world, agentEnv(server, world.home)),
+    e2e.term = await startGrove(e2e.world, repo, {
+      env: agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
       columns: 120,
       rows: 34,
     });
-    const t = term;
+    const t = e2e.term;
     await t.waitFor('No sessions yet.');
     // The Projects tab lists it once Grove has looked for the agent CLIs.
     await t.keys('Tab', 'Tab');

@@ -1,68 +1,44 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  makeRepo,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { agentWorldEnv, makeRepo, newSession, startGrove } from '../helpers/grove-env.js';
 import { processesWithEnv } from '../helpers/processes.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { reply } from '../helpers/fake-model/reply.js';
 
 // No agent outlives the TUI: not the title-generation agent when the person
 // quits with `q`, not a session's agent when the TUI is killed.
 
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-  });
-
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
-});
-
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
 });
 
 /** The agent processes this test's Grove started (they carry this test's model server address; GROVE_HOME is never passed to an agent). */
 function agents(): number[] {
-  return processesWithEnv(`ANTHROPIC_BASE_URL=${server.url}`)
+  return processesWithEnv(`ANTHROPIC_BASE_URL=${e2e.server.url}`)
     .filter((p) => !p.cmdline.includes('grove.js'))
     .map((p) => p.pid);
 }
 
 async function start(): Promise<TmuxTerminal> {
-  term = await startGrove(world, repo, {
-    env: agentWorldEnv(world, agentEnv(server, world.home)),
+  e2e.term = await startGrove(e2e.world, repo, {
+    env: agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
     columns: 120,
     rows: 34,
   });
-  await term.waitFor('No sessions yet.');
-  return term;
+  await e2e.term.waitFor('No sessions yet.');
+  return e2e.term;
 }
 
 describe('quitting the TUI', () => {
   it('with q while the title agent is still working ends that agent too', async () => {
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       {
         when: 'Write a title for a coding task',
         delayMs: 120_000,
@@ -77,7 +53,7 @@ describe('quitting the TUI', () => {
     await waitUntil(
       'the title agent to be running',
       () =>
-        server.requests.some((r) =>
+        e2e.server.requests.some((r) =>
           JSON.stringify(r.body).includes('Write a title for a coding task'),
         ),
       20_000,
@@ -99,27 +75,27 @@ describe('agent detection at start-up', () => {
   it("ends an agent CLI's --version that is still running when the person quits", async () => {
     // A `gemini` first on PATH that answers --version slowly and shrugs off SIGTERM and SIGHUP,
     // as a large CLI busy starting up can.
-    const slow = join(world.dir, 'slow-bin');
+    const slow = join(e2e.world.dir, 'slow-bin');
     mkdirSync(slow);
     writeFileSync(join(slow, 'gemini'), "#!/bin/sh\ntrap '' TERM HUP\nexec sleep 60\n");
     chmodSync(join(slow, 'gemini'), 0o755);
-    const env = agentWorldEnv(world, agentEnv(server, world.home));
-    term = await startGrove(world, repo, {
+    const env = agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home));
+    e2e.term = await startGrove(e2e.world, repo, {
       env: { ...env, PATH: `${slow}:${env['PATH'] ?? ''}` },
       columns: 120,
       rows: 34,
     });
-    await term.waitFor('No sessions yet.');
+    await e2e.term.waitFor('No sessions yet.');
     const versions = (): number[] =>
-      processesWithEnv(`ANTHROPIC_BASE_URL=${server.url}`)
+      processesWithEnv(`ANTHROPIC_BASE_URL=${e2e.server.url}`)
         .filter((p) => p.cmdline.startsWith('sleep 60'))
         .map((p) => p.pid);
     await waitUntil('the slow --version to be running', () => versions().length > 0, 20_000);
 
-    await term.keys('q');
-    await term.waitFor('Quit Grove?');
-    await term.keys('y');
-    await term.waitForExit(15_000);
+    await e2e.term.keys('q');
+    await e2e.term.waitFor('Quit Grove?');
+    await e2e.term.keys('y');
+    await e2e.term.waitForExit(15_000);
 
     await waitUntil('the --version process to be gone', () => versions().length === 0, 5_000);
   });
@@ -127,7 +103,7 @@ describe('agent detection at start-up', () => {
 
 describe.each(['SIGKILL', 'SIGTERM', 'SIGHUP'] as const)('the TUI ended by %s', (signal) => {
   it("while a turn runs leaves none of the session's agent processes behind", async () => {
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       { when: 'Write a title for a coding task', text: reply('Slow one') },
       { when: 'Take your time', delayMs: 120_000, then: { text: reply('Too late') } },
     ]);

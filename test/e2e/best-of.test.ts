@@ -1,17 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { gate, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  GROVE_BIN,
-  agentWorldEnv,
-  makeRepo,
-  makeWorld,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { gate } from '../helpers/fake-model/server.js';
+import { GROVE_BIN, agentWorldEnv, makeRepo, startGrove } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { reply } from '../helpers/fake-model/reply.js';
 
 // Best of N as a person sees it: `grove run -n 2` fans a prompt out to two
 // sessions (the real Claude Code CLI against the fake model server) and a
@@ -19,37 +14,19 @@ import { waitUntil } from '../helpers/wait.js';
 // view shows the ranking with the judge's reasons, and W merges the winner
 // and cancels the other.
 
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-  });
-
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 let env: Record<string, string>;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
-  env = agentWorldEnv(world, agentEnv(server, world.home));
-  server.script('anthropic', [
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
+  env = agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home));
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Variant of the greeting') },
     { when: 'Write a title for a coding task', text: reply('Variant of the greeting') },
     { when: 'Write the git commit message for the changes', text: reply('Add the greeting') },
     { when: 'Write the git commit message for the changes', text: reply('Add the greeting') },
   ]);
-});
-
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
 });
 
 describe('best of N', () => {
@@ -59,7 +36,7 @@ describe('best of N', () => {
     // come first), a variant's first request takes a write.
     const afterWrite = 'File created successfully';
     const judged = gate();
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       { when: afterWrite, until: judged.opened, then: { text: reply('Wrote hello.txt.') } },
       { when: afterWrite, until: judged.opened, then: { text: reply('Wrote hello.txt.') } },
       {
@@ -87,7 +64,7 @@ describe('best of N', () => {
       30_000,
     );
     const [first, second] = [...stderr.matchAll(/Variant ([0-9a-f]{8})/g)].map((m) => m[1] ?? '');
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       {
         when: 'You are judging',
         text: reply(
@@ -99,27 +76,27 @@ describe('best of N', () => {
     expect(await exited).toBe(0);
     expect((JSON.parse(stdout) as { status: string }).status).toBe('ranked');
 
-    term = await startGrove(world, repo, { env, columns: 130, rows: 34 });
-    const list = await term.waitFor(/best of 2 #1/, 20_000);
+    e2e.term = await startGrove(e2e.world, repo, { env, columns: 130, rows: 34 });
+    const list = await e2e.term.waitFor(/best of 2 #1/, 20_000);
     expect(list).toMatch(/best of 2 #2/);
 
     // Open the #1 row, wherever the list puts it.
     const rows = list.split('\n');
     const winnerRow = rows.findIndex((l) => l.includes('best of 2 #1'));
     const selectedRow = rows.findIndex((l) => l.includes('▶'));
-    await term.keys(
+    await e2e.term.keys(
       ...Array.from({ length: Math.abs(winnerRow - selectedRow) }, () =>
         winnerRow > selectedRow ? 'j' : 'k',
       ),
     );
-    await term.waitFor(/▶.*best of 2 #1/);
-    await term.keys('Enter');
-    const view = await term.waitFor(/Best of 2: ranked/);
+    await e2e.term.waitFor(/▶.*best of 2 #1/);
+    await e2e.term.keys('Enter');
+    const view = await e2e.term.waitFor(/Best of 2: ranked/);
     expect(view).toMatch(/#1 .*clearer change/);
     expect(view).toMatch(/#2 .*same change, noisier/);
 
-    await term.keys('W');
-    const asked = await term.waitFor('Merge the winner of best of N?');
+    await e2e.term.keys('W');
+    const asked = await e2e.term.waitFor('Merge the winner of best of N?');
     // The popup's text, its wrapped lines joined (the variants' titles are long).
     const popupText = asked
       .split('\n')
@@ -129,8 +106,8 @@ describe('best of N', () => {
     expect(popupText).toMatch(/#1 of the ranking\) joins the merge queue/);
     expect(popupText).toMatch(/Variant of the greeting \(variant 1 of 2, [^()]+\)/);
     expect(popupText).toMatch(/Variant of the greeting \(variant 2 of 2, [^()]+\)/);
-    await term.keys('y');
-    await term.waitFor(/winner is in the merge queue/, 20_000);
+    await e2e.term.keys('y');
+    await e2e.term.waitFor(/winner is in the merge queue/, 20_000);
     await waitUntil(
       'the winner merged',
       () => {
@@ -166,21 +143,21 @@ describe('best of N', () => {
   }, 180_000);
 
   it("runs a new session's first prompt as best of 2 when alt+n is pressed in the composer", async () => {
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       { when: 'Composer fan-out task', text: reply('Done here.') },
       { when: 'Composer fan-out task', text: reply('Done here.') },
     ]);
-    term = await startGrove(world, repo, { env, columns: 130, rows: 34 });
-    await term.waitFor('No sessions');
-    await newSessionWithoutSending(term);
-    await term.type('Composer fan-out task');
+    e2e.term = await startGrove(e2e.world, repo, { env, columns: 130, rows: 34 });
+    await e2e.term.waitFor('No sessions');
+    await newSessionWithoutSending(e2e.term);
+    await e2e.term.type('Composer fan-out task');
 
-    await term.keys('M-n');
-    await term.waitFor('Task for the agent · best of 2');
-    await term.keys('Enter');
-    await term.keys('q');
+    await e2e.term.keys('M-n');
+    await e2e.term.waitFor('Task for the agent · best of 2');
+    await e2e.term.keys('Enter');
+    await e2e.term.keys('q');
 
-    const list = await term.waitFor(/best of 2[\s\S]*best of 2/, 30_000);
+    const list = await e2e.term.waitFor(/best of 2[\s\S]*best of 2/, 30_000);
     expect(list.match(/\[best of 2/g)).toHaveLength(2);
   }, 120_000);
 });

@@ -1,37 +1,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  git,
-  makeRepo,
-  makeWorld,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { agentWorldEnv, git, makeRepo, startGrove } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { reply } from '../helpers/fake-model/reply.js';
 
 // The prompt composer in a real terminal: `@` file completion, a slash
 // command, the prompt history (kept across restarts) and `y` over OSC 52.
 
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-  });
-
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
   mkdirSync(join(repo, 'src', 'app'), { recursive: true });
   writeFileSync(join(repo, 'src', 'app', 'controller.ts'), 'export const controller = 1;\n');
   writeFileSync(join(repo, 'src', 'app', 'reducer.ts'), 'export const reducer = 2;\n');
@@ -47,7 +30,7 @@ beforeEach(async () => {
     '-m',
     'Add the app',
   );
-  server.script('anthropic', [
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Explain the controller') },
     { when: 'Write the git commit message for the changes', text: reply('No changes') },
     {
@@ -57,25 +40,20 @@ beforeEach(async () => {
   ]);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
-});
-
 async function start(): Promise<TmuxTerminal> {
-  term = await startGrove(world, repo, {
-    env: agentWorldEnv(world, agentEnv(server, world.home)),
+  e2e.term = await startGrove(e2e.world, repo, {
+    env: agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
     columns: 120,
     rows: 34,
   });
-  return term;
+  return e2e.term;
 }
 
 /** Sends a first prompt picked with `@` completion and waits for the answer. */
 async function explainController(t: TmuxTerminal): Promise<void> {
-  server.script('anthropic', [{ when: 'controller.ts', text: reply('It holds the controller.') }]);
+  e2e.server.script('anthropic', [
+    { when: 'controller.ts', text: reply('It holds the controller.') },
+  ]);
   await t.waitFor('No sessions yet.');
   await t.keys('a');
   await t.waitFor('Task for the agent');
@@ -95,7 +73,7 @@ describe('the prompt composer', () => {
 
     await explainController(t);
 
-    const bodies = server.modelRequests('anthropic').map((r) => JSON.stringify(r.body));
+    const bodies = e2e.server.modelRequests('anthropic').map((r) => JSON.stringify(r.body));
     expect(bodies.some((body) => body.includes('Explain @src/app/controller.ts briefly'))).toBe(
       true,
     );
@@ -173,7 +151,7 @@ describe('the prompt composer', () => {
 
     await t.waitFor('Copied the worktree path via OSC 52');
     const buffers = await t.tmux(['list-buffers', '-F', '#{buffer_sample}']);
-    expect(buffers).toContain(world.groveHome);
+    expect(buffers).toContain(e2e.world.groveHome);
   });
 });
 
@@ -201,29 +179,29 @@ describe('small things', () => {
   });
 
   it('explains that an empty repository needs a first commit when a is pressed', async () => {
-    const empty = join(world.dir, 'empty');
+    const empty = join(e2e.world.dir, 'empty');
     mkdirSync(empty);
     git(empty, 'init', '-q', '-b', 'main');
-    term = await startGrove(world, empty, { columns: 120, rows: 30 });
-    await term.waitFor('No sessions yet.');
+    e2e.term = await startGrove(e2e.world, empty, { columns: 120, rows: 30 });
+    await e2e.term.waitFor('No sessions yet.');
 
-    await term.keys('a');
+    await e2e.term.keys('a');
 
-    await term.waitFor('has no commits yet, and a session starts from one');
-    expect(await term.screen()).not.toContain('Task for the agent');
+    await e2e.term.waitFor('has no commits yet, and a session starts from one');
+    expect(await e2e.term.screen()).not.toContain('Task for the agent');
   });
 
   it('explains why there is no project outside a git repository', async () => {
-    const plain = join(world.dir, 'plain');
+    const plain = join(e2e.world.dir, 'plain');
     mkdirSync(plain);
     // A project used before, so Grove starts instead of refusing.
-    const first = await startGrove(world, repo, { columns: 120, rows: 30 });
+    const first = await startGrove(e2e.world, repo, { columns: 120, rows: 30 });
     await first.waitFor('No sessions yet.');
     await first.kill();
-    term = await startGrove(world, plain, { columns: 120, rows: 30 });
+    e2e.term = await startGrove(e2e.world, plain, { columns: 120, rows: 30 });
 
-    await term.waitFor('is not inside a git repository, so no project is active');
-    await term.keys('Tab');
-    await term.waitFor('Grove was not started inside a git repository');
+    await e2e.term.waitFor('is not inside a git repository, so no project is active');
+    await e2e.term.keys('Tab');
+    await e2e.term.waitFor('Grove was not started inside a git repository');
   });
 });

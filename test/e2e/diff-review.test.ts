@@ -1,40 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  git,
-  makeRepo,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { agentWorldEnv, git, makeRepo, newSession, startGrove } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { replyWith, sameSummary } from '../helpers/fake-model/reply.js';
 
 // Reading a diff and talking back to the agent about it: wrapping and
 // horizontal scroll show every character of a long line, and a comment on a
 // range of lines goes to the real Claude Code as the next turn.
 
-const reply = (answer: string) =>
-  JSON.stringify({ answer, questions: [], summary: { turn: answer, session: answer } });
+const reply = replyWith(sameSummary);
 
 const NOTES = '# Notes\n\nline one\nline two\nline three\n';
 const LONG_LINE = `start ${'x'.repeat(240)} THE-END`;
 
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
-  server.script('anthropic', [
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Write the notes') },
     { when: 'Write the git commit message for the changes', text: reply('Add notes') },
     { when: 'Write the git commit message for the changes', text: reply('Add numbered notes') },
@@ -45,30 +33,23 @@ beforeEach(async () => {
   ]);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
-});
-
 /** A session in Review whose agent wrote `files`, with the diff view open on it. */
 async function diffOf(
   files: Record<string, string>,
 ): Promise<{ t: TmuxTerminal; worktree: string; branch: string }> {
-  server.script('anthropic', [
+  e2e.server.script('anthropic', [
     ...Object.entries(files).map(([path, content]) => ({
       when: 'Write the notes',
       toolCall: { kind: 'write_file' as const, path, content },
     })),
     { when: 'Write the notes', text: reply('Wrote the notes.') },
   ]);
-  const t = await startGrove(world, repo, {
-    env: agentWorldEnv(world, agentEnv(server, world.home)),
+  const t = await startGrove(e2e.world, repo, {
+    env: agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
     columns: 120,
     rows: 34,
   });
-  term = t;
+  e2e.term = t;
   await t.waitFor('No sessions yet.');
   await newSession(t, 'Write the notes');
   await t.waitFor(/\[Commit\] Add notes/, 30_000);
@@ -112,7 +93,7 @@ describe('the diff view', () => {
 
   it('sends a comment on a range of lines to the agent as the next turn, and marks it once the agent changed those lines', async () => {
     const { t, worktree, branch } = await diffOf({ 'notes.md': NOTES });
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       {
         when: 'A reviewer left a comment',
         toolCall: {
@@ -141,7 +122,7 @@ describe('the diff view', () => {
     await t.waitFor('Sent 1 comment to the agent');
     await t.waitFor('possibly addressed', 60_000);
 
-    const request = server
+    const request = e2e.server
       .modelRequests('anthropic')
       .find((r) => JSON.stringify(r.body).includes('A reviewer left a comment'));
     const body = JSON.stringify(request?.body);

@@ -1,42 +1,25 @@
 import { spawn } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { gate, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  GROVE_BIN,
-  agentWorldEnv,
-  git,
-  makeRepo,
-  makeWorld,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { gate } from '../helpers/fake-model/server.js';
+import { GROVE_BIN, agentWorldEnv, git, makeRepo, startGrove } from '../helpers/grove-env.js';
 import { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { reply } from '../helpers/fake-model/reply.js';
 
 // One store, two clients: a TUI in tmux and `grove run` on the same
 // GROVE_HOME at once. The TUI shows the session the command made, and its
 // progress, without a key press.
 
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-  });
-
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 let env: Record<string, string>;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
-  env = agentWorldEnv(world, agentEnv(server, world.home));
-  server.script('anthropic', [
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
+  env = agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home));
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Greeting from a script') },
     {
       when: 'Write the git commit message for the changes',
@@ -47,13 +30,6 @@ beforeEach(async () => {
       text: reply('## Review\n### Project Impact\nSmall.\n### Suggestions\nNone.'),
     },
   ]);
-});
-
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
 });
 
 interface Result {
@@ -80,22 +56,22 @@ function groveRun(args: readonly string[]): Promise<Result> {
 /** A TUI, and a `grove run` whose agent has written hello.txt and now waits on a slow model. */
 /** Model requests of the session's turn so far (not the title's). */
 function sessionModelRequests(): number {
-  return server.modelRequests('anthropic').filter((r) => {
+  return e2e.server.modelRequests('anthropic').filter((r) => {
     const body = JSON.stringify(r.body);
     return body.includes('Scripted greeting task') && !body.includes('Write a title');
   }).length;
 }
 
 async function slowTurnFromCommand(): Promise<{ t: TmuxTerminal; run: Promise<Result> }> {
-  server.script('anthropic', [
+  e2e.server.script('anthropic', [
     {
       when: 'Scripted greeting task',
       toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
     },
     { when: 'Scripted greeting task', delayMs: 60_000, then: { text: reply('too late') } },
   ]);
-  const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
-  term = t;
+  const t = await startGrove(e2e.world, repo, { env, columns: 120, rows: 34 });
+  e2e.term = t;
   await t.waitFor('No sessions yet.');
   const run = groveRun(['run', 'Scripted greeting task']);
   await t.waitFor(/InProgress/, 15_000);
@@ -107,7 +83,7 @@ describe('a headless command and the TUI on one store', () => {
     // The agent writes its file once the session is open, and answers once its progress shows.
     const write = gate();
     const answer = gate();
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       {
         when: 'Scripted greeting task',
         until: write.opened,
@@ -121,8 +97,8 @@ describe('a headless command and the TUI on one store', () => {
         then: { text: reply('Wrote **hello.txt** from a script.') },
       },
     ]);
-    const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
-    term = t;
+    const t = await startGrove(e2e.world, repo, { env, columns: 120, rows: 34 });
+    e2e.term = t;
     await t.waitFor('No sessions yet.');
 
     const run = groveRun(['run', 'Scripted greeting task']);
@@ -157,7 +133,7 @@ describe('a headless command and the TUI on one store', () => {
     for (
       let i = 0;
       i < 300 &&
-      server
+      e2e.server
         .modelRequests('anthropic')
         .filter(
           (r) =>
@@ -211,7 +187,7 @@ describe('a headless command and the TUI on one store', () => {
   });
 
   it('the TUI shows a session canceled by `grove cancel`', async () => {
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       {
         when: 'Scripted greeting task',
         toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
@@ -221,8 +197,8 @@ describe('a headless command and the TUI on one store', () => {
     const first = await groveRun(['run', '--output', 'json', 'Scripted greeting task']);
     expect(first.code, first.stderr).toBe(0);
     const { sessionId } = JSON.parse(first.stdout) as { sessionId: string };
-    const t = await startGrove(world, repo, { env, columns: 120, rows: 34 });
-    term = t;
+    const t = await startGrove(e2e.world, repo, { env, columns: 120, rows: 34 });
+    e2e.term = t;
     await t.waitFor(/Review .*Greeting from a script|Greeting from a script.*Review/, 10_000);
 
     const canceled = await groveRun(['cancel', sessionId.slice(0, 8), '--yes']);
@@ -243,7 +219,7 @@ describe('grove run in a terminal', () => {
     });
 
   it('shows progress on standard error when it is a terminal', async () => {
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       {
         when: 'Scripted greeting task',
         toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
@@ -251,7 +227,7 @@ describe('grove run in a terminal', () => {
       { when: 'Scripted greeting task', text: reply('All written.') },
     ]);
     const t = await inTerminal(['run', 'Scripted greeting task']);
-    term = t;
+    e2e.term = t;
 
     expect(await t.waitForExit(60_000)).toBe(0);
     const screen = await t.screen();
@@ -262,7 +238,7 @@ describe('grove run in a terminal', () => {
 
   it('will not read the prompt from a terminal: usage error, exit 2', async () => {
     const t = await inTerminal(['run']);
-    term = t;
+    e2e.term = t;
 
     expect(await t.waitForExit(20_000)).toBe(2);
     expect(await t.screen()).toContain(
@@ -270,7 +246,7 @@ describe('grove run in a terminal', () => {
     );
     const dash = await inTerminal(['run', '-']);
     await t.kill();
-    term = dash;
+    e2e.term = dash;
     expect(await dash.waitForExit(20_000)).toBe(2);
     expect(await dash.screen()).toContain(
       "grove: '-' reads the prompt from standard input, but it is a terminal",

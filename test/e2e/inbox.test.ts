@@ -1,46 +1,20 @@
 import { spawn } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  GROVE_BIN,
-  agentWorldEnv,
-  makeRepo,
-  makeWorld,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
-import type { TmuxTerminal } from '../helpers/tmux.js';
+import { GROVE_BIN, agentWorldEnv, makeRepo, startGrove } from '../helpers/grove-env.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { reply } from '../helpers/fake-model/reply.js';
 
 // The inbox in the built Grove, in tmux: a session of another project that
 // asks a question (made by `grove run`) shows as the header's count and in the
 // inbox Ctrl+O opens; Enter switches to its project and opens its session;
 // answered headless by `grove reply`, it leaves the inbox and the count.
 
-const reply = (answer: string, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-    ...extra,
-  });
-
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let env: Record<string, string>;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  env = agentWorldEnv(world, agentEnv(server, world.home));
-});
-
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
+beforeEach(() => {
+  env = agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home));
 });
 
 function grove(
@@ -62,9 +36,9 @@ function grove(
 
 describe('the inbox', () => {
   it('opens with Ctrl+O, shows a question of another project, and Enter jumps to its session', async () => {
-    const here = makeRepo(world, 'here');
-    const other = makeRepo(world, 'other');
-    server.script('anthropic', [
+    const here = makeRepo(e2e.world, 'here');
+    const other = makeRepo(e2e.world, 'other');
+    e2e.server.script('anthropic', [
       { when: 'Write a title for a coding task', text: reply('Pick a greeting') },
       {
         when: 'Greet the user',
@@ -77,8 +51,8 @@ describe('the inbox', () => {
     expect(asked.code, asked.out).toBe(3);
     const id = /grove reply ([0-9a-f]{8})/.exec(asked.out)?.[1] ?? '';
 
-    const t = await startGrove(world, here, { env, columns: 120, rows: 30 });
-    term = t;
+    const t = await startGrove(e2e.world, here, { env, columns: 120, rows: 30 });
+    e2e.term = t;
     await t.waitFor('No sessions yet.');
     await t.waitFor('1 in the inbox');
 
@@ -99,7 +73,7 @@ describe('the inbox', () => {
     expect(session).toContain('Pick a greeting');
     expect(session).toMatch(/Question {2}\[XS\]/);
 
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       { when: 'Use hi please', text: reply('Used hi.') },
       {
         when: 'Write the git commit message for the changes',

@@ -1,15 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  makeRepo,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
-import type { TmuxTerminal } from '../helpers/tmux.js';
+import { agentWorldEnv, makeRepo, newSession, startGrove } from '../helpers/grove-env.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { replyWith } from '../helpers/fake-model/reply.js';
 
 // NO_COLOR in the built Grove, in a terminal that has colours (tmux,
 // xterm-256color): the screen tmux holds has no colour at all, the agent's
@@ -23,42 +16,27 @@ const COLOUR = new RegExp(`${ESC}\\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7]
 
 const ANSWER = '## Colours checked\n\nThe file `notes.md` is **done**.';
 
-const reply = (answer: string) =>
-  JSON.stringify({ answer, questions: [], summary: { turn: 'notes', session: 'notes' } });
+const reply = replyWith({ turn: 'notes', session: 'notes' });
 
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
-
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-});
-
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
-});
+const e2e = setUpE2eWorld();
 
 /** Runs one turn whose answer is ANSWER and returns the session view's screen with its escapes. */
 async function answeredScreen(env: Record<string, string>): Promise<string> {
-  server.script('anthropic', [
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Write the notes') },
     { when: 'Write the git commit message for the changes', text: reply('Notes') },
     { when: 'write the notes', text: reply(ANSWER) },
   ]);
-  const repo = makeRepo(world);
-  term = await startGrove(world, repo, {
-    env: { ...agentWorldEnv(world, agentEnv(server, world.home)), ...env },
+  const repo = makeRepo(e2e.world);
+  e2e.term = await startGrove(e2e.world, repo, {
+    env: { ...agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)), ...env },
     columns: 100,
     rows: 30,
   });
-  await term.waitFor('No sessions yet.');
-  await newSession(term, 'please write the notes');
-  await term.waitFor('is done.', 30_000);
-  return term.styledScreen();
+  await e2e.term.waitFor('No sessions yet.');
+  await newSession(e2e.term, 'please write the notes');
+  await e2e.term.waitFor('is done.', 30_000);
+  return e2e.term.styledScreen();
 }
 
 describe('NO_COLOR', () => {

@@ -1,18 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  makeRepo,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { agentWorldEnv, makeRepo, newSession, startGrove } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { reply } from '../helpers/fake-model/reply.js';
 
 // The quit dialog says "Running agents are stopped; their sessions wait in
 // Review": so they do, as soon as Grove has exited, and when its terminal
@@ -20,35 +14,21 @@ import { waitUntil } from '../helpers/wait.js';
 // built binary in tmux, the real Claude Code, the model's answer held; the
 // database is read with sqlite3.
 
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-  });
-
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
-});
-
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
 });
 
 function sql(query: string): string {
-  return execFileSync('sqlite3', ['-readonly', join(world.groveHome, 'db', 'grove.db'), query], {
-    encoding: 'utf8',
-  }).trim();
+  return execFileSync(
+    'sqlite3',
+    ['-readonly', join(e2e.world.groveHome, 'db', 'grove.db'), query],
+    {
+      encoding: 'utf8',
+    },
+  ).trim();
 }
 
 function alive(pid: number): boolean {
@@ -62,28 +42,28 @@ function alive(pid: number): boolean {
 
 /** Grove in tmux with a session whose turn waits for the model. */
 async function midTurn(): Promise<TmuxTerminal> {
-  server.script('anthropic', [
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Slow scripted task') },
     { when: 'Slow scripted task', delayMs: 300_000, then: { text: reply('Too late.') } },
   ]);
-  term = await startGrove(world, repo, {
-    env: agentWorldEnv(world, agentEnv(server, world.home)),
+  e2e.term = await startGrove(e2e.world, repo, {
+    env: agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
     columns: 120,
     rows: 34,
   });
-  await term.waitFor('No sessions yet.');
-  await newSession(term, 'Slow scripted task');
+  await e2e.term.waitFor('No sessions yet.');
+  await newSession(e2e.term, 'Slow scripted task');
   await waitUntil(
     'the turn to wait for the model',
     () =>
-      server.requests.some((r) => {
+      e2e.server.requests.some((r) => {
         const body = JSON.stringify(r.body);
         return body.includes('Slow scripted task') && !body.includes('Write a title');
       }) || undefined,
     30_000,
   );
   expect(sql('SELECT status FROM session')).toBe('InProgress');
-  return term;
+  return e2e.term;
 }
 
 describe('leaving the TUI during a turn', () => {

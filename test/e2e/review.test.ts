@@ -1,28 +1,16 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  git,
-  makeRepo,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { agentWorldEnv, git, makeRepo, newSession, startGrove } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { replyWith } from '../helpers/fake-model/reply.js';
 
 // Reviewing and landing a session the way a person does it: read the
 // answer, open the diff, merge it, or throw it away without losing work.
 
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: 'Wrote the notes.', session: 'Notes and a helper.' },
-  });
+const reply = replyWith({ turn: 'Wrote the notes.', session: 'Notes and a helper.' });
 
 /** A long markdown answer: headings, lists, code, a table, a link. */
 function longAnswer(): string {
@@ -51,21 +39,17 @@ function longAnswer(): string {
   return parts.join('\n');
 }
 
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 let clipboardFile: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
   // A stand-in for xsel: a headless machine has no clipboard to talk to.
-  clipboardFile = join(world.dir, 'clipboard.txt');
-  writeFileSync(join(world.bin, 'xsel'), `#!/bin/sh\ncat > '${clipboardFile}'\n`);
-  chmodSync(join(world.bin, 'xsel'), 0o755);
-  server.script('anthropic', [
+  clipboardFile = join(e2e.world.dir, 'clipboard.txt');
+  writeFileSync(join(e2e.world.bin, 'xsel'), `#!/bin/sh\ncat > '${clipboardFile}'\n`);
+  chmodSync(join(e2e.world.bin, 'xsel'), 0o755);
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Write the notes') },
     {
       when: 'Write the git commit message for the changes',
@@ -80,18 +64,11 @@ beforeEach(async () => {
   ]);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
-});
-
 async function sessionInReview(
   prompt: string,
   answer: string,
 ): Promise<{ t: TmuxTerminal; branch: string; worktree: string }> {
-  server.script('anthropic', [
+  e2e.server.script('anthropic', [
     {
       when: prompt,
       toolCall: {
@@ -107,18 +84,18 @@ async function sessionInReview(
     { when: prompt, text: reply(answer) },
   ]);
   // DISPLAY: a desktop session, so `y` goes to the clipboard tool (the xsel stand-in) rather than OSC 52.
-  const t = await startGrove(world, repo, {
+  const t = await startGrove(e2e.world, repo, {
     env: {
-      ...agentWorldEnv(world, {
-        ...agentEnv(server, world.home),
-        PATH: `${world.bin}:${process.env['PATH'] ?? ''}`,
+      ...agentWorldEnv(e2e.world, {
+        ...agentEnv(e2e.server, e2e.world.home),
+        PATH: `${e2e.world.bin}:${process.env['PATH'] ?? ''}`,
       }),
       DISPLAY: ':99',
     },
     columns: 110,
     rows: 32,
   });
-  term = t;
+  e2e.term = t;
   await t.waitFor('No sessions yet.');
   await newSession(t, prompt);
   await t.waitFor(/\[Commit\] Add notes and a helper/, 30_000);

@@ -1,40 +1,23 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  makeRepo,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { agentWorldEnv, makeRepo, newSession, startGrove } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { reply } from '../helpers/fake-model/reply.js';
 
 // Working around a session: a notification when it needs you, a shell in
 // its worktree (`o`), and forking it (`F`). The real Claude Code talks to
 // the fake model server.
 
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-  });
-
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
-  server.script('anthropic', [
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Greet the team') },
     {
       when: 'Write the git commit message for the changes',
@@ -45,39 +28,32 @@ beforeEach(async () => {
   ]);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
-});
-
 /** Grove with one session whose turn has ended (in Review), its view open. */
 async function sessionInReview(env: Record<string, string> = {}): Promise<TmuxTerminal> {
-  term = await startGrove(world, repo, {
-    env: { ...agentWorldEnv(world, agentEnv(server, world.home)), ...env },
+  e2e.term = await startGrove(e2e.world, repo, {
+    env: { ...agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)), ...env },
     columns: 120,
     rows: 34,
   });
-  await term.waitFor('No sessions yet.');
-  await newSession(term, 'Say hello to the team');
-  await term.waitFor('Hello, team.', 30_000);
-  await term.waitFor(/ Review /, 20_000);
-  return term;
+  await e2e.term.waitFor('No sessions yet.');
+  await newSession(e2e.term, 'Say hello to the team');
+  await e2e.term.waitFor('Hello, team.', 30_000);
+  await e2e.term.waitFor(/ Review /, 20_000);
+  return e2e.term;
 }
 
 describe('session tools in the TUI', () => {
   it('sends an OSC 9 and an OSC 777 notification when a turn ends in Review', async () => {
-    const raw = join(world.dir, 'pane-output');
-    term = await startGrove(world, repo, {
-      env: agentWorldEnv(world, agentEnv(server, world.home)),
+    const raw = join(e2e.world.dir, 'pane-output');
+    e2e.term = await startGrove(e2e.world, repo, {
+      env: agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
       columns: 120,
       rows: 34,
     });
-    await term.tmux(['pipe-pane', '-t', 'main', '-o', `cat >> '${raw}'`]);
-    await term.waitFor('No sessions yet.');
+    await e2e.term.tmux(['pipe-pane', '-t', 'main', '-o', `cat >> '${raw}'`]);
+    await e2e.term.waitFor('No sessions yet.');
 
-    await newSession(term, 'Say hello to the team');
+    await newSession(e2e.term, 'Say hello to the team');
 
     await waitUntil(
       'an OSC 9 notification reaches the pane',
@@ -91,7 +67,7 @@ describe('session tools in the TUI', () => {
   });
 
   it('opens $SHELL in the worktree with o, and shows its changes in the diff after it exits', async () => {
-    const shell = join(world.bin, 'fake-shell');
+    const shell = join(e2e.world.bin, 'fake-shell');
     writeFileSync(shell, '#!/bin/sh\necho "from the shell" > from-shell.txt\nexit 0\n');
     chmodSync(shell, 0o755);
     const t = await sessionInReview({ SHELL: shell });
@@ -105,7 +81,7 @@ describe('session tools in the TUI', () => {
 
   it('opens $VISUAL rather than $EDITOR in the worktree with e', async () => {
     const editor = (name: string): string => {
-      const path = join(world.bin, name);
+      const path = join(e2e.world.bin, name);
       writeFileSync(path, `#!/bin/sh\necho "${name}" > "${name}.txt"\nexit 0\n`);
       chmodSync(path, 0o755);
       return path;
@@ -136,14 +112,14 @@ describe('session tools in the TUI', () => {
 
     await t.waitFor('forked from "Greet the team"', 20_000);
     // The fork's first prompt gets a title too; its request also holds the prompt text.
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       { when: 'Write a title for a coding task', text: reply('Say goodbye') },
       { when: 'Now say goodbye', text: reply('Goodbye, team.') },
     ]);
     await t.type('Now say goodbye');
     await t.keys('Enter');
     await t.waitFor('Goodbye, team.', 30_000);
-    const forkTurn = server.requests
+    const forkTurn = e2e.server.requests
       .map((r) => JSON.stringify(r.body))
       .find(
         (body) =>

@@ -1,42 +1,24 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { gate, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  git,
-  makeRepo,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { gate } from '../helpers/fake-model/server.js';
+import { agentWorldEnv, git, makeRepo, newSession, startGrove } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { reply } from '../helpers/fake-model/reply.js';
 
 // A person presses `a`, types a task, and the real Claude Code (talking to
 // the fake model server) works on it in its own worktree.
 
-const reply = (answer: string, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-    ...extra,
-  });
-
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
   // Utility prompts: the title, the commit message and the focused review.
-  server.script('anthropic', [
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
     {
       when: 'Write the git commit message for the changes',
@@ -49,21 +31,14 @@ beforeEach(async () => {
   ]);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
-});
-
 async function start(): Promise<TmuxTerminal> {
-  term = await startGrove(world, repo, {
-    env: agentWorldEnv(world, agentEnv(server, world.home)),
+  e2e.term = await startGrove(e2e.world, repo, {
+    env: agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
     columns: 120,
     rows: 34,
   });
-  await term.waitFor('No sessions yet.');
-  return term;
+  await e2e.term.waitFor('No sessions yet.');
+  return e2e.term;
 }
 
 function sessionBranch(): string {
@@ -74,7 +49,7 @@ describe('agent sessions in the TUI', () => {
   it('runs a task in its own worktree, commits it on the session branch, and amends on a follow-up', async () => {
     // The agent goes on once the list has shown the turn running.
     const turn = gate();
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       {
         when: 'Create hello.txt',
         until: turn.opened,
@@ -100,7 +75,7 @@ describe('agent sessions in the TUI', () => {
     expect(git(repo, 'show', `${branch}:hello.txt`)).toBe('hello');
     expect(git(repo, 'status', '--porcelain')).toBe('');
 
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       {
         when: 'Write the git commit message for the changes',
         text: reply('Add the greeting files\n\nCreates hello.txt and bye.txt.'),
@@ -124,7 +99,7 @@ describe('agent sessions in the TUI', () => {
   });
 
   it("asks the agent's questions and sends the answers as one Clarifications reply", async () => {
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       {
         when: 'Greet the user',
         text: reply('', {
@@ -151,7 +126,7 @@ describe('agent sessions in the TUI', () => {
     await t.keys('Enter');
 
     await t.waitFor('Used hi as you asked.', 30_000);
-    const request = server
+    const request = e2e.server
       .modelRequests('anthropic')
       .find((r) => JSON.stringify(r.body).includes('Clarifications:'));
     expect(JSON.stringify(request?.body)).toContain('1. Q: Which greeting should I use?');
@@ -160,7 +135,7 @@ describe('agent sessions in the TUI', () => {
   });
 
   it('picks the permission mode in the composer with Shift+Tab, shows it in the header, and switches it later', async () => {
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       { when: 'Plan the greeting', text: reply('1. Create hello.txt.') },
     ]);
     const t = await start();
@@ -176,7 +151,7 @@ describe('agent sessions in the TUI', () => {
     await t.waitFor('1. Create hello.txt.', 20_000);
     const planned = await t.waitFor(/Review/);
     expect(planned).toMatch(/\] {2}Plan {2}/);
-    const turn = server
+    const turn = e2e.server
       .modelRequests('anthropic')
       .find(
         (r) =>
@@ -194,7 +169,7 @@ describe('agent sessions in the TUI', () => {
   });
 
   it('stops a running turn with Ctrl+C and keeps the session in Review', async () => {
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       { when: 'A very slow task', delayMs: 60_000, then: { text: reply('too late') } },
     ]);
     const t = await start();
@@ -203,7 +178,7 @@ describe('agent sessions in the TUI', () => {
     await t.waitFor(/InProgress/, 15_000);
     // The agent has sent the turn to the model: Ctrl+C stops a turn that is really running.
     await waitUntil('the model has the request', () =>
-      server
+      e2e.server
         .modelRequests('anthropic')
         .some((r) => JSON.stringify(r.body).includes('A very slow task')),
     );
@@ -216,7 +191,7 @@ describe('agent sessions in the TUI', () => {
 
   it('copies .worktreeinclude files and shows the setup command output', async () => {
     makeIgnoredEnv();
-    server.script('anthropic', [{ when: 'Look around', text: reply('Looked.') }]);
+    e2e.server.script('anthropic', [{ when: 'Look around', text: reply('Looked.') }]);
     const t = await start();
     await t.keys('Tab');
     await t.waitFor('Setup command');

@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  makeRepo,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { agentWorldEnv, makeRepo, newSession, startGrove } from '../helpers/grove-env.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { replyWith } from '../helpers/fake-model/reply.js';
 
 // An agent whose answer, summary, file name and file content carry escape
 // sequences, seen in a real terminal: the placeholders are on the screen,
@@ -22,39 +16,27 @@ const OSC52 = `${ESC}]52;c;cm0gLXJmIH4=${BEL}`;
 /** OSC 0: rename the terminal window. */
 const OSC0 = `${ESC}]0;pwned${BEL}`;
 
-const reply = (answer: string, summary = { turn: 'Wrote it.', session: 'Wrote it.' }) =>
-  JSON.stringify({ answer, questions: [], summary });
+const reply = replyWith({ turn: 'Wrote it.', session: 'Wrote it.' });
 
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
+const e2e = setUpE2eWorld();
 let repo: string;
 
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-  repo = makeRepo(world);
-  server.script('anthropic', [
+beforeEach(() => {
+  repo = makeRepo(e2e.world);
+  e2e.server.script('anthropic', [
     { when: 'Write a title for a coding task', text: reply(`Hostile ${OSC0}task`) },
     { when: 'Write the git commit message for the changes', text: reply(`Add the file ${OSC0}`) },
   ]);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
-});
-
 /** Grove in tmux, with tmux accepting clipboard writes from the program (so an OSC 52 that got through would land in a buffer). */
 async function start(): Promise<{ t: TmuxTerminal; title: string }> {
-  const t = await startGrove(world, repo, {
-    env: agentWorldEnv(world, agentEnv(server, world.home)),
+  const t = await startGrove(e2e.world, repo, {
+    env: agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
     columns: 120,
     rows: 34,
   });
-  term = t;
+  e2e.term = t;
   await t.tmux(['set-option', '-g', 'set-clipboard', 'on']);
   await t.waitFor('No sessions yet.');
   return { t, title: await t.format('pane_title') };
@@ -65,7 +47,7 @@ async function clipboardBuffers(t: TmuxTerminal): Promise<string> {
 }
 
 async function hostileSession(t: TmuxTerminal): Promise<void> {
-  server.script('anthropic', [
+  e2e.server.script('anthropic', [
     {
       when: 'Write the hostile file',
       toolCall: { kind: 'write_file', path: `evil${OSC0}.txt`, content: `line ${OSC52}\nplain\n` },
@@ -73,8 +55,7 @@ async function hostileSession(t: TmuxTerminal): Promise<void> {
     {
       when: 'Write the hostile file',
       text: reply(`Answer ${OSC52}${OSC0}\rOVERWRITE${ESC}[2A${ESC}[2K end`, {
-        turn: `turn ${OSC0}`,
-        session: `session ${OSC52}`,
+        summary: { turn: `turn ${OSC0}`, session: `session ${OSC52}` },
       }),
     },
   ]);

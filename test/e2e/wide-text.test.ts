@@ -1,16 +1,9 @@
 import stringWidth from 'string-width';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  makeRepo,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
-import type { TmuxTerminal } from '../helpers/tmux.js';
+import { agentWorldEnv, makeRepo, newSession, startGrove } from '../helpers/grove-env.js';
+import { setUpE2eWorld } from '../helpers/e2e-world.js';
+import { replyWith, sameSummary } from '../helpers/fake-model/reply.js';
 
 // A person writes the task in Chinese: the built Grove in a real terminal
 // (tmux measures a CJK character as two cells, as every terminal does)
@@ -23,8 +16,7 @@ const PROMPT =
 const ANSWER =
   '已经完成：登录页面的错误提示现在是中文的，密码错误三次以后账户会被锁定十五分钟，并且会给用户发送一封邮件通知。';
 
-const reply = (answer: string) =>
-  JSON.stringify({ answer, questions: [], summary: { turn: answer, session: answer } });
+const reply = replyWith(sameSummary);
 
 /** Where `word` starts on `line`, in cells. */
 const cellOf = (line: string, word: string): number =>
@@ -32,36 +24,22 @@ const cellOf = (line: string, word: string): number =>
 
 const compact = (text: string): string => text.replace(/\s+/g, '');
 
-let world: GroveWorld;
-let server: FakeModelServer;
-let term: TmuxTerminal | null = null;
-
-beforeEach(async () => {
-  world = makeWorld();
-  server = await startFakeModelServer();
-});
-
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await server.close();
-  world.cleanup();
-});
+const e2e = setUpE2eWorld();
 
 describe('text in Chinese', () => {
   it('keeps the list in columns and shows the prompt and the answer whole at 80 columns', async () => {
-    server.script('anthropic', [
+    e2e.server.script('anthropic', [
       { when: 'Write a title for a coding task', text: reply(TITLE) },
       { when: 'Write the git commit message for the changes', text: reply('Lock accounts') },
       { when: '请把登录页面', text: reply(`## 完成\n\n${ANSWER}`) },
     ]);
-    const repo = makeRepo(world);
-    term = await startGrove(world, repo, {
-      env: agentWorldEnv(world, agentEnv(server, world.home)),
+    const repo = makeRepo(e2e.world);
+    e2e.term = await startGrove(e2e.world, repo, {
+      env: agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
       columns: 80,
       rows: 24,
     });
-    const t = term;
+    const t = e2e.term;
     await t.waitFor('No sessions yet.');
 
     await newSession(t, PROMPT);
