@@ -17,17 +17,11 @@ import {
 import { liveProcesses, processesWithEnv } from '../helpers/processes.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
+import { reply } from '../helpers/fake-model/reply.js';
 
 // The built binary in tmux: a TUI that notices a dead `grove run`, a TUI
 // killed mid-turn and started again, and a sync that asks before it pushes
 // anything.
-
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-  });
 
 let world: GroveWorld;
 let server: FakeModelServer | null = null;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/domain/session.js';
 import { agentEnv } from '../helpers/agent-env.js';
+import { replyWith, sameSummary } from '../helpers/fake-model/reply.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import {
   checkoutState,
@@ -28,8 +29,7 @@ let server: FakeModelServer;
 let env: Record<string, string>;
 let restarted: Restarted | null = null;
 
-const reply = (answer: string): string =>
-  JSON.stringify({ answer, questions: [], summary: { turn: answer, session: answer } });
+const reply = replyWith(sameSummary);
 
 beforeEach(async () => {
   world = makeWorld();

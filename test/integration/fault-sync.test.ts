@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
+import { replyWith, sameSummary } from '../helpers/fake-model/reply.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
 import {
   bundleHarness,
@@ -32,8 +33,7 @@ let server: FakeModelServer;
 let env: Record<string, string>;
 let restarted: Restarted | null = null;
 
-const reply = (answer: string): string =>
-  JSON.stringify({ answer, questions: [], summary: { turn: answer, session: answer } });
+const reply = replyWith(sameSummary);
 
 beforeAll(async () => {
   bundleDir = mkdtempSync(join(tmpdir(), 'grove-fault-harness-'));

@@ -15,6 +15,9 @@ import {
   snapshotWorld,
   type GroveWorld,
 } from '../helpers/grove-env.js';
+import { reply } from '../helpers/fake-model/reply.js';
+
+export { reply };
 
 // Shared by the headless-*.test.ts files: the built binary (dist/grove.js)
 // run as a child process with a private HOME and GROVE_HOME, the pinned real
@@ -34,14 +37,6 @@ export interface Running {
   stderr(): string;
   stdout(): string;
 }
-
-export const reply = (answer: string, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-    ...extra,
-  });
 
 export interface Harness {
   readonly world: GroveWorld;
