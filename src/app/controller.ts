@@ -30,6 +30,8 @@ export type { ControllerDeps };
 
 /** How long quitting waits for stopped turns to settle (commit, session to Review) before going on. */
 const STOP_GRACE_MS = 10_000;
+/** The longest the inbox goes unread on the refresh timer when nothing was written. */
+const INBOX_MAX_AGE_MS = 30_000;
 
 /**
  * Wires the services together and implements the commands key handlers
@@ -53,6 +55,9 @@ export class Controller extends ReviewCommands implements AppIntents {
   /** Aborted by shutdown(): long work not run by a worker (worktree setup, titles, sync's agent) stops with Grove. */
   private readonly stopping = new AbortController();
   private refreshTimer: NodeJS.Timeout | null = null;
+  /** The store's change marks when the inbox was last read, and when that was. */
+  private inboxMark = '';
+  private inboxReadAt = 0;
 
   constructor(protected readonly deps: ControllerDeps) {
     super();
@@ -110,7 +115,7 @@ export class Controller extends ReviewCommands implements AppIntents {
           this.deps.runtime.logger.log('warn', 'session refresh failed', error),
         );
       // The inbox spans every project and follows what any process did (this one included).
-      this.refreshInbox().catch((error: unknown) =>
+      this.refreshInbox(true).catch((error: unknown) =>
         this.deps.runtime.logger.log('warn', 'inbox refresh failed', error),
       );
     }, 2000);
@@ -177,8 +182,21 @@ export class Controller extends ReviewCommands implements AppIntents {
     this.deps.app.task('Reading the inbox', () => this.refreshInbox());
   }
 
-  /** Reads the inbox and puts it in the snapshot when it changed. */
-  private async refreshInbox(): Promise<void> {
+  /**
+   * Reads the inbox and puts it in the snapshot when it changed. On the
+   * refresh timer (`quiet`), it reads only when some process wrote to the
+   * store since the last read, or that read is older than INBOX_MAX_AGE_MS
+   * (the words of a wait say how long is left): reading every project's
+   * sessions and operations every two seconds would cost the TUI in
+   * proportion to everything ever stored.
+   */
+  private async refreshInbox(quiet = false): Promise<void> {
+    const store = this.deps.store;
+    const mark = `${await store.externalChanges()}:${await store.ownChanges()}`;
+    const now = this.deps.runtime.clock.now();
+    if (quiet && mark === this.inboxMark && now - this.inboxReadAt < INBOX_MAX_AGE_MS) return;
+    this.inboxMark = mark;
+    this.inboxReadAt = now;
     const items = await this.inbox();
     if (JSON.stringify(items) !== JSON.stringify(this.deps.app.state.inbox))
       this.deps.app.emit({ type: 'inboxLoaded', items });

@@ -65,6 +65,8 @@ export interface Store {
    * Grove process) commits. Cheap enough to poll.
    */
   externalChanges(): Promise<number>;
+  /** Rows this process's connection has changed since it opened (`total_changes()`). */
+  ownChanges(): Promise<number>;
 }
 
 export function createStore(db: Executor): Store {
@@ -87,6 +89,10 @@ export function createStore(db: Executor): Store {
     externalChanges: async () => {
       const { rows } = await sql<{ data_version: number }>`PRAGMA data_version`.execute(db);
       return rows[0]?.data_version ?? 0;
+    },
+    ownChanges: async () => {
+      const { rows } = await sql<{ n: number }>`SELECT total_changes() AS n`.execute(db);
+      return rows[0]?.n ?? 0;
     },
   };
   return store;
