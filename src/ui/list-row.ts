@@ -155,12 +155,17 @@ export function titleLayout(
   return { textWidth: Math.max(1, titleWidth - used - 1), badges: texts };
 }
 
+/** A column's text cut to its width less one cell, so a cut text never runs into the next column. */
+export function columnCell(text: string, width: number): string {
+  return `${fit(text, width - 1)} `;
+}
+
 /** The column titles, laid out as the rows are. */
 export function headerLine(width: number): string {
   const { shown, titleWidth } = listColumns(width);
   const cell = (id: ColumnId): string => {
     const column = LIST_COLUMNS.find((c) => c.id === id);
-    return column && shown.has(id) ? fit(column.label, column.width) : '';
+    return column && shown.has(id) ? columnCell(column.label, column.width) : '';
   };
   return `  ${cell('size')}${fit('Session', titleWidth)}${cell('lines')}${cell('tokens')}${cell('model')}${cell('status')}${cell('timer')}`;
 }

@@ -11,7 +11,14 @@ import type { Theme } from '../theme.js';
 import { cellWidth, fit, paint, visibleWindow } from '../text.js';
 import { filterSessions, isFiltering } from '../../domain/session-filter.js';
 import { SessionFilterBar } from '../components/SessionFilterBar.js';
-import { headerLine, listColumns, rowBadges, titleLayout, type BadgeTone } from '../list-row.js';
+import {
+  columnCell,
+  headerLine,
+  listColumns,
+  rowBadges,
+  titleLayout,
+  type BadgeTone,
+} from '../list-row.js';
 
 type Row =
   | { kind: 'header'; key: string; label: string }
@@ -102,12 +109,17 @@ const SessionRow = memo(function SessionRow({
         ' '.repeat(Math.max(1, 13 - cellWidth(lines)))
       : '') +
     (shown.has('tokens')
-      ? paint(fit(formatTokens(session.inputTokens + session.outputTokens), 8), theme.muted)
+      ? paint(columnCell(formatTokens(session.inputTokens + session.outputTokens), 8), theme.muted)
       : '') +
     (shown.has('model')
-      ? paint(fit(`${session.agent}/${session.model} [${session.reasoning}]`, 26), theme.muted)
+      ? paint(
+          columnCell(`${session.agent}/${session.model} [${session.reasoning}]`, 26),
+          theme.muted,
+        )
       : '') +
-    (shown.has('status') ? paint(fit(session.status, 12), theme.status(session.status)) : '') +
+    (shown.has('status')
+      ? paint(columnCell(session.status, 12), theme.status(session.status))
+      : '') +
     (shown.has('timer') ? paint(fit(formatDuration(activeSeconds), 9), theme.muted) : '');
   return (
     <Text wrap="truncate-end" inverse={selected}>
