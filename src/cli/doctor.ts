@@ -27,8 +27,13 @@ export interface DoctorOptions {
   readonly signal?: AbortSignal;
 }
 
-/** A check that has not answered by then is reported as such (its processes are stopped). */
-const CHECK_TIMEOUT_MS = 10_000;
+/**
+ * A check that has not answered by then is reported as such (its processes
+ * are stopped). Longer than the longest wait of a check's own (an agent
+ * CLI's `--version`, 20 s), so a slow tool is reported by its check, with
+ * the lines beside it (agents.json's among the agents'), not as a silent check.
+ */
+const CHECK_TIMEOUT_MS = 25_000;
 
 /** The checks in the order they are printed; each runs concurrently with the others. */
 function checks(

@@ -202,7 +202,8 @@ describe('grove doctor', () => {
   it('waits for an agent CLI that is slow to start (as Gemini CLI is on a busy machine) instead of calling it broken', async () => {
     provideHealthy();
     const slow = join(world.dir, 'slow-gemini');
-    writeFileSync(slow, '#!/bin/sh\n/bin/sleep 6\necho 0.99.0\n', { mode: 0o755 });
+    // Longer than a check used to be given (10 s), within what the version probe waits (20 s).
+    writeFileSync(slow, '#!/bin/sh\n/bin/sleep 11\necho 0.99.0\n', { mode: 0o755 });
     provide('gemini', slow);
 
     const run = await doctor([], { GEMINI_API_KEY: 'gm-doctor-test' });
