@@ -46,9 +46,10 @@ export async function runBestOf(
     : Array.from({ length: n }, () =>
         choiceFor(settings, command.agent, command.model, command.reasoning),
       );
-  const detected = await infra.agents.detect();
+  // Found on PATH is enough (no --version of every CLI: seconds for Gemini CLI).
+  const installed = infra.agents.installed();
   for (const choice of choices) {
-    if (!detected.find((a) => a.id === choice.agent)?.path)
+    if (!installed.includes(choice.agent))
       throw new CommandError(
         `${choice.agent} is not installed (not found on PATH); nothing was started.`,
         EXIT.failed,

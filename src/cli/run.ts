@@ -43,8 +43,9 @@ export async function runCommand(
     command.model,
     command.reasoning,
   );
-  const detected = await infra.agents.detect();
-  if (!detected.find((a) => a.id === choice.agent)?.path) {
+  // Found on PATH is enough: asking every agent CLI for its --version held the run for
+  // seconds (Gemini CLI, a Node program, takes 1–5 s to answer).
+  if (!infra.agents.installed().includes(choice.agent)) {
     throw new CommandError(
       notStarted(
         `${choice.agent} is not installed (not found on PATH). Install it, or pick another agent with --agent.`,

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../helpers/grove-env.js';
+import { realCliPath } from '../helpers/real-clis.js';
 import { expectExit, reply, until } from './headless-harness.js';
 import {
   h,
@@ -169,6 +170,26 @@ describe('grove run', () => {
     expect(run.stdout).toContain('diff --git a/hello.txt b/hello.txt');
     expect(run.stdout).toContain('+hello\n+world\n');
     expect(run.stdout).not.toContain('I created');
+  });
+
+  it('starts the turn without asking any agent CLI for its --version', async () => {
+    // Agent CLIs that note each --version asked of them, before the real ones on PATH.
+    const asked = join(h.world.dir, 'asked-version');
+    const noting = join(h.world.dir, 'noting-bin');
+    mkdirSync(noting);
+    for (const name of ['claude', 'codex', 'gemini'] as const) {
+      const script = `#!/bin/sh\n[ "$1" = --version ] && echo ${name} >> '${asked}'\nexec '${realCliPath(name)}' "$@"\n`;
+      writeFileSync(join(noting, name), script, { mode: 0o755 });
+    }
+    helloTurn('Create hello.txt');
+
+    const run = await h.grove(['run', 'Create hello.txt with a greeting'], {
+      env: { PATH: `${noting}:${h.env['PATH'] ?? ''}` },
+    });
+
+    expectExit(run, 0);
+    expect(run.stdout).toBe('I created **hello.txt**.\n');
+    expect(existsSync(asked) ? readFileSync(asked, 'utf8') : '').toBe('');
   });
 
   it('reads the prompt from standard input with - or without a prompt argument', async () => {
