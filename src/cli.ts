@@ -19,6 +19,7 @@ Headless commands (they share the store with a running TUI):
   reply ID [PROMPT]  Send a follow-up prompt to a session
   ls                 List sessions
   inbox              List everything waiting on you, in every project
+  watch              Print each change to sessions and the inbox as it happens
   show ID            Show a session
   diff ID            Print a session's diff
   merge ID           Rebase and squash-merge a session into its base branch

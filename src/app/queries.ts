@@ -7,6 +7,8 @@ import type { HeldTurn, OperationOutcome } from './services/worker.js';
 import type { InboxItem } from '../domain/inbox.js';
 import { loadInbox } from './services/inbox.js';
 import type { Runtime, Store } from './ports.js';
+import type { WatchEvent } from '../domain/watch.js';
+import { watchStore } from './services/watch.js';
 
 /**
  * What a headless command may read of the app, and wait for: none of these
@@ -44,6 +46,18 @@ export function readInbox(deps: {
   readonly runtime: Runtime;
 }): Promise<InboxItem[]> {
   return loadInbox(deps);
+}
+
+/**
+ * Follows the store for `grove watch` (no project, no controller): the items
+ * waiting now, then each change any process makes, until `signal` aborts.
+ */
+export function watchGrove(
+  deps: { readonly store: Store; readonly runtime: Runtime },
+  emit: (events: readonly WatchEvent[]) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  return watchStore(deps, emit, signal);
 }
 
 /** The Controller's services behind AppQueries. */

@@ -41,6 +41,7 @@ export type HeadlessCommand =
     }
   | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
   | { kind: 'inbox'; json: boolean }
+  | { kind: 'watch'; json: boolean }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
   | { kind: 'diff'; dir: string | null; id: string }
   | { kind: 'merge'; dir: string | null; id: string; progress: boolean; acknowledge: boolean }
@@ -65,6 +66,7 @@ export const COMMAND_NAMES = [
   'reply',
   'ls',
   'inbox',
+  'watch',
   'show',
   'diff',
   'merge',
@@ -138,6 +140,19 @@ conflicts, failed turns and git steps, and review threads to answer.
 
 Options:
   --json  Print a JSON array`,
+  watch: `Usage: grove watch [--json]
+
+Follows every project's sessions and inbox, and prints each change as it
+happens: a session created, a status changed, a turn finished, an item waiting
+on you added or handled (by any Grove process). It first prints the items
+already waiting, then a ready line, and runs until Ctrl+C, SIGTERM or the
+reader closing the output.
+
+Options:
+  --json  Print one JSON object per line (NDJSON)
+
+Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 the store could not be read,
+141 the reader closed the output.`,
   show: `Usage: grove show ID [--json]
 
 Shows a session: status, branch, worktree, pull request, transcript (tool calls folded
@@ -411,6 +426,12 @@ function parseCommand(
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 0);
       return { kind: 'inbox', json: values.json === true };
+    }
+    case 'watch': {
+      const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 0);
+      return { kind: 'watch', json: values.json === true };
     }
     case 'show': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' } });

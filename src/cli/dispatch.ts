@@ -12,6 +12,7 @@ import { runCommand } from './run.js';
 import { replyCommand } from './reply.js';
 import { lsCommand } from './ls.js';
 import { inboxCommand } from './inbox.js';
+import { watchCommand } from './watch.js';
 import { showCommand } from './show.js';
 import { landCommand } from './land.js';
 import { cancelCommand } from './cancel.js';
@@ -46,6 +47,8 @@ export async function runHeadless(
       return lsCommand(infra, io, command);
     case 'inbox':
       return inboxCommand(infra, io, command);
+    case 'watch':
+      return watchCommand(infra, io, command);
     case 'show':
       return showCommand(infra, io, command);
     case 'diff': {

@@ -18,6 +18,14 @@ type Output = NodeJS.WriteStream;
 const guarded = new WeakSet<Output>();
 /** Why output was lost: its reader went away ('closed'), or writing failed otherwise. */
 let lost: 'closed' | 'failed' | null = null;
+/** Told when a reader closes its end (for a command that writes until then: grove watch). */
+const closedListeners = new Set<() => void>();
+
+/** Calls `listener` once a reader closed stdout or stderr; returns how to stop listening. */
+export function onOutputClosed(listener: () => void): () => void {
+  closedListeners.add(listener);
+  return () => closedListeners.delete(listener);
+}
 
 function streams(): readonly Output[] {
   return [process.stdout, process.stderr];
@@ -36,8 +44,10 @@ export function guardOutput(): void {
       const closed = error.code === 'EPIPE' || error.code === 'ECONNRESET';
       if (!closed && lost !== 'failed' && stream === process.stdout && !process.stderr.destroyed)
         process.stderr.write(`grove: could not write the output: ${error.message}\n`);
-      if (closed) lost ??= 'closed';
-      else lost = 'failed';
+      if (closed) {
+        lost ??= 'closed';
+        for (const listener of closedListeners) listener();
+      } else lost = 'failed';
     });
   }
 }

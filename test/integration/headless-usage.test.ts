@@ -13,6 +13,7 @@ const COMMANDS = [
   'reply',
   'ls',
   'inbox',
+  'watch',
   'show',
   'diff',
   'merge',
