@@ -87,6 +87,7 @@ export class Controller extends ReviewCommands implements AppIntents {
     app.task('Looking for agent CLIs', async () => {
       app.emit({ type: 'agentsDetected', agents: await agents.detect() });
     });
+    this.projects.loadArchive(true); // start-up read only the live sessions (start.ts)
     if (app.state.activeProjectId !== null) this.gitStatus.restart(app.state.activeProjectId);
     if (app.state.activeProjectId !== null) this.composer.loadProject(app.state.activeProjectId);
     const activeId = app.state.activeProjectId;
@@ -172,6 +173,8 @@ export class Controller extends ReviewCommands implements AppIntents {
   quit(): void {
     this.deps.app.apply({ type: 'exit' });
   }
+
+  readonly loadArchive = (more: boolean): void => this.projects.loadArchive(more);
 
   /** Everything waiting on the person, across every project (read from the store). */
   inbox(): Promise<InboxItem[]> {

@@ -85,9 +85,8 @@ async function printResult(
     }
     return;
   }
-  // The diff the turn's commit measured, when the worktree is as it left it.
   const diff = await infra.git
-    .diffAgainstBase(session.worktreePath, session.baseBranch, { kept: true })
+    .diffAgainstBase(session.worktreePath, session.baseBranch)
     .catch(() => null);
   if (output === 'diff') {
     io.stdout.write(diff?.patch ?? '');

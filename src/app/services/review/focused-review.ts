@@ -50,10 +50,7 @@ export class FocusedReview {
     app.task('Focused review', async () => {
       const session = await store.sessions.get(sessionId);
       if (!session || session.status !== 'Review' || this.running.has(sessionId)) return;
-      // After a turn: the diff its commit measured, while the worktree is as it left it.
-      const diff = await git.diffAgainstBase(session.worktreePath, session.baseBranch, {
-        kept: true,
-      });
+      const diff = await git.diffAgainstBase(session.worktreePath, session.baseBranch);
       if (diff.files.length === 0) return;
       const hash = diffHash(diff.patch);
       if (!force && session.focusedReviewDiffHash === hash && session.focusedReviewText) return;
