@@ -11,14 +11,17 @@
 //              30 more sessions in the list): key-to-frame p50/p99, Grove's
 //              CPU share, RSS with 50 sessions.
 //   scroll     key-to-frame of a one-line scroll in a 50-line and a 50,000-line transcript.
-//   turn       Grove's own cost per turn on a 10,000-file repository (an agent
-//              that answers at once) and the agent processes one turn starts.
+//   turn       Grove's own cost per turn on a 10,000- and a 100,000-file
+//              repository (an agent that answers at once), the git processes
+//              and full-tree walks of a follow-up turn (from git's trace) and
+//              the agent processes one turn starts.
 import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
   existsSync,
   mkdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -204,43 +207,89 @@ async function scrollScenario() {
   }
 }
 
-async function turnScenario() {
+/** Git processes and full-tree walks (status, add -A, commit, an index refresh) of a GIT_TRACE2_EVENT file. */
+function gitCounts(trace, worktree, main) {
+  const bySid = new Map();
+  if (!existsSync(trace)) return null;
+  for (const line of readFileSync(trace, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const e = JSON.parse(line);
+    if (e.sid.includes('/')) continue; // git's own children (maintenance)
+    const p = bySid.get(e.sid) ?? { argv: [], worktree: null };
+    bySid.set(e.sid, p);
+    if (e.event === 'start') p.argv = e.argv;
+    if (e.event === 'def_repo' && e.worktree) p.worktree = e.worktree;
+  }
+  const walks = (argv) => {
+    const args = argv.slice(1);
+    while (args[0] === '-c') args.splice(0, 2);
+    const [name, ...rest] = args;
+    if (name === 'status' || name === 'commit') return true;
+    if (name === 'add') return rest.some((a) => a === '-A' || a === '--all' || a === '.');
+    if (name === 'update-index') return rest.some((a) => a.endsWith('refresh'));
+    return false;
+  };
+  const processes = [...bySid.values()].filter((p) => p.argv.length > 0);
+  const count = (dir) =>
+    processes.filter((p) => p.worktree && realpathSync(p.worktree) === dir && walks(p.argv)).length;
+  return {
+    processes: processes.length,
+    worktreeWalks: count(realpathSync(worktree)),
+    mainWalks: count(realpathSync(main)),
+  };
+}
+
+/** Grove's own cost per turn on a generated repository of `folders` × 100 files. */
+async function turnOn(folders) {
+  const files = folders * 100;
   const w = world();
   try {
-    // 10,000 files in 100 folders, one commit.
-    for (let d = 0; d < 100; d++) {
+    for (let d = 0; d < folders; d++) {
       const folder = join(w.repo, 'src', `m${d}`);
       mkdirSync(folder, { recursive: true });
       for (let f = 0; f < 100; f++)
         writeFileSync(join(folder, `f${f}.ts`), `export const v${f} = ${d * 100 + f};\n`);
     }
     w.git('add', '-A');
-    w.git('commit', '-q', '-m', '10,000 files');
+    w.git('commit', '-q', '-m', `${files} files`);
     const calls = installFakeClaude(w);
     const env = groveEnv(w, { PATH_PREFIX: w.fakeBin });
     // GROVE_BENCH_GIT_TRACE=FILE: git's own timings of each command (trace2 perf format).
     if (process.env.GROVE_BENCH_GIT_TRACE) env.GIT_TRACE2_PERF = process.env.GROVE_BENCH_GIT_TRACE;
-    const run = (...args) =>
+    const run = (trace, ...args) =>
       execFileSync(process.execPath, [BIN, ...args], {
         cwd: w.repo,
-        env,
+        env: { ...env, GIT_TRACE2_EVENT: trace },
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: 120_000,
+        timeout: 300_000,
       });
     const costs = [];
     const kinds = [];
+    const counts = [];
     let sessionId = null;
+    let worktree = null;
     for (let turn = 0; turn < 3; turn++) {
       if (existsSync(calls)) rmSync(calls);
+      const trace = join(w.dir, `trace-${turn}.json`);
       const out =
         turn === 0
-          ? run('run', '--output', 'json', 'Bench turn: change a file')
-          : run('reply', sessionId, '--output', 'json', `Bench turn ${turn}: change it again`);
-      sessionId ??= JSON.parse(out).sessionId;
+          ? run(trace, 'run', '--output', 'json', 'Bench turn: change a file')
+          : run(
+              trace,
+              'reply',
+              sessionId,
+              '--output',
+              'json',
+              `Bench turn ${turn}: change it again`,
+            );
+      const printed = JSON.parse(out);
+      sessionId ??= printed.sessionId;
+      worktree ??= printed.worktree;
       const log = readFileSync(join(w.groveHome, 'logs', 'grove.log'), 'utf8');
       const lines = [...log.matchAll(/Grove's own ([\d.]+) ms/g)];
       costs.push(Number(lines.at(-1)?.[1] ?? NaN));
+      counts.push(gitCounts(trace, worktree, w.repo));
       // Title generation runs beside the turn; a short-lived `grove run` waits for it.
       kinds.push(
         existsSync(calls)
@@ -251,25 +300,39 @@ async function turnScenario() {
           : [],
       );
     }
+    const size = files.toLocaleString('en-US');
     console.log(
-      `Grove's own cost per turn, 10,000-file repository (transcript, commit, diff stats, database; agent excluded): first ${costs[0].toFixed(0)} ms, follow-ups ${costs
+      `Grove's own cost per turn, ${size}-file repository (transcript, commit, diff stats, database; agent excluded): first ${costs[0].toFixed(0)} ms, follow-ups ${costs
         .slice(1)
         .map((c) => c.toFixed(0))
         .join(' and ')} ms (goal ≤ 300 ms: ${verdict(Math.max(...costs) <= 300)})`,
     );
-    const describe = (list) =>
-      `${list.length} (${Object.entries(list.reduce((m, k) => ({ ...m, [k]: (m[k] ?? 0) + 1 }), {}))
-        .map(([k, n]) => `${k} ${n}`)
-        .join(', ')})`;
-    console.log(
-      `agent processes per turn, Claude Code (a process per prompt): first turn ${describe(kinds[0])}, follow-up ${describe(kinds[1])}; headless, so without the focused review the TUI adds (one more process)`,
-    );
-    console.log(
-      "  Codex asks the commit message on the session's live app-server (an ephemeral thread; test/integration/agents-side-turn.test.ts), so its turns start no process for it",
-    );
+    const follow = counts[1];
+    if (follow)
+      console.log(
+        `  git per follow-up turn, ${size} files (the whole \`grove reply\`, from git's trace): ${follow.processes} processes, full-tree walks ${follow.worktreeWalks} in the worktree and ${follow.mainWalks} in the main checkout (goal: at most 1 and 0)`,
+      );
+    return kinds;
   } finally {
     rmSync(w.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
+}
+
+async function turnScenario() {
+  // 10,000 and 100,000 files in folders of 100, one commit (GROVE_BENCH_TURN_SIZES=100 for 10,000 alone).
+  const sizes = (process.env.GROVE_BENCH_TURN_SIZES ?? '100,1000').split(',').map(Number);
+  let kinds = [];
+  for (const folders of sizes) kinds = await turnOn(folders);
+  const describe = (list) =>
+    `${list.length} (${Object.entries(list.reduce((m, k) => ({ ...m, [k]: (m[k] ?? 0) + 1 }), {}))
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')})`;
+  console.log(
+    `agent processes per turn, Claude Code (a process per prompt): first turn ${describe(kinds[0])}, follow-up ${describe(kinds[1])}; headless, so without the focused review the TUI adds (one more process)`,
+  );
+  console.log(
+    "  Codex asks the commit message on the session's live app-server (an ephemeral thread; test/integration/agents-side-turn.test.ts), so its turns start no process for it",
+  );
 }
 
 const SCENARIOS = {

@@ -85,8 +85,9 @@ async function printResult(
     }
     return;
   }
+  // The diff the turn's commit measured, when the worktree is as it left it.
   const diff = await infra.git
-    .diffAgainstBase(session.worktreePath, session.baseBranch)
+    .diffAgainstBase(session.worktreePath, session.baseBranch, { kept: true })
     .catch(() => null);
   if (output === 'diff') {
     io.stdout.write(diff?.patch ?? '');

@@ -47,8 +47,11 @@ export function describeError(error: unknown): { message: string; diagnostics: s
 /**
  * Commits the worktree as the session's single evolving commit. A failing
  * hook is handed to the agent a bounded number of times, then reported.
- * Returns the diff size fields when the commit took the very diff the
- * message was written from (so they need not be measured again), else null.
+ * The worktree is walked once: everything is staged (`add -A`) and the diff
+ * against the merge base read from that index; the commit takes it as
+ * staged. Returns that diff's size fields when the commit took the very
+ * diff measured (so they need not be measured again; the diff itself is
+ * kept for what follows the turn, git's keepDiff), else null.
  */
 export async function commitTurn(
   ctx: TurnContext,
@@ -68,22 +71,28 @@ export async function commitTurn(
       'notice',
       `[Guard] The agent had moved the worktree's HEAD to ${headWas}; Grove put it back on ${session.branch} before committing.`,
     );
-  const [status, ahead] = await Promise.all([
-    git.statusPorcelain(worktree),
+  // Not stopped by the turn's signal: a stopped turn's partial work is committed too.
+  const [staged, ahead] = await Promise.all([
+    git.stageAllAndDiff(worktree, session.baseBranch).catch((error: unknown) => {
+      ctx.deps.runtime.logger.log('warn', `staging the turn of ${session.id} failed`, error);
+      return null;
+    }),
     git.commitsSince(worktree, session.baseBranch),
   ]);
-  if (status.length === 0) return null;
+  const measured = staged ? diffFields(staged) : null;
+  // Nothing to commit: the diff is still the session's (the agent may have committed itself).
+  if (staged && !staged.changed) {
+    await git.keepDiff(worktree, session.baseBranch, staged).catch(() => {});
+    return measured;
+  }
+  if (!staged && (await git.statusPorcelain(worktree)).length === 0) return null;
   const fresh = (await store.sessions.get(session.id)) ?? session;
   let message = fallbackCommitMessage(
     taskTitle(fresh.title) || fresh.prompt || 'Grove session changes',
   );
-  let measured: DiffFields | null = null;
-  if (!signal.aborted) {
+  if (!signal.aborted && staged) {
     try {
       ctx.progress(session.id, 'Writing the commit message…');
-      // The commit stages everything anyway: stage it now and read the diff from the real index.
-      const diff = await git.stageAllAndDiff(worktree, session.baseBranch);
-      measured = diffFields(diff);
       const fast = utilityChoice(ctx.deps);
       const asked = performance.now();
       // The session's channel is idle between its turn and the commit: a Codex app-server answers here.
@@ -92,7 +101,7 @@ export async function commitTurn(
         .around(ctx.guard.forSession(session, mainCheckout, 'the commit message prompt'), () =>
           agents.utility(
             fast,
-            commitMessagePrompt(taskTitle(fresh.title), fresh.commitMessage, diff.patch),
+            commitMessagePrompt(taskTitle(fresh.title), fresh.commitMessage, staged.patch),
             worktree,
             signal,
             { live },
@@ -128,7 +137,12 @@ export async function commitTurn(
         ctx.deps.runtime.env,
         mainCheckout,
       );
-      const result = await git.commitAll(worktree, message, { amend: ahead > 0, hooks });
+      // The first attempt commits what was staged and measured; after a hook fix, everything again.
+      const result = await git.commitAll(worktree, message, {
+        amend: ahead > 0,
+        hooks,
+        ...(attempt === 0 && staged ? { staged: { changed: true, tree: staged.tree } } : {}),
+      });
       if (result.committed) {
         await store.sessions.update(
           session.id,
@@ -142,7 +156,9 @@ export async function commitTurn(
         );
       }
       // After a hook fix the agent changed files: what was measured is out of date.
-      return attempt === 0 ? measured : null;
+      if (attempt > 0) return null;
+      if (staged) await git.keepDiff(worktree, session.baseBranch, staged).catch(() => {});
+      return measured;
     } catch (error) {
       const { message: why, diagnostics } = describeError(error);
       // A hook fix edits files: only a session that may edit asks its agent for one.

@@ -243,7 +243,9 @@ export class TurnRunner {
     }
 
     takeGuardCost(session.id);
-    const mainBefore = await git.statusPorcelain(project.path).catch(() => null);
+    const mainBefore = (await mainCheckoutWritable(agents))
+      ? await git.statusPorcelain(project.path).catch(() => null)
+      : null;
     const channel = pool.get(session.id, session.agent as ProviderId);
     let output;
     const guarded = this.guard.forSession(session, project.path, 'this turn');
@@ -365,7 +367,8 @@ export class TurnRunner {
     // of everything leaves the diff the commit message was written from, so
     // its counts are the session's: git is not asked a second time.
     const diff = committed ?? (await sessions.measureDiff(session));
-    const mainAfter = await git.statusPorcelain(project.path).catch(() => null);
+    const mainAfter =
+      mainBefore === null ? null : await git.statusPorcelain(project.path).catch(() => null);
     const mainChanged =
       mainBefore !== null &&
       mainAfter !== null &&
@@ -434,6 +437,19 @@ export function conversationHistory(entries: readonly TranscriptEntry[]): Histor
     if (entry.kind === 'assistant_answer') return [{ role: 'agent', text: entry.content }];
     return [];
   });
+}
+
+/**
+ * Whether an agent's turn could write the main checkout's files, so its
+ * status is compared before and after (a walk of the whole checkout, twice).
+ * A confined agent cannot: the sandbox binds every path read-only but its
+ * worktree, the shared git folder (whose index, HEAD, refs and info/ the git
+ * guard records and puts back) and its own temporary and state folders
+ * (docs/usage/agents.md, Confinement). Unconfined (the opt-out) or unknown: it could.
+ */
+async function mainCheckoutWritable(agents: TurnDeps['agents']): Promise<boolean> {
+  const how = await agents.confinement().catch(() => null);
+  return how?.kind !== 'confined';
 }
 
 /** An agent's failed model request (not a crash of Grove, a missing CLI or a stop). */

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { sanitizeText } from '../../domain/sanitize.js';
+import { commitStagedTree } from './commit-staged.js';
 import { hookReason, type CommitHook, type HookRunner } from './hooks.js';
 import { GitError, git, gitOut } from './run.js';
 
@@ -61,14 +62,37 @@ export async function commitAll(
     hooks?: HookRunner | undefined;
     /** The session's branch: HEAD is put back on it first (ensureHead). */
     branch?: string | undefined;
+    /**
+     * The caller has just staged everything (stageAllAndDiff) and knows
+     * whether that differs from HEAD: the commit takes it as staged, with
+     * no second `add -A` (a walk of the whole worktree), and, without
+     * hooks to run, commits `tree` through git's plumbing (commit-staged.ts).
+     */
+    staged?: { readonly changed: boolean; readonly tree: string } | undefined;
   },
 ): Promise<CommitResult> {
   const headWas = options.branch ? await ensureHead(dir, options.branch) : null;
-  await git(['add', '-A'], { cwd: dir });
-  const staged = await git(['diff', '--cached', '--quiet'], { cwd: dir, okCodes: [1] });
-  const hasStaged = staged.exitCode === 1;
+  let hasStaged: boolean;
+  if (options.staged) hasStaged = options.staged.changed;
+  else {
+    await git(['add', '-A'], { cwd: dir });
+    const staged = await git(['diff', '--cached', '--quiet'], { cwd: dir, okCodes: [1] });
+    hasStaged = staged.exitCode === 1;
+  }
   if (!hasStaged && !options.amend)
     return { committed: false, commit: null, ...(headWas ? { headWas } : {}) };
+  const runsHooks = Boolean(options.hooks && !options.noVerify);
+  if (options.staged && !runsHooks) {
+    const made = await commitStagedTree(
+      dir,
+      options.staged.tree,
+      sanitizeText(message),
+      options.amend,
+    );
+    if (made && 'emptied' in made)
+      return { committed: false, commit: null, ...(headWas ? { headWas } : {}) };
+    if (made) return { committed: true, commit: made.commit, ...(headWas ? { headWas } : {}) };
+  }
   if (options.hooks && !options.noVerify)
     message = await runCommitHooks(dir, message, options.hooks, ['add', '-A']);
   const args = [

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -204,6 +204,70 @@ const NO_PROGRAMS = ['--no-ext-diff', '--no-textconv'] as const;
 export interface DiffOptions {
   /** Stops the git processes (a diff view closed while it loads). */
   readonly signal?: AbortSignal;
+  /**
+   * Takes the diff a turn's commit just measured (keepDiff) while the
+   * worktree's HEAD, its index and the base branch are as the commit left
+   * them: what follows the turn (its printed result, the focused review)
+   * does not walk the worktree again. A diff view reads git afresh.
+   */
+  readonly kept?: boolean;
+}
+
+/** Diffs measured by a turn's commit, by worktree and base branch (keepDiff). */
+const keptDiffs = new Map<
+  string,
+  { readonly stamp: string; readonly diff: Diff; readonly at: number }
+>();
+/** A kept diff serves what follows its turn, not a later look. */
+const KEPT_FOR_MS = 60_000;
+const MAX_KEPT = 64;
+
+/**
+ * What a kept diff depends on, without walking the worktree: HEAD, the base
+ * branch's tip and the worktree's index file (any `git add`, commit or reset
+ * there rewrites it). Null when git cannot tell.
+ */
+async function diffStamp(dir: string, baseBranch: string): Promise<string | null> {
+  const out = await git(['rev-parse', '--absolute-git-dir', 'HEAD', baseBranch], {
+    cwd: dir,
+    okCodes: [128],
+  });
+  if (out.exitCode !== 0) return null;
+  const [gitDir = '', head = '', base = ''] = out.stdout.trim().split('\n');
+  const index = await stat(join(gitDir, 'index'), { bigint: true }).catch(() => null);
+  if (!index) return null;
+  return [head, base, index.ino, index.size, index.mtimeNs, index.ctimeNs].join(' ');
+}
+
+/**
+ * Keeps the diff a turn's commit measured (stageAllAndDiff, then the
+ * commit of exactly that), for `diffAgainstBase(…, { kept: true })`.
+ */
+export async function keepDiff(dir: string, baseBranch: string, diff: Diff): Promise<void> {
+  const stamp = await diffStamp(dir, baseBranch);
+  const key = `${dir}\0${baseBranch}`;
+  keptDiffs.delete(key);
+  if (stamp === null) return;
+  const { files, added, deleted, patch } = diff;
+  keptDiffs.set(key, { stamp, diff: { files, added, deleted, patch }, at: Date.now() });
+  for (const old of keptDiffs.keys()) {
+    if (keptDiffs.size <= MAX_KEPT) break;
+    keptDiffs.delete(old);
+  }
+}
+
+async function keptDiff(dir: string, baseBranch: string): Promise<Diff | null> {
+  const key = `${dir}\0${baseBranch}`;
+  const kept = keptDiffs.get(key);
+  if (!kept) return null;
+  if (Date.now() - kept.at > KEPT_FOR_MS) {
+    keptDiffs.delete(key);
+    return null;
+  }
+  const stamp = await diffStamp(dir, baseBranch).catch(() => null);
+  if (stamp === kept.stamp) return kept.diff;
+  keptDiffs.delete(key);
+  return null;
 }
 
 /**
@@ -247,6 +311,10 @@ export async function diffAgainstBase(
   baseBranch: string,
   options: DiffOptions = {},
 ): Promise<Diff> {
+  if (options.kept) {
+    const kept = await keptDiff(dir, baseBranch);
+    if (kept) return kept;
+  }
   return withWorktreeTree(
     dir,
     baseBranch,
@@ -260,22 +328,33 @@ export async function diffAgainstBase(
  * is about to) and returns the staged diff against the merge base: the same
  * diff as diffAgainstBase, without copying the index and adding every file a
  * second time into the copy (slow on a large repository: docs/performance.md).
+ * This `add -A` is the one walk of the worktree a turn makes: the commit
+ * after it takes what it staged (commitAll's `staged`).
  */
 export async function stageAllAndDiff(
   dir: string,
   baseBranch: string,
   options: DiffOptions = {},
-): Promise<Diff> {
+): Promise<StagedDiff> {
   const { signal } = options;
   const [store] = await Promise.all([
     objectStoreOf(dir, signal),
     git(['add', '-A'], { cwd: dir, signal }),
   ]);
-  const [tree, base] = await Promise.all([
+  const [tree, base, head] = await Promise.all([
     gitOut(['write-tree'], { cwd: dir, signal }),
     gitOut(['merge-base', 'HEAD', baseBranch], { cwd: dir, signal }),
+    git(['rev-parse', '-q', '--verify', 'HEAD^{tree}'], { cwd: dir, signal, okCodes: [1, 128] }),
   ]);
-  return fullDiff(store, base, tree, signal);
+  const headTree = head.exitCode === 0 ? head.stdout.trim() : null;
+  return { ...(await fullDiff(store, base, tree, signal)), tree, changed: tree !== headTree };
+}
+
+/** What stageAllAndDiff staged: the diff, the index's tree, and whether it differs from HEAD's. */
+export interface StagedDiff extends Diff {
+  readonly tree: string;
+  /** The staged tree is not HEAD's: there is something to commit. */
+  readonly changed: boolean;
 }
 
 /**

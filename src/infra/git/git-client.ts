@@ -13,7 +13,7 @@ import { withGitContext } from './simple.js';
 
 export { GitError } from './run.js';
 export type { StatusEntry } from './repo.js';
-export type { Diff, DiffFile, DiffOptions, DiffStats } from './diff.js';
+export type { Diff, DiffFile, DiffOptions, DiffStats, StagedDiff } from './diff.js';
 export type { InProgressKind, RebaseResult, SquashResult } from './merge.js';
 export type { CommitResult } from './commit.js';
 export type { SnapshotResult } from './snapshot.js';
@@ -50,6 +50,7 @@ export interface GitClient {
   ensureHead: typeof commit.ensureHead;
   diffAgainstBase: typeof diff.diffAgainstBase;
   stageAllAndDiff: typeof diff.stageAllAndDiff;
+  keepDiff: typeof diff.keepDiff;
   diffStats: typeof diff.diffStats;
   diffOfBranch: typeof diff.diffOfBranch;
   rebase: typeof merge.rebase;

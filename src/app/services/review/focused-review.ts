@@ -50,7 +50,10 @@ export class FocusedReview {
     app.task('Focused review', async () => {
       const session = await store.sessions.get(sessionId);
       if (!session || session.status !== 'Review' || this.running.has(sessionId)) return;
-      const diff = await git.diffAgainstBase(session.worktreePath, session.baseBranch);
+      // After a turn: the diff its commit measured, while the worktree is as it left it.
+      const diff = await git.diffAgainstBase(session.worktreePath, session.baseBranch, {
+        kept: true,
+      });
       if (diff.files.length === 0) return;
       const hash = diffHash(diff.patch);
       if (!force && session.focusedReviewDiffHash === hash && session.focusedReviewText) return;
