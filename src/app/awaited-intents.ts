@@ -4,6 +4,9 @@ import type { ModelChoice } from '../domain/providers.js';
 import type { Session } from '../domain/session.js';
 import type { SessionStatus } from '../domain/session-status.js';
 import type { Controller } from './controller.js';
+import type { ApprovalChoice } from '../domain/approval.js';
+import { ApprovalDesk, type DecideOutcome } from './services/approvals.js';
+import type { Runtime, Store } from './ports.js';
 import { acknowledgeGuard } from './services/agent-guard.js';
 import { cancelSession } from './services/review/cancel.js';
 import {
@@ -76,6 +79,21 @@ export interface AwaitedIntents {
   resumeStranded(projectId: number): Promise<void>;
   /** As resumeStranded; resolves with the groups it evaluated. */
   resumeStrandedGroups(projectId: number): Promise<string[]>;
+}
+
+/**
+ * Decides a held agent request straight in the store, for a command that
+ * needs no project and no controller (`grove approve`, `grove deny`): the
+ * same work as AppIntents.decideApproval. The turn waiting on it (in
+ * whichever Grove process runs it) reads the decision and goes on.
+ */
+export function decideApproval(
+  deps: { readonly store: Store; readonly runtime: Runtime },
+  ref: string,
+  choice: ApprovalChoice,
+): Promise<DecideOutcome> {
+  const desk = new ApprovalDesk({ ...deps, settings: () => ({}), note: async () => {} });
+  return desk.decide(ref, choice);
 }
 
 /** The Controller's services behind AwaitedIntents (the services the TUI's AppIntents use). */

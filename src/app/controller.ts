@@ -22,26 +22,24 @@ import { reclaimOnStart } from './services/gc.js';
 import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
 
 import { buildServices, type ControllerDeps } from './service-graph.js';
-import type { InboxItem } from '../domain/inbox.js';
-import { loadInbox } from './services/inbox.js';
-import { ReviewCommands } from './review-commands.js';
+import { InboxCommands } from './inbox-commands.js';
+import type { ApprovalDesk } from './services/approvals.js';
 
 export type { ControllerDeps };
 
 /** How long quitting waits for stopped turns to settle (commit, session to Review) before going on. */
 const STOP_GRACE_MS = 10_000;
-/** The longest the inbox goes unread on the refresh timer when nothing was written. */
-const INBOX_MAX_AGE_MS = 30_000;
 
 /**
  * Wires the services together and implements the commands key handlers
  * call. Every command returns at once; work runs as app tasks.
  */
-export class Controller extends ReviewCommands implements AppIntents {
+export class Controller extends InboxCommands implements AppIntents {
   readonly sessions: SessionService;
   readonly projects: ProjectService;
   readonly workers: SessionWorkers;
   readonly turns: TurnRunner;
+  readonly approvals: ApprovalDesk;
   readonly review: ReviewService;
   /** Best-of-N groups: fan-out, checks, the judge's ranking, choosing the winner. */
   readonly bestOf: BestOfService;
@@ -55,9 +53,6 @@ export class Controller extends ReviewCommands implements AppIntents {
   /** Aborted by shutdown(): long work not run by a worker (worktree setup, titles, sync's agent) stops with Grove. */
   private readonly stopping = new AbortController();
   private refreshTimer: NodeJS.Timeout | null = null;
-  /** The store's change marks when the inbox was last read, and when that was. */
-  private inboxMark = '';
-  private inboxReadAt = 0;
 
   constructor(protected readonly deps: ControllerDeps) {
     super();
@@ -69,6 +64,7 @@ export class Controller extends ReviewCommands implements AppIntents {
     this.projects = services.projects;
     this.workers = services.workers;
     this.turns = services.turns;
+    this.approvals = services.approvals;
     this.review = services.review;
     this.bestOf = services.bestOf;
     this.gitStatus = services.gitStatus;
@@ -87,7 +83,6 @@ export class Controller extends ReviewCommands implements AppIntents {
     app.task('Looking for agent CLIs', async () => {
       app.emit({ type: 'agentsDetected', agents: await agents.detect() });
     });
-    this.projects.loadArchive(true); // start-up read only the live sessions (start.ts)
     if (app.state.activeProjectId !== null) this.gitStatus.restart(app.state.activeProjectId);
     if (app.state.activeProjectId !== null) this.composer.loadProject(app.state.activeProjectId);
     const activeId = app.state.activeProjectId;
@@ -172,48 +167,6 @@ export class Controller extends ReviewCommands implements AppIntents {
 
   quit(): void {
     this.deps.app.apply({ type: 'exit' });
-  }
-
-  readonly loadArchive = (more: boolean): void => this.projects.loadArchive(more);
-
-  /** Everything waiting on the person, across every project (read from the store). */
-  inbox(): Promise<InboxItem[]> {
-    return loadInbox(this.deps);
-  }
-
-  loadInbox(): void {
-    this.deps.app.task('Reading the inbox', () => this.refreshInbox());
-  }
-
-  /**
-   * Reads the inbox and puts it in the snapshot when it changed. On the
-   * refresh timer (`quiet`), it reads only when some process wrote to the
-   * store since the last read, or that read is older than INBOX_MAX_AGE_MS
-   * (the words of a wait say how long is left): reading every project's
-   * sessions and operations every two seconds would cost the TUI in
-   * proportion to everything ever stored.
-   */
-  private async refreshInbox(quiet = false): Promise<void> {
-    const store = this.deps.store;
-    const mark = `${await store.externalChanges()}:${await store.ownChanges()}`;
-    const now = this.deps.runtime.clock.now();
-    if (quiet && mark === this.inboxMark && now - this.inboxReadAt < INBOX_MAX_AGE_MS) return;
-    this.inboxMark = mark;
-    this.inboxReadAt = now;
-    const items = await this.inbox();
-    if (JSON.stringify(items) !== JSON.stringify(this.deps.app.state.inbox))
-      this.deps.app.emit({ type: 'inboxLoaded', items });
-  }
-
-  openInboxItem(projectId: number, sessionId: string): void {
-    this.deps.app.emit({ type: 'inboxView', view: null });
-    if (this.deps.app.state.activeProjectId === projectId) this.openSession(sessionId);
-    else
-      this.projects.activate(projectId, () => {
-        // The project's sessions (queued by the switch) are in the snapshot before the view opens on one.
-        this.deps.app.drain();
-        this.openSession(sessionId);
-      });
   }
 
   rememberTab(tab: Tab): void {

@@ -3,6 +3,7 @@ import type { ProviderId } from '../domain/providers.js';
 import type { Tab } from './state.js';
 import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
 import type { CommentSide } from '../domain/diff-rows.js';
+import type { ApprovalChoice } from '../domain/approval.js';
 
 /**
  * What the runtime's key handlers may ask of the app. Every method returns at
@@ -16,15 +17,12 @@ export interface AppIntents {
   activateProject(projectId: number): void;
   setSetting(key: string, value: string): void;
   openSession(sessionId: string): void;
-  /**
-   * Reads a page of the archive into the list for its search: the first when
-   * the search changed, else the next (`more`: the selection nears the last row read).
-   */
-  loadArchive(more: boolean): void;
   /** Reads the inbox from the store now (the inbox page opened). */
   loadInbox(): void;
   /** Enter on an inbox item: the session's view, in its project (made active first when it is another). */
   openInboxItem(projectId: number, sessionId: string): void;
+  /** a / A / d on an inbox approval: approves the held request once or for the session, or denies it. */
+  decideApproval(ref: string, choice: ApprovalChoice): void;
   createSession(): void;
   discardUnstarted(sessionId: string): void;
   /** Ctrl+S in a new session's composer: keeps the prompt as a draft session (its worktree goes until it starts). */

@@ -18,6 +18,7 @@ import { ChannelPool } from './services/channel-pool.js';
 import { ProjectService } from './services/projects.js';
 import { SessionService } from './services/sessions.js';
 import { TurnRunner } from './services/turn.js';
+import { ApprovalDesk } from './services/approvals.js';
 import { SessionWorkers, type OperationHandler } from './services/worker.js';
 import { ReviewService } from './services/review/index.js';
 import { GitStatusPoller } from './services/git-status.js';
@@ -55,6 +56,8 @@ export interface Services {
   readonly projects: ProjectService;
   readonly workers: SessionWorkers;
   readonly turns: TurnRunner;
+  /** Agent requests held for the person (the inbox's approvals). */
+  readonly approvals: ApprovalDesk;
   readonly review: ReviewService;
   /** Best-of-N groups: fan-out, checks, the judge's ranking, choosing the winner. */
   readonly bestOf: BestOfService;
@@ -132,6 +135,12 @@ export function buildServices(
   });
   const review = s.review;
   const focusedReviews = deps.focusedReviews ?? true;
+  s.approvals = new ApprovalDesk({
+    store,
+    runtime,
+    settings: () => app.state.settings,
+    note: (sessionId, text) => s.sessions.note(sessionId, 'notice', text),
+  });
   s.turns = new TurnRunner({
     app,
     store,
@@ -141,6 +150,7 @@ export function buildServices(
     pool: s.pool,
     runtime,
     shutdown,
+    approvals: s.approvals,
     afterTurn: (sessionId, signal, operation) =>
       review.afterTurn(sessionId, signal, focusedReviews, operation),
   });

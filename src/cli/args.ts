@@ -42,6 +42,8 @@ export type HeadlessCommand =
   | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
   | { kind: 'inbox'; json: boolean }
   | { kind: 'watch'; json: boolean }
+  | { kind: 'approve'; item: string; session: boolean }
+  | { kind: 'deny'; item: string }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
   | { kind: 'diff'; dir: string | null; id: string }
   | { kind: 'merge'; dir: string | null; id: string; progress: boolean; acknowledge: boolean }
@@ -67,6 +69,8 @@ export const COMMAND_NAMES = [
   'ls',
   'inbox',
   'watch',
+  'approve',
+  'deny',
   'show',
   'diff',
   'merge',
@@ -153,6 +157,22 @@ Options:
 
 Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 the store could not be read,
 141 the reader closed the output.`,
+  approve: `Usage: grove approve ITEM [--once|--session]
+
+Approves a request an agent CLI holds for you (an approval in grove inbox):
+once (the default), or for the rest of the session (the same command in the
+same folder, or an edit of the same files, then passes without asking).
+ITEM is the request's id as grove inbox shows it (8 characters, or the
+item's id approval:…). The waiting turn goes on.
+
+Options:
+  --once     Approve this request only (the default)
+  --session  Approve it and the same request again in this session`,
+  deny: `Usage: grove deny ITEM
+
+Denies a request an agent CLI holds for you (an approval in grove inbox).
+ITEM is the request's id as grove inbox shows it. The waiting turn goes on
+without it.`,
   show: `Usage: grove show ID [--json]
 
 Shows a session: status, branch, worktree, pull request, transcript (tool calls folded
@@ -308,6 +328,12 @@ function needId(command: string, positionals: string[]): string {
   return id;
 }
 
+function needItem(command: string, positionals: string[]): string {
+  const item = positionals[0];
+  if (!item) throw new UsageError(`${command} needs an ITEM (an approval's id from grove inbox)`);
+  return item;
+}
+
 function noMore(positionals: string[], from: number): void {
   const extra = positionals[from];
   if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
@@ -432,6 +458,27 @@ function parseCommand(
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 0);
       return { kind: 'watch', json: values.json === true };
+    }
+    case 'approve': {
+      const { values, positionals } = parse(args, {
+        once: { type: 'boolean' },
+        session: { type: 'boolean' },
+      });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 1);
+      if (values.once === true && values.session === true)
+        throw new UsageError('give --once or --session, not both');
+      return {
+        kind: 'approve',
+        item: needItem(name, positionals),
+        session: values.session === true,
+      };
+    }
+    case 'deny': {
+      const { values, positionals } = parse(args, {});
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 1);
+      return { kind: 'deny', item: needItem(name, positionals) };
     }
     case 'show': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' } });

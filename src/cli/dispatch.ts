@@ -13,6 +13,8 @@ import { replyCommand } from './reply.js';
 import { lsCommand } from './ls.js';
 import { inboxCommand } from './inbox.js';
 import { watchCommand } from './watch.js';
+import { approveCommand } from './approve.js';
+import { denyCommand } from './deny.js';
 import { showCommand } from './show.js';
 import { landCommand } from './land.js';
 import { cancelCommand } from './cancel.js';
@@ -49,6 +51,10 @@ export async function runHeadless(
       return inboxCommand(infra, io, command);
     case 'watch':
       return watchCommand(infra, io, command);
+    case 'approve':
+      return approveCommand(infra, io, command);
+    case 'deny':
+      return denyCommand(infra, io, command);
     case 'show':
       return showCommand(infra, io, command);
     case 'diff': {

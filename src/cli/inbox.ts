@@ -18,6 +18,7 @@ export function inboxJson(item: InboxItem): Record<string, unknown> {
     until: item.until === null ? null : new Date(item.until).toISOString(),
     text: item.text,
     action: item.action,
+    ...(item.approvalId ? { approvalId: item.approvalId } : {}),
   };
 }
 

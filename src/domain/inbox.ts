@@ -7,11 +7,13 @@
 import { stopText, type BudgetStop } from './budget.js';
 import type { Operation, OperationKind } from './operation.js';
 import type { ReviewThread } from './review-thread.js';
+import { approvalShortId, approvalWhat, type HeldApproval } from './approval.js';
 import { sanitizeLine } from './sanitize.js';
 import { formatDuration, shortId, type Session } from './session.js';
 import { isTerminal } from './session-status.js';
 
 export const INBOX_KINDS = [
+  'approval',
   'question',
   'budget',
   'usageLimit',
@@ -41,6 +43,8 @@ export interface InboxItem {
   readonly text: string;
   /** What the person can do about it, in one line. */
   readonly action: string;
+  /** An approval: the held request's id (what `grove approve` and the inbox's a / A / d answer). */
+  readonly approvalId?: string;
 }
 
 /** What the inbox is derived from: rows as the store holds them. */
@@ -53,6 +57,8 @@ export interface InboxInput {
   readonly reviewThreads: readonly ReviewThread[];
   /** Sessions whose queued turn a budget limit holds, and which limit. */
   readonly budgetStops: ReadonlyMap<string, BudgetStop>;
+  /** Agent requests held for the person, still waiting (not expired). */
+  readonly approvals?: readonly HeldApproval[];
 }
 
 const TURN_KINDS: ReadonlySet<OperationKind> = new Set<OperationKind>(['start_prompt', 'reply']);
@@ -65,6 +71,8 @@ const GIT_KINDS: ReadonlySet<OperationKind> = new Set<OperationKind>([
 /** How the name of a kind reads in the headless CLI's text and the inbox page. */
 export function inboxKindLabel(kind: InboxKind): string {
   switch (kind) {
+    case 'approval':
+      return 'approval';
     case 'question':
       return 'question';
     case 'budget':
@@ -110,6 +118,11 @@ export function deriveInbox(input: InboxInput, now: number): InboxItem[] {
     list.push(thread);
     threads.set(thread.sessionId, list);
   }
+  const heldBySession = new Map<string, HeldApproval[]>();
+  for (const held of input.approvals ?? []) {
+    if (held.status !== 'waiting' || held.expiresAt <= now) continue;
+    heldBySession.set(held.sessionId, [...(heldBySession.get(held.sessionId) ?? []), held]);
+  }
   const items: InboxItem[] = [];
   for (const session of input.sessions) {
     if (isTerminal(session.status) || session.status === 'Merged') continue;
@@ -128,6 +141,18 @@ export function deriveInbox(input: InboxInput, now: number): InboxItem[] {
     ): void => {
       items.push({ ...base, ...item, id: item.id ?? `${item.kind}:${session.id}` });
     };
+    for (const held of heldBySession.get(session.id) ?? []) {
+      const short = approvalShortId(held.id);
+      add({
+        id: `approval:${held.id}`,
+        kind: 'approval',
+        since: held.createdAt,
+        until: held.expiresAt,
+        approvalId: held.id,
+        text: `${oneLine(held.agent)} asks to ${approvalWhat(held)} (${oneLine(held.reason)})`,
+        action: `a: approve once, A: for this session, d: deny (grove approve ${short} [--session], grove deny ${short}); denied on its own at the time shown`,
+      });
+    }
     const ops = (bySession.get(session.id) ?? []).slice().sort((a, b) => a.queuedAt - b.queuedAt);
     const unfinished = ops.filter((op) => op.status === 'queued' || op.status === 'running');
     const queuedTurn = unfinished.find((op) => op.status === 'queued' && TURN_KINDS.has(op.kind));

@@ -555,6 +555,21 @@ export const KEYMAP = {
       help: "Open the item's session (switching to its project)",
       hint: 'open',
     },
+    {
+      keys: ['a'],
+      action: 'approveOnce',
+      help: 'Approval: let the agent do it this once',
+    },
+    {
+      keys: ['A'],
+      action: 'approveSession',
+      help: 'Approval: let the agent do it, and the same again, for the rest of the session',
+    },
+    {
+      keys: ['d'],
+      action: 'deny',
+      help: 'Approval: deny it (what happens on timeout too)',
+    },
     { keys: ['escape', 'q'], action: 'close', help: 'Close the inbox', hint: 'close' },
   ],
   help: [

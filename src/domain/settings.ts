@@ -5,6 +5,11 @@ import {
   validateHiddenPaths,
   validatePassEnv,
 } from './agent-exposure.js';
+import {
+  APPROVAL_TIMEOUT_KEY,
+  DEFAULT_APPROVAL_TIMEOUT,
+  validateApprovalTimeout,
+} from './approval.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, validateAllowList } from './network.js';
 import { PROVIDERS, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
 
@@ -375,6 +380,17 @@ export const SETTING_ROWS: readonly SettingRow[] = [
       "How often Gemini CLI may retry a failing model request before Grove stops the turn (default: Gemini CLI's own limit, general.maxAttempts, at most 9 retries). Each retry shows as progress.",
     choices: () => ['default', '0', '1', '2', '3', '5'],
     fallback: () => 'default',
+  },
+  {
+    key: APPROVAL_TIMEOUT_KEY,
+    label: 'Approval timeout',
+    scope: 'global',
+    kind: 'text',
+    description:
+      'How long a request an agent CLI holds for your approval (in the inbox) waits before it is denied, e.g. 30s, 10m, 1h.',
+    choices: () => [],
+    fallback: () => DEFAULT_APPROVAL_TIMEOUT,
+    validate: validateApprovalTimeout,
   },
   {
     key: 'github.pollInterval',

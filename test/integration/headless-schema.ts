@@ -131,6 +131,7 @@ export const InboxSchema = z.array(
     .object({
       id: z.string(),
       kind: z.enum([
+        'approval',
         'question',
         'budget',
         'usageLimit',
@@ -147,6 +148,7 @@ export const InboxSchema = z.array(
       until: z.nullable(z.iso.datetime()),
       text: z.string(),
       action: z.string(),
+      approvalId: z.optional(Uuid),
     })
     .strict(),
 );

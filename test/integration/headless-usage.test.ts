@@ -14,6 +14,8 @@ const COMMANDS = [
   'ls',
   'inbox',
   'watch',
+  'approve',
+  'deny',
   'show',
   'diff',
   'merge',

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gate } from '../helpers/fake-model/server.js';
 import { git } from '../helpers/grove-env.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
 
@@ -30,17 +29,17 @@ function statusTrail(sessionId: string): string[] {
   );
 }
 
-/** Starts a turn that writes plan.md, then keeps the model busy until `until` settles. */
+/** Starts a turn that writes plan.md, then keeps the model busy for `delayMs`. */
 async function busySession(
   prompt: string,
-  until: Promise<unknown>,
+  delayMs: number,
 ): Promise<{ id: string; worktree: string; branch: string }> {
   w.server.script('anthropic', [
     {
       when: prompt,
       toolCall: { kind: 'write_file', path: 'plan.md', content: '# Plan\n\nstep one\n' },
     },
-    { when: prompt, until, then: { text: reply('Planned.') } },
+    { when: prompt, delayMs, then: { text: reply('Planned.') } },
   ]);
   const session = await w.controller.sessions.create(
     w.projectId,
@@ -58,8 +57,7 @@ async function busySession(
 
 describe('while a turn runs', () => {
   it('queues a rebase behind the running turn, then rebases the committed work onto main', async () => {
-    const queued = gate();
-    const s = await busySession('Draft the plan please', queued.opened);
+    const s = await busySession('Draft the plan please', 2000);
     const mainHead = w.commitOnMain({ 'main.txt': 'main moved\n' }, 'Main moves on');
 
     w.controller.rebase(s.id);
@@ -69,7 +67,6 @@ describe('while a turn runs', () => {
       ),
     );
     expect((await w.get(s.id)).status).toBe('InProgress');
-    queued.open();
 
     await waitFor('the rebase to run', () => statusTrail(s.id).includes('Rebasing'));
     await waitFor('the rebase to end', async () => (await w.get(s.id)).status === 'Review');
@@ -92,9 +89,7 @@ describe('while a turn runs', () => {
   });
 
   it('cancels a working session without losing what the agent already wrote', async () => {
-    // Never answered: the cancel ends the turn.
-    const never = gate();
-    const s = await busySession('Draft a long plan', never.opened);
+    const s = await busySession('Draft a long plan', 60_000);
 
     w.controller.requestCancel(s.id);
     const lines = await waitFor('the cancel confirmation', () =>

@@ -3,6 +3,7 @@ import type { App } from '../app.js';
 import type { Agents, GitClient, Runtime, Store } from '../ports.js';
 import type { ChannelPool } from './channel-pool.js';
 import type { SessionService } from './sessions.js';
+import type { ApprovalDesk } from './approvals.js';
 
 /** What the turn runner (turn.ts) and the commit and title after a turn (turn-commit.ts) are given. */
 export interface TurnDeps {
@@ -15,6 +16,8 @@ export interface TurnDeps {
   readonly runtime: Runtime;
   /** Aborted when Grove shuts down: detached work (title generation) stops with it. */
   readonly shutdown: AbortSignal;
+  /** Holds requests the mode would deny for the person; absent: they are denied at once. */
+  readonly approvals?: ApprovalDesk;
   /** Runs after a successful turn (auto-push, review-thread replies, focused review). */
   readonly afterTurn?: (
     sessionId: string,

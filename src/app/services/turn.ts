@@ -8,6 +8,7 @@ import type { Session } from '../../domain/session.js';
 import type { SessionStatus } from '../../domain/session-status.js';
 import { readUsageLimit, waitingText } from '../../domain/usage-limit.js';
 import type { HistoryEntry, TurnEvent } from '../../infra/agent/channel.js';
+import type { ApprovalHold } from '../../infra/agent/approval.js';
 import { storageFailure } from '../../infra/db/errors.js';
 import { DeferredTurn, ReportedError } from './worker.js';
 import { ensureWorktree } from './session-setup.js';
@@ -68,6 +69,20 @@ export class TurnRunner {
         const sofar = this.utilityWaitMs.get(id);
         if (sofar !== undefined) this.utilityWaitMs.set(id, sofar + ms);
       },
+    };
+  }
+
+  /** Holds a request the mode would deny for the person (the approval desk), the progress line saying so. */
+  private holdFor(sessionId: string): ApprovalHold {
+    return async (request, signal) => {
+      const desk = this.deps.approvals;
+      if (!desk) return 'denied';
+      this.progress(sessionId, `Waiting for your approval: ${request.agent} asks (Ctrl+O)`);
+      try {
+        return await desk.hold(sessionId, request, signal);
+      } finally {
+        this.progress(sessionId, 'Working');
+      }
     };
   }
 
@@ -266,6 +281,7 @@ export class TurnRunner {
             providerConversationId: session.providerConversationId,
             modelRetries: modelRetries(this.deps.app.state.settings),
             history,
+            ...(this.deps.approvals ? { hold: this.holdFor(session.id) } : {}),
           },
           (event) => {
             if (event.type === 'denied' || event.type === 'notice') {

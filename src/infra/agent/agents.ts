@@ -20,6 +20,7 @@ import {
   type TurnResult,
 } from './channel.js';
 import { AgentError } from './agent-error.js';
+import type { ApprovalHold } from './approval.js';
 import { detectAgents, which, type DetectedAgent } from './detect.js';
 import { defaultLauncher, type AgentLauncher, type Confinement } from './confine/launcher.js';
 import { confinedShell } from './confine/confined-shell.js';
@@ -45,6 +46,8 @@ export interface SessionTurnInput {
   readonly history?: readonly HistoryEntry[];
   /** Images attached to the prompt (absolute paths of stored copies). */
   readonly images?: readonly string[];
+  /** Holds a request the mode would deny for the person (TurnRequest.hold). */
+  readonly hold?: ApprovalHold;
 }
 
 export interface SessionTurnOutput {
@@ -170,6 +173,7 @@ export function createAgents(
         ...(input.modelRetries === undefined ? {} : { modelRetries: input.modelRetries }),
         ...(input.history === undefined ? {} : { history: input.history }),
         ...(input.images && input.images.length > 0 ? { images: input.images } : {}),
+        ...(input.hold ? { hold: input.hold } : {}),
       },
       onEvent,
       signal,

@@ -43,6 +43,31 @@ export type ApprovalAsk =
 export type ApprovalDecision =
   { readonly allow: true } | { readonly allow: false; readonly reason: string };
 
+/**
+ * A denied request the person may still grant: a command or an edit that
+ * only the session's mode or the CLI's own policy asks about. `subject` is
+ * what was asked verbatim (untrusted), `cwd` where a command runs relative
+ * to the worktree (null: the worktree itself).
+ */
+export interface HoldRequest {
+  readonly agent: string;
+  readonly kind: 'command' | 'edit';
+  readonly subject: string;
+  readonly cwd: string | null;
+  /** Why the mode would deny it. */
+  readonly reason: string;
+}
+
+/** The person's answer to a held request (`timedOut`: nobody answered in time, so denied). */
+export type HoldAnswer = 'once' | 'session' | 'denied' | 'timedOut';
+
+/**
+ * Holds a request for the person and resolves with the answer (the app's
+ * approval desk). It writes the transcript lines itself. Aborting `signal`
+ * (the turn stopped) denies it.
+ */
+export type ApprovalHold = (request: HoldRequest, signal: AbortSignal) => Promise<HoldAnswer>;
+
 /** True when `path` (absolute, or relative to `root`) is inside `root`. */
 export function isInside(root: string, path: string): boolean {
   const full = isAbsolute(path) ? path : resolve(root, path);
@@ -214,4 +239,86 @@ export function acpToolAsk(toolCall: Record<string, unknown>): ApprovalAsk {
     default:
       return { kind: 'permissions', what: `permission for ${title}` };
   }
+}
+
+/** True when a path has a `.git` part (git's own folder, its hooks and config). */
+function intoGit(path: string): boolean {
+  return path.split(/[\\/]/).some((part) => part === '.git');
+}
+
+/**
+ * Why Grove forbids the request whatever the person would say, or null: a
+ * command that runs outside the worktree or names a path outside it (system
+ * folders aside) or into `.git`; an edit whose files are not known, or that
+ * writes outside the worktree or into `.git`; any request for more
+ * permissions (network, file-system roots). Such a request is never held:
+ * approvals change only what the CLI's own policy asks about.
+ */
+export function hardDenial(worktree: string, ask: ApprovalAsk): string | null {
+  switch (ask.kind) {
+    case 'command': {
+      if (ask.cwd !== null && !isInside(worktree, ask.cwd))
+        return `it runs in ${ask.cwd}, outside the worktree`;
+      // Git's folder by a relative name too (`.git/hooks/x`), which commandPaths does not read as a path.
+      if (/(?:^|[\s'"=:(,<>|;&`/])\.git(?=$|[\s/'"`;|&<>)])/.test(ask.command))
+        return 'it names .git, which the agent may not change';
+      const paths = [...ask.paths, ...commandPaths(ask.command)];
+      const base = ask.cwd ?? worktree;
+      const bad = paths.find((path) => {
+        const full = resolve(base, path);
+        if (intoGit(relative(worktree, full)) || intoGit(path)) return true;
+        return (
+          !isInside(worktree, full) && !SHARED_PREFIXES.some((prefix) => isInside(prefix, full))
+        );
+      });
+      return bad === undefined ? null : `it names ${bad}, outside what the agent may write`;
+    }
+    case 'edit': {
+      if (ask.grantRoot !== null && !isInside(worktree, ask.grantRoot))
+        return `it asked for write access to ${ask.grantRoot}, outside the worktree`;
+      if (ask.paths.length === 0) return 'the files it writes are not known';
+      const bad = ask.paths.find(
+        (path) => !isInside(worktree, path) || intoGit(relative(worktree, resolve(worktree, path))),
+      );
+      return bad === undefined ? null : `it writes ${bad}, outside what the agent may write`;
+    }
+    case 'read':
+      return null;
+    case 'permissions':
+      return 'Grove grants no permissions beyond the worktree';
+    default:
+      return 'Grove does not know this kind of request';
+  }
+}
+
+/**
+ * The request to hold for a denied ask, or null when it is not the
+ * person's to grant (hardDenial). `reason` is why the mode denied it.
+ */
+export function holdRequest(
+  agent: string,
+  worktree: string,
+  ask: ApprovalAsk,
+  reason: string,
+): HoldRequest | null {
+  if (hardDenial(worktree, ask) !== null) return null;
+  if (ask.kind === 'command') {
+    const where = ask.cwd ? worktreePath(ask.cwd, worktree) : '.';
+    return {
+      agent,
+      kind: 'command',
+      subject: withoutWorktree(ask.command, worktree).trim() || ask.command,
+      cwd: where === '.' ? null : where,
+      reason,
+    };
+  }
+  if (ask.kind === 'edit')
+    return {
+      agent,
+      kind: 'edit',
+      subject: ask.paths.map((p) => worktreePath(p, worktree)).join(', '),
+      cwd: null,
+      reason,
+    };
+  return null;
 }

@@ -2,6 +2,7 @@ import type { PermissionMode } from '../../domain/session.js';
 import type { ProviderId } from '../../domain/providers.js';
 import type { AgentLauncher } from './confine/launcher.js';
 import type { WireWatch } from './wire-check.js';
+import type { ApprovalHold } from './approval.js';
 
 /** What a turn is for; it selects the prompt wrapper and the permissions. */
 export type RequestKind = 'session_start' | 'session_resume' | 'utility';
@@ -29,6 +30,11 @@ export interface TurnRequest {
   readonly history?: readonly HistoryEntry[];
   /** Images attached to the prompt (absolute paths); each channel sends them its CLI's way. */
   readonly images?: readonly string[];
+  /**
+   * Holds a request the mode would deny for the person to decide (the
+   * inbox); absent: such a request is denied at once, as in a utility turn.
+   */
+  readonly hold?: ApprovalHold;
 }
 
 /** One prompt or answer of a session's conversation, as the transcript keeps it. */

@@ -245,20 +245,27 @@ export interface SessionReviewRequestTable {
   last_refreshed_at: number | null;
 }
 
-/** The last git figures of a session branch, with the tips they were read at (migrations/017_session_archive.sql). */
-export interface SessionGitProbeTable {
-  session_id: string;
-  kind: string;
-  tips: string;
-  value: string;
-}
-
 /** Other machines sessions can run on (migrations/015_hosts.sql). */
 export interface HostTable {
   name: string;
   destination: string;
   root: Generated<string>;
   created_at: number;
+}
+
+export interface ApprovalTable {
+  id: string;
+  session_id: string;
+  agent: string;
+  kind: string;
+  subject: string;
+  cwd: string | null;
+  reason: string;
+  scope: string;
+  status: Generated<string>;
+  created_at: number;
+  expires_at: number;
+  decided_at: number | null;
 }
 
 export interface DB {
@@ -275,11 +282,11 @@ export interface DB {
   session_group: SessionGroupTable;
   session_group_member: SessionGroupMemberTable;
   session_review_request: SessionReviewRequestTable;
-  session_git_probe: SessionGitProbeTable;
   git_step: GitStepTable;
   review_thread: ReviewThreadTable;
   diff_comment: DiffCommentTable;
   prompt_history: PromptHistoryTable;
   session_draft: SessionDraftTable;
   host: HostTable;
+  approval: ApprovalTable;
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from './executor.js';
+import { createApprovalRepo, type ApprovalRepo } from './approval-repo.js';
 import { createComposerRepo, type ComposerRepo } from './composer-repo.js';
 import { createDiffCommentRepo, type DiffCommentRepo } from './diff-comment-repo.js';
 import { createGitStepRepo, type GitStepRepo } from './git-step-repo.js';
@@ -20,6 +21,7 @@ export type { ComposerRepo } from './composer-repo.js';
 export type { GitStepRepo } from './git-step-repo.js';
 export type { GroupRepo } from './group-repo.js';
 export type { HostRepo } from './host-repo.js';
+export type { ApprovalRepo } from './approval-repo.js';
 export type { DiffCommentPatch, DiffCommentRepo, NewDiffComment } from './diff-comment-repo.js';
 export type { ProjectRepo } from './project-repo.js';
 export type {
@@ -53,6 +55,8 @@ export interface Store {
   readonly groups: GroupRepo;
   /** Other machines sessions can run on. */
   readonly hosts: HostRepo;
+  /** Agent requests held for the person, and the session grants. */
+  readonly approvals: ApprovalRepo;
   /**
    * Runs `fn` with repositories bound to one transaction: committed when it
    * resolves, rolled back when it throws. Inside a transaction it joins it.
@@ -84,6 +88,7 @@ export function createStore(db: Executor): Store {
     composer: createComposerRepo(db),
     groups: createGroupRepo(db),
     hosts: createHostRepo(db),
+    approvals: createApprovalRepo(db),
     transaction: (fn) =>
       db.isTransaction ? fn(store) : db.transaction().execute((trx) => fn(createStore(trx))),
     externalChanges: async () => {

@@ -23,7 +23,8 @@ export function handleInboxKey(ctx: KeyContext, id: string): void {
   if (!view) return;
   const items = ctx.state.inbox;
   const cursor = inboxCursor(view.cursor, items.length);
-  switch (actionFor('inbox', id)) {
+  const action = actionFor('inbox', id);
+  switch (action) {
     case 'open':
     case 'close':
       ctx.apply({ type: 'inboxView', view: null });
@@ -39,6 +40,17 @@ export function handleInboxKey(ctx: KeyContext, id: string): void {
       if (!item) return;
       ctx.apply({ type: 'inboxView', view: null });
       ctx.intents.openInboxItem(item.projectId, item.sessionId);
+      return;
+    }
+    case 'approveOnce':
+    case 'approveSession':
+    case 'deny': {
+      // Only an approval item is answered here; on any other item the key does nothing.
+      const item = items[cursor];
+      if (!item?.approvalId) return;
+      const choice =
+        action === 'approveOnce' ? 'once' : action === 'approveSession' ? 'session' : 'denied';
+      ctx.intents.decideApproval(item.approvalId, choice);
       return;
     }
     case undefined:

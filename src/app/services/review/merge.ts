@@ -109,8 +109,7 @@ export class MergeQueue {
         );
         for (const project of await store.projects.list()) {
           if (this.busy.has(project.id)) continue;
-          // Queued and Merging are live statuses: the archive is not read.
-          const sessions = await store.sessions.listLive(project.id);
+          const sessions = await store.sessions.listByProject(project.id);
           if (sessions.some((s) => s.status === 'Merging')) continue;
           const next = sessions
             .filter((s) => s.status === 'Queued' && !pending.has(s.id))

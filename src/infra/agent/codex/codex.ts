@@ -10,7 +10,13 @@ import { AgentError } from '../agent-error.js';
 import { RpcError } from './json-rpc.js';
 import { TurnAccumulator, asRecord, asString, turnResult } from '../turn-parts.js';
 import { startRuntime, type Runtime } from './app-server.js';
-import { decideApproval, deniedLine, describeAsk, type ApprovalAsk } from '../approval.js';
+import {
+  decideApproval,
+  deniedLine,
+  describeAsk,
+  holdRequest,
+  type ApprovalAsk,
+} from '../approval.js';
 import type { PermissionMode } from '../../../domain/permission-mode.js';
 import { CodexTurnUsage } from './turn-usage.js';
 import type * as CodexWireModule from './wire.js';
@@ -164,6 +170,8 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     usage: CodexTurnUsage;
     request: TurnRequest;
     onEvent: (e: TurnEvent) => void;
+    /** The turn's signal: a request held for the person is denied when the turn stops. */
+    signal: AbortSignal;
     done: (error: Error | null) => void;
     turnId: string | null;
   } | null = null;
@@ -227,38 +235,41 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       if (current && !willRetry)
         current.onEvent({ type: 'progress', text: `Codex: ${error.message.slice(0, 80)}` });
     });
-    // Approvals, fail-closed: what the session's mode does not allow is declined and told in the transcript.
-    const decide = (method: string, params: unknown): boolean => {
+    // Approvals, fail-closed: what the session's mode does not allow is declined and told in the
+    // transcript, unless the person may grant it (approval.ts holdRequest): then it is held for them.
+    const decide = async (method: string, params: unknown): Promise<boolean> => {
       const ask = codexAsk(method, params, (itemId) => changes.get(itemId) ?? []);
       if (!ask) return false;
+      const turn = current;
       // No turn of this channel is running: nobody asked for anything.
-      const decision = current
-        ? decideApproval(current.request.permissionMode, rt.cwd, ask)
+      const decision = turn
+        ? decideApproval(turn.request.permissionMode, rt.cwd, ask)
         : ({ allow: false, reason: 'no turn is running' } as const);
-      if (!decision.allow) {
-        const why = asString(asRecord(params)['reason']);
-        current?.onEvent({
-          type: 'denied',
-          text: deniedLine(
-            LABEL,
-            describeAsk(ask, rt.cwd),
-            `${decision.reason}${why ? ` (Codex's reason: ${why.replace(/\s+/g, ' ').slice(0, 160)})` : ''}`,
-          ),
-        });
+      if (decision.allow) return true;
+      const why = asString(asRecord(params)['reason']);
+      const reason = `${decision.reason}${why ? ` (Codex's reason: ${why.replace(/\s+/g, ' ').slice(0, 160)})` : ''}`;
+      const held = turn?.request.hold ? holdRequest(LABEL, rt.cwd, ask, reason) : null;
+      if (turn?.request.hold && held) {
+        const answer = await turn.request.hold(held, turn.signal).catch(() => 'denied' as const);
+        return answer === 'once' || answer === 'session';
       }
-      return decision.allow;
+      turn?.onEvent({ type: 'denied', text: deniedLine(LABEL, describeAsk(ask, rt.cwd), reason) });
+      return false;
     };
+    // Grove keeps the session's grants itself (narrower than Codex's own), so an approval is `accept`.
     peer.answer(
       'item/commandExecution/requestApproval',
-      (params) => ({
-        decision: decide('item/commandExecution/requestApproval', params) ? 'accept' : 'decline',
+      async (params) => ({
+        decision: (await decide('item/commandExecution/requestApproval', params))
+          ? 'accept'
+          : 'decline',
       }),
       { decision: 'decline' },
     );
     peer.answer(
       'item/fileChange/requestApproval',
-      (params) => ({
-        decision: decide('item/fileChange/requestApproval', params) ? 'accept' : 'decline',
+      async (params) => ({
+        decision: (await decide('item/fileChange/requestApproval', params)) ? 'accept' : 'decline',
       }),
       { decision: 'decline' },
     );
@@ -268,20 +279,22 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     } as const;
     peer.answer(
       'execCommandApproval',
-      (params) => (decide('execCommandApproval', params) ? { decision: 'approved' } : denied),
+      async (params) =>
+        (await decide('execCommandApproval', params)) ? { decision: 'approved' } : denied,
       denied,
     );
     peer.answer(
       'applyPatchApproval',
-      (params) => (decide('applyPatchApproval', params) ? { decision: 'approved' } : denied),
+      async (params) =>
+        (await decide('applyPatchApproval', params)) ? { decision: 'approved' } : denied,
       denied,
     );
     // Nothing granted: the sandbox stays as the mode set it.
     const noPermissions = { permissions: {}, scope: 'turn' } as const;
     peer.answer(
       'item/permissions/requestApproval',
-      (params) => {
-        decide('item/permissions/requestApproval', params);
+      async (params) => {
+        await decide('item/permissions/requestApproval', params);
         return noPermissions;
       },
       noPermissions,
@@ -405,6 +418,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
         usage: new CodexTurnUsage(),
         request,
         onEvent,
+        signal,
         turnId: null,
         done: (error) => (error ? reject(error) : resolve()),
       };

@@ -94,7 +94,9 @@ export interface CheckedPeer {
   /** Answers a request; one that does not match its schema gets `refuse` (fail-closed). */
   answer<M extends keyof CodexServerRequests>(
     method: M,
-    handler: (params: CodexServerRequests[M]['params']) => CodexServerRequests[M]['response'],
+    handler: (
+      params: CodexServerRequests[M]['params'],
+    ) => CodexServerRequests[M]['response'] | Promise<CodexServerRequests[M]['response']>,
     refuse: CodexServerRequests[M]['response'],
   ): void;
 }

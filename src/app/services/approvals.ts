@@ -1,0 +1,191 @@
+// The approval desk (issue 25, item 2): an agent CLI's request that the
+// session's mode would deny, held for the person. The request is stored (the
+// inbox shows it), the agent's turn waits, and whoever decides it — this
+// process, another Grove, `grove approve` / `grove deny` — writes the row;
+// the waiting turn sees the decision (at once here, by reading the row
+// elsewhere), or denies it itself when the approval timeout passes.
+import { randomUUID } from 'node:crypto';
+import {
+  APPROVAL_TIMEOUT_KEY,
+  DEFAULT_APPROVAL_TIMEOUT,
+  approvalScope,
+  approvalShortId,
+  approvalTimeoutMs,
+  approvalWhat,
+  choiceWords,
+  type ApprovalChoice,
+  type HeldApproval,
+} from '../../domain/approval.js';
+import type { HoldAnswer, HoldRequest } from '../../infra/agent/approval.js';
+import type { Runtime, Store } from '../ports.js';
+
+/** How often a waiting turn reads its row for a decision made by another process. */
+const POLL_MS = 500;
+
+export interface ApprovalDeskDeps {
+  readonly store: Store;
+  readonly runtime: Runtime;
+  /** The global settings now (the timeout is read at each request). */
+  readonly settings: () => Readonly<Record<string, string>>;
+  /** Adds a transcript line to the session (sanitized there). */
+  readonly note: (sessionId: string, text: string) => Promise<void>;
+}
+
+/** What deciding an approval came to. */
+export type DecideOutcome =
+  { readonly ok: true; readonly held: HeldApproval } | { readonly ok: false; readonly why: string };
+
+export class ApprovalDesk {
+  /** Turns of this process waiting on a request, by its id. */
+  private readonly waiters = new Map<string, (answer: HoldAnswer) => void>();
+
+  constructor(private readonly deps: ApprovalDeskDeps) {}
+
+  private log(text: string, detail?: Record<string, unknown>): void {
+    this.deps.runtime.logger.log('info', text, detail);
+  }
+
+  /** Holds `request` of the session's turn and resolves with the person's answer. */
+  async hold(sessionId: string, request: HoldRequest, signal: AbortSignal): Promise<HoldAnswer> {
+    const { store, runtime } = this.deps;
+    const what = approvalWhat({ kind: request.kind, subject: request.subject, cwd: request.cwd });
+    const scope = approvalScope(request.kind, request.subject, request.cwd);
+    if (await store.approvals.hasGrant(sessionId, scope)) {
+      await this.deps.note(
+        sessionId,
+        `[Approved] ${request.agent} asked to ${what}; it passed, as you approved it for this session earlier.`,
+      );
+      this.log('approval granted by a session grant', { sessionId, scope });
+      return 'session';
+    }
+    const settings = this.deps.settings();
+    const stored = (settings[APPROVAL_TIMEOUT_KEY] ?? '').trim();
+    const timeoutText = approvalTimeoutMs(stored) === null ? DEFAULT_APPROVAL_TIMEOUT : stored;
+    const timeoutMs = approvalTimeoutMs(timeoutText) ?? 10 * 60_000;
+    const now = runtime.clock.now();
+    const id = randomUUID();
+    await store.approvals.add({
+      id,
+      sessionId,
+      agent: request.agent,
+      kind: request.kind,
+      subject: request.subject,
+      cwd: request.cwd,
+      reason: request.reason,
+      scope,
+      createdAt: now,
+      expiresAt: now + timeoutMs,
+    });
+    const short = approvalShortId(id);
+    await this.deps.note(
+      sessionId,
+      `[Approval] ${request.agent} asks to ${what}. The session's mode would deny it (${request.reason}). It waits for you in the inbox (Ctrl+O), or grove approve ${short} / grove deny ${short}.`,
+    );
+    this.log('approval held', { id, sessionId, agent: request.agent, what });
+    const answer = await this.wait(id, now + timeoutMs, signal);
+    const words =
+      answer === 'timedOut'
+        ? `Grove denied it on timeout: nobody answered within ${timeoutText}`
+        : answer === 'denied' && signal.aborted
+          ? 'Grove denied it: the turn was stopped'
+          : answer === 'once'
+            ? 'you approved it once'
+            : answer === 'session'
+              ? 'you approved it for this session'
+              : 'you denied it';
+    await this.deps.note(
+      sessionId,
+      `${answer === 'once' || answer === 'session' ? '[Approved]' : '[Denied]'} ${request.agent} asked to ${what}; ${words}.`,
+    );
+    this.log(`approval ${choiceWords(answer)}`, { id, sessionId });
+    return answer;
+  }
+
+  private wait(id: string, expiresAt: number, signal: AbortSignal): Promise<HoldAnswer> {
+    const { store, runtime } = this.deps;
+    return new Promise<HoldAnswer>((resolve) => {
+      let over = false;
+      const finish = (answer: HoldAnswer): void => {
+        if (over) return;
+        over = true;
+        clearInterval(poll);
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.waiters.delete(id);
+        resolve(answer);
+      };
+      // Decided elsewhere, or timed out: the row says which.
+      const read = async (): Promise<void> => {
+        const held = await store.approvals.get(id);
+        if (!held) return finish('denied');
+        if (held.status !== 'waiting') return finish(held.status);
+        if (runtime.clock.now() >= expiresAt) {
+          if (await store.approvals.decide(id, 'timedOut', runtime.clock.now()))
+            return finish('timedOut');
+          await read();
+        }
+      };
+      const check = (): void => {
+        read().catch((error: unknown) => runtime.logger.log('warn', 'approval read failed', error));
+      };
+      const onAbort = (): void => {
+        store.approvals
+          .decide(id, 'denied', runtime.clock.now())
+          .catch(() => false)
+          .then(
+            () => finish('denied'),
+            () => finish('denied'),
+          );
+      };
+      this.waiters.set(id, finish);
+      const poll = setInterval(check, POLL_MS);
+      const timer = setTimeout(check, Math.max(0, expiresAt - runtime.clock.now()) + 10);
+      poll.unref();
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) onAbort();
+    });
+  }
+
+  /**
+   * Decides the held request named by `ref`: its id, a prefix of it (at
+   * least four characters), or the inbox item's id (`approval:ID`).
+   */
+  async decide(ref: string, choice: ApprovalChoice): Promise<DecideOutcome> {
+    const { store, runtime } = this.deps;
+    const found = await findApproval(store, ref);
+    if (!found.ok) return found;
+    const held = found.held;
+    const now = runtime.clock.now();
+    if (held.status !== 'waiting' || held.expiresAt <= now)
+      return {
+        ok: false,
+        why: `that request was already ${choiceWords(held.status === 'waiting' ? 'timedOut' : held.status)}`,
+      };
+    if (!(await store.approvals.decide(held.id, choice, now)))
+      return { ok: false, why: 'that request was decided a moment ago elsewhere' };
+    this.log(`approval ${choiceWords(choice)} by the person`, {
+      id: held.id,
+      sessionId: held.sessionId,
+    });
+    // A turn of this process waits on it: it goes on at once (others read the row).
+    this.waiters.get(held.id)?.(choice);
+    return { ok: true, held: { ...held, status: choice, decidedAt: now } };
+  }
+}
+
+/** The held request `ref` names (its id, a prefix of four or more characters, or `approval:ID`). */
+export async function findApproval(
+  store: Store,
+  ref: string,
+): Promise<{ readonly ok: true; readonly held: HeldApproval } | { ok: false; why: string }> {
+  const id = ref.trim().replace(/^approval:/, '');
+  if (id.length < 4) return { ok: false, why: `no request is named '${ref}'` };
+  const exact = await store.approvals.get(id);
+  if (exact) return { ok: true, held: exact };
+  const matches = await store.approvals.findByPrefix(id);
+  if (matches.length === 0) return { ok: false, why: `no request is named '${ref}'` };
+  if (matches.length > 1)
+    return { ok: false, why: `'${ref}' names more than one request: give more of its id` };
+  const [held] = matches as [HeldApproval];
+  return { ok: true, held };
+}

@@ -1,0 +1,43 @@
+// grove approve ITEM [--once|--session]: answers a request an agent CLI holds for the person.
+import type { Infra } from '../compose.js';
+import { decideApproval } from '../app/awaited-intents.js';
+import {
+  approvalShortId,
+  approvalWhat,
+  choiceWords,
+  type ApprovalChoice,
+} from '../domain/approval.js';
+import { sanitizeLine } from '../domain/sanitize.js';
+import { EXIT, type HeadlessIo } from './headless.js';
+import type { HeadlessCommand } from './args.js';
+
+/** Decides the held request `item` (shared by grove approve and grove deny); prints what was done. */
+export async function answerApproval(
+  infra: Infra,
+  io: HeadlessIo,
+  item: string,
+  choice: ApprovalChoice,
+): Promise<number> {
+  const outcome = await decideApproval(
+    { store: infra.store, runtime: infra.runtime },
+    item,
+    choice,
+  );
+  if (!outcome.ok) {
+    io.stderr.write(`grove: ${sanitizeLine(outcome.why)}\n`);
+    return EXIT.failed;
+  }
+  const held = outcome.held;
+  io.stdout.write(
+    `${approvalShortId(held.id)}: ${choiceWords(choice)}: ${sanitizeLine(held.agent)} asked to ${approvalWhat(held)}\n`,
+  );
+  return EXIT.ok;
+}
+
+export function approveCommand(
+  infra: Infra,
+  io: HeadlessIo,
+  command: Extract<HeadlessCommand, { kind: 'approve' }>,
+): Promise<number> {
+  return answerApproval(infra, io, command.item, command.session ? 'session' : 'once');
+}
