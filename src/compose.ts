@@ -14,7 +14,11 @@ import { exposurePolicy, HIDDEN_PATHS_KEY, PASS_ENV_KEY } from './domain/agent-e
 import { createForge } from './infra/forge/forge.js';
 import { processOwner } from './infra/owner.js';
 import { makePrivateDir } from './infra/private-files.js';
-import type { Agents, Forge, GitClient, Runtime, Store } from './app/ports.js';
+import type { Agents, Forge, GitClient, HostSessions, Runtime, Store } from './app/ports.js';
+import { allowUnconfinedKey } from './domain/host.js';
+import { groveSsh } from './infra/hosts/ssh.js';
+import { remoteAgentStarter } from './infra/hosts/remote-agent.js';
+import { createHostSessions } from './infra/hosts/remote-session.js';
 
 declare const __GROVE_VERSION__: string | undefined;
 export const VERSION = typeof __GROVE_VERSION__ === 'string' ? __GROVE_VERSION__ : '0.0.0-dev';
@@ -28,6 +32,8 @@ export interface Infra {
   readonly store: Store;
   readonly git: GitClient;
   readonly agents: Agents;
+  /** Sessions on hosts (issue 24). */
+  readonly hosts: HostSessions;
   readonly forge: Forge;
   readonly runtime: Runtime;
 }
@@ -68,6 +74,8 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
       ),
     logger,
   });
+  // One ssh transport for every host: the shared connections' sockets in GROVE_HOME/ssh.
+  const ssh = groveSsh(env, paths.home);
   return {
     paths,
     logger,
@@ -77,7 +85,18 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
     // Worktrees of Grove's projects get their git folders from the repository's own list.
     git: createGitClient(env, async () => (await store.projects.list()).map((p) => p.path)),
     // The extra ACP agents of GROVE_HOME/agents.json, read once (a refused file offers none; doctor says why).
-    agents: createAgents(env, logger, launcher, loadAcpAgents(paths.acpAgents)),
+    agents: createAgents(
+      env,
+      logger,
+      launcher,
+      loadAcpAgents(paths.acpAgents),
+      remoteAgentStarter(ssh),
+    ),
+    hosts: createHostSessions(
+      ssh,
+      store.hosts,
+      async (host) => (await store.settings.getGlobal(allowUnconfinedKey(host.name))) === 'on',
+    ),
     forge: createForge(env, logger),
     runtime: { clock, logger, paths, env, owner },
   };

@@ -244,6 +244,7 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
     forge,
     shell: shellRunner,
     runtime,
+    hosts: infra.hosts,
     clipboard: createClipboard((data) => terminal.write(data), env),
     images: createImageStore(join(paths.home, 'images'), env),
     handoff,

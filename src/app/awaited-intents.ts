@@ -32,6 +32,8 @@ export interface AwaitedIntents {
     choice: ModelChoice,
     settings: Readonly<Record<string, string>>,
     mode: PermissionMode,
+    /** The host the session runs on; absent or null: this machine. */
+    host?: string | null,
   ): Promise<Session>;
   /** A session no agent was asked anything in goes again, with its branch and worktree. */
   discardUnstarted(sessionId: string): Promise<void>;
@@ -101,8 +103,8 @@ export function awaitedIntents(controller: Controller): AwaitedIntents {
   const { sessions, workers, leases, review, bestOf } = controller;
   return {
     shutdown: () => controller.shutdown(),
-    createSession: (projectId, choice, settings, mode) =>
-      sessions.create(projectId, choice, settings, mode),
+    createSession: (projectId, choice, settings, mode, host) =>
+      sessions.create(projectId, choice, settings, mode, host ?? null),
     discardUnstarted: (sessionId) => sessions.discardUnstarted(sessionId),
     setPermissionMode: async (sessionId, mode) => {
       await sessions.setPermissionMode(sessionId, mode);

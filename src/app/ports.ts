@@ -12,6 +12,7 @@ export type { Agents, SessionTurnInput, SessionTurnOutput } from '../infra/agent
 export type { Forge, ForgeConnection } from '../infra/forge/forge.js';
 export type { Clipboard } from '../infra/clipboard.js';
 export type { ImageStore } from '../infra/images.js';
+export type { HostSessions } from '../infra/hosts/remote-session.js';
 
 export interface Runtime {
   readonly clock: Clock;

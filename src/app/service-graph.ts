@@ -4,6 +4,7 @@ import type {
   Clipboard,
   Forge,
   GitClient,
+  HostSessions,
   ImageStore,
   Notifier,
   Runtime,
@@ -38,6 +39,8 @@ export interface ControllerDeps {
   readonly shell: ShellRunner;
   readonly runtime: Runtime;
   readonly forge: Forge;
+  /** Sessions on hosts: their place before a turn and their branch brought back after. */
+  readonly hosts?: HostSessions;
   /** The system clipboard (the TUI's `y`); absent in headless commands. */
   readonly clipboard?: Clipboard;
   /** Where images attached in the composer are stored (the TUI). */
@@ -151,6 +154,7 @@ export function buildServices(
     runtime,
     shutdown,
     approvals: s.approvals,
+    ...(deps.hosts ? { hosts: deps.hosts } : {}),
     afterTurn: (sessionId, signal, operation) =>
       review.afterTurn(sessionId, signal, focusedReviews, operation),
   });

@@ -22,6 +22,8 @@ export type HeadlessCommand =
       reasoning: string | null;
       n: number | null;
       agents: string | null;
+      /** The host the session runs on (grove host add); null: this machine. */
+      host: string | null;
       mode: PermissionMode | null;
       output: OutputFormat;
       timeoutMs: number | null;
@@ -92,7 +94,7 @@ const TURN_OPTIONS = `  --mode MODE         auto-edit, read-only or plan: what t
 
 /** `grove <command> --help`; docs/usage/cli.md quotes each one verbatim (a test checks). */
 export const COMMAND_HELP: Record<(typeof COMMAND_NAMES)[number], string> = {
-  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [-n N] [--agents LIST] [--mode MODE] [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
+  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [-n N] [--agents LIST] [--host NAME] [--mode MODE] [--output FORMAT] [--timeout DURATION] [--progress] [PROMPT]
 
 Creates a session exactly as 'a' does in the TUI (worktree, branch grove/<id>,
 .worktreeinclude, setup command), runs one turn, prints the result and exits.
@@ -110,6 +112,8 @@ Options:
                       command in each and a judge that ranks them (prints the
                       ranking; see docs/usage/parallel.md)
   --agents LIST       With -n: the variants' agents, cycled (claude,codex:gpt-5.5)
+  --host NAME         Run the session's agent on host NAME (grove host add;
+                      Claude Code only; see docs/usage/hosts.md)
 ${TURN_OPTIONS}
 
 ${EXIT_LINE}`,
@@ -394,6 +398,7 @@ function parseCommand(
         reasoning: { type: 'string' },
         n: { type: 'string', short: 'n' },
         agents: { type: 'string' },
+        host: { type: 'string' },
         ...TURN_FLAGS,
       });
       if (values.help) return { kind: 'help', command: name };
@@ -403,6 +408,8 @@ function parseCommand(
         throw new UsageError(`-n must be a whole number from 2 to ${MAX_VARIANTS}`);
       if (typeof values.agents === 'string' && n === null)
         throw new UsageError('--agents needs -n N');
+      if (typeof values.host === 'string' && n !== null)
+        throw new UsageError('--host cannot be used with -n N yet');
       return {
         kind: 'run',
         ...turnOptions(values),
@@ -411,6 +418,7 @@ function parseCommand(
         reasoning: str(values.reasoning),
         n,
         agents: str(values.agents),
+        host: str(values.host),
         prompt: positionals[0] ?? null,
       };
     }

@@ -142,6 +142,7 @@ export async function headlessContext(
     forge: infra.forge,
     shell: shellRunner,
     runtime: infra.runtime,
+    hosts: infra.hosts,
     focusedReviews: false,
   });
   app.setIntents(controller);

@@ -3,16 +3,24 @@ import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
 
 export type HostCommand =
-  | { kind: 'host'; action: 'add'; name: string; destination: string; root: string | null }
+  | {
+      kind: 'host';
+      action: 'add';
+      name: string;
+      destination: string;
+      root: string | null;
+      /** Agents may run there without bubblewrap (said in words by the person). */
+      allowUnconfined: boolean;
+    }
   | { kind: 'host'; action: 'ls'; json: boolean }
   | { kind: 'host'; action: 'rm'; name: string }
   | { kind: 'host'; action: 'check'; name: string; json: boolean };
 
-export const HOST_HELP = `Usage: grove host add NAME DEST [--root DIR] | ls [--json] | rm NAME | check NAME [--json]
+export const HOST_HELP = `Usage: grove host add NAME DEST [--root DIR] [--allow-unconfined] | ls [--json] | rm NAME | check NAME [--json]
 
 Hosts are other machines sessions will run on, reached with your own ssh
-(its config, keys and agent; BatchMode, nothing forwarded). Running sessions
-on a host is not built yet: these commands name hosts and check them.
+(its config, keys and agent; BatchMode, nothing forwarded). Start a session
+on one with grove run --host NAME (Claude Code only, for now).
 
   add NAME DEST  Names a host: DEST is what ssh accepts (user@host, an alias
                  of ~/.ssh/config). Does not connect.
@@ -25,6 +33,10 @@ on a host is not built yet: these commands name hosts and check them.
 Options:
   --root DIR  Grove's folder on the host (default .grove-host in the host
               user's home; ~/… and absolute paths too)
+  --allow-unconfined
+              Let agents run on this host without bubblewrap when it has none
+              (they can then write anywhere the host user can); without it,
+              such a host runs no agent
   --json      Print JSON (ls: an array of {name, destination, root};
               check: an array of {check, status, detail, fix})
 
@@ -67,7 +79,9 @@ export function parseHostCommand(args: readonly string[]): HostCommand | null {
   if (!known) throw new UsageError(`unknown host command '${action}' (use ${ACTIONS.join(', ')})`);
   const { values, positionals } = parse(rest, {
     help: { type: 'boolean' },
-    ...(known === 'add' ? { root: { type: 'string' as const } } : {}),
+    ...(known === 'add'
+      ? { root: { type: 'string' as const }, 'allow-unconfined': { type: 'boolean' as const } }
+      : {}),
     ...(known === 'ls' || known === 'check' ? { json: { type: 'boolean' as const } } : {}),
   });
   if (values['help'] === true) return null;
@@ -82,6 +96,7 @@ export function parseHostCommand(args: readonly string[]): HostCommand | null {
         name: positionals[0] ?? '',
         destination: positionals[1] ?? '',
         root: typeof root === 'string' ? root : null,
+        allowUnconfined: values['allow-unconfined'] === true,
       };
     }
     case 'ls':

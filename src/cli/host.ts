@@ -4,6 +4,7 @@ import {
   DEFAULT_HOST_ROOT,
   destinationProblem,
   hostNameProblem,
+  allowUnconfinedKey,
   hostRootProblem,
   type Host,
 } from '../domain/host.js';
@@ -59,13 +60,35 @@ async function addHost(
   });
   if (!added) {
     const existing = await infra.store.hosts.get(command.name);
+    // The same host again: only whether agents may run unconfined there changes (sessions may name it).
+    if (existing?.destination === command.destination && existing.root === root) {
+      await infra.store.settings.setGlobal(
+        allowUnconfinedKey(command.name),
+        command.allowUnconfined ? 'on' : 'off',
+      );
+      io.stdout.write(
+        command.allowUnconfined
+          ? `Host ${command.name}: agents may run there without bubblewrap when it has none: they can then write anywhere its user can.\n`
+          : `Host ${command.name}: agents run there only inside bubblewrap.\n`,
+      );
+      return EXIT.ok;
+    }
     throw new CommandError(
       `a host is already named '${command.name}' (${existing?.destination ?? '?'}); grove host rm ${command.name} first to change it`,
       EXIT.usage,
     );
   }
+  // Stored either way: a host added again without the flag confines again.
+  await infra.store.settings.setGlobal(
+    allowUnconfinedKey(command.name),
+    command.allowUnconfined ? 'on' : 'off',
+  );
   io.stdout.write(
-    `Added host ${command.name}: ssh ${command.destination}, root ${root}.\nCheck it: grove host check ${command.name}\n`,
+    `Added host ${command.name}: ssh ${command.destination}, root ${root}.\n${
+      command.allowUnconfined
+        ? `Agents may run on ${command.name} without bubblewrap when it has none: they can then write anywhere its user can.\n`
+        : ''
+    }Check it: grove host check ${command.name}\n`,
   );
   return EXIT.ok;
 }

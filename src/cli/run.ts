@@ -16,6 +16,7 @@ import {
 } from './headless.js';
 import { finishTurn, followTurn } from './turn-result.js';
 import { runBestOf } from './best-of.js';
+import { findHost } from './host.js';
 import type { HeadlessCommand } from './args.js';
 
 /** A failure before the turn started: no session is left behind, and the prompt is given back. */
@@ -54,9 +55,26 @@ export async function runCommand(
       EXIT.failed,
     );
   }
+  if (command.host !== null) {
+    await findHost(infra, command.host);
+    if (choice.agent !== 'claude')
+      throw new CommandError(
+        notStarted(
+          `only Claude Code runs on hosts yet, not ${choice.agent}: use --agent claude with --host`,
+          prompt,
+        ),
+        EXIT.usage,
+      );
+  }
   const startedAt = infra.clock.now();
   const session = await ctx.intents
-    .createSession(ctx.project.id, choice, ctx.app.state.settings, command.mode ?? 'auto_edit')
+    .createSession(
+      ctx.project.id,
+      choice,
+      ctx.app.state.settings,
+      command.mode ?? 'auto_edit',
+      command.host,
+    )
     .catch((error: unknown) => {
       throw new CommandError(
         notStarted(

@@ -11,6 +11,8 @@ export const SessionResultSchema = z.object({
   branch: z.string(),
   baseBranch: z.string(),
   worktree: z.string(),
+  /** The host the session runs on (grove host add); null: this machine. */
+  host: z.nullable(z.string()),
   status: z.string(),
   agent: z.string(),
   model: z.string(),
@@ -56,6 +58,7 @@ export function sessionResult(
     branch: session.branch,
     baseBranch: session.baseBranch,
     worktree: session.worktreePath,
+    host: session.host ?? null,
     status: session.status,
     agent: session.agent,
     model: session.model,
@@ -88,6 +91,8 @@ export const SessionListItemSchema = z.object({
   agent: z.string(),
   model: z.string(),
   branch: z.string(),
+  /** The host the session runs on; null: this machine. */
+  host: z.nullable(z.string()),
   activeSeconds: z.number(),
   updatedAt: z.string(),
 });
@@ -103,6 +108,7 @@ export function listItem(session: Session, now: number): z.infer<typeof SessionL
     agent: session.agent,
     model: session.model,
     branch: session.branch,
+    host: session.host ?? null,
     activeSeconds: activeWorkSeconds(session, now),
     updatedAt: new Date(session.updatedAt).toISOString(),
   };

@@ -76,3 +76,23 @@ export function versionAtLeast(
   const [a = 0, b = 0] = found;
   return a > major || (a === major && b >= minor);
 }
+
+/** Where a session's agent runs on a host (infra/hosts/remote-session.ts makes it before each turn). */
+export interface HostPlace {
+  readonly host: Host;
+  /** Grove's root folder on the host, absolute. */
+  readonly root: string;
+  /** The project's bare mirror on the host. */
+  readonly mirror: string;
+  /** The session's worktree on the host: the agent's working folder. */
+  readonly worktree: string;
+  /** The session's branch (the same name here and on the host). */
+  readonly branch: string;
+  /** True: the agent runs inside bubblewrap on the host; false: the person allowed unconfined runs there. */
+  readonly confined: boolean;
+}
+
+/** The global setting that allows agents to run unconfined on the host `name` (`grove host add --allow-unconfined`). */
+export function allowUnconfinedKey(name: string): string {
+  return `host.${name}.allowUnconfined`;
+}

@@ -132,6 +132,8 @@ export interface Session {
    * until the person acknowledges it (null or absent: nothing to acknowledge).
    */
   readonly guardFlag?: string | null;
+  /** The host the session runs on (a host's name); null or absent: this machine. */
+  readonly host?: string | null;
 }
 
 /** Whole seconds of active work at `now` (epoch ms). */

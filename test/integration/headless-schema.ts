@@ -25,6 +25,7 @@ export const ResultSchema = z
     branch: z.string().regex(/^grove\/[0-9a-f]{8}$/),
     baseBranch: z.string().min(1),
     worktree: z.string().startsWith('/'),
+    host: z.string().nullable(),
     status: Status,
     agent: z.union([z.enum(['claude', 'codex', 'gemini']), z.string().regex(/^acp:[a-z0-9_-]+$/)]),
     model: z.string().min(1),
@@ -119,6 +120,7 @@ export const ListSchema = z.array(
       agent: z.string(),
       model: z.string(),
       branch: z.string(),
+      host: z.string().nullable(),
       activeSeconds: z.number().int().nonnegative(),
       updatedAt: z.iso.datetime(),
     })

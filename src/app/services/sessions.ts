@@ -139,6 +139,8 @@ export class SessionService {
     choice: ModelChoice,
     settings: Readonly<Record<string, string>>,
     permissionMode: PermissionMode = 'auto_edit',
+    /** The host it runs on (a host's name); null: this machine. */
+    host: string | null = null,
   ): Promise<Session> {
     const { store, git, runtime } = this.deps;
     const project = await store.projects.get(projectId);
@@ -171,6 +173,7 @@ export class SessionService {
       permissionMode,
       createdAt: now,
       updatedAt: now,
+      ...(host === null ? {} : { host }),
     });
     const session = await store.sessions.get(id);
     if (!session) throw new Error('The new session could not be read back.');

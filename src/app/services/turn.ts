@@ -1,3 +1,4 @@
+import type { HostPlace } from '../../domain/host.js';
 import type { Operation } from '../../domain/operation.js';
 import type { AgentResponse } from '../../domain/protocol.js';
 import { providerInfo, type ProviderId } from '../../domain/providers.js';
@@ -15,6 +16,7 @@ import { ensureWorktree } from './session-setup.js';
 import { AgentGuard, takeGuardCost } from './agent-guard.js';
 import { commitTurn, describeError, generateTitle, type TurnContext } from './turn-commit.js';
 import { countUsage, spentBy } from './usage.js';
+import { bringBackFromHost, placeOnHost } from './remote-turn.js';
 import type { TurnDeps } from './turn-deps.js';
 
 export type { TurnDeps };
@@ -216,12 +218,15 @@ export class TurnRunner {
     if (!project) throw new ReportedError('The project is no longer registered.');
     // Checked here, before the agent starts: a missing folder would otherwise
     // fail its spawn with ENOENT, as if the agent CLI were not installed.
+    let place;
     try {
       await ensureWorktree(
         { git, note: (id, text) => sessions.note(id, 'notice', text) },
         session,
         project.path,
       );
+      // A session on a host: its mirror, branch and worktree there (issue 24).
+      place = await placeOnHost(this.deps, session, project.path, signal);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await sessions.note(
@@ -273,8 +278,10 @@ export class TurnRunner {
             userPrompt: prompt,
             ...(images.length > 0 ? { images } : {}),
             kind: session.providerConversationId ? 'session_resume' : 'session_start',
-            cwd: session.worktreePath,
-            mainCheckout: project.path,
+            // On a host the agent works in the host's worktree; the main checkout is not there.
+            cwd: place ? place.worktree : session.worktreePath,
+            mainCheckout: place ? '' : project.path,
+            ...(place ? { remote: place } : {}),
             model: session.model,
             reasoning: session.reasoning,
             permissionMode: session.permissionMode,
@@ -318,6 +325,13 @@ export class TurnRunner {
           'notice',
           `[Waiting] ${message}\nThe prompt stays queued; Grove sends it again when the limit lifts (${waitingText(limit, this.now())}).`,
         );
+        if (place)
+          await this.fromHost(
+            place,
+            session,
+            project.path,
+            'Work of a turn that waits for a usage limit',
+          );
         await commitTurn(this.context, session, project.path, signal, false).catch(() => {});
         await this.refreshDiff(session.id);
         await this.setStatus(session.id, 'Review');
@@ -342,6 +356,8 @@ export class TurnRunner {
         );
       }
       // The worktree may hold partial work: keep it committed on the branch.
+      if (place)
+        await this.fromHost(place, session, project.path, 'Work of a stopped or failed turn');
       await commitTurn(this.context, session, project.path, signal, false).catch(() => {});
       await this.refreshDiff(session.id);
       await this.setStatus(session.id, 'Review');
@@ -375,6 +391,16 @@ export class TurnRunner {
     });
     await sessions.publishSession(session.id);
 
+    if (place) {
+      this.progress(session.id, `Bringing the branch back from ${place.host.name}…`);
+      await bringBackFromHost(
+        this.deps,
+        place,
+        session,
+        project.path,
+        response.summary?.turn || 'Turn of the agent',
+      );
+    }
     this.progress(session.id, 'Committing changes…');
     const committed = await commitTurn(this.context, session, project.path, signal, true);
 
@@ -429,6 +455,25 @@ export class TurnRunner {
       `turn of ${session.id}: after the agent ${afterAgentMs.toFixed(1)} ms, Grove's own ${(afterAgentMs - utilityMs + guardMs).toFixed(1)} ms (commit-message agent ${utilityMs.toFixed(1)} ms, git guard ${guardMs.toFixed(1)} ms)`,
     );
     await this.deps.afterTurn?.(session.id, signal, operation);
+  }
+
+  /** A failed turn's work on a host, brought back if it can be; why not goes to the transcript. */
+  private async fromHost(
+    place: HostPlace,
+    session: Session,
+    projectPath: string,
+    message: string,
+  ): Promise<void> {
+    await bringBackFromHost(this.deps, place, session, projectPath, message).catch(
+      (error: unknown) =>
+        this.deps.sessions
+          .note(
+            session.id,
+            'notice',
+            `[Error] The work on ${place.host.name} was not brought back: ${describeError(error).message}`,
+          )
+          .catch(() => {}),
+    );
   }
 
   /** Diff size and bucket, after every turn (SessionService.refreshDiff). */

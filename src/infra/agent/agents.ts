@@ -8,6 +8,7 @@ import {
   type ModelChoice,
   type ProviderId,
 } from '../../domain/providers.js';
+import type { HostPlace } from '../../domain/host.js';
 import type { PermissionMode } from '../../domain/session.js';
 import { agentResponseJsonSchema, type AgentResponse } from '../../domain/protocol.js';
 import type { Logger } from '../log.js';
@@ -15,6 +16,7 @@ import {
   type AgentChannel,
   type ChannelOptions,
   type HistoryEntry,
+  type RemoteAgentStarter,
   type RequestKind,
   type TurnEvent,
   type TurnResult,
@@ -48,6 +50,8 @@ export interface SessionTurnInput {
   readonly images?: readonly string[];
   /** Holds a request the mode would deny for the person (TurnRequest.hold). */
   readonly hold?: ApprovalHold;
+  /** The session runs on a host, there (cwd is then the host's worktree). */
+  readonly remote?: HostPlace | null;
 }
 
 export interface SessionTurnOutput {
@@ -121,6 +125,7 @@ export function createAgents(
   logger: Logger,
   launcher: AgentLauncher = defaultLauncher(),
   acpAgents: AcpAgentsConfig = NO_ACP_AGENTS,
+  remote?: RemoteAgentStarter,
 ): Agents {
   // Messages the CLIs send that their protocol schemas do not describe go to the log.
   const wire = loggingWireWatch(logger);
@@ -129,6 +134,7 @@ export function createAgents(
     turnTimeoutMs,
     launcher,
     wire,
+    ...(remote ? { remote } : {}),
   });
   // What the model service said verbatim (an API error's JSON body) is kept here, not shown.
   const logRaw = (error: unknown): void => {
@@ -144,6 +150,12 @@ export function createAgents(
     onEvent: (event: TurnEvent) => void,
     signal: AbortSignal,
   ): Promise<SessionTurnOutput> => {
+    if (input.remote && channel.provider !== 'claude')
+      throw new AgentError(
+        channel.provider,
+        'crash',
+        `Only Claude Code runs on hosts yet; ${providerInfo(channel.provider)?.name ?? channel.provider} cannot run on ${input.remote.host.name}.`,
+      );
     const native = NATIVE_SCHEMA.has(channel.provider);
     // `@path` mentions in the form this CLI reads (the plain path for Codex).
     const form = providerInfo(channel.provider)?.fileMentions ?? 'at-path';
@@ -174,6 +186,7 @@ export function createAgents(
         ...(input.history === undefined ? {} : { history: input.history }),
         ...(input.images && input.images.length > 0 ? { images: input.images } : {}),
         ...(input.hold ? { hold: input.hold } : {}),
+        ...(input.remote ? { remote: input.remote } : {}),
       },
       onEvent,
       signal,

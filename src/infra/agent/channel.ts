@@ -1,3 +1,4 @@
+import type { HostPlace } from '../../domain/host.js';
 import type { PermissionMode } from '../../domain/session.js';
 import type { ProviderId } from '../../domain/providers.js';
 import type { AgentLauncher } from './confine/launcher.js';
@@ -35,6 +36,8 @@ export interface TurnRequest {
    * inbox); absent: such a request is denied at once, as in a utility turn.
    */
   readonly hold?: ApprovalHold;
+  /** The session runs on a host: its agent starts there, in this place (cwd is the host's worktree). */
+  readonly remote?: HostPlace | null;
 }
 
 /** One prompt or answer of a session's conversation, as the transcript keeps it. */
@@ -90,6 +93,37 @@ export interface AgentChannel {
   shutdown(): Promise<void>;
 }
 
+/** An agent process as a channel reads it, on this machine or on a host. */
+export interface TurnProcess {
+  /** Its stdout. */
+  readonly stdout: NodeJS.ReadableStream;
+  /** Resolves once it has exited and every byte of stdout was handed on. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The last few KiB of stderr (or why the link to it was lost). */
+  stderrTail(): string;
+  /** Ends its whole process group. Idempotent. */
+  kill(): void;
+}
+
+/** Starts an agent CLI on a host (infra/hosts/remote-agent.ts). */
+export interface RemoteAgentStarter {
+  /**
+   * Starts `command args` in the place's worktree on its host, detached, with
+   * `input` as its stdin (sent as a file, never on a command line). Rejects
+   * with a HostError in words.
+   */
+  start(
+    place: HostPlace,
+    spec: {
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly input: string;
+      /** Called when the link dropped and Grove reconnects, with a line for the progress row. */
+      readonly onReconnect?: (text: string) => void;
+    },
+  ): Promise<TurnProcess>;
+}
+
 /** Environment and lookup knobs shared by all channels (injected, for tests). */
 export interface ChannelOptions {
   /** Environment for agent processes (defaults to process.env). */
@@ -100,4 +134,6 @@ export interface ChannelOptions {
   readonly launcher?: AgentLauncher;
   /** Sees every message received from the CLI, judged against its protocol schema (unknown and invalid ones are logged). */
   readonly wire?: WireWatch;
+  /** Starts agents on hosts, for a request with `remote` (absent: such a request fails). */
+  readonly remote?: RemoteAgentStarter;
 }

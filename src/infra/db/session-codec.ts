@@ -142,6 +142,7 @@ export function decodeSession(row: SessionRow): Session {
     parentSessionId: row.parent_session_id,
     forkContext: row.fork_context,
     guardFlag: row.guard_flag === null ? null : sanitizeText(row.guard_flag),
+    host: row.host,
   };
 }
 

@@ -25,6 +25,8 @@ export interface NewSession {
   readonly titleProvisional?: boolean;
   readonly permissionMode?: PermissionMode;
   readonly prompt?: string | null;
+  /** The host the session runs on (host.name); null or absent: this machine. */
+  readonly host?: string | null;
 }
 
 export interface SessionRepo {
@@ -115,6 +117,7 @@ export function createSessionRepo(db: Executor): SessionRepo {
           created_at: session.createdAt,
           updated_at: session.updatedAt ?? session.createdAt,
           queued_at: session.status === 'Queued' ? session.createdAt : null,
+          host: session.host ?? null,
         })
         .execute();
     },

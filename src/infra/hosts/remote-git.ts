@@ -21,7 +21,7 @@ import { HostError, resolveRoot, runScript } from './remote-script.js';
 import type { Ssh } from './ssh.js';
 
 /** Settings on every git command Grove runs on a host: no hook, no file-system monitor. */
-const REMOTE_SAFE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+export const REMOTE_SAFE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
 
 export interface RemoteProject {
   readonly host: Host;
@@ -187,9 +187,12 @@ export async function fetchBranch(
   repo: string,
   branch: string,
   signal?: AbortSignal,
+  /** The local ref it goes to (default the branch itself; another when the branch is checked out here). */
+  into = `refs/heads/${branch}`,
 ): Promise<string> {
   const problem = branchProblem(branch);
   if (problem) throw new HostError(problem);
+  check(/^refs\/[A-Za-z0-9._/-]+$/.test(into), `'${into}' is not a ref`);
   const ref = `refs/heads/${branch}`;
   await git(
     [
@@ -203,11 +206,11 @@ export async function fetchBranch(
       '--no-auto-gc',
       `--upload-pack=${UPLOAD_PACK}`,
       project.url,
-      `+${ref}:${ref}`,
+      `+${ref}:${into}`,
     ],
     { cwd: repo, env: transportEnv(remote.ssh), timeoutMs: 300_000, signal },
   );
-  return gitOut(['rev-parse', '--verify', `${ref}^{commit}`], { cwd: repo, signal });
+  return gitOut(['rev-parse', '--verify', `${into}^{commit}`], { cwd: repo, signal });
 }
 
 /** Everything a session on a host needs before its first turn: the mirror, its branch at `commit`, its worktree. */

@@ -143,9 +143,15 @@ export interface StartedRun {
 export async function startRun(
   runner: RemoteRunner,
   command: string,
-  options: { readonly cwd?: string; readonly signal?: AbortSignal } = {},
+  options: {
+    readonly cwd?: string;
+    readonly signal?: AbortSignal;
+    /** The run's id, when its folder was made before (to hold an input file): newRunId(). */
+    readonly runId?: string;
+  } = {},
 ): Promise<StartedRun> {
-  const runId = newRunId();
+  const runId = options.runId ?? newRunId();
+  runIdProblem(runId);
   const out = await runScript(
     runner.ssh,
     runner.host,

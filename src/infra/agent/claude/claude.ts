@@ -1,13 +1,15 @@
+import { createInterface } from 'node:readline';
 import {
   type AgentChannel,
   type ChannelOptions,
+  type TurnProcess,
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
 } from '../channel.js';
 import { AgentError } from '../agent-error.js';
 import { launchAgent } from '../confine/launcher.js';
-import { readLines, stderrSummary } from '../confine/process.js';
+import { stderrSummary } from '../confine/process.js';
 import { permissionModeLabel } from '../../../domain/permission-mode.js';
 import { deniedLine } from '../approval.js';
 import { knownBlock, readClaudeLine, type ClaudeResult } from './stream.js';
@@ -157,6 +159,61 @@ function classify(result: Result): AgentError {
   return apiAgentError('claude', 'Claude Code', text, { status, reason: auth ? 'auth' : 'api' });
 }
 
+/** The prompt as Claude Code reads it on stdin: attached images as `@path` mentions, which it reads in as images. */
+function promptInput(request: TurnRequest): string {
+  return request.images && request.images.length > 0
+    ? `${request.prompt}\n\nAttached images: ${request.images.map((path) => `@${path}`).join(' ')}`
+    : request.prompt;
+}
+
+/** Starts the turn's `claude -p`: here (confined by the launcher) or, for a session on a host, there. */
+async function startClaude(
+  options: ChannelOptions,
+  request: TurnRequest,
+  binary: string,
+  onEvent: (event: TurnEvent) => void,
+): Promise<TurnProcess> {
+  if (request.remote) {
+    if (!options.remote)
+      throw new AgentError('claude', 'crash', 'This Grove cannot start agents on hosts.');
+    if (request.images && request.images.length > 0)
+      throw new AgentError(
+        'claude',
+        'crash',
+        `Images are not sent to hosts yet: remove them from the prompt to ${request.remote.host.name}.`,
+      );
+    return options.remote.start(request.remote, {
+      command: binary,
+      args: claudeArgs(request),
+      input: promptInput(request),
+      onReconnect: (text) => onEvent({ type: 'progress', text }),
+    });
+  }
+  const proc = await launchAgent(
+    options.launcher,
+    {
+      provider: 'claude',
+      command: binary,
+      args: claudeArgs(request),
+      cwd: request.cwd,
+      mainCheckout: request.mainCheckout,
+      ...(request.images && request.images.length > 0 ? { readable: request.images } : {}),
+      env: options.env,
+      onNetworkDenied: (line) => onEvent({ type: 'notice', text: line }),
+    },
+    'Claude Code',
+    'Install it with `npm install -g @anthropic-ai/claude-code`.',
+  );
+  onEvent({ type: 'pid', pid: proc.pid });
+  proc.child.stdin.end(promptInput(request));
+  return {
+    stdout: proc.child.stdout,
+    exited: proc.exited,
+    stderrTail: () => proc.stderrTail(),
+    kill: () => proc.kill(),
+  };
+}
+
 export function createClaudeChannel(options: ChannelOptions, binary = 'claude'): AgentChannel {
   return {
     provider: 'claude',
@@ -166,28 +223,7 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       signal: AbortSignal,
     ): Promise<TurnResult> {
       if (signal.aborted) throw new AgentError('claude', 'canceled', 'The turn was stopped.');
-      const proc = await launchAgent(
-        options.launcher,
-        {
-          provider: 'claude',
-          command: binary,
-          args: claudeArgs(request),
-          cwd: request.cwd,
-          mainCheckout: request.mainCheckout,
-          ...(request.images && request.images.length > 0 ? { readable: request.images } : {}),
-          env: options.env,
-          onNetworkDenied: (line) => onEvent({ type: 'notice', text: line }),
-        },
-        'Claude Code',
-        'Install it with `npm install -g @anthropic-ai/claude-code`.',
-      );
-      onEvent({ type: 'pid', pid: proc.pid });
-      // Attached images as `@path` mentions: Claude Code reads each file in as an image.
-      proc.child.stdin.end(
-        request.images && request.images.length > 0
-          ? `${request.prompt}\n\nAttached images: ${request.images.map((path) => `@${path}`).join(' ')}`
-          : request.prompt,
-      );
+      const proc = await startClaude(options, request, binary, onEvent);
       let sessionId: string | null = request.providerConversationId;
       let result: Result | null = null;
       let lastText = '';
@@ -209,7 +245,7 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       const watch = options.wire ?? quietWireWatch;
       /** Why the turn's result event did not match its schema, if it did not. */
       const unreadable: { result: string | null } = { result: null };
-      readLines(proc.child, (line) => {
+      createInterface({ input: proc.stdout, crlfDelay: Infinity }).on('line', (line) => {
         // Each event is checked against its schema (stream.ts); unknown and invalid ones are logged and skipped.
         const read = readClaudeLine(line);
         if (!read) return;

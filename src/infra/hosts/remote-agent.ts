@@ -1,0 +1,142 @@
+// An agent CLI on a host (issue 24): started detached through remote-run.ts
+// in the session's worktree there, its prompt sent as a file (never on a
+// command line, which the host's `ps` shows), its stdout followed by byte
+// offset so a dropped link loses and repeats nothing, and its process group
+// ended on a stop. Inside bubblewrap when the host has it: the worktree, the
+// session's part of the mirror and the CLI's own folder writable, the rest of
+// the host read-only and Grove's other folders on it hidden.
+import { PassThrough } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { HostPlace } from '../../domain/host.js';
+import type { RemoteAgentStarter, TurnProcess } from '../agent/channel.js';
+import { shellCommand, shellQuote } from './quote.js';
+import { cancelRun, followRun, newRunId, startRun, type RemoteRunner } from './remote-run.js';
+import { runScript } from './remote-script.js';
+import type { Ssh } from './ssh.js';
+
+const STDERR_TAIL = 8 * 1024;
+
+/**
+ * Claude Code's own folder on the host, as the host's shell expands it: the
+ * host user's CLAUDE_CONFIG_DIR, else ~/.claude. Fixed text (no value of
+ * Grove's is pasted in); the sandbox gets it as CLAUDE_CONFIG_DIR, so the
+ * CLI keeps its whole state there (~/.claude.json would be rewritten by a
+ * rename in the read-only home).
+ */
+const CLAUDE_DIR = '"${CLAUDE_CONFIG_DIR:-$HOME/.claude}"';
+
+/**
+ * The command line that starts `words` inside bubblewrap on the host: one
+ * string for the host's `sh -c`, every path quoted.
+ */
+export function sandboxedCommand(place: HostPlace, words: readonly string[]): string {
+  const q = shellQuote;
+  const bind = (flag: string, path: string): string => `${flag} ${q(path)} ${q(path)}`;
+  const gitDir = `${place.mirror}/worktrees/${place.worktree.split('/').pop() ?? ''}`;
+  return [
+    `mkdir -p ${CLAUDE_DIR} &&`,
+    'exec bwrap --die-with-parent --new-session --unshare-pid --unshare-ipc --unshare-uts',
+    '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp',
+    // Grove's folder on the host: hidden, but for this project's mirror (read-only) and this session.
+    `--tmpfs ${q(place.root)}`,
+    bind('--ro-bind', place.mirror),
+    bind('--bind', `${place.mirror}/objects`),
+    bind('--bind', `${place.mirror}/refs`),
+    bind('--bind-try', gitDir),
+    bind('--bind', place.worktree),
+    `--bind ${CLAUDE_DIR} ${CLAUDE_DIR} --setenv CLAUDE_CONFIG_DIR ${CLAUDE_DIR}`,
+    `--chdir ${q(place.worktree)}`,
+    '--',
+    shellCommand(words),
+  ].join(' ');
+}
+
+/** The whole command for the run: the agent (confined or not) with its prompt file as stdin. */
+export function agentCommand(
+  place: HostPlace,
+  words: readonly string[],
+  promptFile: string,
+): string {
+  const start = place.confined ? sandboxedCommand(place, words) : `exec ${shellCommand(words)}`;
+  return `${start} < ${shellQuote(promptFile)}`;
+}
+
+/** Starts agents on hosts over `ssh` (the shared connection of each host). */
+export function remoteAgentStarter(ssh: Ssh): RemoteAgentStarter {
+  return {
+    async start(place, spec) {
+      const runner: RemoteRunner = { ssh, host: place.host };
+      const runId = newRunId();
+      const dir = `${place.root}/runs/${runId}`;
+      const promptFile = `${dir}/prompt`;
+      // The prompt goes on ssh's stdin into a file only the host user reads.
+      await runScript(
+        ssh,
+        place.host,
+        `sending the prompt to ${place.host.name}`,
+        'umask 077; mkdir -p -- "$1" && cat > "$1/prompt"',
+        [dir],
+        { timeoutMs: 60_000, input: spec.input },
+      );
+      await startRun(runner, agentCommand(place, [spec.command, ...spec.args], promptFile), {
+        cwd: place.worktree,
+        runId,
+      });
+      return followAgent(runner, runId, dir, spec.onReconnect);
+    },
+  };
+}
+
+/** The run as a TurnProcess: stdout streamed from byte 0 (reconnecting as needed), stderr read at the end. */
+function followAgent(
+  runner: RemoteRunner,
+  runId: string,
+  dir: string,
+  onReconnect: ((text: string) => void) | undefined,
+): TurnProcess {
+  const stdout = new PassThrough();
+  const stop = new AbortController();
+  let stderr = '';
+  let cancelling: Promise<void> | null = null;
+  const name = runner.host.name;
+  const followed = followRun(runner, runId, {
+    offset: 0,
+    onData: (chunk) => stdout.write(chunk),
+    signal: stop.signal,
+    onReconnect: () => onReconnect?.(`Reconnecting to ${name}…`),
+  }).then(
+    (end) => ({ code: end.exitCode, signal: null }),
+    (error: unknown) => {
+      stderr = `${error instanceof Error ? error.message : String(error)}\n`;
+      return { code: null, signal: null };
+    },
+  );
+  const exited = followed.then(async (end) => {
+    stdout.end();
+    await finished(stdout).catch(() => undefined);
+    if (end.code !== null && end.code !== 0) {
+      const err = await runScript(
+        runner.ssh,
+        runner.host,
+        `the errors of run ${runId}`,
+        `tail -c ${STDERR_TAIL} -- "$1/err" 2>/dev/null; exit 0`,
+        [dir],
+        { timeoutMs: 30_000 },
+      ).catch(() => '');
+      stderr = err;
+    }
+    return end;
+  });
+  return {
+    stdout,
+    exited,
+    stderrTail: () => stderr,
+    kill() {
+      cancelling ??= cancelRun(runner, runId).catch((error: unknown) => {
+        // The host cannot be reached: stop following; the run is ended when the link is back (grove cancel).
+        stderr = `${error instanceof Error ? error.message : String(error)}\n`;
+        stop.abort();
+      });
+    },
+  };
+}
