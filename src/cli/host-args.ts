@@ -31,14 +31,14 @@ on one with grove run --host NAME (Claude Code only, for now).
                  bubblewrap, the root folder (created if missing), free disk
 
 Options:
-  --root DIR  Grove's folder on the host (default .grove-host in the host
-              user's home; ~/… and absolute paths too)
-  --allow-unconfined
-              Let agents run on this host without bubblewrap when it has none
-              (they can then write anywhere the host user can); without it,
-              such a host runs no agent
-  --json      Print JSON (ls: an array of {name, destination, root};
-              check: an array of {check, status, detail, fix})
+  --root DIR          Grove's folder on the host (default .grove-host in the
+                      host user's home; ~/… and absolute paths too)
+  --allow-unconfined  Let agents run on this host without bubblewrap when it
+                      has none (they can then write anywhere the host user
+                      can); without it such a host runs no agent. Adding the
+                      same host again changes only this
+  --json              Print JSON (ls: an array of {name, destination, root};
+                      check: an array of {check, status, detail, fix})
 
 Exit codes: 0 done (check: nothing failed), 1 a check failed or the host
 is in use, 2 usage error.`;
