@@ -118,6 +118,8 @@ export function rowBadges(session: Session, facts: RowFacts): RowBadge[] {
       short: ` [${shortVariant(facts.variant)}]`,
       tone: 'accent',
     });
+  // Where the agent runs, when not here: the host's name (issue 24), last to go on a narrow row.
+  if (session.host) badges.push({ full: ` [@${session.host}]`, short: ' [@]', tone: 'muted' });
   return badges;
 }
 
