@@ -77,7 +77,7 @@ describe('a best-of-N group whose Grove was killed before it was checked', () =>
   it('is checked and judged when Grove starts again', async () => {
     scriptVariants('Fan-out task');
     // The first variant to commit its turn stops there; the Grove process is killed.
-    const pause = pauseAt(h.world, `${h.world.groveHome}/wt/*|commit *`);
+    const pause = pauseAt(h.world, `${h.world.groveHome}/wt/*|commit-tree *`);
     await killAtPause(
       startGrove(['run', '-n', '2', '--agents', 'claude', 'Fan-out task'], h.repo, {
         ...h.env,

@@ -104,7 +104,8 @@ describe('kill -9 during the commit after a turn', () => {
       },
       { when: 'Create hello.txt', text: reply('I created hello.txt.') },
     ]);
-    const pause = pauseAt(world, `${world.groveHome}/wt/*|commit *`);
+    // The turn's commit is git's plumbing (commit-staged.ts): stopped before the branch moves.
+    const pause = pauseAt(world, `${world.groveHome}/wt/*|commit-tree *`);
 
     const paused = await killAtPause(
       startGrove(['run', 'Create hello.txt with a greeting'], repo, { ...env, ...pause.env }),
