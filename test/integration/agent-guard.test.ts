@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gate } from '../helpers/fake-model/server.js';
 import { git } from '../helpers/grove-env.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
 
@@ -208,8 +209,10 @@ describe('the agent guard', () => {
     const before = mainState();
     const exclude = readFileSync(join(common(), 'info', 'exclude'), 'utf8');
     const hostile = hostileCommit();
+    // The turn goes on until the changes below are made.
+    const changed = gate();
     w.server.script('anthropic', [
-      { when: 'Take your time', delayMs: 4000, then: { text: reply('Took my time.') } },
+      { when: 'Take your time', until: changed.opened, then: { text: reply('Took my time.') } },
     ]);
     expect(await w.controller.submitPrompt(session.id, 'Take your time')).toBeNull();
     await waitFor('the turn under way', () =>
@@ -221,6 +224,7 @@ describe('the agent guard', () => {
     expect(git(w.repo, 'status', '--porcelain')).toBe('');
     writeFileSync(join(common(), 'info', 'attributes'), '* -diff\n');
     writeFileSync(join(common(), 'info', 'exclude'), 'evil.txt\n');
+    changed.open();
 
     const flag = await flagged(session.id);
     await turnEnded(session.id, 'Took my time.');
@@ -238,8 +242,10 @@ describe('the agent guard', () => {
   it("Grove's own work during a turn (another session merged into main) is not flagged or undone", async () => {
     const other = await w.session({ files: { 'other.txt': 'other\n' }, message: 'Add other' });
     const session = await w.session({ files: { 'work.txt': 'work\n' }, message: 'Add work' });
+    // The turn goes on until the other session is merged.
+    const merged = gate();
     w.server.script('anthropic', [
-      { when: 'Think it over', delayMs: 6000, then: { text: reply('Thought it over.') } },
+      { when: 'Think it over', until: merged.opened, then: { text: reply('Thought it over.') } },
     ]);
     expect(await w.controller.submitPrompt(session.id, 'Think it over')).toBeNull();
     await waitFor('the turn under way', () =>
@@ -249,10 +255,11 @@ describe('the agent guard', () => {
     );
     w.controller.confirmMerge(other.id);
     await waitFor('the other merge', async () => (await w.get(other.id)).status === 'Done', 30_000);
-    const merged = git(w.repo, 'rev-parse', 'main');
+    const mergedHead = git(w.repo, 'rev-parse', 'main');
+    merged.open();
     await turnEnded(session.id, 'Thought it over.');
     expect((await w.get(session.id)).guardFlag ?? null).toBeNull();
-    expect(git(w.repo, 'rev-parse', 'main')).toBe(merged);
+    expect(git(w.repo, 'rev-parse', 'main')).toBe(mergedHead);
     expect(git(w.repo, 'show', 'main:other.txt')).toBe('other');
   });
 });

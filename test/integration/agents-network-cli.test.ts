@@ -20,6 +20,7 @@ import {
   type FakeModelServer,
 } from '../helpers/fake-model/server.js';
 import { realCliPath } from '../helpers/real-clis.js';
+import { waitUntil } from '../helpers/wait.js';
 
 // The network filter with each real agent CLI. The model server is put at
 // this machine's own non-loopback address (a forwarder to the fake model
@@ -261,8 +262,16 @@ describe.skipIf(ADDRESS === null ? 'no non-loopback address on this machine' : f
         allowUnconfined: () => Promise.resolve(false),
         logger: { log: (_level, message) => logged.push(message) },
       });
-      // The reply waits a little, so the sync Codex starts with its process happens during the turn.
-      server.script('openai', [{ delayMs: 3000, then: { text: REPLY } }]);
+      // The reply waits until the network filter has refused the sync Codex starts with its
+      // process (at most 15 s, then the assertions below say what is missing), so that the
+      // sync happens during the turn.
+      const blocked = /^codex agent: network: blocked (api\.)?github\.com:443/;
+      const refused = waitUntil(
+        'the plugin sync to be refused',
+        () => logged.some((line) => blocked.test(line)),
+        15_000,
+      ).catch(() => {});
+      server.script('openai', [{ until: refused, then: { text: REPLY } }]);
       channel = createCodexChannel(
         { env, turnTimeoutMs: 60_000, launcher: logging },
         realCliPath('codex'),
@@ -281,9 +290,7 @@ describe.skipIf(ADDRESS === null ? 'no non-loopback address on this machine' : f
         await logging.stopAll(0);
       }
 
-      expect(logged).toContainEqual(
-        expect.stringMatching(/^codex agent: network: blocked (api\.)?github\.com:443/),
-      );
+      expect(logged).toContainEqual(expect.stringMatching(blocked));
       expect(notices.filter((n) => n.includes('github.com'))).toEqual([]);
     });
 

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gate } from '../helpers/fake-model/server.js';
 import { git } from '../helpers/grove-env.js';
 import {
   makeReviewWorld,
@@ -251,11 +252,13 @@ describe('merge', () => {
     });
     const c = await w.session({ files: { 'c.txt': 'c\n' }, message: 'Session C' });
     w.commitOnMain({ 'slow.txt': 'from main\n' }, 'Touch slow.txt on main');
-    // B goes first and its merge takes a while (the agent resolves a conflict), so C and A wait in the queue.
+    // B goes first and its merge takes a while (the agent resolves a conflict, held until
+    // the queue is checked), so C and A wait in the queue.
+    const resolving = gate();
     w.server.script('anthropic', [
       {
         when: 'Grove is rebasing this branch onto',
-        delayMs: 1500,
+        until: resolving.opened,
         then: {
           toolCall: { kind: 'write_file', path: 'slow.txt', content: 'from main\nfrom B\n' },
         },
@@ -272,6 +275,7 @@ describe('merge', () => {
     expect((await w.get(b.id)).status).toBe('Merging');
     expect((await w.get(c.id)).status).toBe('Queued');
     expect((await w.get(a.id)).status).toBe('Queued');
+    resolving.open();
 
     for (const s of [b, c, a]) await settled(s.id, ['Done']);
     await waitFor('every merge to finish', async () =>
@@ -434,10 +438,12 @@ describe('merge', () => {
     });
     const next = await w.session({ files: { 'next.txt': 'next\n' }, message: 'Next session' });
     w.commitOnMain({ 'shared.txt': 'MAIN\n' }, 'Main edit');
+    // The agent's failure comes once the second merge is queued behind the first.
+    const queued = gate();
     w.server.script('anthropic', [
       {
         when: 'Grove is rebasing this branch onto',
-        delayMs: 500,
+        until: queued.opened,
         then: {
           error: {
             status: 401,
@@ -454,6 +460,7 @@ describe('merge', () => {
     await waitFor('the first merge to start', () => statusTrail(failing.id).includes('Merging'));
     merge(next.id);
     await waitFor('the second to queue', () => statusTrail(next.id).includes('Queued'));
+    queued.open();
     await mergeEnded(next.id);
 
     expect((await w.get(failing.id)).status).toBe('Review');
@@ -471,10 +478,12 @@ describe('merge', () => {
       message: 'Session edit',
     });
     const mainHead = w.commitOnMain({ 'shared.txt': 'MAIN\n' }, 'Main edit');
+    // The agent resolves once the person has staged their work (below).
+    const staged = gate();
     w.server.script('anthropic', [
       {
         when: 'Grove is rebasing this branch onto `main`',
-        delayMs: 2500,
+        until: staged.opened,
         then: { toolCall: { kind: 'write_file', path: 'shared.txt', content: 'MAIN\nSESSION\n' } },
       },
       { when: 'Grove is rebasing this branch onto `main`', text: reply('Resolved.') },
@@ -487,6 +496,7 @@ describe('merge', () => {
     // Meanwhile the person stages work of their own in the main checkout.
     writeFiles(w.repo, { 'mine.txt': 'my staged work\n', 'README.md': '# project\nmy edit\n' });
     git(w.repo, 'add', 'mine.txt');
+    staged.open();
     await mergeEnded(session.id);
 
     expect((await w.get(session.id)).status).toBe('Review');

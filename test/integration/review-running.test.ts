@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gate } from '../helpers/fake-model/server.js';
 import { git } from '../helpers/grove-env.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
 
@@ -29,17 +30,17 @@ function statusTrail(sessionId: string): string[] {
   );
 }
 
-/** Starts a turn that writes plan.md, then keeps the model busy for `delayMs`. */
+/** Starts a turn that writes plan.md, then keeps the model busy until `until` settles. */
 async function busySession(
   prompt: string,
-  delayMs: number,
+  until: Promise<unknown>,
 ): Promise<{ id: string; worktree: string; branch: string }> {
   w.server.script('anthropic', [
     {
       when: prompt,
       toolCall: { kind: 'write_file', path: 'plan.md', content: '# Plan\n\nstep one\n' },
     },
-    { when: prompt, delayMs, then: { text: reply('Planned.') } },
+    { when: prompt, until, then: { text: reply('Planned.') } },
   ]);
   const session = await w.controller.sessions.create(
     w.projectId,
@@ -57,7 +58,8 @@ async function busySession(
 
 describe('while a turn runs', () => {
   it('queues a rebase behind the running turn, then rebases the committed work onto main', async () => {
-    const s = await busySession('Draft the plan please', 2000);
+    const queued = gate();
+    const s = await busySession('Draft the plan please', queued.opened);
     const mainHead = w.commitOnMain({ 'main.txt': 'main moved\n' }, 'Main moves on');
 
     w.controller.rebase(s.id);
@@ -67,6 +69,7 @@ describe('while a turn runs', () => {
       ),
     );
     expect((await w.get(s.id)).status).toBe('InProgress');
+    queued.open();
 
     await waitFor('the rebase to run', () => statusTrail(s.id).includes('Rebasing'));
     await waitFor('the rebase to end', async () => (await w.get(s.id)).status === 'Review');
@@ -89,7 +92,9 @@ describe('while a turn runs', () => {
   });
 
   it('cancels a working session without losing what the agent already wrote', async () => {
-    const s = await busySession('Draft a long plan', 60_000);
+    // Never answered: the cancel ends the turn.
+    const never = gate();
+    const s = await busySession('Draft a long plan', never.opened);
 
     w.controller.requestCancel(s.id);
     const lines = await waitFor('the cancel confirmation', () =>
