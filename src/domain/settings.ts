@@ -170,6 +170,38 @@ export const NOTIFY_KEYS = {
   desktop: 'notify.desktop',
 } as const;
 
+// The webhook channel (domain/webhook.ts builds what it sends).
+export const WEBHOOK_KEYS = {
+  /** Where to POST (empty: off). */
+  url: 'notify.webhook',
+  /** ntfy (plain text with a Title header) or json. */
+  format: 'notify.webhookFormat',
+} as const;
+
+export const WEBHOOK_FORMATS = ['ntfy', 'json'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+export function webhookFormat(value: string | undefined): WebhookFormat {
+  return value === 'json' ? 'json' : 'ntfy';
+}
+
+/** Why `value` cannot be the webhook's URL, or null when it can (empty turns the channel off). */
+export function validateWebhookUrl(value: string): string | null {
+  const text = value.trim();
+  if (text === '') return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'not a URL (for example https://ntfy.sh/my-grove-topic)';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return `only http and https URLs can be posted to, not ${url.protocol}`;
+  if (url.username || url.password)
+    return 'a URL with a user name or password cannot be posted to; use a token in the path or query (ntfy: ?auth=…)';
+  return null;
+}
+
 /** Whether a notification channel is on (all are, unless turned off). */
 export function notifyChannelOn(
   values: SettingValues,
@@ -204,6 +236,27 @@ function notifyRows(): SettingRow[] {
       'Notify: desktop',
       'Show a desktop notification (notify-send on Linux, osascript on macOS, where available) when a session needs you.',
     ),
+    {
+      key: WEBHOOK_KEYS.url,
+      label: 'Notify: webhook URL',
+      scope: 'global',
+      kind: 'text',
+      description:
+        'POST each new inbox item to this URL while the TUI runs (empty: off), for example an ntfy topic (https://ntfy.sh/your-topic) to reach your phone. What is sent: the session, the project, what waits and the grove command that acts on it; never a token or a path. At most one POST every 2 s and 10 a minute, retried with backoff.',
+      choices: () => [],
+      fallback: () => '',
+      validate: validateWebhookUrl,
+    },
+    {
+      key: WEBHOOK_KEYS.format,
+      label: 'Notify: webhook format',
+      scope: 'global',
+      kind: 'choice',
+      description:
+        'ntfy: the text as the body with a Title header (ntfy, Gotify-style receivers); json: one JSON object with the item id, kind, title, message and command.',
+      choices: () => [...WEBHOOK_FORMATS],
+      fallback: () => 'ntfy',
+    },
   ];
 }
 

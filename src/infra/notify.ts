@@ -1,8 +1,16 @@
 // How Grove tells a person that a session needs them, outside its own
 // screen: the terminal bell, terminal notifications (OSC 9 and OSC 777)
 // written through the runtime's terminal writer, and a desktop notification
-// (notify-send on Linux, osascript on macOS) where one is available.
+// (notify-send on Linux, osascript on macOS) where one is available; and a
+// webhook POST (the settings' URL), claimed once per item across every Grove
+// process of one GROVE_HOME.
+import { createHash } from 'node:crypto';
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sanitizeLine } from '../domain/sanitize.js';
+import type { WebhookRequest } from '../domain/webhook.js';
+import { grovePaths } from './paths.js';
+import { makePrivateDir } from './private-files.js';
 import { which } from './agent/detect.js';
 import { tmuxPassthrough } from './clipboard.js';
 import { runTool } from './exec.js';
@@ -14,6 +22,85 @@ export interface Notifier {
   terminal(title: string, body: string): void;
   /** A desktop notification; resolves false when no tool is available. Never rejects. */
   desktop(title: string, body: string): Promise<boolean>;
+  /**
+   * POSTs to a webhook, giving up after WEBHOOK_TIMEOUT_MS; resolves with the
+   * answer's status (0: no answer) and its Retry-After in ms. Never rejects.
+   */
+  post(url: string, request: WebhookRequest): Promise<WebhookAnswer>;
+  /** True for the first caller with `key` among every Grove process of this GROVE_HOME (a file made exclusively). */
+  claim(key: string): boolean;
+}
+
+export interface WebhookAnswer {
+  readonly status: number;
+  readonly retryAfterMs: number | null;
+}
+
+/** The longest one POST may take. */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** Claims older than this are removed when the first claim of a process is made. */
+const CLAIM_KEEP_MS = 7 * 24 * 3600_000;
+
+/** Retry-After as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
+export function retryAfterMs(value: string | null, now: number): number | null {
+  if (value === null || value.trim() === '') return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+async function post(url: string, request: WebhookRequest): Promise<WebhookAnswer> {
+  try {
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      redirect: 'error',
+      signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+    });
+    await answer.body?.cancel().catch(() => {});
+    return {
+      status: answer.status,
+      retryAfterMs: retryAfterMs(answer.headers.get('retry-after'), Date.now()),
+    };
+  } catch {
+    return { status: 0, retryAfterMs: null };
+  }
+}
+
+function claimer(env: NodeJS.ProcessEnv): (key: string) => boolean {
+  const dir = join(grovePaths(env).home, 'webhook');
+  let pruned = false;
+  return (key) => {
+    makePrivateDir(dir);
+    if (!pruned) {
+      // Best effort: a claim file left over costs 0 bytes.
+      pruned = true;
+      const old = Date.now() - CLAIM_KEEP_MS;
+      let names: string[] = [];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        // Not made: the claim below says so.
+      }
+      for (const name of names) {
+        const file = join(dir, name);
+        try {
+          if (statSync(file).mtimeMs < old) rmSync(file, { force: true });
+        } catch {
+          // Removed by another process meanwhile.
+        }
+      }
+    }
+    const name = createHash('sha256').update(key).digest('hex').slice(0, 32);
+    try {
+      writeFileSync(join(dir, name), '', { flag: 'wx', mode: 0o600 });
+      return true;
+    } catch {
+      return false;
+    }
+  };
 }
 
 /**
@@ -52,6 +139,8 @@ export function createNotifier(
   const run = async (file: string, args: readonly string[]): Promise<boolean> =>
     (await runTool(file, args, { env, timeoutMs: 5000 })).code === 0;
   return {
+    post,
+    claim: claimer(env),
     bell() {
       write('\x07');
     },
