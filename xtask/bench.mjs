@@ -6,6 +6,8 @@
 //   node xtask/bench.mjs --runs 15
 //   node xtask/bench.mjs --only diff   (just the diff scroll scenario)
 //   node xtask/bench.mjs --only overlap   (overlap detection with 50 sessions, xtask/bench-overlap.mjs)
+//   node xtask/bench.mjs --only archive   (start-up, memory, key to frame and `grove ls --json`
+//                                          with 0 / 1,000 / 10,000 stored sessions, 95 % finished)
 // Then Grove under load (xtask/bench-load.mjs): idle with 20 sessions, 20
 // sessions streaming, transcript scroll, cost and processes per turn.
 //   node xtask/bench.mjs --only streaming,turn   (just those load scenarios)
@@ -18,7 +20,8 @@ import { LOAD_SCENARIOS, runLoadBench } from './bench-load.mjs';
 import { overlapBench } from './bench-overlap.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const BIN = join(ROOT, 'dist', 'grove.js');
+// GROVE_BENCH_BIN: another build to measure (an older commit's dist/grove.js, for before/after figures).
+const BIN = process.env.GROVE_BENCH_BIN ?? join(ROOT, 'dist', 'grove.js');
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 11;
 const COLUMNS = 120;
@@ -304,6 +307,87 @@ async function diffBench() {
   );
 }
 
+/**
+ * Thousands of stored sessions (issue 26, item 2): 0, 1,000 and 10,000 in
+ * the store, 95 % of them finished (Done, Canceled, Merged), the rest in
+ * Review. Per size: the first full frame (median of RUNS starts), resident
+ * memory 3 s after start (the archive's first page read), key to frame (j,
+ * 50 presses) and `grove ls --json` (median of RUNS runs, process start to exit).
+ */
+function seedStore(w, count) {
+  const db = new Database(join(w.groveHome, 'db', 'grove.db'));
+  const project = db.prepare('SELECT id FROM project LIMIT 1').get();
+  const insert =
+    db.prepare(`INSERT INTO session (id, project_id, title, status, base_branch, branch, worktree_path, agent, model, reasoning_level, prompt, size, added_lines, deleted_lines, created_at, updated_at, active_seconds)
+    VALUES (?, ?, ?, ?, 'main', ?, ?, 'claude', 'sonnet', 'high', ?, 'S', ?, ?, ?, ?, ?)`);
+  const finished = ['Done', 'Canceled', 'Merged'];
+  const now = Date.now();
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      insert.run(
+        `arch-${String(i).padStart(6, '0')}-0000-0000-000000000000`,
+        project.id,
+        `Stored session number ${i} with a title of ordinary length`,
+        i % 20 === 0 ? 'Review' : finished[i % 3],
+        `grove/s${i}`,
+        `/tmp/wt/s${i}`,
+        `Prompt of session ${i}: ${'some words of what was asked '.repeat(8)}`,
+        i % 300,
+        i % 70,
+        now - i * 1000,
+        now - i * 500,
+        i * 7,
+      );
+    }
+  })();
+  db.close();
+}
+
+function lsJsonMs(w) {
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = process.hrtime.bigint();
+    execFileSync(process.execPath, [BIN, 'ls', '--json'], {
+      cwd: w.repo,
+      env: env(w),
+      stdio: 'pipe',
+    });
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return median(times);
+}
+
+async function archiveBench() {
+  const rows = [];
+  for (const count of [0, 1000, 10_000]) {
+    const w = world();
+    try {
+      const warm = await startInPty(w, 'Sessions');
+      await stop(warm.child);
+      seedStore(w, count);
+      const frame = await firstFrames(w, `${count} stored sessions`);
+      const { child } = await startInPty(w, 'Sessions');
+      await new Promise((r) => setTimeout(r, 3000));
+      const rss = rssMb(nodePid(child.pid));
+      // An empty list paints nothing for j: no key figure there.
+      const keys = count > 0 ? await keyToFrame(child, ['j'], 50) : [Number.NaN];
+      await stop(child);
+      rows.push({ count, frame, rss, key: median(keys), ls: lsJsonMs(w) });
+    } finally {
+      rmSync(w.dir, { recursive: true, force: true });
+    }
+  }
+  for (const r of rows)
+    console.log(
+      `${String(r.count).padStart(6)} stored sessions: first frame ${r.frame.toFixed(0)} ms, RSS ${r.rss.toFixed(1)} MB, key to frame ${r.key.toFixed(1)} ms, ls --json ${r.ls.toFixed(0)} ms`,
+    );
+  const [empty, , full] = rows;
+  const verdict = (ok) => (ok ? 'ok' : 'MISSED');
+  console.log(
+    `targets at 10,000 (9,500 finished) against an empty store: first frame ≤ 1.2× (${(full.frame / empty.frame).toFixed(2)}×: ${verdict(full.frame <= 1.2 * empty.frame)}); RSS ≤ 1.1× (${(full.rss / empty.rss).toFixed(2)}×: ${verdict(full.rss <= 1.1 * empty.rss)}); ls --json ≤ 100 ms (${verdict(full.ls <= 100)})`,
+  );
+}
+
 // Grove under load (xtask/bench-load.mjs): --only idle,streaming,scroll,turn runs those alone.
 const onlyLoad = process.argv.includes('--only')
   ? process.argv[process.argv.indexOf('--only') + 1]
@@ -320,6 +404,13 @@ if (
   process.argv[process.argv.indexOf('--only') + 1] === 'diff'
 ) {
   await diffBench();
+  process.exit(0);
+}
+if (
+  process.argv.includes('--only') &&
+  process.argv[process.argv.indexOf('--only') + 1] === 'archive'
+) {
+  await archiveBench();
   process.exit(0);
 }
 if (
@@ -386,6 +477,7 @@ try {
 } finally {
   rmSync(w.dir, { recursive: true, force: true });
 }
+await archiveBench();
 await diffBench();
 await overlapBench();
 await runLoadBench();
