@@ -149,7 +149,9 @@ describe('a session on a host', () => {
       },
       { when: 'try outside', text: reply('Tried.') },
     ]);
-    const running = h.start(['run', '--host', 'build', 'try outside'], { env });
+    const running = h.start(['run', '--host', 'build', '--output', 'json', 'try outside'], {
+      env,
+    });
     // Mid-turn (the agent's command runs on the host), what the host user runs and its environments.
     await until('the agent works on the host', () => hostProcesses().includes('sleep 6'), 120_000);
     const args = hostProcesses();
@@ -171,8 +173,8 @@ describe('a session on a host', () => {
     expect(environ).toContain('ANTHROPIC_API_KEY=sk-host-own');
     // The home stayed read-only; the worktree took the write.
     expect(host().ssh(`test -e ${outside} && echo there || echo absent`).trim()).toBe('absent');
-    const id = /Session ([0-9a-f]{8})/.exec(run.stderr)?.[1] ?? '';
-    expect(host().ssh(`ls ${ROOT}/worktrees/*/${id}*/`)).toContain('inside.txt');
+    const { sessionId } = ResultSchema.parse(JSON.parse(run.stdout));
+    expect(host().ssh(`ls ${ROOT}/worktrees/*/${sessionId}/`)).toContain('inside.txt');
   }, 180_000);
 
   it('loses and repeats no transcript line when the link drops mid-turn', async () => {
@@ -204,6 +206,31 @@ describe('a session on a host', () => {
     expect(lines.filter((l) => l.startsWith('assistant_answer'))).toEqual([
       'assistant_answer: Done after the drop.',
     ]);
+  }, 180_000);
+
+  it('stops the whole agent on the host when the turn is stopped, and brings back what it wrote', async () => {
+    h.utilities();
+    h.server.script('anthropic', [
+      { when: 'stop me', toolCall: { kind: 'shell', command: 'touch partial.txt; sleep 300' } },
+    ]);
+    const running = h.start(['run', '--host', 'build', '--output', 'json', 'stop me'], { env });
+    await until(
+      'the agent works on the host',
+      () => hostProcesses().includes('sleep 300'),
+      120_000,
+    );
+    running.child.kill('SIGINT');
+    const run = await running.done;
+    expect(run.code, show(run)).not.toBe(0);
+    // Nothing of the agent's process group is left on the host.
+    await until('the host has no agent left', () => !hostProcesses().includes('sleep 300'), 30_000);
+    expect(hostProcesses()).not.toContain('claude -p');
+    const { sessionId } = ResultSchema.parse(JSON.parse(run.stdout));
+    const shown = ShowSchema.parse(
+      JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),
+    );
+    expect(shown.transcript.some((e) => e.content.startsWith('[Stopped]'))).toBe(true);
+    expect(git(h.repo, 'ls-tree', '--name-only', shown.branch)).toContain('partial.txt');
   }, 180_000);
 
   it('refuses to run an agent on a host without a working bubblewrap, unless unconfined runs were allowed for it', async () => {
