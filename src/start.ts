@@ -30,7 +30,12 @@ import {
   recoverInterruptedOperations,
   recoverInterruptedReviews,
 } from './app/services/recovery.js';
-import { ACTIVE_PROJECT_KEY, ACTIVE_TAB_KEY, loadSettings } from './app/services/projects.js';
+import {
+  ACTIVE_PROJECT_KEY,
+  ACTIVE_TAB_KEY,
+  loadSettings,
+  startSessions,
+} from './app/services/projects.js';
 import { setupTerminal } from './runtime/terminal.js';
 import { createRenderer } from './runtime/renderer.js';
 import { runLoop } from './runtime/loop.js';
@@ -163,8 +168,9 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
       `${dir} is not inside a git repository, so no project is active: pick one below (Enter), or start grove in a repository (or with -C DIR).`,
     );
   }
-  const [sessions, settings] = await Promise.all([
-    activeProjectId === null ? Promise.resolve([]) : store.sessions.listByProject(activeProjectId),
+  // The live sessions and the archive's count: its rows come in pages (Controller.start reads the first).
+  const [{ sessions, archive }, settings] = await Promise.all([
+    startSessions(store, activeProjectId),
     loadSettings(store, activeProjectId),
   ]);
 
@@ -216,6 +222,7 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
       projects,
       activeProjectId,
       sessions,
+      archive,
       settings,
     }),
     logger,

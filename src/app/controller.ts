@@ -83,6 +83,7 @@ export class Controller extends InboxCommands implements AppIntents {
     app.task('Looking for agent CLIs', async () => {
       app.emit({ type: 'agentsDetected', agents: await agents.detect() });
     });
+    this.projects.loadArchive(true); // start-up read only the live sessions (start.ts)
     if (app.state.activeProjectId !== null) this.gitStatus.restart(app.state.activeProjectId);
     if (app.state.activeProjectId !== null) this.composer.loadProject(app.state.activeProjectId);
     const activeId = app.state.activeProjectId;
@@ -168,6 +169,8 @@ export class Controller extends InboxCommands implements AppIntents {
   quit(): void {
     this.deps.app.apply({ type: 'exit' });
   }
+
+  readonly loadArchive = (more: boolean): void => this.projects.loadArchive(more);
 
   rememberTab(tab: Tab): void {
     this.projects.rememberTab(tab);

@@ -11,6 +11,7 @@ import type { SessionFilter } from '../domain/session-filter.js';
 import type { InboxItem } from '../domain/inbox.js';
 import type {
   AgentAvailability,
+  ArchiveView,
   BudgetLine,
   DiffView,
   GitStatusView,
@@ -100,7 +101,22 @@ export type AppEvent =
   | {
       readonly type: 'sessionsLoaded';
       readonly projectId: number;
+      /** The live sessions and the archive as far as it was read (`archive` says for what). */
       readonly sessions: readonly Session[];
+      readonly archive?: ArchiveView;
+    }
+  /**
+   * A page of the project's archive read for `query`: `replace` drops the
+   * archived rows read before (a new search, or the first page); else the
+   * page follows them. `total`: how many match in the store.
+   */
+  | {
+      readonly type: 'archiveLoaded';
+      readonly projectId: number;
+      readonly query: string;
+      readonly sessions: readonly Session[];
+      readonly total: number;
+      readonly replace: boolean;
     }
   | { readonly type: 'sessionUpdated'; readonly session: Session }
   | { readonly type: 'sessionRemoved'; readonly sessionId: string }

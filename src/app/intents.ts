@@ -17,6 +17,11 @@ export interface AppIntents {
   activateProject(projectId: number): void;
   setSetting(key: string, value: string): void;
   openSession(sessionId: string): void;
+  /**
+   * Reads a page of the archive into the list for its search: the first when
+   * the search changed, else the next (`more`: the selection nears the last row read).
+   */
+  loadArchive(more: boolean): void;
   /** Reads the inbox from the store now (the inbox page opened). */
   loadInbox(): void;
   /** Enter on an inbox item: the session's view, in its project (made active first when it is another). */

@@ -1,15 +1,15 @@
 import { assertNever } from '../domain/assert-never.js';
 import { isTerminal } from '../domain/session-status.js';
-import { orderedSessions } from '../domain/session-order.js';
+import { isArchived, orderedSessions } from '../domain/session-order.js';
 import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import type { AppEvent } from './events.js';
 import { reduceComposer, tickNotice } from './composer-state.js';
 import { reduceAsk } from './popups.js';
-import { diffMode, placeDiffCursor, sessionById, type AppState } from './state.js';
+import { NO_ARCHIVE, diffMode, placeDiffCursor, sessionById, type AppState } from './state.js';
 import { attentionReason } from '../domain/attention.js';
 import { emptyBuffer } from '../domain/composer.js';
-import { NO_FILTER, filterSessions } from '../domain/session-filter.js';
+import { NO_FILTER, filterSessions, matchesQuery } from '../domain/session-filter.js';
 import { ACP_AGENTS_KEY } from '../domain/settings.js';
 import { acpAgentIds } from '../domain/slash-commands.js';
 
@@ -20,6 +20,48 @@ function upsertSession(list: readonly Session[], session: Session): readonly Ses
   const next = [...list];
   next[index] = session;
   return next;
+}
+
+/** The archive's counts after a session moved into it (+1) or out of it (-1), or was removed. */
+function archiveAfter(
+  state: AppState,
+  before: Session | undefined,
+  after: Session | undefined,
+): AppState['archive'] {
+  const { query, total, stored } = state.archive;
+  const archived = (s: Session | undefined): boolean => s !== undefined && isArchived(s.status);
+  const matching = (s: Session | undefined): boolean =>
+    s !== undefined && isArchived(s.status) && matchesQuery(s, query);
+  const add = (count: number | null, change: number): number | null =>
+    count === null ? null : Math.max(0, count + change);
+  const moved = Number(archived(after)) - Number(archived(before));
+  const found = Number(matching(after)) - Number(matching(before));
+  if (moved === 0 && found === 0) return state.archive;
+  return { query, total: add(total, found), stored: add(stored, moved) };
+}
+
+/** A page of the archive into the list: after the rows read before, or in their place. */
+function withArchivePage(
+  state: AppState,
+  event: Extract<AppEvent, { type: 'archiveLoaded' }>,
+): AppState {
+  const open = state.mode.kind === 'list' ? null : state.mode.sessionId;
+  const kept = event.replace
+    ? state.sessions.filter((s) => !isArchived(s.status) || s.id === open)
+    : state.sessions;
+  const known = new Set(kept.map((s) => s.id));
+  const sessions = [...kept, ...event.sessions.filter((s) => !known.has(s.id))];
+  return filterSelection(
+    fixSelection({
+      ...state,
+      sessions,
+      archive: {
+        query: event.query,
+        total: event.total,
+        stored: event.query === '' ? event.total : state.archive.stored,
+      },
+    }),
+  );
 }
 
 function withoutKey<T>(
@@ -191,6 +233,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         activeProjectId: event.projectId,
         selectedProjectId: event.projectId,
         sessions: event.sessions,
+        archive: NO_ARCHIVE,
         settings: withAgentChoices(event.settings, state.agents),
         selectedSessionId: null,
         mode: { kind: 'list' },
@@ -210,7 +253,16 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       });
     case 'sessionsLoaded':
       if (event.projectId !== state.activeProjectId) return state;
-      return fixMode(fixSelection({ ...state, sessions: event.sessions }));
+      return fixMode(
+        fixSelection({
+          ...state,
+          sessions: event.sessions,
+          archive: event.archive ?? state.archive,
+        }),
+      );
+    case 'archiveLoaded':
+      if (event.projectId !== state.activeProjectId) return state;
+      return withArchivePage(state, event);
     case 'sessionUpdated': {
       if (event.session.projectId !== state.activeProjectId) return state;
       // A row read before a later write can arrive after it (two tasks publishing one
@@ -220,6 +272,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       const next = fixSelection({
         ...withoutLiveLabels(state, event.session),
         sessions: upsertSession(state.sessions, event.session),
+        archive: archiveAfter(state, known, event.session),
       });
       return withAttention(next, sessionById(state, event.session.id), event.session);
     }
@@ -228,6 +281,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         fixSelection({
           ...state,
           sessions: state.sessions.filter((s) => s.id !== event.sessionId),
+          archive: archiveAfter(state, sessionById(state, event.sessionId), undefined),
           transcripts: withoutKey(state.transcripts, event.sessionId),
           progress: withoutKey(state.progress, event.sessionId),
           queued: withoutKey(state.queued, event.sessionId),

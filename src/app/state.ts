@@ -12,7 +12,7 @@ import {
   type DiffRow,
   type LineAnchor,
 } from '../domain/diff-rows.js';
-import { orderedSessions } from '../domain/session-order.js';
+import { isArchived, orderedSessions } from '../domain/session-order.js';
 import type { Project } from '../domain/project.js';
 import type { ReviewThread } from '../domain/review-thread.js';
 import type { Session } from '../domain/session.js';
@@ -295,6 +295,25 @@ export interface DiffView {
   readonly deleted: number;
 }
 
+/** How many archived sessions one read of the archive brings (about two screens of rows). */
+export const ARCHIVE_PAGE = 60;
+
+/**
+ * The archive (Merged, Done and Canceled sessions) as far as it is in
+ * `sessions`: start-up reads only the live sessions; the archive comes in
+ * pages, newest first, read as the list needs them (the first page after
+ * the first frame, the next as the selection nears the last row read) and
+ * again for the list's search, which the store answers.
+ */
+export interface ArchiveView {
+  /** The search the archived rows in `sessions` were read for ('': all of them). */
+  readonly query: string;
+  /** How many archived sessions of the project match `query` in the store (null: not counted yet). */
+  readonly total: number | null;
+  /** How many archived sessions the project has in the store, whatever the search (null: not counted yet). */
+  readonly stored: number | null;
+}
+
 /** The one immutable snapshot the UI renders. */
 export interface AppState {
   readonly version: string;
@@ -304,7 +323,9 @@ export interface AppState {
   readonly tab: Tab;
   readonly projects: readonly Project[];
   readonly activeProjectId: number | null;
+  /** The live sessions of the active project, and the pages of its archive read so far (`archive`). */
   readonly sessions: readonly Session[];
+  readonly archive: ArchiveView;
   readonly selectedSessionId: string | null;
   readonly selectedProjectId: number | null;
   readonly selectedSetting: number;
@@ -360,9 +381,12 @@ export function initialState(init: {
   projects: readonly Project[];
   activeProjectId: number | null;
   sessions: readonly Session[];
+  /** Absent: the archive is not counted yet. */
+  archive?: ArchiveView;
   settings: Readonly<Record<string, string>>;
 }): AppState {
   return {
+    archive: NO_ARCHIVE,
     ...init,
     selectedSessionId: orderedSessions(init.sessions)[0]?.id ?? null,
     selectedProjectId: init.activeProjectId ?? init.projects[0]?.id ?? null,
@@ -392,6 +416,25 @@ export function initialState(init: {
     sessionFilter: NO_FILTER,
     exiting: false,
   };
+}
+
+/** No archived session read yet. */
+export const NO_ARCHIVE: ArchiveView = { query: '', total: null, stored: null };
+
+/** How many archived sessions `sessions` holds (where the next archive page starts). */
+export function archivedInList(state: Pick<AppState, 'sessions'>): number {
+  return state.sessions.filter((s) => isArchived(s.status)).length;
+}
+
+/** Archived sessions the store has for the list's search beyond those read (0: none, or not counted yet). */
+export function archiveUnread(state: Pick<AppState, 'sessions' | 'archive'>): number {
+  return Math.max(0, (state.archive.total ?? 0) - archivedInList(state));
+}
+
+/** The project's sessions in the store: the live ones and the whole archive, read or not. */
+export function sessionsStored(state: Pick<AppState, 'sessions' | 'archive'>): number {
+  const read = archivedInList(state);
+  return state.sessions.length - read + Math.max(read, state.archive.stored ?? 0);
 }
 
 export function activeProject(state: AppState): Project | undefined {

@@ -1,6 +1,6 @@
 // grove ls: the project's sessions (the archive with --all), as lines or JSON.
 import type { Infra } from '../compose.js';
-import { groupOf, orderedSessions } from '../domain/session-order.js';
+import { orderedSessions } from '../domain/session-order.js';
 import { activeWorkSeconds, formatDuration, shortId } from '../domain/session.js';
 import { EXIT, openProject, type HeadlessIo } from './headless.js';
 import { listItem } from './session-json.js';
@@ -12,11 +12,13 @@ export async function lsCommand(
   command: Extract<HeadlessCommand, { kind: 'ls' }>,
 ): Promise<number> {
   const project = await openProject(infra, io, command.dir);
-  const all = orderedSessions(
-    await infra.store.sessions.listByProject(project.id),
+  // Without --all, only the live sessions are read (the archive has its own index).
+  const sessions = orderedSessions(
+    command.all
+      ? await infra.store.sessions.listByProject(project.id)
+      : await infra.store.sessions.listLive(project.id),
     await infra.store.groups.listByProject(project.id),
   );
-  const sessions = command.all ? all : all.filter((s) => groupOf(s.status) !== 'archive');
   const now = infra.clock.now();
   if (command.json) {
     io.stdout.write(

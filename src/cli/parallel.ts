@@ -2,7 +2,6 @@ import type { Infra } from '../compose.js';
 import { budgetText, stopText } from '../domain/budget.js';
 import { formatBytes } from '../domain/gc.js';
 import { rebaseWarning, sessionLabel } from '../domain/overlap.js';
-import { isTerminal } from '../domain/session-status.js';
 import { shortId, type Session } from '../domain/session.js';
 import { budgetStatus } from '../app/services/budget.js';
 import { collectGarbage, gcDays } from '../app/services/gc.js';
@@ -57,8 +56,8 @@ export async function mergeOverlapLines(
   session: Session,
   projectPath: string,
 ): Promise<string[]> {
-  const live = (await infra.store.sessions.listByProject(session.projectId)).filter(
-    (s) => !isTerminal(s.status) && s.status !== 'Merged' && s.status !== 'Draft',
+  const live = (await infra.store.sessions.listLive(session.projectId)).filter(
+    (s) => s.status !== 'Draft',
   );
   if (!live.some((s) => s.id === session.id)) live.push(session);
   const groups = await infra.store.groups.listByProject(session.projectId);

@@ -1,6 +1,6 @@
 import type { SessionGroup as VariantGroup } from './best-of.js';
 import type { Session } from './session.js';
-import type { SessionStatus } from './session-status.js';
+import { SESSION_STATUSES, type SessionStatus } from './session-status.js';
 import { assertNever } from './assert-never.js';
 import { compareOrdinal } from './ordinal.js';
 
@@ -31,6 +31,15 @@ export function groupOf(status: SessionStatus): SessionGroup {
     default:
       return assertNever(status);
   }
+}
+
+/** The statuses of the archive group (finished sessions), in SESSION_STATUSES order. */
+export const ARCHIVE_STATUSES: readonly SessionStatus[] = SESSION_STATUSES.filter(
+  (status) => groupOf(status) === 'archive',
+);
+
+export function isArchived(status: SessionStatus): boolean {
+  return groupOf(status) === 'archive';
 }
 
 export interface SessionSection {

@@ -171,3 +171,8 @@ export function headerLine(width: number): string {
   };
   return `  ${cell('size')}${fit('Session', titleWidth)}${cell('lines')}${cell('tokens')}${cell('model')}${cell('status')}${cell('timer')}`;
 }
+
+/** The archive list's last row while some of its sessions are not read yet. */
+export function archiveMoreLine(unread: number): string {
+  return `   … ${unread.toLocaleString('en-US')} more (they load as the selection comes down)`;
+}

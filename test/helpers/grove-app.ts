@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { App } from '../../src/app/app.js';
 import { Controller } from '../../src/app/controller.js';
 import type { AppEvent } from '../../src/app/events.js';
-import { loadSettings } from '../../src/app/services/projects.js';
+import { loadSettings, startSessions } from '../../src/app/services/projects.js';
 import {
   recoverInterruptedOperations,
   recoverInterruptedReviews,
@@ -47,8 +47,8 @@ export async function startGroveApp(infra: Infra, repo: string): Promise<GroveAp
     },
   );
   await recoverInterruptedReviews(store, clock.now());
-  const [sessions, settings] = await Promise.all([
-    store.sessions.listByProject(project.id),
+  const [{ sessions, archive }, settings] = await Promise.all([
+    startSessions(store, project.id),
     loadSettings(store, project.id),
   ]);
   const app = new App(
@@ -61,6 +61,7 @@ export async function startGroveApp(infra: Infra, repo: string): Promise<GroveAp
       projects: [project],
       activeProjectId: project.id,
       sessions,
+      archive,
       settings,
     }),
     infra.logger,

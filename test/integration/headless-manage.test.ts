@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listItem } from '../../src/cli/session-json.js';
+import { groupOf, orderedSessions } from '../../src/domain/session-order.js';
 import { git } from '../helpers/grove-env.js';
 import { seedSessions, withStore } from '../helpers/seed.js';
 import { expectExit, harness, reply, type Harness } from './headless-harness.js';
@@ -100,6 +102,36 @@ describe('grove ls', () => {
       'Canceled',
       'Done',
     ]);
+  });
+
+  it('prints the same list from a store of many finished sessions, which it reads only with --all', async () => {
+    const statuses = ['Done', 'Review', 'Canceled', 'Done', 'Question', 'Canceled'] as const;
+    await seedSessions(
+      h.world.groveHome,
+      h.repo,
+      Array.from({ length: 150 }, (_, i) => ({
+        title: `Session ${i}`,
+        status: statuses[i % statuses.length] ?? 'Done',
+        addedLines: i,
+      })),
+    );
+    // What ls printed when it read every session and left the archive out.
+    const expected = await withStore(h.world.groveHome, async (store) => {
+      const project = (await store.projects.list())[0];
+      const all = orderedSessions(await store.sessions.listByProject(project?.id ?? 0));
+      const now = Date.now();
+      return {
+        live: all.filter((s) => groupOf(s.status) !== 'archive').map((s) => listItem(s, now)),
+        all: all.map((s) => listItem(s, now)),
+      };
+    });
+
+    const json = await h.grove(['ls', '--json']);
+    expectExit(json, 0);
+    expect(JSON.parse(json.stdout)).toEqual(expected.live);
+    const jsonAll = await h.grove(['ls', '--json', '--all']);
+    expect(JSON.parse(jsonAll.stdout)).toEqual(expected.all);
+    expect(expected.live).toHaveLength(50);
   });
 
   it('lists only the sessions of the project in -C DIR', async () => {

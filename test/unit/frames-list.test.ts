@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { bufferFrom } from '../../src/domain/composer.js';
 import { SETTING_ROWS } from '../../src/domain/settings.js';
+import { orderedSessions } from '../../src/domain/session-order.js';
+import { archivedInList } from '../../src/app/state.js';
 import { appState } from '../helpers/render.js';
 import { FRAME_SIZES, drawScreen, expectFrame } from '../helpers/frames.js';
 import { CJK_TITLE, EMOJI_TITLE, busyList, listSessions } from '../helpers/frame-fixtures.js';
@@ -13,6 +15,22 @@ import { cellWidth } from '../helpers/render.js';
 describe.each(FRAME_SIZES)('the tabs at %i×%i', (columns, rows) => {
   it('draws the sessions list with every group, badges and wide titles', async () => {
     await expectFrame('sessions-list', busyList(columns, rows));
+  });
+
+  it('draws the archive with sessions not read yet: its count and the last row', async () => {
+    const list = busyList(columns, rows);
+    const last = orderedSessions(list.sessions).at(-1)?.id ?? null;
+    await expectFrame(
+      'sessions-archive-unread',
+      busyList(columns, rows, {
+        selectedSessionId: last,
+        archive: {
+          query: '',
+          total: archivedInList(list) + 1234,
+          stored: archivedInList(list) + 1234,
+        },
+      }),
+    );
   });
 
   it('draws the empty sessions list', async () => {

@@ -185,25 +185,29 @@ export class BudgetService {
   /** Spending of the project and each of its sessions, for the header and the session view. */
   async refresh(projectId: number): Promise<void> {
     const { store, app } = this.deps;
-    const [settings, rows, sessions] = await Promise.all([
+    const [settings, rows, live] = await Promise.all([
       loadSettings(store, projectId),
       store.usage.byProject(projectId),
-      store.sessions.listByProject(projectId),
+      store.sessions.listLive(projectId),
     ]);
+    // The live sessions (their limits hold prompts back) and every session that spent
+    // something: the archive's rows are not read for this.
+    const sessions = new Set(live.map((s) => s.id));
+    for (const row of rows) if (row.sessionId !== null) sessions.add(row.sessionId);
     const prices = await this.prices();
     const project = spentOn(rows, prices);
     const projectLimits = budgetLimits(settings, null);
     const perSession: Record<string, BudgetView['sessions'][string]> = {};
-    for (const session of sessions) {
-      const own = await store.usage.sessionLimits(session.id);
+    for (const sessionId of sessions) {
+      const own = await store.usage.sessionLimits(sessionId);
       const limits = own ? budgetLimits(settings, own) : projectLimits;
       const spent = spentOn(
-        rows.filter((r) => r.sessionId === session.id),
+        rows.filter((r) => r.sessionId === sessionId),
         prices,
       );
       if (spent.tokens === 0 && limits.sessionTokens === null && limits.sessionUsd === null)
         continue;
-      perSession[session.id] = { spent, tokens: limits.sessionTokens, usd: limits.sessionUsd };
+      perSession[sessionId] = { spent, tokens: limits.sessionTokens, usd: limits.sessionUsd };
     }
     app.emit({
       type: 'budgetLoaded',

@@ -1,8 +1,9 @@
-import { isTerminal } from '../../domain/session-status.js';
+import * as z from 'zod/mini';
 import { parseInterval } from '../../domain/settings.js';
 import type { App } from '../app.js';
 import type { GitClient, Runtime, Store } from '../ports.js';
 import type { GitStatusView } from '../state.js';
+import type { GitProbeKind } from '../../infra/db/session-repo.js';
 import { OverlapDetector, withVariantGroups } from './overlap.js';
 
 export interface GitStatusDeps {
@@ -13,6 +14,19 @@ export interface GitStatusDeps {
 }
 
 const MAX_BACKOFF = 8;
+
+const baseProbeSchema = z.object({ ahead: z.number(), behind: z.number(), conflict: z.boolean() });
+const pathsSchema = z.array(z.string());
+
+/** A stored JSON value as its schema says, or null (a value this Grove cannot read is probed again). */
+function parseJson<T>(text: string, schema: z.ZodMiniType<T>): T | null {
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
 
 /** What a session branch looked like against its base the last time it was probed. */
 interface Probe {
@@ -45,9 +59,13 @@ export class GitStatusPoller {
 
   /** The project the cycle runs for (null: stopped). */
   private projectId: number | null = null;
+  /** The project whose stored probes are in `probes` and the overlap detector. */
+  private storedFor: number | null = null;
 
   constructor(private readonly deps: GitStatusDeps) {
-    this.overlap = new OverlapDetector(deps.git);
+    this.overlap = new OverlapDetector(deps.git, (sessionId, tips, paths) =>
+      this.keep(sessionId, 'paths', tips, paths),
+    );
     // A sync moved the project branch (and fetched): the figures are looked at again at once.
     deps.app.subscribe((event) => {
       if (
@@ -92,6 +110,39 @@ export class GitStatusPoller {
     this.timer.unref();
   }
 
+  /**
+   * The figures an earlier Grove stored for the project's live sessions, so a
+   * start where no branch moved runs no git per session. Read once per project.
+   */
+  private async recall(projectId: number): Promise<void> {
+    if (this.storedFor === projectId) return;
+    this.storedFor = projectId;
+    this.probes.clear();
+    const sessions = this.deps.store.sessions;
+    const none = new Map<string, { tips: string; value: string }>();
+    const [base, paths] = await Promise.all([
+      sessions.gitProbes(projectId, 'base').catch(() => none),
+      sessions.gitProbes(projectId, 'paths').catch(() => none),
+    ]);
+    for (const [id, { tips, value }] of base) {
+      const probe = parseJson(value, baseProbeSchema);
+      if (probe) this.probes.set(id, { key: tips, ...probe });
+    }
+    const known = new Map<string, { key: string; paths: readonly string[] }>();
+    for (const [id, { tips, value }] of paths) {
+      const list = parseJson(value, pathsSchema);
+      if (list) known.set(id, { key: tips, paths: list });
+    }
+    this.overlap.remember(known);
+  }
+
+  /** Stores a session's figures with the tips they were read at (a failed write only costs git next start). */
+  private keep(sessionId: string, kind: GitProbeKind, tips: string, value: unknown): void {
+    this.deps.store.sessions
+      .saveGitProbe(sessionId, kind, { tips, value: JSON.stringify(value) })
+      .catch((e: unknown) => this.deps.runtime.logger.log('warn', 'storing git figures failed', e));
+  }
+
   /** One full cycle; exposed for tests. */
   async cycle(
     projectId: number,
@@ -130,9 +181,8 @@ export class GitStatusPoller {
       branch && upstream
         ? await git.aheadBehind(project.path, branch, upstream).catch(() => null)
         : null;
-    const sessions = (await store.sessions.listByProject(projectId)).filter(
-      (s) => !isTerminal(s.status) && s.status !== 'Merged' && s.status !== 'Draft',
-    );
+    await this.recall(projectId);
+    const sessions = (await store.sessions.listLive(projectId)).filter((s) => s.status !== 'Draft');
     const perSession: Record<string, { ahead: number; behind: number }> = {};
     const conflicts: string[] = [];
     const heads =
@@ -157,6 +207,7 @@ export class GitStatusPoller {
               .length > 0;
           probe = { key, ...ab, conflict };
           this.probes.set(session.id, probe);
+          if (baseTip !== undefined) this.keep(session.id, 'base', key, { ...ab, conflict });
         } catch {
           continue;
         }

@@ -5,7 +5,6 @@ import type { BudgetStop } from '../../domain/budget.js';
 import { deriveInbox, type InboxItem } from '../../domain/inbox.js';
 import type { Operation } from '../../domain/operation.js';
 import type { ReviewThread } from '../../domain/review-thread.js';
-import { isTerminal } from '../../domain/session-status.js';
 import type { Runtime, Store } from '../ports.js';
 import { budgetStatus } from './budget.js';
 
@@ -15,9 +14,7 @@ export async function loadInbox(deps: {
 }): Promise<InboxItem[]> {
   const { store, runtime } = deps;
   const projects = await store.projects.list();
-  const sessions = (await Promise.all(projects.map((p) => store.sessions.listByProject(p.id))))
-    .flat()
-    .filter((s) => !isTerminal(s.status));
+  const sessions = (await Promise.all(projects.map((p) => store.sessions.listLive(p.id)))).flat();
   const [unfinished, newest] = await Promise.all([
     store.operations.listUnfinished(),
     store.operations.newestFinished(['start_prompt', 'reply', 'rebase', 'merge', 'publish']),

@@ -33,7 +33,18 @@ export class OverlapDetector {
   /** merge-tree conflicts per pair of tips. */
   private probes = new Map<string, readonly string[]>();
 
-  constructor(private readonly git: GitClient) {}
+  /** `onPaths`: a session's changed paths were read at these tips (`key`), for the caller to keep. */
+  constructor(
+    private readonly git: GitClient,
+    private readonly onPaths?: (sessionId: string, key: string, paths: readonly string[]) => void,
+  ) {}
+
+  /** Changed paths read by an earlier process, by session (reused while the tips in `key` hold). */
+  remember(
+    known: ReadonlyMap<string, { readonly key: string; readonly paths: readonly string[] }>,
+  ): void {
+    for (const [id, entry] of known) if (!this.paths.has(id)) this.paths.set(id, entry);
+  }
 
   /**
    * `heads` maps local branch names to their tips (one `for-each-ref`, which
@@ -66,6 +77,7 @@ export class OverlapDetector {
             .catch(() => null);
           if (paths === null) return;
           nextPaths.set(session.id, { key, paths });
+          if (baseTip !== undefined) this.onPaths?.(session.id, key, paths);
         }
         tips.set(session.id, tip);
       }),

@@ -1,7 +1,15 @@
 import { SETTING_ROWS, dependentKeys, settingValue } from '../../domain/settings.js';
+import { filterQuery } from '../../domain/session-filter.js';
+import type { Session } from '../../domain/session.js';
 import type { App } from '../app.js';
 import type { Store } from '../ports.js';
-import type { Tab } from '../state.js';
+import {
+  ARCHIVE_PAGE,
+  archiveUnread,
+  archivedInList,
+  type ArchiveView,
+  type Tab,
+} from '../state.js';
 
 export const ACTIVE_PROJECT_KEY = 'ui.activeProject';
 export const ACTIVE_TAB_KEY = 'ui.tab';
@@ -21,11 +29,30 @@ export async function loadSettings(
   return values;
 }
 
+/**
+ * What start-up reads of a project's sessions: the live ones, and how many
+ * are in the archive (counted on its index; no archived row is read). The
+ * archive's rows come in pages as the list needs them (ProjectService.loadArchive).
+ */
+export async function startSessions(
+  store: Store,
+  projectId: number | null,
+): Promise<{ sessions: Session[]; archive: ArchiveView }> {
+  if (projectId === null) return { sessions: [], archive: { query: '', total: 0, stored: 0 } };
+  const [sessions, total] = await Promise.all([
+    store.sessions.listLive(projectId),
+    store.sessions.countArchive(projectId, ''),
+  ]);
+  return { sessions, archive: { query: '', total, stored: total } };
+}
+
 export class ProjectService {
   private seenVersion: number | null = null;
   private seenProject: number | null = null;
   /** Sessions whose progress line came from another process's running turn. */
   private progressFromElsewhere = new Set<string>();
+  /** The archive page being read (project, search, offset), so a key repeat does not read it twice. */
+  private archiveReading: string | null = null;
 
   constructor(
     private readonly app: App,
@@ -45,16 +72,65 @@ export class ProjectService {
     this.app.task('Switching project', async () => {
       await this.store.projects.touch(projectId, this.now());
       await this.store.settings.setGlobal(ACTIVE_PROJECT_KEY, String(projectId));
-      const [sessions, settings, projects] = await Promise.all([
-        this.store.sessions.listByProject(projectId),
+      const [sessions, settings, projects, archived, total] = await Promise.all([
+        this.store.sessions.listLive(projectId),
         loadSettings(this.store, projectId),
         this.store.projects.list(),
+        this.store.sessions.listArchive(projectId, { query: '', offset: 0, limit: ARCHIVE_PAGE }),
+        this.store.sessions.countArchive(projectId, ''),
       ]);
       this.app.emit({ type: 'projectsLoaded', projects });
       this.app.emit({ type: 'projectActivated', projectId, sessions, settings });
+      this.app.emit({
+        type: 'archiveLoaded',
+        projectId,
+        query: '',
+        sessions: archived,
+        total,
+        replace: true,
+      });
       this.app.emit({ type: 'tab', tab: 'sessions' });
       this.onActivated(projectId);
       then?.();
+    });
+  }
+
+  /**
+   * Reads a page of the active project's archive for the list's search: the
+   * first one when the search changed or none was read yet, else the next
+   * one when `more` and the store has more. A page read for a search that
+   * changed meanwhile is dropped.
+   */
+  loadArchive(more: boolean): void {
+    const state = this.app.state;
+    const projectId = state.activeProjectId;
+    if (projectId === null) return;
+    const query = filterQuery(state.sessionFilter);
+    const fresh = query !== state.archive.query || state.archive.total === null;
+    if (!fresh && (!more || archiveUnread(state) === 0)) return;
+    const offset = fresh ? 0 : archivedInList(state);
+    const key = `${projectId}\n${query}\n${offset}`;
+    if (this.archiveReading === key) return;
+    this.archiveReading = key;
+    this.app.task('Reading the archive', async () => {
+      try {
+        const [sessions, total] = await Promise.all([
+          this.store.sessions.listArchive(projectId, { query, offset, limit: ARCHIVE_PAGE }),
+          this.store.sessions.countArchive(projectId, query),
+        ]);
+        const now = this.app.state;
+        if (now.activeProjectId !== projectId || filterQuery(now.sessionFilter) !== query) return;
+        this.app.emit({
+          type: 'archiveLoaded',
+          projectId,
+          query,
+          sessions,
+          total,
+          replace: fresh,
+        });
+      } finally {
+        if (this.archiveReading === key) this.archiveReading = null;
+      }
     });
   }
 
@@ -94,8 +170,10 @@ export class ProjectService {
     });
   }
 
-  /** Picks up sessions created or changed by another Grove process. */
-  /** Picks up what other processes changed; true when the project's sessions changed. */
+  /**
+   * Picks up what other processes changed; true when the project's sessions
+   * changed. The archive is read again only as far as the list had read it.
+   */
   async refreshSessions(): Promise<boolean> {
     const projectId = this.app.state.activeProjectId;
     if (projectId === null) return false;
@@ -104,11 +182,37 @@ export class ProjectService {
     if (version === this.seenVersion && projectId === this.seenProject) return false;
     this.seenVersion = version;
     this.seenProject = projectId;
-    const sessions = await this.store.sessions.listByProject(projectId);
-    const known = new Map(this.app.state.sessions.map((s) => [s.id, s.updatedAt]));
+    const state = this.app.state;
+    const { query } = state.archive;
+    const [live, archived, total] = await Promise.all([
+      this.store.sessions.listLive(projectId),
+      this.store.sessions.listArchive(projectId, {
+        query,
+        offset: 0,
+        limit: Math.max(ARCHIVE_PAGE, archivedInList(state)),
+      }),
+      this.store.sessions.countArchive(projectId, query),
+    ]);
+    const sessions: Session[] = [...live, ...archived];
+    // The session open on screen stays, wherever the archive order puts it now.
+    const open = state.mode.kind === 'list' ? null : state.mode.sessionId;
+    if (open !== null && !sessions.some((s) => s.id === open)) {
+      const session = await this.store.sessions.get(open);
+      if (session?.projectId === projectId) sessions.push(session);
+    }
+    const known = new Map(state.sessions.map((s) => [s.id, s.updatedAt]));
     const changed =
-      sessions.length !== known.size || sessions.some((s) => known.get(s.id) !== s.updatedAt);
-    if (changed) this.app.emit({ type: 'sessionsLoaded', projectId, sessions });
+      sessions.length !== known.size ||
+      total !== state.archive.total ||
+      sessions.some((s) => known.get(s.id) !== s.updatedAt);
+    // A search typed meanwhile reads its own page (loadArchive): this read is for the old one.
+    if (changed && this.app.state.archive.query === query)
+      this.app.emit({
+        type: 'sessionsLoaded',
+        projectId,
+        sessions,
+        archive: { query, total, stored: query === '' ? total : state.archive.stored },
+      });
     // Progress lines of turns another process runs (a headless `grove run`).
     const elsewhere = await this.store.operations.progressElsewhere(projectId, this.owner);
     const now = new Set<string>();

@@ -75,7 +75,7 @@ export const STRANDED_NOTICE =
 async function recoverStrandedSessions(store: Store, now: number): Promise<string[]> {
   const moved: string[] = [];
   for (const project of await store.projects.list()) {
-    for (const listed of await store.sessions.listByProject(project.id)) {
+    for (const listed of await store.sessions.listLive(project.id)) {
       if (listed.status !== 'Merging' && listed.status !== 'Rebasing') continue;
       // Looked at again in one transaction: an operation may have just started.
       const done = await store.transaction(async (trx) => {

@@ -245,6 +245,14 @@ export interface SessionReviewRequestTable {
   last_refreshed_at: number | null;
 }
 
+/** The last git figures of a session branch, with the tips they were read at (migrations/017_session_archive.sql). */
+export interface SessionGitProbeTable {
+  session_id: string;
+  kind: string;
+  tips: string;
+  value: string;
+}
+
 /** Other machines sessions can run on (migrations/015_hosts.sql). */
 export interface HostTable {
   name: string;
@@ -282,6 +290,7 @@ export interface DB {
   session_group: SessionGroupTable;
   session_group_member: SessionGroupMemberTable;
   session_review_request: SessionReviewRequestTable;
+  session_git_probe: SessionGitProbeTable;
   git_step: GitStepTable;
   review_thread: ReviewThreadTable;
   diff_comment: DiffCommentTable;

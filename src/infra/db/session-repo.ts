@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { ARCHIVE_STATUSES } from '../../domain/session-order.js';
 import { assertTransition, type SessionStatus } from '../../domain/session-status.js';
 import { timerAfterStatusChange, type PermissionMode, type Session } from '../../domain/session.js';
 import { NotFoundError } from './errors.js';
@@ -32,8 +33,24 @@ export interface NewSession {
 export interface SessionRepo {
   insert(session: NewSession): Promise<void>;
   get(id: string): Promise<Session | undefined>;
-  /** Most recently updated first. */
+  /** Every session of the project, the archive included; most recently updated first. */
   listByProject(projectId: number): Promise<Session[]>;
+  /** The project's live sessions (not in the archive: Merged, Done, Canceled); most recently updated first. */
+  listLive(projectId: number): Promise<Session[]>;
+  /**
+   * A page of the project's archive, most recently updated first: sessions
+   * whose title, branch or first prompt holds `query` (ASCII letters in any
+   * case; '' matches all), skipping the first `offset`.
+   */
+  listArchive(projectId: number, page: ArchivePage): Promise<Session[]>;
+  /** The project's sessions linked to a pull request (the archive's included); most recently updated first. */
+  listWithReviewRequest(projectId: number): Promise<Session[]>;
+  /** How many archived sessions of the project match `query` (as listArchive). */
+  countArchive(projectId: number, query: string): Promise<number>;
+  /** The last git figures stored for the project's sessions of one kind, by session id. */
+  gitProbes(projectId: number, kind: GitProbeKind): Promise<Map<string, GitProbeRecord>>;
+  /** Stores a session's git figures of one kind, with the tips they were read at. */
+  saveGitProbe(sessionId: string, kind: GitProbeKind, probe: GitProbeRecord): Promise<void>;
   /** Sessions (of any project) whose focused review was left running. */
   listFocusedReviewRunning(): Promise<Session[]>;
   /** Sessions (of any project) whose id starts with `prefix`; dashes and case are ignored. */
@@ -57,6 +74,34 @@ export interface SessionRepo {
   addTokens(id: string, input: number, output: number): Promise<void>;
   /** Deletes the session and (by cascade) its transcript, operations, usage and review request. */
   delete(id: string): Promise<void>;
+}
+
+export interface ArchivePage {
+  readonly query: string;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** 'base': ahead/behind its base and a conflict; 'paths': the paths the branch changed. */
+export type GitProbeKind = 'base' | 'paths';
+
+/** Git figures as stored: `value` is JSON the caller wrote, `tips` the branch tips it was read at. */
+export interface GitProbeRecord {
+  readonly tips: string;
+  readonly value: string;
+}
+
+// The archive's statuses written literally (not as bound values), so SQLite
+// matches the terms of the partial indexes of migration 017.
+const ARCHIVED_LIST = sql.raw(ARCHIVE_STATUSES.map((s) => `'${s}'`).join(', '));
+const IS_ARCHIVED = sql<SqlBool>`session.status IN (${ARCHIVED_LIST})`;
+const IS_LIVE = sql<SqlBool>`session.status NOT IN (${ARCHIVED_LIST})`;
+
+/** Title, branch or first prompt holds `query` (ASCII case folded); true for ''. */
+function matching(query: string): Expression<SqlBool> {
+  const needle = query.trim().toLowerCase();
+  if (needle === '') return sql<SqlBool>`1`;
+  return sql<SqlBool>`(instr(lower(session.title), ${needle}) > 0 OR instr(lower(session.branch), ${needle}) > 0 OR instr(lower(coalesce(session.prompt, '')), ${needle}) > 0)`;
 }
 
 function selectSessions(db: Executor) {
@@ -131,6 +176,72 @@ export function createSessionRepo(db: Executor): SessionRepo {
         .orderBy('session.id')
         .execute();
       return rows.map(decodeSession);
+    },
+
+    async listLive(projectId) {
+      const rows = await selectSessions(db)
+        .where('session.project_id', '=', projectId)
+        .where(IS_LIVE)
+        .orderBy('session.updated_at', 'desc')
+        .orderBy('session.id')
+        .execute();
+      return rows.map(decodeSession);
+    },
+
+    async listArchive(projectId, page) {
+      const rows = await selectSessions(db)
+        .where('session.project_id', '=', projectId)
+        .where(IS_ARCHIVED)
+        .where(matching(page.query))
+        .orderBy('session.updated_at', 'desc')
+        .orderBy('session.id')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute();
+      return rows.map(decodeSession);
+    },
+
+    async listWithReviewRequest(projectId) {
+      const rows = await selectSessions(db)
+        .where('session.project_id', '=', projectId)
+        .where('rr.number', 'is not', null)
+        .orderBy('session.updated_at', 'desc')
+        .orderBy('session.id')
+        .execute();
+      return rows.map(decodeSession);
+    },
+
+    async countArchive(projectId, query) {
+      const row = await db
+        .selectFrom('session')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('session.project_id', '=', projectId)
+        .where(IS_ARCHIVED)
+        .where(matching(query))
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    async gitProbes(projectId, kind) {
+      const rows = await db
+        .selectFrom('session_git_probe as p')
+        .innerJoin('session', 'session.id', 'p.session_id')
+        .select(['p.session_id', 'p.tips', 'p.value'])
+        .where('session.project_id', '=', projectId)
+        .where(IS_LIVE)
+        .where('p.kind', '=', kind)
+        .execute();
+      return new Map(rows.map((r) => [r.session_id, { tips: r.tips, value: r.value }]));
+    },
+
+    async saveGitProbe(sessionId, kind, probe) {
+      await db
+        .insertInto('session_git_probe')
+        .values({ session_id: sessionId, kind, tips: probe.tips, value: probe.value })
+        .onConflict((oc) =>
+          oc.columns(['session_id', 'kind']).doUpdateSet({ tips: probe.tips, value: probe.value }),
+        )
+        .execute();
     },
 
     async listFocusedReviewRunning() {

@@ -1,4 +1,4 @@
-import { TABS } from '../../app/state.js';
+import { ARCHIVE_PAGE, TABS, archiveUnread } from '../../app/state.js';
 import { actionFor } from '../../domain/key-lookup.js';
 import { orderedSessions } from '../../domain/session-order.js';
 import { SETTING_ROWS, cycleSetting, settingValue } from '../../domain/settings.js';
@@ -57,6 +57,9 @@ function moveSession(ctx: KeyContext, to: (index: number, count: number) => numb
   const current = ordered.findIndex((s) => s.id === ctx.state.selectedSessionId);
   const next = Math.max(0, Math.min(ordered.length - 1, to(current, ordered.length)));
   ctx.apply({ type: 'selectSession', sessionId: ordered[next]?.id ?? null });
+  // The archive is read in pages: a selection half a page from the last row read asks for the next.
+  if (ordered.length - 1 - next < ARCHIVE_PAGE / 2 && archiveUnread(ctx.state) > 0)
+    ctx.intents.loadArchive(true);
 }
 
 export function handleSessionsKey(ctx: KeyContext, id: string): void {

@@ -4,6 +4,7 @@ import { bufferFrom, insertText } from '../../domain/composer.js';
 import type { AppState } from '../../app/state.js';
 import {
   NO_FILTER,
+  filterQuery,
   filterSessions,
   isFiltering,
   nextStatusFilter,
@@ -13,11 +14,15 @@ import { assertNever } from '../../domain/assert-never.js';
 import type { KeyContext } from './context.js';
 import { editBuffer } from './input.js';
 
-// The session list's search field and status filter. They change only the
-// filter in the snapshot: the list filters the sessions it already holds.
+// The session list's search field and status filter. They change the filter
+// in the snapshot: the list filters the live sessions it holds, and the
+// archive, which it holds only in part, is searched in the store (the app
+// reads its first matching page when the search text changes).
 
 function setFilter(ctx: KeyContext, filter: SessionFilter): void {
+  const before = filterQuery(ctx.state.sessionFilter);
   ctx.apply({ type: 'sessionFilter', filter });
+  if (filterQuery(filter) !== before) ctx.intents.loadArchive(false);
 }
 
 /** The selected session when the list shows it (a filter can hide it: keys then act on none). */

@@ -2,19 +2,20 @@ import type { SessionGroup } from '../../domain/best-of.js';
 import { waitingText, type UsageLimit } from '../../domain/usage-limit.js';
 import { Box, Text } from 'ink';
 import { memo } from 'react';
-import type { AppState } from '../../app/state.js';
+import { archiveUnread, sessionsStored, type AppState } from '../../app/state.js';
 import { GROUP_TITLES, groupSessions } from '../../domain/session-order.js';
 import type { Session } from '../../domain/session.js';
 import { activeWorkSeconds, formatDuration, formatTokens } from '../../domain/session.js';
 import type { SessionOverlap } from '../../domain/overlap.js';
 import type { Theme } from '../theme.js';
 import { cellWidth, fit, paint, visibleWindow } from '../text.js';
-import { filterSessions, isFiltering } from '../../domain/session-filter.js';
+import { filterSessions, isFiltering, matchesStatus } from '../../domain/session-filter.js';
 import { SessionFilterBar } from '../components/SessionFilterBar.js';
 import {
   columnCell,
   headerLine,
   listColumns,
+  archiveMoreLine,
   rowBadges,
   titleLayout,
   type BadgeTone,
@@ -22,7 +23,9 @@ import {
 
 type Row =
   | { kind: 'header'; key: string; label: string }
-  | { kind: 'session'; key: string; session: Session };
+  | { kind: 'session'; key: string; session: Session }
+  /** The archive's sessions not read yet (they come as the selection nears them). */
+  | { kind: 'more'; key: string; label: string };
 
 function prBadge(session: Session): string {
   const pr = session.reviewRequest;
@@ -156,7 +159,7 @@ export function SessionsPage({
       </Box>
     );
   }
-  if (state.sessions.length === 0) {
+  if (state.sessions.length === 0 && archiveUnread(state) === 0) {
     return (
       <Box flexDirection="column" height={height} paddingX={1} paddingTop={1}>
         <Text bold>No sessions yet.</Text>
@@ -171,14 +174,18 @@ export function SessionsPage({
   const filtered = filter.input !== null || isFiltering(filter);
   const shown = filterSessions(state.sessions, filter, state.attention);
   const rows: Row[] = [];
+  // The archive's rows not read yet count in its header and make one last row.
+  const unread = matchesStatus({ status: 'Done' }, filter.status, false) ? archiveUnread(state) : 0;
   for (const section of groupSessions(shown, Object.values(state.groups))) {
+    const more = section.group === 'archive' ? unread : 0;
     rows.push({
       kind: 'header',
       key: `h-${section.group}`,
-      label: `${GROUP_TITLES[section.group].toUpperCase()} (${section.sessions.length})`,
+      label: `${GROUP_TITLES[section.group].toUpperCase()} (${section.sessions.length + more})`,
     });
     for (const session of section.sessions)
       rows.push({ kind: 'session', key: session.id, session });
+    if (more > 0) rows.push({ kind: 'more', key: 'more', label: archiveMoreLine(more) });
   }
   const selectedIndex = rows.findIndex(
     (r) => r.kind === 'session' && r.session.id === state.selectedSessionId,
@@ -191,8 +198,8 @@ export function SessionsPage({
       {filtered ? (
         <SessionFilterBar
           filter={filter}
-          shown={shown.length}
-          total={state.sessions.length}
+          shown={shown.length + unread}
+          total={sessionsStored(state)}
           theme={theme}
         />
       ) : null}
@@ -208,6 +215,10 @@ export function SessionsPage({
         row.kind === 'header' ? (
           <Text key={row.key} bold color={theme.accent} wrap="truncate-end">
             {' '}
+            {row.label}
+          </Text>
+        ) : row.kind === 'more' ? (
+          <Text key={row.key} color={theme.muted} wrap="truncate-end">
             {row.label}
           </Text>
         ) : (

@@ -109,7 +109,8 @@ export class MergeQueue {
         );
         for (const project of await store.projects.list()) {
           if (this.busy.has(project.id)) continue;
-          const sessions = await store.sessions.listByProject(project.id);
+          // Queued and Merging are live statuses: the archive is not read.
+          const sessions = await store.sessions.listLive(project.id);
           if (sessions.some((s) => s.status === 'Merging')) continue;
           const next = sessions
             .filter((s) => s.status === 'Queued' && !pending.has(s.id))

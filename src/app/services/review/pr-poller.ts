@@ -110,7 +110,7 @@ export class PullRequestPoller {
     if (projectId === null) return null;
     const project = await store.projects.get(projectId);
     if (!project) return null;
-    const sessions = (await store.sessions.listByProject(projectId)).filter(followed);
+    const sessions = (await store.sessions.listWithReviewRequest(projectId)).filter(followed);
     if (sessions.length === 0) return null;
     const url = await git.remoteUrl(project.path, 'origin');
     if (!url) return null;
