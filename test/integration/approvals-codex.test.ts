@@ -1,13 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseHeadless } from '../../src/cli/args.js';
-import { runHeadless } from '../../src/cli/dispatch.js';
 import { EXIT } from '../../src/cli/headless.js';
 import { APPROVAL_TIMEOUT_KEY } from '../../src/domain/approval.js';
-import type { InboxItem } from '../../src/domain/inbox.js';
 import type { Session } from '../../src/domain/session.js';
+import { grove as groveOn, heldItem as heldOn, turnOver as overOn } from '../helpers/approvals.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
 
 // Approvals that can be granted (issue 25, item 2) with the real, pinned
@@ -27,6 +24,10 @@ afterEach(async () => {
   await w.controller.shutdown();
   await w.close();
 });
+
+const grove = (name: 'approve' | 'deny' | 'inbox', ...rest: string[]) => groveOn(w, name, ...rest);
+const heldItem = (sessionId: string) => heldOn(w, sessionId);
+const turnOver = (sessionId: string) => overOn(w, sessionId);
 
 async function codexSession(): Promise<Session> {
   const session = await w.controller.sessions.create(
@@ -48,45 +49,6 @@ function script(task: string, commands: readonly string[]): void {
     })),
     { when: task, text: reply('Finished.') },
   ]);
-}
-
-/** Runs a headless command as `grove ARGS` would, on the same store. */
-async function grove(
-  name: 'approve' | 'deny' | 'inbox',
-  ...rest: string[]
-): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await runHeadless(parseHeadless(name, rest), w.infra, {
-    stdout,
-    stderr,
-    stdin: Object.assign(new PassThrough(), { isTTY: false }),
-    stderrIsTTY: false,
-    env: process.env,
-    cwd: w.repo,
-  });
-  return { code, out, err };
-}
-
-async function heldItem(sessionId: string): Promise<InboxItem> {
-  return waitFor(
-    'the request held in the inbox',
-    async () =>
-      (await w.controller.inbox()).find((i) => i.kind === 'approval' && i.sessionId === sessionId),
-    60_000,
-  );
-}
-
-async function turnOver(sessionId: string): Promise<void> {
-  await waitFor(
-    'the turn to end',
-    async () => (await w.infra.store.operations.listUnfinished(sessionId)).length === 0,
-    60_000,
-  );
 }
 
 describe('Codex approvals', () => {

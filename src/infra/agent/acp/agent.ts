@@ -59,6 +59,7 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
     acc: TurnAccumulator;
     request: TurnRequest;
     onEvent: (e: TurnEvent) => void;
+    signal: AbortSignal;
   } | null = null;
 
   const stopped = (): AgentError => new AgentError(provider, 'canceled', 'The turn was stopped.');
@@ -155,7 +156,7 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
         onEvent({ type: 'notice', text: replayNotice(label, replay.turns) });
       }
       const acc = new TurnAccumulator();
-      current = { acc, request, onEvent };
+      current = { acc, request, onEvent, signal };
       const onAbort = (): void => {
         rt.acp.cancel(sessionId);
         setTimeout(() => rt.proc.kill(), 2000).unref();

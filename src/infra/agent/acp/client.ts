@@ -54,7 +54,9 @@ export interface AcpClientHandlers {
   /** A session/update that matched the schema. */
   update(notification: acp.SessionNotification): void;
   /** A permission request that matched the schema; one that did not is cancelled (fail-closed). */
-  permission(request: acp.RequestPermissionRequest): acp.RequestPermissionResponse;
+  permission(
+    request: acp.RequestPermissionRequest,
+  ): acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
 }
 
 /** An ACP connection to one agent process. */
@@ -137,7 +139,7 @@ export function connectAcp(
     .onRequest(
       'session/request_permission',
       (params) => checkAcp('RequestPermissionRequest', params),
-      ({ params }): acp.RequestPermissionResponse => {
+      async ({ params }): Promise<acp.RequestPermissionResponse> => {
         watch.record(
           provider,
           'session/request_permission',
@@ -145,7 +147,7 @@ export function connectAcp(
           params.ok ? undefined : params.issue,
         );
         return params.ok
-          ? handlers.permission(params.value)
+          ? await handlers.permission(params.value)
           : { outcome: { outcome: 'cancelled' } };
       },
     )

@@ -3,7 +3,7 @@ import type {
   RequestPermissionResponse,
   SessionNotification,
 } from '@agentclientprotocol/sdk';
-import { acpToolAsk, decideApproval, deniedLine, describeAsk } from '../approval.js';
+import { acpToolAsk, decideApproval, deniedLine, describeAsk, holdRequest } from '../approval.js';
 import type { TurnEvent, TurnRequest } from '../channel.js';
 import { acpToolLine, withoutWorktree } from '../tool-lines.js';
 import type { TurnAccumulator } from '../turn-parts.js';
@@ -19,6 +19,8 @@ export interface AcpTurn {
   readonly acc: TurnAccumulator;
   readonly request: TurnRequest;
   readonly onEvent: (event: TurnEvent) => void;
+  /** The turn's signal: a request held for the person is denied when the turn stops. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -83,26 +85,38 @@ export function acpTurnHandlers(
           break;
       }
     },
-    // Fail-closed: what the session's mode does not allow is rejected and told in the transcript.
-    permission({
+    // Fail-closed: what the session's mode does not allow is rejected and told in the transcript,
+    // unless the person may grant it (approval.ts holdRequest): then it is held for them.
+    async permission({
       options: choices,
       toolCall,
-    }: RequestPermissionRequest): RequestPermissionResponse {
+    }: RequestPermissionRequest): Promise<RequestPermissionResponse> {
       const turn = current();
       const ask = acpToolAsk(toolCall);
       const decision = turn
         ? decideApproval(turn.request.permissionMode, cwd, ask)
         : ({ allow: false, reason: 'no turn is running' } as const);
+      let allow = decision.allow;
       if (!decision.allow) {
-        deniedCalls.add(toolCall.toolCallId);
-        turn?.onEvent({
-          type: 'denied',
-          text: deniedLine(label, describeAsk(ask, cwd), decision.reason),
-        });
+        const held = turn?.request.hold ? holdRequest(label, cwd, ask, decision.reason) : null;
+        if (turn?.request.hold && held) {
+          const answer = await turn.request
+            .hold(held, turn.signal ?? new AbortController().signal)
+            .catch(() => 'denied' as const);
+          allow = answer === 'once' || answer === 'session';
+          // The desk wrote the decision's transcript line: a rejected call is not also "(failed)".
+          if (!allow) deniedCalls.add(toolCall.toolCallId);
+        } else {
+          deniedCalls.add(toolCall.toolCallId);
+          turn?.onEvent({
+            type: 'denied',
+            text: deniedLine(label, describeAsk(ask, cwd), decision.reason),
+          });
+        }
       }
       const pick = (kind: string): string | null =>
         choices.find((o) => o.kind === kind)?.optionId ?? null;
-      const optionId = decision.allow
+      const optionId = allow
         ? (pick('allow_once') ?? pick('allow_always'))
         : (pick('reject_once') ?? pick('reject_always'));
       return optionId

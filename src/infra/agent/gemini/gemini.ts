@@ -79,6 +79,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     acc: TurnAccumulator;
     request: TurnRequest;
     onEvent: (e: TurnEvent) => void;
+    signal: AbortSignal;
     sessionId: string;
     gaveUp: GeminiRetry | null;
   } | null = null;
@@ -223,7 +224,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         }
       }
       const acc = new TurnAccumulator();
-      current = { acc, request, onEvent, sessionId, gaveUp: null };
+      current = { acc, request, onEvent, signal, sessionId, gaveUp: null };
       const turn = current;
       const onAbort = (): void => {
         rt.acp.cancel(sessionId);

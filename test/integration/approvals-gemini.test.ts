@@ -1,0 +1,99 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/headless.js';
+import type { Session } from '../../src/domain/session.js';
+import { grove, heldItem, turnOver } from '../helpers/approvals.js';
+import { makeReviewWorld, reply, type ReviewWorld } from '../helpers/review-world.js';
+
+// Approvals that can be granted with the real, pinned Gemini CLI over ACP on
+// real SQLite: in a Read Only session the scripted model asks to run a shell
+// command inside the worktree (session/request_permission), which the mode
+// would reject; Grove holds it in the inbox, and the person's answer is the
+// option Gemini CLI gets.
+
+let w: ReviewWorld;
+
+beforeEach(async () => {
+  w = await makeReviewWorld();
+});
+
+afterEach(async () => {
+  await w.controller.shutdown();
+  await w.close();
+});
+
+async function readOnlySession(): Promise<Session> {
+  const session = await w.controller.sessions.create(
+    w.projectId,
+    { agent: 'gemini', model: 'gemini-test', reasoning: 'default' },
+    w.app.state.settings,
+    'read_only',
+  );
+  await w.controller.sessions.whenReady(session.id);
+  w.app.emit({ type: 'sessionUpdated', session });
+  return session;
+}
+
+function script(task: string, commands: readonly string[]): void {
+  w.server.script('gemini', [
+    ...commands.map((command) => ({
+      when: task,
+      toolCall: { kind: 'shell' as const, command },
+    })),
+    { when: task, text: reply('Finished.') },
+  ]);
+}
+
+describe('Gemini CLI approvals', () => {
+  it('holds a shell command a Read Only session would reject; approved once, it runs', async () => {
+    script('Write approved.txt', ['printf x > approved.txt']);
+    const session = await readOnlySession();
+    expect(await w.controller.submitPrompt(session.id, 'Write approved.txt')).toBeNull();
+
+    const item = await heldItem(w, session.id);
+    expect(item.text).toBe(
+      'Gemini CLI asks to run `printf x > approved.txt` (the session is in Read Only mode)',
+    );
+    expect(existsSync(join(session.worktreePath, 'approved.txt'))).toBe(false);
+    expect((await grove(w, 'approve', item.approvalId ?? '')).code).toBe(EXIT.ok);
+    await turnOver(w, session.id);
+
+    expect(readFileSync(join(session.worktreePath, 'approved.txt'), 'utf8')).toBe('x');
+    expect(await w.notices(session.id)).toContainEqual(
+      '[Approved] Gemini CLI asked to run `printf x > approved.txt`; you approved it once.',
+    );
+  }, 120_000);
+
+  it('approved for the session, the same command again passes without asking', async () => {
+    script('Append twice', ['printf x >> twice.txt', 'printf x >> twice.txt']);
+    const session = await readOnlySession();
+    expect(await w.controller.submitPrompt(session.id, 'Append twice')).toBeNull();
+
+    const item = await heldItem(w, session.id);
+    w.controller.decideApproval(item.approvalId ?? '', 'session');
+    await turnOver(w, session.id);
+
+    expect(readFileSync(join(session.worktreePath, 'twice.txt'), 'utf8')).toBe('xx');
+    const notices = await w.notices(session.id);
+    expect(notices.filter((n) => n.startsWith('[Approval]'))).toHaveLength(1);
+    expect(notices.filter((n) => n.startsWith('[Approved]'))).toHaveLength(2);
+  }, 120_000);
+
+  it('denied, the command does not run and is one [Denied] line, not also a failed tool', async () => {
+    script('Write denied.txt', ['printf x > denied.txt']);
+    const session = await readOnlySession();
+    expect(await w.controller.submitPrompt(session.id, 'Write denied.txt')).toBeNull();
+
+    const item = await heldItem(w, session.id);
+    expect((await grove(w, 'deny', item.approvalId ?? '')).code).toBe(EXIT.ok);
+    await turnOver(w, session.id);
+
+    expect(existsSync(join(session.worktreePath, 'denied.txt'))).toBe(false);
+    const entries = await w.infra.store.transcript.list(session.id);
+    expect(entries.map((e) => e.content)).toContainEqual(
+      '[Denied] Gemini CLI asked to run `printf x > denied.txt`; you denied it.',
+    );
+    expect(entries.filter((e) => e.content.includes('(failed)'))).toEqual([]);
+  }, 120_000);
+});
