@@ -60,6 +60,8 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
     request: TurnRequest;
     onEvent: (e: TurnEvent) => void;
     signal: AbortSignal;
+    /** Never: outside Auto Edit the worktree is read-only to the agent, so nothing is held for the person. */
+    holds: false;
   } | null = null;
 
   const stopped = (): AgentError => new AgentError(provider, 'canceled', 'The turn was stopped.');
@@ -156,7 +158,7 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
         onEvent({ type: 'notice', text: replayNotice(label, replay.turns) });
       }
       const acc = new TurnAccumulator();
-      current = { acc, request, onEvent, signal };
+      current = { acc, request, onEvent, signal, holds: false };
       const onAbort = (): void => {
         rt.acp.cancel(sessionId);
         setTimeout(() => rt.proc.kill(), 2000).unref();

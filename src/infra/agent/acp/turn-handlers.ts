@@ -21,6 +21,11 @@ export interface AcpTurn {
   readonly onEvent: (event: TurnEvent) => void;
   /** The turn's signal: a request held for the person is denied when the turn stops. */
   readonly signal?: AbortSignal;
+  /**
+   * False: nothing is held for the person, every request gets the mode's answer (an agent of
+   * agents.json outside Auto Edit runs with its worktree read-only, so a granted write would fail).
+   */
+  readonly holds?: boolean;
 }
 
 /**
@@ -98,11 +103,12 @@ export function acpTurnHandlers(
         : ({ allow: false, reason: 'no turn is running' } as const);
       let allow = decision.allow;
       if (!decision.allow) {
-        const held = turn?.request.hold ? holdRequest(label, cwd, ask, decision.reason) : null;
-        if (turn?.request.hold && held) {
-          const answer = await turn.request
-            .hold(held, turn.signal ?? new AbortController().signal)
-            .catch(() => 'denied' as const);
+        const hold = turn?.holds === false ? undefined : turn?.request.hold;
+        const held = hold ? holdRequest(label, cwd, ask, decision.reason) : null;
+        if (turn && hold && held) {
+          const answer = await hold(held, turn.signal ?? new AbortController().signal).catch(
+            () => 'denied' as const,
+          );
           allow = answer === 'once' || answer === 'session';
           // The desk wrote the decision's transcript line: a rejected call is not also "(failed)".
           if (!allow) deniedCalls.add(toolCall.toolCallId);
