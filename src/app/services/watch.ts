@@ -66,4 +66,3 @@ export async function watchStore(
     if (events.length > 0) emit(events);
   }
 }
-
