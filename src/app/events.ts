@@ -106,9 +106,9 @@ export type AppEvent =
       readonly archive?: ArchiveView;
     }
   /**
-   * A page of the project's archive read for `query`: `replace` drops the
-   * archived rows read before (a new search, or the first page); else the
-   * page follows them. `total`: how many match in the store.
+   * A page of the project's archive read for `query`, added to the rows read
+   * before: `first` when it is the search's first page (its count of rows
+   * read starts again), else the next one. `total`: how many match in the store.
    */
   | {
       readonly type: 'archiveLoaded';
@@ -116,7 +116,7 @@ export type AppEvent =
       readonly query: string;
       readonly sessions: readonly Session[];
       readonly total: number;
-      readonly replace: boolean;
+      readonly first: boolean;
     }
   | { readonly type: 'sessionUpdated'; readonly session: Session }
   | { readonly type: 'sessionRemoved'; readonly sessionId: string }

@@ -28,7 +28,7 @@ function archiveAfter(
   before: Session | undefined,
   after: Session | undefined,
 ): AppState['archive'] {
-  const { query, total, stored } = state.archive;
+  const { query, total, stored, read } = state.archive;
   const archived = (s: Session | undefined): boolean => s !== undefined && isArchived(s.status);
   const matching = (s: Session | undefined): boolean =>
     s !== undefined && isArchived(s.status) && matchesQuery(s, query);
@@ -37,20 +37,22 @@ function archiveAfter(
   const moved = Number(archived(after)) - Number(archived(before));
   const found = Number(matching(after)) - Number(matching(before));
   if (moved === 0 && found === 0) return state.archive;
-  return { query, total: add(total, found), stored: add(stored, moved) };
+  // A session that joins the archive is its newest: the pages read so far move down by one.
+  return {
+    query,
+    total: add(total, found),
+    stored: add(stored, moved),
+    read: add(read, found) ?? 0,
+  };
 }
 
-/** A page of the archive into the list: after the rows read before, or in their place. */
+/** A page of the archive into the list, beside the rows read before (for this search or another). */
 function withArchivePage(
   state: AppState,
   event: Extract<AppEvent, { type: 'archiveLoaded' }>,
 ): AppState {
-  const open = state.mode.kind === 'list' ? null : state.mode.sessionId;
-  const kept = event.replace
-    ? state.sessions.filter((s) => !isArchived(s.status) || s.id === open)
-    : state.sessions;
-  const known = new Set(kept.map((s) => s.id));
-  const sessions = [...kept, ...event.sessions.filter((s) => !known.has(s.id))];
+  const known = new Set(state.sessions.map((s) => s.id));
+  const sessions = [...state.sessions, ...event.sessions.filter((s) => !known.has(s.id))];
   return filterSelection(
     fixSelection({
       ...state,
@@ -59,6 +61,7 @@ function withArchivePage(
         query: event.query,
         total: event.total,
         stored: event.query === '' ? event.total : state.archive.stored,
+        read: (event.first ? 0 : state.archive.read) + event.sessions.length,
       },
     }),
   );

@@ -23,7 +23,7 @@ import type { AttentionReason } from '../domain/attention.js';
 import type { BudgetMeasure, BudgetScope, BudgetStop, Spent } from '../domain/budget.js';
 import type { OverlapMap } from '../domain/overlap.js';
 import type { InboxItem } from '../domain/inbox.js';
-import { NO_FILTER, type SessionFilter } from '../domain/session-filter.js';
+import { NO_FILTER, filterQuery, type SessionFilter } from '../domain/session-filter.js';
 
 export type Tab = 'projects' | 'sessions' | 'settings';
 export const TABS: readonly Tab[] = ['projects', 'sessions', 'settings'];
@@ -303,7 +303,8 @@ export const ARCHIVE_PAGE = 60;
  * `sessions`: start-up reads only the live sessions; the archive comes in
  * pages, newest first, read as the list needs them (the first page after
  * the first frame, the next as the selection nears the last row read) and
- * again for the list's search, which the store answers.
+ * for the list's search, which the store answers. Rows read stay (a search
+ * adds its matches; clearing it shows what was read before at once).
  */
 export interface ArchiveView {
   /** The search the archived rows in `sessions` were read for ('': all of them). */
@@ -312,6 +313,8 @@ export interface ArchiveView {
   readonly total: number | null;
   /** How many archived sessions the project has in the store, whatever the search (null: not counted yet). */
   readonly stored: number | null;
+  /** How many of the `query`'s archived sessions were read, newest first (where its next page starts). */
+  readonly read: number;
 }
 
 /** The one immutable snapshot the UI renders. */
@@ -419,16 +422,28 @@ export function initialState(init: {
 }
 
 /** No archived session read yet. */
-export const NO_ARCHIVE: ArchiveView = { query: '', total: null, stored: null };
+export const NO_ARCHIVE: ArchiveView = { query: '', total: null, stored: null, read: 0 };
 
-/** How many archived sessions `sessions` holds (where the next archive page starts). */
+/** How many archived sessions `sessions` holds (read for this search or an earlier one). */
 export function archivedInList(state: Pick<AppState, 'sessions'>): number {
   return state.sessions.filter((s) => isArchived(s.status)).length;
 }
 
-/** Archived sessions the store has for the list's search beyond those read (0: none, or not counted yet). */
-export function archiveUnread(state: Pick<AppState, 'sessions' | 'archive'>): number {
-  return Math.max(0, (state.archive.total ?? 0) - archivedInList(state));
+/** Archived sessions the store has for the archive's search beyond the pages read (0: none, or not counted yet). */
+export function archiveUnread(state: Pick<AppState, 'archive'>): number {
+  return Math.max(0, (state.archive.total ?? 0) - state.archive.read);
+}
+
+/**
+ * Archived sessions the list's search matches in the store beyond the `shown`
+ * ones it holds; 0 while the store has not answered the search typed.
+ */
+export function archiveNotShown(
+  state: Pick<AppState, 'archive' | 'sessionFilter'>,
+  shown: number,
+): number {
+  if (state.archive.query !== filterQuery(state.sessionFilter)) return 0;
+  return Math.max(0, (state.archive.total ?? 0) - shown);
 }
 
 /** The project's sessions in the store: the live ones and the whole archive, read or not. */

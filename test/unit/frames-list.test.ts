@@ -28,6 +28,7 @@ describe.each(FRAME_SIZES)('the tabs at %i×%i', (columns, rows) => {
           query: '',
           total: archivedInList(list) + 1234,
           stored: archivedInList(list) + 1234,
+          read: archivedInList(list),
         },
       }),
     );

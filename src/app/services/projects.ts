@@ -3,13 +3,7 @@ import { filterQuery } from '../../domain/session-filter.js';
 import type { Session } from '../../domain/session.js';
 import type { App } from '../app.js';
 import type { Store } from '../ports.js';
-import {
-  ARCHIVE_PAGE,
-  archiveUnread,
-  archivedInList,
-  type ArchiveView,
-  type Tab,
-} from '../state.js';
+import { ARCHIVE_PAGE, archiveUnread, type ArchiveView, type Tab } from '../state.js';
 
 export const ACTIVE_PROJECT_KEY = 'ui.activeProject';
 export const ACTIVE_TAB_KEY = 'ui.tab';
@@ -38,12 +32,13 @@ export async function startSessions(
   store: Store,
   projectId: number | null,
 ): Promise<{ sessions: Session[]; archive: ArchiveView }> {
-  if (projectId === null) return { sessions: [], archive: { query: '', total: 0, stored: 0 } };
+  if (projectId === null)
+    return { sessions: [], archive: { query: '', total: 0, stored: 0, read: 0 } };
   const [sessions, total] = await Promise.all([
     store.sessions.listLive(projectId),
     store.sessions.countArchive(projectId, ''),
   ]);
-  return { sessions, archive: { query: '', total, stored: total } };
+  return { sessions, archive: { query: '', total, stored: total, read: 0 } };
 }
 
 export class ProjectService {
@@ -87,7 +82,7 @@ export class ProjectService {
         query: '',
         sessions: archived,
         total,
-        replace: true,
+        first: true,
       });
       this.app.emit({ type: 'tab', tab: 'sessions' });
       this.onActivated(projectId);
@@ -108,7 +103,7 @@ export class ProjectService {
     const query = filterQuery(state.sessionFilter);
     const fresh = query !== state.archive.query || state.archive.total === null;
     if (!fresh && (!more || archiveUnread(state) === 0)) return;
-    const offset = fresh ? 0 : archivedInList(state);
+    const offset = fresh ? 0 : state.archive.read;
     const key = `${projectId}\n${query}\n${offset}`;
     if (this.archiveReading === key) return;
     this.archiveReading = key;
@@ -126,7 +121,7 @@ export class ProjectService {
           query,
           sessions,
           total,
-          replace: fresh,
+          first: fresh,
         });
       } finally {
         if (this.archiveReading === key) this.archiveReading = null;
@@ -189,7 +184,7 @@ export class ProjectService {
       this.store.sessions.listArchive(projectId, {
         query,
         offset: 0,
-        limit: Math.max(ARCHIVE_PAGE, archivedInList(state)),
+        limit: Math.max(ARCHIVE_PAGE, state.archive.read),
       }),
       this.store.sessions.countArchive(projectId, query),
     ]);
@@ -211,7 +206,12 @@ export class ProjectService {
         type: 'sessionsLoaded',
         projectId,
         sessions,
-        archive: { query, total, stored: query === '' ? total : state.archive.stored },
+        archive: {
+          query,
+          total,
+          stored: query === '' ? total : state.archive.stored,
+          read: archived.length,
+        },
       });
     // Progress lines of turns another process runs (a headless `grove run`).
     const elsewhere = await this.store.operations.progressElsewhere(projectId, this.owner);

@@ -2,7 +2,7 @@ import type { SessionGroup } from '../../domain/best-of.js';
 import { waitingText, type UsageLimit } from '../../domain/usage-limit.js';
 import { Box, Text } from 'ink';
 import { memo } from 'react';
-import { archiveUnread, sessionsStored, type AppState } from '../../app/state.js';
+import { archiveNotShown, sessionsStored, type AppState } from '../../app/state.js';
 import { GROUP_TITLES, groupSessions } from '../../domain/session-order.js';
 import type { Session } from '../../domain/session.js';
 import { activeWorkSeconds, formatDuration, formatTokens } from '../../domain/session.js';
@@ -159,7 +159,7 @@ export function SessionsPage({
       </Box>
     );
   }
-  if (state.sessions.length === 0 && archiveUnread(state) === 0) {
+  if (state.sessions.length === 0 && (state.archive.total ?? 0) === 0) {
     return (
       <Box flexDirection="column" height={height} paddingX={1} paddingTop={1}>
         <Text bold>No sessions yet.</Text>
@@ -174,9 +174,14 @@ export function SessionsPage({
   const filtered = filter.input !== null || isFiltering(filter);
   const shown = filterSessions(state.sessions, filter, state.attention);
   const rows: Row[] = [];
-  // The archive's rows not read yet count in its header and make one last row.
-  const unread = matchesStatus({ status: 'Done' }, filter.status, false) ? archiveUnread(state) : 0;
-  for (const section of groupSessions(shown, Object.values(state.groups))) {
+  // The archive's sessions not read yet count in its header and make one last row.
+  const sections = groupSessions(shown, Object.values(state.groups));
+  const archived = sections.find((s) => s.group === 'archive')?.sessions ?? [];
+  const unread = matchesStatus({ status: 'Done' }, filter.status, false)
+    ? archiveNotShown(state, archived.length)
+    : 0;
+  if (unread > 0 && archived.length === 0) sections.push({ group: 'archive', sessions: [] });
+  for (const section of sections) {
     const more = section.group === 'archive' ? unread : 0;
     rows.push({
       kind: 'header',
@@ -206,7 +211,7 @@ export function SessionsPage({
       <Text color={theme.muted} wrap="truncate-end">
         {headerLine(width)}
       </Text>
-      {shown.length === 0 ? (
+      {shown.length === 0 && unread === 0 ? (
         <Text color={theme.muted} wrap="truncate-end">
           {'  No session matches the filter (Esc clears it).'}
         </Text>
