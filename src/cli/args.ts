@@ -143,8 +143,9 @@ Options:
   inbox: `Usage: grove inbox [--json]
 
 Lists everything waiting on you, across every project, oldest first: agent
-questions, prompts held at a budget limit or waiting for a usage limit,
-conflicts, failed turns and git steps, and review threads to answer.
+requests held for your approval, agent questions, prompts held at a budget
+limit or waiting for a usage limit, conflicts, failed turns and git steps,
+and review threads to answer.
 
 Options:
   --json  Print a JSON array`,
