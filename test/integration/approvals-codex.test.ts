@@ -120,6 +120,32 @@ describe('Codex approvals', () => {
     expect((await w.controller.inbox()).filter((i) => i.kind === 'approval')).toEqual([]);
   }, 120_000);
 
+  it('holds an edit a Read Only session would decline, with its file; approved once, it is written', async () => {
+    w.server.script('openai', [
+      {
+        when: 'Write hello.txt',
+        toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hi\n' },
+      },
+      { when: 'Write hello.txt', text: reply('Finished.') },
+    ]);
+    const session = await w.controller.sessions.create(
+      w.projectId,
+      { agent: 'codex', model: 'gpt-5.5', reasoning: 'high' },
+      w.app.state.settings,
+      'read_only',
+    );
+    await w.controller.sessions.whenReady(session.id);
+    w.app.emit({ type: 'sessionUpdated', session });
+    expect(await w.controller.submitPrompt(session.id, 'Write hello.txt')).toBeNull();
+
+    const item = await heldItem(session.id);
+    expect(item.text).toBe('Codex asks to edit hello.txt (the session is in Read Only mode)');
+    expect((await grove('approve', item.approvalId ?? '')).code).toBe(EXIT.ok);
+    await turnOver(session.id);
+
+    expect(readFileSync(join(session.worktreePath, 'hello.txt'), 'utf8')).toBe('hi\n');
+  }, 120_000);
+
   it('a request nobody answers is denied when the approval timeout passes', async () => {
     w.controller.setSetting(APPROVAL_TIMEOUT_KEY, '2s');
     await waitFor('the setting', () => w.app.state.settings[APPROVAL_TIMEOUT_KEY] === '2s');
