@@ -150,7 +150,7 @@ export function deriveInbox(input: InboxInput, now: number): InboxItem[] {
         until: held.expiresAt,
         approvalId: held.id,
         text: `${oneLine(held.agent)} asks to ${approvalWhat(held)} (${oneLine(held.reason)})`,
-        action: `a: approve once, A: for this session, d: deny (grove approve ${short} [--session], grove deny ${short}); denied on its own at the time shown`,
+        action: `a: approve once, A: for this session, d: deny (grove approve ${short} [--session] / grove deny ${short})`,
       });
     }
     const ops = (bySession.get(session.id) ?? []).slice().sort((a, b) => a.queuedAt - b.queuedAt);

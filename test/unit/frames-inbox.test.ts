@@ -1,4 +1,4 @@
-// Frame snapshots of the inbox page (every kind of item, Chinese and emoji
+// Frame snapshots of the inbox page (every kind of item, an approval too, Chinese and emoji
 // next to ASCII, a long list scrolled to the highlighted item) and the
 // header's count. Text in __snapshots__/frames/inbox-*.txt; after a
 // deliberate layout change: `npx vitest run -u test/unit/frames-inbox.test.ts`.
@@ -47,6 +47,14 @@ const items: readonly InboxItem[] = [
   item('reviewThreads', 20, { text: '2 review threads to send to the agent: Please rename' }),
   item('failedTurn', 5, { text: 'The turn failed: claude exited with code 1' }),
   item('failedGit', 1, { text: 'The publish failed: push rejected' }),
+  item('approval', 0, {
+    id: 'approval:1a2b3c4d-0000-4000-8000-000000000000',
+    approvalId: '1a2b3c4d-0000-4000-8000-000000000000',
+    until: NOW + 10 * 60_000,
+    text: 'Codex asks to run `npm install left-pad` (it asked to run outside the sandbox)',
+    action:
+      'a: approve once, A: for this session, d: deny (grove approve 1a2b3c4d [--session] / grove deny 1a2b3c4d)',
+  }),
 ];
 
 const withInbox = (columns: number, rows: number, fields: Partial<AppState>): AppState =>
@@ -55,6 +63,10 @@ const withInbox = (columns: number, rows: number, fields: Partial<AppState>): Ap
 describe.each(FRAME_SIZES)('the inbox at %i×%i', (columns, rows) => {
   it('draws every kind of item, the highlighted one with what to do', async () => {
     await expectFrame('inbox-page', withInbox(columns, rows, { inboxView: { cursor: 3 } }));
+  });
+
+  it('draws a held approval highlighted, with its keys and commands', async () => {
+    await expectFrame('inbox-approval', withInbox(columns, rows, { inboxView: { cursor: 7 } }));
   });
 
   it('draws an empty inbox', async () => {
