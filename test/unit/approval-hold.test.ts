@@ -7,6 +7,7 @@ import {
 } from '../../src/domain/approval.js';
 import { deriveInbox, type InboxItem } from '../../src/domain/inbox.js';
 import { hardDenial, holdRequest, type ApprovalAsk } from '../../src/infra/agent/approval.js';
+import { parseHeadless } from '../../src/cli/args.js';
 import { makeSession } from '../helpers/session-factory.js';
 import { pressKeys } from '../helpers/keys.js';
 import { bareState } from '../helpers/state.js';
@@ -198,5 +199,28 @@ describe('the inbox keys on an approval', () => {
   it('does nothing on an item that is no approval', () => {
     const run = pressKeys(bareState({ inbox: [question], inboxView: { cursor: 0 } }), ['a', 'd']);
     expect(run.calls).toEqual([]);
+  });
+});
+
+describe('grove approve and grove deny', () => {
+  it.each([
+    [['1a2b3c4d'], { kind: 'approve', item: '1a2b3c4d', session: false }],
+    [['1a2b3c4d', '--once'], { kind: 'approve', item: '1a2b3c4d', session: false }],
+    [['approval:1a2b', '--session'], { kind: 'approve', item: 'approval:1a2b', session: true }],
+  ] as const)('grove approve %j', (args, parsed) => {
+    expect(parseHeadless('approve', args)).toEqual(parsed);
+  });
+
+  it('grove deny ITEM', () => {
+    expect(parseHeadless('deny', ['1a2b3c4d'])).toEqual({ kind: 'deny', item: '1a2b3c4d' });
+  });
+
+  it.each([
+    ['approve', ['1a2b', '--once', '--session'], /--once or --session, not both/],
+    ['approve', [], /approve needs an ITEM/],
+    ['deny', [], /deny needs an ITEM/],
+    ['deny', ['1a2b', '--session'], /session/],
+  ] as const)('grove %s %j is a usage error', (name, args, message) => {
+    expect(() => parseHeadless(name, args)).toThrow(message);
   });
 });
