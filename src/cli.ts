@@ -20,6 +20,7 @@ Headless commands (they share the store with a running TUI):
   ls                 List sessions
   inbox              List everything waiting on you, in every project
   watch              Print each change to sessions and the inbox as it happens
+  mcp                Serve the project's sessions to an agent as MCP tools
   approve ITEM       Approve a request an agent holds for you (inbox)
   deny ITEM          Deny a request an agent holds for you (inbox)
   show ID            Show a session

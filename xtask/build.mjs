@@ -9,8 +9,8 @@
 //                           when first imported)
 //   dist/grove-markdown.cjs the markdown renderer, loaded when the first
 //                           answer is shown
-//   dist/vendor/*.cjs       execa, the ACP library and Octokit, each loaded
-//                           when first imported
+//   dist/vendor/*.cjs       execa, the ACP library, Octokit and the MCP
+//                           server library, each loaded when first imported
 //   dist/yoga.wasm          ink's layout engine, compiled by the entry point
 import { build } from 'esbuild';
 import { dependencyPatchesAllUsed } from './dependency-patches.mjs';
@@ -39,15 +39,25 @@ const markdownApart = {
 // source (about half a megabyte, held by V8 for as long as it runs) out of
 // memory. Only imports from Grove's own code go there, so each package is
 // loaded once.
+// Two import paths may share one file (the MCP server and its stdio transport,
+// for `grove mcp` only).
 const VENDORS = {
   execa: 'execa',
   '@agentclientprotocol/sdk': 'acp-sdk',
   '@octokit/rest': 'octokit-rest',
+  '@modelcontextprotocol/sdk/server/mcp.js': 'mcp-sdk',
+  '@modelcontextprotocol/sdk/server/stdio.js': 'mcp-sdk',
 };
+const VENDOR_FILES = [...new Set(Object.values(VENDORS))];
+const vendorFilter = new RegExp(
+  `^(${Object.keys(VENDORS)
+    .map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+    .join('|')})$`,
+);
 const vendorApart = {
   name: 'vendor-apart',
   setup(b) {
-    b.onResolve({ filter: /^(execa|@agentclientprotocol\/sdk|@octokit\/rest)$/ }, (args) =>
+    b.onResolve({ filter: vendorFilter }, (args) =>
       /[\\/]src[\\/]/.test(args.importer)
         ? { path: `./vendor/${VENDORS[args.path]}.cjs`, external: true }
         : undefined,
@@ -136,13 +146,18 @@ await build({
   },
   plugins: [...dependencyPatchesAllUsed, withoutDevtools, silentDebug, markdownApart, vendorApart],
 });
-for (const [name, file] of Object.entries(VENDORS)) {
+for (const file of VENDOR_FILES) {
+  const names = Object.keys(VENDORS).filter((name) => VENDORS[name] === file);
   await build({
     ...common,
     // The package's own import.meta.url, in CommonJS.
     banner: { js: "var __groveUrl = require('node:url').pathToFileURL(__filename).href;" },
     define: { 'import.meta.url': '__groveUrl' },
-    stdin: { contents: `export * from '${name}';`, resolveDir: process.cwd(), loader: 'js' },
+    stdin: {
+      contents: names.map((name) => `export * from '${name}';`).join('\n'),
+      resolveDir: process.cwd(),
+      loader: 'js',
+    },
     outfile: join(staging, 'vendor', `${file}.cjs`),
   });
 }
@@ -178,7 +193,7 @@ await build({
 // when all of it is Latin-1, two otherwise: one stray '…' in a regular
 // expression doubles the app bundle's 2.5 MB. esbuild escapes strings, not
 // regular expression literals, so write those characters as \u escapes.
-const vendors = Object.values(VENDORS).map((file) => join('vendor', `${file}.cjs`));
+const vendors = VENDOR_FILES.map((file) => join('vendor', `${file}.cjs`));
 for (const file of ['grove-app.cjs', 'grove-markdown.cjs', 'grove.js', ...vendors]) {
   const bytes = await readFile(join(staging, file));
   const at = bytes.findIndex((byte) => byte > 0x7f);

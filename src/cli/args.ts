@@ -44,6 +44,7 @@ export type HeadlessCommand =
   | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
   | { kind: 'inbox'; json: boolean }
   | { kind: 'watch'; json: boolean }
+  | { kind: 'mcp'; dir: string | null }
   | { kind: 'approve'; item: string; session: boolean }
   | { kind: 'deny'; item: string }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
@@ -71,6 +72,7 @@ export const COMMAND_NAMES = [
   'ls',
   'inbox',
   'watch',
+  'mcp',
   'approve',
   'deny',
   'show',
@@ -162,6 +164,19 @@ Options:
 
 Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 the store could not be read,
 141 the reader closed the output.`,
+  mcp: `Usage: grove mcp [-C DIR]
+
+Runs an MCP server on standard input and output for an agent CLI (Claude Code,
+Codex, Gemini CLI) to list, start, follow and answer the Grove sessions of the
+project in DIR (default: the current directory): grove_list_sessions,
+grove_show_session, grove_read_diff, grove_read_inbox, grove_start_session,
+grove_reply, grove_wait_session. Merge, publish, cancel and approvals are not
+tools. Turns it starts run in this process; it ends when the client closes the
+stream, once they are over. Add it to an agent, e.g.:
+  claude mcp add grove -- grove mcp -C /path/to/repo
+
+Options:
+  -C DIR  The repository (default: the current directory)`,
   approve: `Usage: grove approve ITEM [--once|--session]
 
 Approves a request an agent CLI holds for you (an approval in grove inbox):
@@ -461,6 +476,12 @@ function parseCommand(
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 0);
       return { kind: 'inbox', json: values.json === true };
+    }
+    case 'mcp': {
+      const { values, positionals } = parse(args, {});
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 0);
+      return { kind: 'mcp', dir: str(values.C) };
     }
     case 'watch': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' } });

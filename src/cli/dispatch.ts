@@ -13,6 +13,7 @@ import { replyCommand } from './reply.js';
 import { lsCommand } from './ls.js';
 import { inboxCommand } from './inbox.js';
 import { watchCommand } from './watch.js';
+import { mcpCommand } from './mcp.js';
 import { approveCommand } from './approve.js';
 import { denyCommand } from './deny.js';
 import { showCommand } from './show.js';
@@ -51,6 +52,8 @@ export async function runHeadless(
       return inboxCommand(infra, io, command);
     case 'watch':
       return watchCommand(infra, io, command);
+    case 'mcp':
+      return mcpCommand(infra, io, command);
     case 'approve':
       return approveCommand(infra, io, command);
     case 'deny':

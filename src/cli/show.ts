@@ -1,6 +1,7 @@
 // grove show: one session: its state, usage, budget, group and transcript, as text or JSON.
 import type { Infra } from '../compose.js';
-import { restoreCommand, shortId } from '../domain/session.js';
+import { restoreCommand, shortId, type Session } from '../domain/session.js';
+import type { TranscriptEntry } from '../domain/transcript.js';
 import { permissionModeLabel } from '../domain/permission-mode.js';
 import { waitingText } from '../domain/usage-limit.js';
 import { EXIT, findSession, type HeadlessIo } from './headless.js';
@@ -22,6 +23,54 @@ export function questionLines(
   return `${lines.join('\n')}\n`;
 }
 
+/** A session as `grove show --json` prints it (documented in docs/usage/cli.md). */
+export async function showJson(
+  infra: Infra,
+  session: Session,
+  entries: readonly TranscriptEntry[],
+  group: Awaited<ReturnType<typeof showGroupJson>>,
+  waiting: { readonly agent: string; readonly until: number } | null,
+): Promise<Record<string, unknown>> {
+  const diff = await infra.git
+    .diffStats(session.worktreePath, session.baseBranch)
+    .catch(() => null);
+  const answer = entries.filter((e) => e.kind === 'assistant_answer').at(-1)?.content ?? '';
+  const result = sessionResult(
+    session,
+    answer,
+    diff?.files ?? [],
+    session.activeSeconds * 1000,
+    await infra.store.usage.bySession(session.id),
+  );
+  return {
+    ...result,
+    group,
+    guard: session.guardFlag ?? null,
+    waiting: waiting
+      ? { agent: waiting.agent, until: new Date(waiting.until).toISOString() }
+      : null,
+    transcript: entries.map((e) => ({
+      kind: e.kind,
+      content: e.content,
+      at: new Date(e.createdAt).toISOString(),
+    })),
+  };
+}
+
+/** Whether the session's next prompt waits for its agent's usage limit to lift, and until when. */
+export async function waitingOf(
+  infra: Infra,
+  sessionId: string,
+): Promise<{ agent: string; until: number } | null> {
+  const now = infra.clock.now();
+  const head = (await infra.store.operations.listUnfinished(sessionId)).find(
+    (op) => op.status === 'queued',
+  );
+  return head?.notBefore && head.notBefore > now
+    ? { agent: head.waitAgent ?? 'the agent', until: head.notBefore }
+    : null;
+}
+
 export async function showCommand(
   infra: Infra,
   io: HeadlessIo,
@@ -32,44 +81,10 @@ export async function showCommand(
   const group = await showGroupJson(infra, session.id);
   const variants = (await infra.store.groups.ofSession(session.id))?.members.length ?? 0;
   // Its next prompt waits for the agent's usage limit to lift.
-  const now = infra.clock.now();
-  const head = (await infra.store.operations.listUnfinished(session.id)).find(
-    (op) => op.status === 'queued',
-  );
-  const waiting =
-    head?.notBefore && head.notBefore > now
-      ? { agent: head.waitAgent ?? 'the agent', until: head.notBefore }
-      : null;
+  const waiting = await waitingOf(infra, session.id);
   if (command.json) {
-    const diff = await infra.git
-      .diffStats(session.worktreePath, session.baseBranch)
-      .catch(() => null);
-    const answer = entries.filter((e) => e.kind === 'assistant_answer').at(-1)?.content ?? '';
-    const result = sessionResult(
-      session,
-      answer,
-      diff?.files ?? [],
-      session.activeSeconds * 1000,
-      await infra.store.usage.bySession(session.id),
-    );
     io.stdout.write(
-      `${JSON.stringify(
-        {
-          ...result,
-          group,
-          guard: session.guardFlag ?? null,
-          waiting: waiting
-            ? { agent: waiting.agent, until: new Date(waiting.until).toISOString() }
-            : null,
-          transcript: entries.map((e) => ({
-            kind: e.kind,
-            content: e.content,
-            at: new Date(e.createdAt).toISOString(),
-          })),
-        },
-        null,
-        2,
-      )}\n`,
+      `${JSON.stringify(await showJson(infra, session, entries, group, waiting), null, 2)}\n`,
     );
     return EXIT.ok;
   }
@@ -98,7 +113,8 @@ export async function showCommand(
   for (const line of usageLines(await infra.store.usage.bySession(session.id)))
     io.stdout.write(`${line}\n`);
   for (const line of await budgetLines(infra, session)) io.stdout.write(`${line}\n`);
-  if (waiting) io.stdout.write(`${waitingText(waiting, now)}: the next prompt is sent then\n`);
+  if (waiting)
+    io.stdout.write(`${waitingText(waiting, infra.clock.now())}: the next prompt is sent then\n`);
   if (group)
     for (const line of showGroupLines(group, session.id, variants)) io.stdout.write(`${line}\n`);
   for (const entry of entries) {

@@ -122,6 +122,27 @@ export const anthropicHandler: ApiHandler = {
     }
     if ('toolCall' in current) {
       const call = current.toolCall;
+      if (call.kind === 'tool') {
+        // A tool the request does not offer would be refused by the CLI: say so in the test instead.
+        if (!names.includes(call.name))
+          return json(res, 500, {
+            type: 'error',
+            error: {
+              type: 'api_error',
+              message: `${call.name} is not among the tools offered: ${names.join(', ')}`,
+            },
+          });
+        return sse(
+          res,
+          message(
+            model,
+            block(0, { type: 'tool_use', id: `toolu_${Date.now()}`, name: call.name, input: {} }, [
+              { type: 'input_json_delta', partial_json: JSON.stringify(call.input) },
+            ]),
+            'tool_use',
+          ),
+        );
+      }
       if (call.kind === 'shell') {
         const input = { command: call.command, description: 'Run a command' };
         return sse(

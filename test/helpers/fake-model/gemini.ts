@@ -74,6 +74,7 @@ export const geminiHandler: ApiHandler = {
     }
     if ('toolCall' in current) {
       const call = current.toolCall;
+      if (call.kind === 'tool') throw new Error('the fake Gemini API scripts no named tool calls');
       if (call.kind === 'shell') {
         return sse(
           res,

@@ -110,6 +110,8 @@ export const openaiHandler: ApiHandler = {
       return;
     }
     if ('toolCall' in current) {
+      if (current.toolCall.kind === 'tool')
+        throw new Error('the fake OpenAI API scripts no named tool calls');
       const names = toolNames(body);
       const id = `call_${Date.now()}`;
       if (current.toolCall.kind === 'shell') {

@@ -21,6 +21,14 @@ export type ScriptStep =
         readonly escalate?: boolean;
       };
     }
+  /** Claude only: a call of a named tool the CLI offers (an MCP server's, `mcp__SERVER__TOOL`) with `input`. */
+  | {
+      readonly toolCall: {
+        readonly kind: 'tool';
+        readonly name: string;
+        readonly input: Readonly<Record<string, unknown>>;
+      };
+    }
   | {
       readonly error: {
         readonly status: number;
