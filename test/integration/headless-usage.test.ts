@@ -14,6 +14,7 @@ const COMMANDS = [
   'ls',
   'inbox',
   'watch',
+  'mcp',
   'approve',
   'deny',
   'show',

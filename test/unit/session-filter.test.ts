@@ -140,7 +140,8 @@ describe('searching the session list', () => {
 
   it('types list keys into the open field instead of running them', () => {
     const run = typeInput(list(), '/ac');
-    expect(run.calls).toEqual([]);
+    // The only work asked for is the search of the archive in the store, not what 'a' or 'c' do.
+    expect(run.calls.filter((call) => call.method !== 'loadArchive')).toEqual([]);
     expect(run.state.sessionFilter.input?.text).toBe('ac');
   });
 

@@ -22,7 +22,7 @@ import {
   type TurnResult,
 } from './channel.js';
 import { AgentError } from './agent-error.js';
-import type { ApprovalHold } from './approval.js';
+import type { ApprovalHold } from './approval-hold.js';
 import { detectAgents, which, type DetectedAgent } from './detect.js';
 import { defaultLauncher, type AgentLauncher, type Confinement } from './confine/launcher.js';
 import { confinedShell } from './confine/confined-shell.js';

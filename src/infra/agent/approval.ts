@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
 import { asRecord, asString } from './turn-parts.js';
 import { withoutWorktree, worktreePath } from './tool-lines.js';
+import type { HoldRequest } from './approval-hold.js';
 
 // Fail-closed answers to an agent CLI's approval requests. A CLI asks only
 // for what its own sandbox or mode does not already allow, so anything not
@@ -43,30 +44,7 @@ export type ApprovalAsk =
 export type ApprovalDecision =
   { readonly allow: true } | { readonly allow: false; readonly reason: string };
 
-/**
- * A denied request the person may still grant: a command or an edit that
- * only the session's mode or the CLI's own policy asks about. `subject` is
- * what was asked verbatim (untrusted), `cwd` where a command runs relative
- * to the worktree (null: the worktree itself).
- */
-export interface HoldRequest {
-  readonly agent: string;
-  readonly kind: 'command' | 'edit';
-  readonly subject: string;
-  readonly cwd: string | null;
-  /** Why the mode would deny it. */
-  readonly reason: string;
-}
-
-/** The person's answer to a held request (`timedOut`: nobody answered in time, so denied). */
-export type HoldAnswer = 'once' | 'session' | 'denied' | 'timedOut';
-
-/**
- * Holds a request for the person and resolves with the answer (the app's
- * approval desk). It writes the transcript lines itself. Aborting `signal`
- * (the turn stopped) denies it.
- */
-export type ApprovalHold = (request: HoldRequest, signal: AbortSignal) => Promise<HoldAnswer>;
+export type { ApprovalHold, HoldAnswer, HoldRequest } from './approval-hold.js';
 
 /** True when `path` (absolute, or relative to `root`) is inside `root`. */
 export function isInside(root: string, path: string): boolean {

@@ -3,7 +3,7 @@ import type { PermissionMode } from '../../domain/session.js';
 import type { ProviderId } from '../../domain/providers.js';
 import type { AgentLauncher } from './confine/launcher.js';
 import type { WireWatch } from './wire-check.js';
-import type { ApprovalHold } from './approval.js';
+import type { ApprovalHold } from './approval-hold.js';
 
 /** What a turn is for; it selects the prompt wrapper and the permissions. */
 export type RequestKind = 'session_start' | 'session_resume' | 'utility';
