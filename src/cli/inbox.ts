@@ -1,26 +1,12 @@
 // grove inbox: everything waiting on the person, across every project, as lines or JSON.
 import type { Infra } from '../compose.js';
 import { readInbox } from '../app/queries.js';
-import { inboxLine, type InboxItem } from '../domain/inbox.js';
+import { inboxItemJson, inboxLine } from '../domain/inbox.js';
 import { EXIT, type HeadlessIo } from './headless.js';
 import type { HeadlessCommand } from './args.js';
 
 /** The JSON shape of one item of `grove inbox --json` (documented in docs/usage/cli.md). */
-export function inboxJson(item: InboxItem): Record<string, unknown> {
-  return {
-    id: item.id,
-    kind: item.kind,
-    sessionId: item.sessionId,
-    projectId: item.projectId,
-    project: item.project,
-    session: item.session,
-    since: new Date(item.since).toISOString(),
-    until: item.until === null ? null : new Date(item.until).toISOString(),
-    text: item.text,
-    action: item.action,
-    ...(item.approvalId ? { approvalId: item.approvalId } : {}),
-  };
-}
+export const inboxJson = inboxItemJson;
 
 export async function inboxCommand(
   infra: Infra,

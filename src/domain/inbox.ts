@@ -254,3 +254,20 @@ export function inboxLine(item: InboxItem, now: number): string {
   const age = formatDuration((now - item.since) / 1000);
   return `${shortId(item.sessionId)}  ${inboxKindLabel(item.kind).padEnd(11)} ${age.padStart(7)}  ${item.project} / ${item.session}: ${item.text} (${item.action})`;
 }
+
+/** One item as JSON: `grove inbox --json`, `grove watch --json` and the webhook (docs/usage/cli.md). */
+export function inboxItemJson(item: InboxItem): Record<string, unknown> {
+  return {
+    id: item.id,
+    kind: item.kind,
+    sessionId: item.sessionId,
+    projectId: item.projectId,
+    project: item.project,
+    session: item.session,
+    since: new Date(item.since).toISOString(),
+    until: item.until === null ? null : new Date(item.until).toISOString(),
+    text: item.text,
+    action: item.action,
+    ...(item.approvalId ? { approvalId: item.approvalId } : {}),
+  };
+}

@@ -4,7 +4,7 @@
 // no path of the person's beyond the project's name).
 
 import { shortId } from './session.js';
-import type { InboxItem } from './inbox.js';
+import { inboxItemJson, type InboxItem } from './inbox.js';
 import { assertNever } from './assert-never.js';
 import { approvalShortId } from './approval.js';
 import type { WebhookFormat } from './settings.js';
@@ -63,20 +63,7 @@ export function webhookRequest(item: InboxItem, format: WebhookFormat): WebhookR
   if (format === 'json')
     return {
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        id: item.id,
-        kind: item.kind,
-        title,
-        message,
-        action: item.action,
-        command,
-        sessionId: item.sessionId,
-        projectId: item.projectId,
-        project: item.project,
-        session: item.session,
-        since: new Date(item.since).toISOString(),
-        until: item.until === null ? null : new Date(item.until).toISOString(),
-      }),
+      body: JSON.stringify({ ...inboxItemJson(item), title, message, command }),
     };
   return {
     headers: {

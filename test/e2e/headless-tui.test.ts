@@ -1,8 +1,15 @@
-import { spawn } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
 import { gate } from '../helpers/fake-model/server.js';
-import { GROVE_BIN, agentWorldEnv, git, makeRepo, startGrove } from '../helpers/grove-env.js';
+import {
+  GROVE_BIN,
+  agentWorldEnv,
+  git,
+  makeRepo,
+  runGrove,
+  type GroveRun,
+  startGrove,
+} from '../helpers/grove-env.js';
 import { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
 import { setUpE2eWorld } from '../helpers/e2e-world.js';
@@ -32,27 +39,6 @@ beforeEach(() => {
   ]);
 });
 
-interface Result {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function groveRun(args: readonly string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [GROVE_BIN, ...args], {
-      cwd: repo,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** A TUI, and a `grove run` whose agent has written hello.txt and now waits on a slow model. */
 /** Model requests of the session's turn so far (not the title's). */
 function sessionModelRequests(): number {
@@ -62,7 +48,7 @@ function sessionModelRequests(): number {
   }).length;
 }
 
-async function slowTurnFromCommand(): Promise<{ t: TmuxTerminal; run: Promise<Result> }> {
+async function slowTurnFromCommand(): Promise<{ t: TmuxTerminal; run: Promise<GroveRun> }> {
   e2e.server.script('anthropic', [
     {
       when: 'Scripted greeting task',
@@ -73,7 +59,7 @@ async function slowTurnFromCommand(): Promise<{ t: TmuxTerminal; run: Promise<Re
   const t = await startGrove(e2e.world, repo, { env, columns: 120, rows: 34 });
   e2e.term = t;
   await t.waitFor('No sessions yet.');
-  const run = groveRun(['run', 'Scripted greeting task']);
+  const run = runGrove(env, repo, ['run', 'Scripted greeting task']);
   await t.waitFor(/InProgress/, 15_000);
   return { t, run };
 }
@@ -101,7 +87,7 @@ describe('a headless command and the TUI on one store', () => {
     e2e.term = t;
     await t.waitFor('No sessions yet.');
 
-    const run = groveRun(['run', 'Scripted greeting task']);
+    const run = runGrove(env, repo, ['run', 'Scripted greeting task']);
 
     // The list picks it up while the command's turn is running.
     const listed = await t.waitFor(/Scripted greeting task|Greeting from a script/, 10_000);
@@ -156,7 +142,7 @@ describe('a headless command and the TUI on one store', () => {
     const branch = git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/grove/');
     expect(git(repo, 'show', `${branch}:hello.txt`)).toBe('hello');
     // The command's turn stopped (and saved its work) before the TUI removed the worktree.
-    const shown = await groveRun(['show', branch.slice('grove/'.length), '--json']);
+    const shown = await runGrove(env, repo, ['show', branch.slice('grove/'.length), '--json']);
     const notes = (
       JSON.parse(shown.stdout) as { transcript: { content: string }[] }
     ).transcript.map((e) => e.content.split(' ')[0]);
@@ -194,14 +180,14 @@ describe('a headless command and the TUI on one store', () => {
       },
       { when: 'Scripted greeting task', text: reply('Done it.') },
     ]);
-    const first = await groveRun(['run', '--output', 'json', 'Scripted greeting task']);
+    const first = await runGrove(env, repo, ['run', '--output', 'json', 'Scripted greeting task']);
     expect(first.code, first.stderr).toBe(0);
     const { sessionId } = JSON.parse(first.stdout) as { sessionId: string };
     const t = await startGrove(e2e.world, repo, { env, columns: 120, rows: 34 });
     e2e.term = t;
     await t.waitFor(/Review .*Greeting from a script|Greeting from a script.*Review/, 10_000);
 
-    const canceled = await groveRun(['cancel', sessionId.slice(0, 8), '--yes']);
+    const canceled = await runGrove(env, repo, ['cancel', sessionId.slice(0, 8), '--yes']);
     expect(canceled.code, canceled.stderr).toBe(0);
 
     await t.waitFor('Canceled', 10_000);

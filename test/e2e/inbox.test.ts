@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { GROVE_BIN, agentWorldEnv, makeRepo, startGrove } from '../helpers/grove-env.js';
+import { agentWorldEnv, makeRepo, runGrove, startGrove } from '../helpers/grove-env.js';
 import { setUpE2eWorld } from '../helpers/e2e-world.js';
 import { reply } from '../helpers/fake-model/reply.js';
 
@@ -17,23 +16,6 @@ beforeEach(() => {
   env = agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home));
 });
 
-function grove(
-  cwd: string,
-  args: readonly string[],
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [GROVE_BIN, ...args], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
-
 describe('the inbox', () => {
   it('opens with Ctrl+O, shows a question of another project, and Enter jumps to its session', async () => {
     const here = makeRepo(e2e.world, 'here');
@@ -47,7 +29,7 @@ describe('the inbox', () => {
         }),
       },
     ]);
-    const asked = await grove(other, ['run', 'Greet the user']);
+    const asked = await runGrove(env, other, ['run', 'Greet the user']);
     expect(asked.code, asked.out).toBe(3);
     const id = /grove reply ([0-9a-f]{8})/.exec(asked.out)?.[1] ?? '';
 
@@ -80,7 +62,7 @@ describe('the inbox', () => {
         text: reply('Greet\n\nGreets.'),
       },
     ]);
-    const answered = await grove(other, ['reply', id, 'Use hi please']);
+    const answered = await runGrove(env, other, ['reply', id, 'Use hi please']);
     expect(answered.code, answered.out).toBe(0);
     await t.waitForGone('1 in the inbox', 15_000);
     await t.keys('C-o');

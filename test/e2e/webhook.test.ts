@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentEnv } from '../helpers/agent-env.js';
-import { GROVE_BIN, agentWorldEnv, makeRepo, startGrove } from '../helpers/grove-env.js';
+import { agentWorldEnv, makeRepo, runGrove, startGrove } from '../helpers/grove-env.js';
 import { setUpE2eWorld } from '../helpers/e2e-world.js';
 import { reply } from '../helpers/fake-model/reply.js';
 import { withStore } from '../helpers/seed.js';
@@ -42,23 +41,6 @@ afterEach(async () => {
   await new Promise((resolve) => receiver.close(resolve));
 });
 
-function grove(
-  cwd: string,
-  args: readonly string[],
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [GROVE_BIN, ...args], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
-
 function decode(value: string): string {
   const match = /^=\?UTF-8\?B\?(.*)\?=$/.exec(value);
   return match ? Buffer.from(match[1] ?? '', 'base64').toString('utf8') : value;
@@ -86,7 +68,7 @@ describe('the webhook', () => {
     e2e.term = t;
     await t.waitFor('No sessions yet.');
 
-    const asked = await grove(other, ['run', 'Greet the user']);
+    const asked = await runGrove(env, other, ['run', 'Greet the user']);
     expect(asked.code, asked.out).toBe(3);
     const id = /grove reply ([0-9a-f]{8})/.exec(asked.out)?.[1] ?? '';
     await t.waitFor('1 in the inbox');

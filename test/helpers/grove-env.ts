@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -161,4 +161,34 @@ export async function newSession(t: TmuxTerminal, prompt: string): Promise<void>
   await t.waitFor('Task for the agent');
   await t.type(prompt);
   await t.keys('Enter');
+}
+
+/** What a headless `grove` run printed, and how it ended. */
+export interface GroveRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout and stderr in the order they came (for failure messages). */
+  readonly out: string;
+}
+
+/** Runs `node dist/grove.js ...args` in `cwd` with `env` to the end (stdin closed). */
+export function runGrove(
+  env: Record<string, string>,
+  cwd: string,
+  args: readonly string[],
+): Promise<GroveRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [GROVE_BIN, ...args], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => ((stdout += d), (out += d)));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => ((stderr += d), (out += d)));
+    child.on('close', (code) => resolve({ code, stdout, stderr, out }));
+  });
 }

@@ -50,6 +50,7 @@ describe('the webhook request', () => {
       message: 'A question: Which greeting?',
       action: ITEM.action,
       command: 'grove reply 01234567 "<your answers>"',
+      text: ITEM.text,
       sessionId: ITEM.sessionId,
       projectId: 1,
       project: 'api',
