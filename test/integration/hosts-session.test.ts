@@ -20,6 +20,8 @@ const it = sshdIt();
 const ROOT = `.grove-test-session-${process.pid}`;
 const PERSON_KEY = 'sk-person-secret-4f1c9e';
 const PERSON_TOKEN = 'ghp_personSecret7d2a0b';
+/** Claude Code's turn in the host's process list. */
+const CLAUDE_RUNNING = /claude\S* -p --output-format stream-json/;
 let h: Harness;
 let sshd: TestHost | undefined;
 /** The host user's Claude Code folder (its CLAUDE_CONFIG_DIR). */
@@ -161,7 +163,8 @@ describe('a session on a host', () => {
     const run = await running.done;
     expectExit(run, 0);
     expect(args).toContain('bwrap');
-    expect(args).toContain('claude -p');
+    // Run by its real path on the host (claude.exe in the pinned package).
+    expect(args).toMatch(CLAUDE_RUNNING);
     for (const seen of [args, environ]) {
       expect(seen).not.toContain(PERSON_KEY);
       expect(seen).not.toContain(PERSON_TOKEN);
@@ -224,7 +227,7 @@ describe('a session on a host', () => {
     expect(run.code, show(run)).not.toBe(0);
     // Nothing of the agent's process group is left on the host.
     await until('the host has no agent left', () => !hostProcesses().includes('sleep 300'), 30_000);
-    expect(hostProcesses()).not.toContain('claude -p');
+    expect(hostProcesses()).not.toMatch(CLAUDE_RUNNING);
     const { sessionId } = ResultSchema.parse(JSON.parse(run.stdout));
     const shown = ShowSchema.parse(
       JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),

@@ -33,10 +33,18 @@ export function sandboxedCommand(place: HostPlace, words: readonly string[]): st
   const q = shellQuote;
   const bind = (flag: string, path: string): string => `${flag} ${q(path)} ${q(path)}`;
   const gitDir = `${place.mirror}/worktrees/${place.worktree.split('/').pop() ?? ''}`;
+  const [command = '', ...args] = words;
   return [
     `mkdir -p ${CLAUDE_DIR} &&`,
+    // The CLI is found on the host user's PATH before the sandbox starts and run by its real
+    // path, its package folder shown read-only again: one installed under /tmp (hidden by the
+    // sandbox's own /tmp) still runs.
+    `{ grove_agent=$(command -v -- ${q(command)}) && grove_agent=$(readlink -f -- "$grove_agent") ||`,
+    `{ echo ${q(`grove: ${command} is not on the PATH of the host user`)} >&2; exit 127; }; } &&`,
+    'grove_agent_dir=$(dirname -- "$(dirname -- "$grove_agent")") &&',
     'exec bwrap --die-with-parent --new-session --unshare-pid --unshare-ipc --unshare-uts',
     '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp',
+    '--ro-bind "$grove_agent_dir" "$grove_agent_dir"',
     // Grove's folder on the host: hidden, but for this project's mirror (read-only) and this session.
     `--tmpfs ${q(place.root)}`,
     bind('--ro-bind', place.mirror),
@@ -47,7 +55,7 @@ export function sandboxedCommand(place: HostPlace, words: readonly string[]): st
     `--bind ${CLAUDE_DIR} ${CLAUDE_DIR} --setenv CLAUDE_CONFIG_DIR ${CLAUDE_DIR}`,
     `--chdir ${q(place.worktree)}`,
     '--',
-    shellCommand(words),
+    ['"$grove_agent"', ...args.map((arg) => shellQuote(arg))].join(' '),
   ].join(' ');
 }
 
