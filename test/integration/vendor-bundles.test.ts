@@ -29,15 +29,35 @@ describe('the vendor bundles', () => {
     const app = readFileSync(join(ROOT, 'dist', 'grove-app.cjs'), 'utf8');
     const named = [...app.matchAll(/require\("\.\/vendor\/([\w-]+\.cjs)"\)/g)].map((m) => m[1]);
 
-    expect(new Set(named)).toEqual(new Set(['execa.cjs', 'acp-sdk.cjs', 'octokit-rest.cjs']));
+    expect(new Set(named)).toEqual(
+      new Set(['execa.cjs', 'acp-sdk.cjs', 'octokit-rest.cjs', 'mcp-sdk.cjs']),
+    );
     for (const file of named) expect(existsSync(join(VENDOR, file ?? ''))).toBe(true);
     // None of their code is also inside the app (the ACP schema, JSON, is).
     const inside = [
       'node_modules/execa/',
       'node_modules/@octokit/',
       'node_modules/@agentclientprotocol/sdk/dist/',
+      'node_modules/@modelcontextprotocol/sdk/',
     ].filter((path) => app.includes(path));
     expect(inside).toEqual([]);
+  });
+
+  it('the MCP library answers an MCP initialize on stdio', () => {
+    const out = run(`
+const { McpServer, StdioServerTransport } = require(vendor + '/mcp-sdk.cjs');
+const server = new McpServer({ name: 't', version: '1' });
+const { PassThrough } = require('node:stream');
+const input = new PassThrough();
+const output = new PassThrough();
+let text = '';
+output.on('data', (d) => (text += d));
+server.connect(new StdioServerTransport(input, output)).then(() => {
+  input.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }) + '\\n');
+  setTimeout(() => { process.stdout.write(JSON.parse(text).result.serverInfo.name); process.exit(0); }, 200);
+});
+`);
+    expect(out).toBe('t');
   });
 
   it('execa runs a command', () => {
