@@ -9,7 +9,7 @@ import type { Session } from './session.js';
 
 /** One reading of what `grove watch` follows. */
 export interface WatchSnapshot {
-  /** Every stored session, with its project's name. */
+  /** The live sessions (not Merged, Done or Canceled), with their project's name; once, those that just left them. */
   readonly sessions: readonly { readonly session: Session; readonly project: string }[];
   /** Everything waiting on the person (domain/inbox.ts). */
   readonly inbox: readonly InboxItem[];

@@ -94,6 +94,13 @@ describe('grove watch --json', () => {
     await until('the second turn', () => seen(watch, 'turn.finished', sessionId).length === 2);
     expect(seen(watch, 'session.status', sessionId).at(-1)?.['status']).toBe('Review');
 
+    // Canceled, it leaves the live sessions: its last event says so.
+    expectExit(await h.grove(['cancel', sessionId.slice(0, 8), '--yes']), 0);
+    await until('the cancel', () =>
+      seen(watch, 'session.status', sessionId).some((e) => e['status'] === 'Canceled'),
+    );
+    expect(seen(watch, 'session.removed', sessionId)).toEqual([]);
+
     // Every line is one event; nothing was reported twice.
     const lines = watch.stdout().trim().split('\n');
     expect(new Set(lines).size).toBe(lines.length);

@@ -19,7 +19,8 @@ export async function readWatchSnapshot(deps: {
   const { store } = deps;
   const projects = await store.projects.list();
   const [perProject, inbox, lastTurns] = await Promise.all([
-    Promise.all(projects.map((p) => store.sessions.listByProject(p.id))),
+    // The live sessions: the archive (thousands, unchanging) is never read whole.
+    Promise.all(projects.map((p) => store.sessions.listLive(p.id))),
     loadInbox(deps),
     store.operations.newestFinished(['start_prompt', 'reply']),
   ]);
@@ -61,7 +62,19 @@ export async function watchStore(
     mark = next;
     readAt = runtime.clock.now();
     const after = await readWatchSnapshot(deps);
-    const events = watchEvents(before, after);
+    // A session that left the live ones was archived (Merged, Done, Canceled) or deleted: read it once.
+    const left = before.sessions.filter(
+      (entry) => !after.sessions.some((live) => live.session.id === entry.session.id),
+    );
+    const archived = (
+      await Promise.all(
+        left.map(async (entry) => {
+          const session = await store.sessions.get(entry.session.id);
+          return session ? [{ session, project: entry.project }] : [];
+        }),
+      )
+    ).flat();
+    const events = watchEvents(before, { ...after, sessions: [...after.sessions, ...archived] });
     before = after;
     if (events.length > 0) emit(events);
   }
