@@ -10,6 +10,7 @@ import {
 import { sanitizeLine } from '../domain/sanitize.js';
 import { EXIT, type HeadlessIo } from './headless.js';
 import type { HeadlessCommand } from './args.js';
+import { approvalDecisionJson, printJson } from './command-json.js';
 
 /** Decides the held request `item` (shared by grove approve and grove deny); prints what was done. */
 export async function answerApproval(
@@ -17,6 +18,7 @@ export async function answerApproval(
   io: HeadlessIo,
   item: string,
   choice: ApprovalChoice,
+  json: boolean,
 ): Promise<number> {
   const outcome = await decideApproval(
     { store: infra.store, runtime: infra.runtime },
@@ -28,6 +30,10 @@ export async function answerApproval(
     return EXIT.failed;
   }
   const held = outcome.held;
+  if (json) {
+    printJson(io, approvalDecisionJson(held, choice));
+    return EXIT.ok;
+  }
   io.stdout.write(
     `${approvalShortId(held.id)}: ${choiceWords(choice)}: ${sanitizeLine(held.agent)} asked to ${approvalWhat(held)}\n`,
   );
@@ -39,5 +45,11 @@ export function approveCommand(
   io: HeadlessIo,
   command: Extract<HeadlessCommand, { kind: 'approve' }>,
 ): Promise<number> {
-  return answerApproval(infra, io, command.item, command.session ? 'session' : 'once');
+  return answerApproval(
+    infra,
+    io,
+    command.item,
+    command.session ? 'session' : 'once',
+    command.json,
+  );
 }

@@ -10,6 +10,7 @@ import {
 } from './headless.js';
 import { cancelLines } from '../app/popups.js';
 import type { HeadlessCommand } from './args.js';
+import { cancelJson, printJson } from './command-json.js';
 
 export async function cancelCommand(
   infra: Infra,
@@ -34,8 +35,10 @@ export async function cancelCommand(
   await stopOtherProcesses(ctx, session.id);
   await ctx.intents.cancelSession(session.id);
   const final = (await infra.store.sessions.get(session.id)) ?? session;
-  io.stdout.write(
-    `${final.status}${final.keptBranch ? ` (work kept on branch ${final.keptBranch})` : ''}\n`,
-  );
+  if (command.json) printJson(io, cancelJson(final));
+  else
+    io.stdout.write(
+      `${final.status}${final.keptBranch ? ` (work kept on branch ${final.keptBranch})` : ''}\n`,
+    );
   return final.status === 'Canceled' ? EXIT.ok : EXIT.failed;
 }

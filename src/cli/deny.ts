@@ -9,5 +9,5 @@ export function denyCommand(
   io: HeadlessIo,
   command: Extract<HeadlessCommand, { kind: 'deny' }>,
 ): Promise<number> {
-  return answerApproval(infra, io, command.item, 'denied');
+  return answerApproval(infra, io, command.item, 'denied', command.json);
 }

@@ -20,6 +20,7 @@ import { showCommand } from './show.js';
 import { landCommand } from './land.js';
 import { cancelCommand } from './cancel.js';
 import { hostCommand } from './host.js';
+import { diffJson, printJson } from './command-json.js';
 
 /** Runs one headless command; resolves with the exit code. */
 export async function runHeadless(
@@ -62,7 +63,9 @@ export async function runHeadless(
       return showCommand(infra, io, command);
     case 'diff': {
       const session = await findSession(infra, command.id);
-      io.stdout.write(await sessionDiff(infra, io, session));
+      const diff = await sessionDiff(infra, io, session);
+      if (command.json) printJson(io, diffJson(session, diff));
+      else io.stdout.write(diff.patch);
       return EXIT.ok;
     }
     case 'merge':

@@ -11,12 +11,13 @@ export type HostCommand =
       root: string | null;
       /** Agents may run there without bubblewrap (said in words by the person). */
       allowUnconfined: boolean;
+      json: boolean;
     }
   | { kind: 'host'; action: 'ls'; json: boolean }
-  | { kind: 'host'; action: 'rm'; name: string }
+  | { kind: 'host'; action: 'rm'; name: string; json: boolean }
   | { kind: 'host'; action: 'check'; name: string; json: boolean };
 
-export const HOST_HELP = `Usage: grove host add NAME DEST [--root DIR] [--allow-unconfined] | ls [--json] | rm NAME | check NAME [--json]
+export const HOST_HELP = `Usage: grove host add NAME DEST [--root DIR] [--allow-unconfined] [--json] | ls [--json] | rm NAME [--json] | check NAME [--json]
 
 Hosts are other machines sessions will run on, reached with your own ssh
 (its config, keys and agent; BatchMode, nothing forwarded). Start a session
@@ -37,8 +38,11 @@ Options:
                       has none (they can then write anywhere the host user
                       can); without it such a host runs no agent. Adding the
                       same host again changes only this
-  --json              Print JSON (ls: an array of {name, destination, root};
-                      check: an array of {check, status, detail, fix})
+  --json              Print JSON (add: the host {name, destination, root,
+                      allowUnconfined, added}; ls: an array of {name,
+                      destination, root}; rm: the host removed {name,
+                      destination, root}; check: an array of {check, status,
+                      detail, fix})
 
 Exit codes: 0 done (check: nothing failed), 1 a check failed or the host
 is in use, 2 usage error.`;
@@ -82,7 +86,7 @@ export function parseHostCommand(args: readonly string[]): HostCommand | null {
     ...(known === 'add'
       ? { root: { type: 'string' as const }, 'allow-unconfined': { type: 'boolean' as const } }
       : {}),
-    ...(known === 'ls' || known === 'check' ? { json: { type: 'boolean' as const } } : {}),
+    json: { type: 'boolean' },
   });
   if (values['help'] === true) return null;
   const json = values['json'] === true;
@@ -97,6 +101,7 @@ export function parseHostCommand(args: readonly string[]): HostCommand | null {
         destination: positionals[1] ?? '',
         root: typeof root === 'string' ? root : null,
         allowUnconfined: values['allow-unconfined'] === true,
+        json,
       };
     }
     case 'ls':
@@ -104,7 +109,7 @@ export function parseHostCommand(args: readonly string[]): HostCommand | null {
       return { kind: 'host', action: 'ls', json };
     case 'rm':
       exactly(positionals, ['NAME'], known);
-      return { kind: 'host', action: 'rm', name: positionals[0] ?? '' };
+      return { kind: 'host', action: 'rm', name: positionals[0] ?? '', json };
     case 'check':
       exactly(positionals, ['NAME'], known);
       return { kind: 'host', action: 'check', name: positionals[0] ?? '', json };

@@ -12,6 +12,7 @@ import type { Infra } from '../compose.js';
 import type { HostCommand } from './host-args.js';
 import { CommandError, EXIT, type HeadlessIo } from './headless.js';
 import { hostCheckCommand } from './host-check.js';
+import { hostJson, printJson } from './command-json.js';
 
 export async function hostCommand(
   infra: Infra,
@@ -24,7 +25,7 @@ export async function hostCommand(
     case 'ls':
       return listHosts(infra, io, command.json);
     case 'rm':
-      return removeHost(infra, io, command.name);
+      return removeHost(infra, io, command.name, command.json);
     case 'check':
       return hostCheckCommand(infra, io, await findHost(infra, command.name), command.json);
   }
@@ -66,6 +67,14 @@ async function addHost(
         allowUnconfinedKey(command.name),
         command.allowUnconfined ? 'on' : 'off',
       );
+      if (command.json) {
+        printJson(io, {
+          ...hostJson(existing),
+          allowUnconfined: command.allowUnconfined,
+          added: false,
+        });
+        return EXIT.ok;
+      }
       io.stdout.write(
         command.allowUnconfined
           ? `Host ${command.name}: agents may run there without bubblewrap when it has none: they can then write anywhere its user can.\n`
@@ -83,6 +92,14 @@ async function addHost(
     allowUnconfinedKey(command.name),
     command.allowUnconfined ? 'on' : 'off',
   );
+  if (command.json) {
+    printJson(io, {
+      ...hostJson({ name: command.name, destination: command.destination, root }),
+      allowUnconfined: command.allowUnconfined,
+      added: true,
+    });
+    return EXIT.ok;
+  }
   io.stdout.write(
     `Added host ${command.name}: ssh ${command.destination}, root ${root}.\n${
       command.allowUnconfined
@@ -110,8 +127,13 @@ async function listHosts(infra: Infra, io: HeadlessIo, json: boolean): Promise<n
   return EXIT.ok;
 }
 
-async function removeHost(infra: Infra, io: HeadlessIo, name: string): Promise<number> {
-  await findHost(infra, name);
+async function removeHost(
+  infra: Infra,
+  io: HeadlessIo,
+  name: string,
+  json: boolean,
+): Promise<number> {
+  const host = await findHost(infra, name);
   const using = await infra.store.hosts.sessionsOn(name);
   if (using > 0) {
     io.stderr.write(
@@ -120,6 +142,7 @@ async function removeHost(infra: Infra, io: HeadlessIo, name: string): Promise<n
     return EXIT.failed;
   }
   await infra.store.hosts.remove(name);
-  io.stdout.write(`Removed host ${name}.\n`);
+  if (json) printJson(io, hostJson(host));
+  else io.stdout.write(`Removed host ${name}.\n`);
   return EXIT.ok;
 }

@@ -16,6 +16,7 @@ import { baseBranchGone, baseRewoundLines } from '../app/services/base-check.js'
 import { guardRefusal } from '../app/services/agent-guard.js';
 import { mergeOverlapLines } from './parallel.js';
 import type { HeadlessCommand } from './args.js';
+import { landJson, printJson } from './command-json.js';
 
 export async function landCommand(
   infra: Infra,
@@ -105,6 +106,10 @@ export async function landCommand(
       `grove: ${(outcome.outcome?.error ?? `the ${command.kind} did not finish`).replace(/^\[[A-Za-z ]*Error\]\s*/, '')}\n`,
     );
     return EXIT.failed;
+  }
+  if (command.json) {
+    printJson(io, landJson(final, command.kind === 'merge'));
+    return EXIT.ok;
   }
   io.stdout.write(
     `${final.status}${final.mergedCommit && command.kind === 'merge' ? ` ${final.mergedCommit}` : ''}${final.reviewRequest && command.kind === 'publish' ? ` ${final.reviewRequest.url}` : ''}\n`,

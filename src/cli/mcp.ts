@@ -123,7 +123,8 @@ export async function groveTools(ctx: HeadlessContext, started: Set<string>): Pr
         "Reads a Grove session's diff against its base branch (uncommitted work included), as `grove diff` prints it.",
       inputSchema: { id: z.string() },
     },
-    ({ id }) => tool(async () => text(await sessionDiff(infra, ctx.io, await ofProject(id)))),
+    ({ id }) =>
+      tool(async () => text((await sessionDiff(infra, ctx.io, await ofProject(id))).patch)),
   );
 
   server.registerTool(

@@ -8,6 +8,7 @@ import { collectGarbage, gcDays } from '../app/services/gc.js';
 import { detectOverlaps, withVariantGroups } from '../app/services/overlap.js';
 import { loadSettings } from '../app/services/projects.js';
 import { EXIT, openProject, type HeadlessIo } from './headless.js';
+import { gcJson, printJson } from './command-json.js';
 
 // What `grove show`, `grove merge` and `grove gc` say about parallel sessions:
 // budgets, overlaps and reclaimed disk.
@@ -78,11 +79,16 @@ export async function mergeOverlapLines(
 export async function runGc(
   infra: Infra,
   io: HeadlessIo,
-  command: { dir: string | null; days: number | null; dryRun: boolean },
+  command: { dir: string | null; days: number | null; dryRun: boolean; json: boolean },
 ): Promise<number> {
   const project = await openProject(infra, io, command.dir);
   const days = command.days ?? gcDays(await loadSettings(infra.store, project.id));
   const report = await collectGarbage(infra, project, { days, dryRun: command.dryRun });
+  const kept = report.items.some((item) => item.kind === 'skipped');
+  if (command.json) {
+    printJson(io, gcJson(report, days, command.dryRun));
+    return kept ? EXIT.failed : EXIT.ok;
+  }
   const out = (line: string): boolean => io.stdout.write(`${line}\n`);
   const name = (s: Session): string =>
     `${shortId(s.id)}  ${s.status.padEnd(8)} ${s.title || s.branch}`;
@@ -92,7 +98,6 @@ export async function runGc(
     );
     return EXIT.ok;
   }
-  let skipped = 0;
   for (const item of report.items) {
     switch (item.kind) {
       case 'removed':
@@ -115,7 +120,6 @@ export async function runGc(
         );
         break;
       case 'skipped':
-        skipped++;
         out(`kept     ${name(item.session)}`);
         out(`         ${item.session.worktreePath}: not removed, ${item.reason}`);
         break;
@@ -128,5 +132,5 @@ export async function runGc(
       ? `Would reclaim ${formatBytes(report.bytes)} (dry run: nothing was changed).`
       : `Reclaimed ${formatBytes(report.bytes)}.`,
   );
-  return skipped > 0 ? EXIT.failed : EXIT.ok;
+  return kept ? EXIT.failed : EXIT.ok;
 }

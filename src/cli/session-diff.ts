@@ -3,6 +3,7 @@ import { sanitizeText } from '../domain/sanitize.js';
 import type { Session } from '../domain/session.js';
 import { ensureWorktree } from '../app/services/session-setup.js';
 import { baseBranchGone } from '../app/services/base-check.js';
+import type { Diff } from '../infra/git/diff.js';
 import { CommandError, EXIT, type HeadlessIo } from './headless.js';
 
 /**
@@ -11,7 +12,7 @@ import { CommandError, EXIT, type HeadlessIo } from './headless.js';
  * first, as `reply` and `merge` do, with the same `[Worktree]` notice in the
  * transcript (and on stderr).
  */
-export async function sessionDiff(infra: Infra, io: HeadlessIo, session: Session): Promise<string> {
+export async function sessionDiff(infra: Infra, io: HeadlessIo, session: Session): Promise<Diff> {
   const project = await infra.store.projects.get(session.projectId);
   if (project) {
     const gone = await baseBranchGone(infra.git, project.path, session);
@@ -39,5 +40,5 @@ export async function sessionDiff(infra: Infra, io: HeadlessIo, session: Session
         EXIT.failed,
       );
     });
-  return diff.patch;
+  return diff;
 }

@@ -13,6 +13,7 @@ import type { Session } from '../../src/domain/session.js';
 import type { SessionStatus } from '../../src/domain/session-status.js';
 import { git } from '../helpers/grove-env.js';
 import { makeReviewWorld, writeFiles, type ReviewWorld } from '../helpers/review-world.js';
+import { GcSchema } from './headless-schema.js';
 
 // `grove gc` on real git and SQLite: old Done and Canceled sessions lose
 // their worktrees, never their work.
@@ -146,6 +147,46 @@ describe('grove gc', () => {
     expect((await w.notices(session.id)).length).toBe(transcript);
   });
 
+  it('--json prints each worktree that would be removed, then each removed, with the bytes', async () => {
+    const wip = await finished('Canceled', 30, 'wip');
+    writeFiles(wip.worktreePath, { 'wip.txt': 'edited\n' });
+    const clean = await finished('Done', 30, 'clean');
+
+    const dry = await gc('--dry-run', '--json');
+
+    expect(dry.code).toBe(EXIT.ok);
+    const planned = GcSchema.parse(JSON.parse(dry.out));
+    expect(planned).toMatchObject({ dryRun: true, days: 14 });
+    expect(planned.items.map((i) => [i.sessionId, i.action, i.snapshot])).toEqual(
+      expect.arrayContaining([
+        [wip.id, 'wouldRemove', { ref: snapshotRef(wip.id), commit: null, restore: null }],
+        [clean.id, 'wouldRemove', null],
+      ]),
+    );
+    expect(planned.bytes).toBe(planned.items.reduce((sum, i) => sum + i.bytes, 0));
+    expect(existsSync(wip.worktreePath)).toBe(true);
+
+    const done = await gc('--json');
+
+    expect(done.code).toBe(EXIT.ok);
+    const report = GcSchema.parse(JSON.parse(done.out));
+    expect(report.dryRun).toBe(false);
+    expect(report.items.find((i) => i.sessionId === wip.id)).toMatchObject({
+      action: 'removed',
+      title: 'wip',
+      worktree: wip.worktreePath,
+      snapshot: {
+        ref: snapshotRef(wip.id),
+        commit: git(w.repo, 'rev-parse', snapshotRef(wip.id)),
+        restore: expect.stringContaining(' worktree add ') as unknown,
+      },
+      reason: null,
+    });
+    expect(report.items.find((i) => i.sessionId === clean.id)?.snapshot).toBeNull();
+    expect(report.bytes).toBeGreaterThan(0);
+    expect(existsSync(wip.worktreePath)).toBe(false);
+  });
+
   it('never removes a worktree whose work cannot be snapshotted, and says why', async () => {
     const session = await finished('Canceled', 30, 'clash');
     w.commitOnMain({ 'clash.txt': 'main\n' }, 'main adds clash');
@@ -156,8 +197,19 @@ describe('grove gc', () => {
       execFileSync('git', ['rebase', 'main'], { cwd: session.worktreePath, stdio: 'pipe' }),
     ).toThrow();
 
+    const json = await gc('--json');
     const { code, out } = await gc();
 
+    expect(json.code).toBe(EXIT.failed);
+    expect(GcSchema.parse(JSON.parse(json.out)).items).toEqual([
+      expect.objectContaining({
+        sessionId: session.id,
+        action: 'kept',
+        bytes: 0,
+        snapshot: null,
+        reason: 'a git rebase is half done there',
+      }),
+    ]);
     expect(code).toBe(EXIT.failed);
     expect(existsSync(join(session.worktreePath, 'clash.txt'))).toBe(true);
     expect(out).toContain(`${session.worktreePath}: not removed, a git rebase is half done there`);

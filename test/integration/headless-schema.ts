@@ -176,3 +176,95 @@ const Event = z.discriminatedUnion('type', [
 ]);
 export const StreamEventSchema = Event;
 export type StreamEvent = z.infer<typeof Event>;
+
+// What `--json` prints for the commands that act on a session, an approval or a host
+// (docs/usage/cli.md, "JSON output").
+
+const Sha = z.string().regex(/^[0-9a-f]{40}$/);
+const PullRequest = z
+  .object({ number: z.number().int(), url: z.string(), state: z.string() })
+  .strict()
+  .nullable();
+
+/** `grove approve|deny ITEM --json`. */
+export const ApprovalDecisionSchema = z
+  .object({
+    approvalId: Uuid,
+    sessionId: Uuid,
+    decision: z.enum(['once', 'session', 'denied']),
+    agent: z.string().min(1),
+    kind: z.enum(['command', 'edit']),
+    subject: z.string(),
+    cwd: z.string().nullable(),
+  })
+  .strict();
+
+/** `grove diff ID --json`. */
+export const DiffSchema = z
+  .object({
+    sessionId: Uuid,
+    branch: z.string().regex(/^grove\/[0-9a-f]{8}$/),
+    baseBranch: z.string().min(1),
+    files: ResultSchema.shape.files,
+    patch: z.string(),
+  })
+  .strict();
+
+/** `grove merge|rebase|publish ID --json`. */
+export const LandSchema = z
+  .object({
+    sessionId: Uuid,
+    status: Status,
+    branch: z.string().min(1),
+    baseBranch: z.string().min(1),
+    commit: Sha.nullable(),
+    remoteBranch: z.string().min(1).nullable(),
+    pullRequest: PullRequest,
+  })
+  .strict();
+
+/** `grove cancel ID --json`. */
+export const CancelSchema = z
+  .object({ sessionId: Uuid, status: Status, keptBranch: z.string().min(1).nullable() })
+  .strict();
+
+/** `grove gc --json`. */
+export const GcSchema = z
+  .object({
+    dryRun: z.boolean(),
+    days: z.number().int().nonnegative(),
+    bytes: z.number().int().nonnegative(),
+    items: z.array(
+      z
+        .object({
+          sessionId: Uuid,
+          status: Status,
+          title: z.string(),
+          worktree: z.string().startsWith('/'),
+          action: z.enum(['removed', 'wouldRemove', 'kept']),
+          bytes: z.number().int().nonnegative(),
+          snapshot: z
+            .object({
+              ref: z.string().startsWith('refs/grove/snapshots/'),
+              commit: Sha.nullable(),
+              restore: z.string().min(1).nullable(),
+            })
+            .strict()
+            .nullable(),
+          reason: z.string().min(1).nullable(),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
+/** `grove host rm NAME --json` (and each element of `grove host ls --json`). */
+export const HostSchema = z
+  .object({ name: z.string().min(1), destination: z.string().min(1), root: z.string().min(1) })
+  .strict();
+
+/** `grove host add NAME DEST --json`. */
+export const HostAddSchema = HostSchema.extend({
+  allowUnconfined: z.boolean(),
+  added: z.boolean(),
+}).strict();

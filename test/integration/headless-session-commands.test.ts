@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../helpers/grove-env.js';
 import { expectExit, fromSnapshot, reply, type Harness } from './headless-harness.js';
-import { ListSchema, ResultSchema, ShowSchema } from './headless-schema.js';
+import {
+  CancelSchema,
+  DiffSchema,
+  LandSchema,
+  ListSchema,
+  ResultSchema,
+  ShowSchema,
+} from './headless-schema.js';
 
 // show, reply, diff, rebase, merge, cancel and publish on a session that `grove run`
 // made (the built binary, real Claude Code and the fake model server). The
@@ -21,7 +28,8 @@ async function helloSession(h: Harness, prompt = 'Create hello.txt') {
     },
     { when: prompt, text: reply('I created hello.txt.') },
   ]);
-  const run = await h.grove(['run', '--output', 'json', prompt]);
+  // --json is --output json.
+  const run = await h.grove(['run', '--json', prompt]);
   expectExit(run, 0);
   return ResultSchema.parse(JSON.parse(run.stdout));
 }
@@ -85,9 +93,21 @@ describe('grove reply', () => {
       { when: 'Plan the docs', text: reply('Step 1: write the docs.') },
     ]);
 
-    const planned = await s.h.grove(['reply', sessionId, '--mode', 'plan', 'Plan the docs']);
+    const planned = await s.h.grove([
+      'reply',
+      sessionId,
+      '--mode',
+      'plan',
+      '--json',
+      'Plan the docs',
+    ]);
 
     expectExit(planned, 0);
+    expect(ResultSchema.parse(JSON.parse(planned.stdout))).toMatchObject({
+      sessionId,
+      permissionMode: 'plan',
+      answer: 'Step 1: write the docs.',
+    });
     const shown = await showJson(sessionId);
     expect(shown.permissionMode).toBe('plan');
     expect(
@@ -115,6 +135,25 @@ describe('grove diff', () => {
     const patch = join(s.h.world.dir, 'session.patch');
     writeFileSync(patch, run.stdout);
     git(s.h.repo, 'apply', '--check', patch);
+  });
+});
+
+describe('grove diff --json', () => {
+  it('prints the diff with its files as one JSON object', async () => {
+    const session = s.made;
+    const text = await s.h.grove(['diff', session.sessionId]);
+
+    const run = await s.h.grove(['diff', session.sessionId.slice(0, 8), '--json']);
+
+    expectExit(run, 0);
+    expect(run.stderr).toBe('');
+    expect(DiffSchema.parse(JSON.parse(run.stdout))).toEqual({
+      sessionId: session.sessionId,
+      branch: session.branch,
+      baseBranch: 'main',
+      files: [{ path: 'hello.txt', added: 2, deleted: 0 }],
+      patch: text.stdout,
+    });
   });
 });
 
@@ -193,6 +232,47 @@ describe('grove merge', () => {
   });
 });
 
+describe('grove rebase, merge and publish --json', () => {
+  it('prints the session as each command left it; a refusal prints nothing on standard output', async () => {
+    const session = s.made;
+    const id = session.sessionId.slice(0, 8);
+    const left = {
+      sessionId: session.sessionId,
+      branch: session.branch,
+      baseBranch: 'main',
+      remoteBranch: null,
+      pullRequest: null,
+    };
+    const unpublished = await s.h.grove(['publish', id, '--json']);
+    expectExit(unpublished, 1);
+    expect(unpublished.stdout).toBe('');
+    expect(unpublished.stderr).toBe('grove: The project has no "origin" remote to publish to.\n');
+
+    const rebased = await s.h.grove(['rebase', id, '--json']);
+    expectExit(rebased, 0);
+    expect(rebased.stderr).toBe('');
+    expect(LandSchema.parse(JSON.parse(rebased.stdout))).toEqual({
+      ...left,
+      status: 'Review',
+      commit: null,
+    });
+
+    const merged = await s.h.grove(['merge', id, '--json']);
+    expectExit(merged, 0);
+    expect(merged.stderr).toBe('');
+    expect(LandSchema.parse(JSON.parse(merged.stdout))).toEqual({
+      ...left,
+      status: 'Done',
+      commit: git(s.h.repo, 'rev-parse', 'main'),
+    });
+
+    const again = await s.h.grove(['merge', id, '--json']);
+    expectExit(again, 1);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toBe('grove: a Done session cannot be merged.\n');
+  });
+});
+
 describe('grove cancel', () => {
   it('refuses without --yes when the session holds work, and keeps the branch with --yes', async () => {
     const session = s.made;
@@ -236,6 +316,28 @@ describe('grove cancel', () => {
         (s) => s.status,
       ),
     ).toEqual(['Canceled']);
+  });
+});
+
+describe('grove cancel --json', () => {
+  it('prints nothing when refused (exit 2), then the canceled session and the branch keeping its work', async () => {
+    const session = s.made;
+
+    const refused = await s.h.grove(['cancel', session.sessionId, '--json']);
+
+    expectExit(refused, 2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('Run again with --yes to cancel.');
+
+    const canceled = await s.h.grove(['cancel', session.sessionId, '--json', '--yes']);
+
+    expectExit(canceled, 0);
+    expect(canceled.stderr).toBe('');
+    expect(CancelSchema.parse(JSON.parse(canceled.stdout))).toEqual({
+      sessionId: session.sessionId,
+      status: 'Canceled',
+      keptBranch: session.branch,
+    });
   });
 });
 

@@ -3,7 +3,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/grove-env.js';
 import { expectExit, harness, type Harness } from './headless-harness.js';
-import { ListSchema, ResultSchema } from './headless-schema.js';
+import {
+  ApprovalDecisionSchema,
+  CancelSchema,
+  DiffSchema,
+  GcSchema,
+  HostAddSchema,
+  HostSchema,
+  LandSchema,
+  ListSchema,
+  ResultSchema,
+} from './headless-schema.js';
 
 // Usage errors (exit 2), `--help` texts, and docs/usage/cli.md agreeing with
 // both the binary and the JSON shapes the other headless tests check.
@@ -91,7 +101,7 @@ describe('usage errors exit 2 with the command usage on stderr', () => {
     [['show', 'abc', '--yes'], 'show', "Unknown option '--yes'"],
     [['diff'], 'diff', 'diff needs a session ID'],
     [['merge'], 'merge', 'merge needs a session ID'],
-    [['rebase', '--json', 'abc'], 'rebase', "Unknown option '--json'"],
+    [['rebase', '--yes', 'abc'], 'rebase', "Unknown option '--yes'"],
     [['cancel'], 'cancel', 'cancel needs a session ID'],
     [['publish'], 'publish', 'publish needs a session ID'],
     [['threads'], 'threads', 'threads needs a session ID'],
@@ -215,6 +225,29 @@ describe('cli.md', () => {
   it('lists exactly the fields of `ls --json`', () => {
     const fields = /`grove ls --json` prints an array of `\{([^}]*)\}`/.exec(DOC)?.[1];
     expect(fields?.split(',').map((f) => f.trim())).toEqual(Object.keys(ListSchema.element.shape));
+  });
+
+  it.each([
+    ['grove approve ITEM --json', ApprovalDecisionSchema],
+    ['grove diff ID --json', DiffSchema],
+    ['grove publish ID --json', LandSchema],
+    ['grove cancel ID --json', CancelSchema],
+    ['grove gc --json', GcSchema],
+    ['grove host add NAME DEST --json', HostAddSchema],
+    ['grove host rm NAME --json', HostSchema],
+  ] as const)('lists exactly the fields of `%s` under "JSON output"', (command, schema) => {
+    const part = DOC.slice(DOC.indexOf('### JSON output'));
+    const start = part.indexOf(`\`${command}\``);
+    expect(start, command).toBeGreaterThan(0);
+    const fields = /prints?(?: the host removed,)?\s+`\{([^}]*)\}`/.exec(part.slice(start))?.[1];
+    expect(fields?.split(',').map((f) => f.trim())).toEqual(Object.keys(schema.shape));
+  });
+
+  it("says the exit codes in every command's --help", () => {
+    for (const command of COMMANDS)
+      expect(DOC, command).toMatch(
+        new RegExp(`### grove ${command}\\n\\n\`\`\`text\\n[^\`]*\\nExit codes: 0 `),
+      );
   });
 
   it('names every stream-json event type', () => {

@@ -10,6 +10,7 @@ import { CommandError, EXIT } from '../../src/cli/headless.js';
 import { openInfra, type Infra } from '../../src/compose.js';
 import { groveSsh } from '../../src/infra/hosts/ssh.js';
 import { sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
+import { HostAddSchema, HostSchema } from './headless-schema.js';
 
 // `grove host add|ls|rm|check` on a real SQLite file, and `check` against a
 // private sshd that logs in as a second unix user (test/helpers/sshd.ts).
@@ -79,6 +80,48 @@ describe('grove host add, ls and rm', () => {
     expect(removed).toMatchObject({ code: EXIT.ok, out: 'Removed host gpu.\n' });
     expect(JSON.parse((await grove('host', 'ls', '--json')).out)).toHaveLength(1);
   });
+
+  plainIt(
+    '--json prints the host added, added again and removed; a refusal prints none',
+    async () => {
+      const added = await grove('host', 'add', 'build', 'me@build.example', '--json');
+      expect(added.code).toBe(EXIT.ok);
+      expect(HostAddSchema.parse(JSON.parse(added.out))).toEqual({
+        name: 'build',
+        destination: 'me@build.example',
+        root: '.grove-host',
+        allowUnconfined: false,
+        added: true,
+      });
+      const again = await grove(
+        'host',
+        'add',
+        'build',
+        'me@build.example',
+        '--allow-unconfined',
+        '--json',
+      );
+      expect(HostAddSchema.parse(JSON.parse(again.out))).toMatchObject({
+        allowUnconfined: true,
+        added: false,
+      });
+      const clash = await grove('host', 'add', 'build', 'other@box', '--json');
+      expect(clash).toMatchObject({ code: EXIT.usage, out: '' });
+
+      const removed = await grove('host', 'rm', 'build', '--json');
+      expect(removed.code).toBe(EXIT.ok);
+      expect(HostSchema.parse(JSON.parse(removed.out))).toEqual({
+        name: 'build',
+        destination: 'me@build.example',
+        root: '.grove-host',
+      });
+      expect(await infra.store.hosts.list()).toEqual([]);
+      expect(await grove('host', 'rm', 'build', '--json')).toMatchObject({
+        code: EXIT.usage,
+        out: '',
+      });
+    },
+  );
 
   plainIt.each([
     [['bad name', 'box'], "'bad name' is not a host name"],

@@ -204,15 +204,24 @@ describe('the inbox keys on an approval', () => {
 
 describe('grove approve and grove deny', () => {
   it.each([
-    [['1a2b3c4d'], { kind: 'approve', item: '1a2b3c4d', session: false }],
-    [['1a2b3c4d', '--once'], { kind: 'approve', item: '1a2b3c4d', session: false }],
-    [['approval:1a2b', '--session'], { kind: 'approve', item: 'approval:1a2b', session: true }],
+    [['1a2b3c4d'], { kind: 'approve', item: '1a2b3c4d', session: false, json: false }],
+    [['1a2b3c4d', '--once'], { kind: 'approve', item: '1a2b3c4d', session: false, json: false }],
+    [
+      ['approval:1a2b', '--session'],
+      { kind: 'approve', item: 'approval:1a2b', session: true, json: false },
+    ],
+    [['1a2b3c4d', '--json'], { kind: 'approve', item: '1a2b3c4d', session: false, json: true }],
   ] as const)('grove approve %j', (args, parsed) => {
     expect(parseHeadless('approve', args)).toEqual(parsed);
   });
 
-  it('grove deny ITEM', () => {
-    expect(parseHeadless('deny', ['1a2b3c4d'])).toEqual({ kind: 'deny', item: '1a2b3c4d' });
+  it('grove deny ITEM [--json]', () => {
+    expect(parseHeadless('deny', ['1a2b3c4d'])).toEqual({
+      kind: 'deny',
+      item: '1a2b3c4d',
+      json: false,
+    });
+    expect(parseHeadless('deny', ['1a2b3c4d', '--json'])).toMatchObject({ json: true });
   });
 
   it.each([

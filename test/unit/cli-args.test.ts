@@ -48,3 +48,39 @@ describe('--acknowledge', () => {
     expect(() => parseCli(['rebase', 'abc123', '--acknowledge'])).toThrow(/acknowledge/);
   });
 });
+
+// Every headless command takes --json (issue 25, item 6); on run and reply it is --output json.
+describe('--json', () => {
+  it.each([
+    [['diff', 'abc123', '--json'], { kind: 'diff' }],
+    [['merge', 'abc123', '--json'], { kind: 'merge' }],
+    [['rebase', 'abc123', '--json'], { kind: 'rebase' }],
+    [['publish', 'abc123', '--json'], { kind: 'publish' }],
+    [['cancel', 'abc123', '--json', '--yes'], { kind: 'cancel', yes: true }],
+    [['approve', 'abc123', '--json'], { kind: 'approve' }],
+    [['deny', 'abc123', '--json'], { kind: 'deny' }],
+    [['gc', '--json', '--dry-run'], { kind: 'gc', dryRun: true }],
+    [['host', 'add', 'box', 'me@box', '--json'], { kind: 'host', action: 'add' }],
+    [['host', 'rm', 'box', '--json'], { kind: 'host', action: 'rm' }],
+  ])('grove %j', (argv, expected) => {
+    expect(parseCli(argv)).toMatchObject({
+      kind: 'headless',
+      command: { ...expected, json: true },
+    });
+    const without = argv.filter((a) => a !== '--json');
+    expect(parseCli(without)).toMatchObject({ command: { json: false } });
+  });
+
+  it.each([
+    ['run', 'hi'],
+    ['reply', 'abc123', 'hi'],
+  ])('is --output json on grove %s', (...argv) => {
+    expect(parseCli([...argv, '--json'])).toMatchObject({ command: { output: 'json' } });
+    expect(parseCli([...argv, '--json', '--output', 'json'])).toMatchObject({
+      command: { output: 'json' },
+    });
+    expect(() => parseCli([...argv, '--json', '--output', 'stream-json'])).toThrow(
+      '--json is --output json; give one of them (got --output stream-json)',
+    );
+  });
+});
