@@ -6,6 +6,7 @@ import { APPROVAL_TIMEOUT_KEY } from '../../src/domain/approval.js';
 import type { Session } from '../../src/domain/session.js';
 import { grove as groveOn, heldItem as heldOn, turnOver as overOn } from '../helpers/approvals.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
+import { ApprovalDecisionSchema } from './headless-schema.js';
 
 // Approvals that can be granted (issue 25, item 2) with the real, pinned
 // Codex on real SQLite: the scripted model asks to run a command outside
@@ -81,8 +82,9 @@ describe('Codex approvals', () => {
       expect.stringMatching(/^\[Approved\] Codex asked to run .*; you approved it once\.$/),
     );
     // Decided once: a second answer is refused.
-    const again = await grove('deny', (item.approvalId ?? '').slice(0, 8));
+    const again = await grove('deny', (item.approvalId ?? '').slice(0, 8), '--json');
     expect(again.code).toBe(EXIT.failed);
+    expect(again.out).toBe('');
     expect(again.err).toContain('already approved once');
   }, 120_000);
 
@@ -92,7 +94,16 @@ describe('Codex approvals', () => {
     expect(await w.controller.submitPrompt(session.id, 'Append twice')).toBeNull();
 
     const item = await heldItem(session.id);
-    expect((await grove('approve', item.id, '--session')).code).toBe(EXIT.ok);
+    const approved = await grove('approve', item.id, '--session', '--json');
+    expect(approved.code).toBe(EXIT.ok);
+    expect(ApprovalDecisionSchema.parse(JSON.parse(approved.out))).toMatchObject({
+      approvalId: item.approvalId,
+      sessionId: session.id,
+      decision: 'session',
+      agent: 'Codex',
+      kind: 'command',
+      subject: expect.stringContaining('printf x >> twice.txt') as unknown,
+    });
     await turnOver(session.id);
 
     expect(readFileSync(join(session.worktreePath, 'twice.txt'), 'utf8')).toBe('xx');

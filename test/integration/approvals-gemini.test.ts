@@ -5,6 +5,7 @@ import { EXIT } from '../../src/cli/headless.js';
 import type { Session } from '../../src/domain/session.js';
 import { grove, heldItem, turnOver } from '../helpers/approvals.js';
 import { makeReviewWorld, reply, type ReviewWorld } from '../helpers/review-world.js';
+import { ApprovalDecisionSchema } from './headless-schema.js';
 
 // Approvals that can be granted with the real, pinned Gemini CLI over ACP on
 // real SQLite: in a Read Only session the scripted model asks to run a shell
@@ -86,7 +87,16 @@ describe('Gemini CLI approvals', () => {
     expect(await w.controller.submitPrompt(session.id, 'Write denied.txt')).toBeNull();
 
     const item = await heldItem(w, session.id);
-    expect((await grove(w, 'deny', item.approvalId ?? '')).code).toBe(EXIT.ok);
+    const denied = await grove(w, 'deny', item.approvalId ?? '', '--json');
+    expect(denied.code).toBe(EXIT.ok);
+    expect(ApprovalDecisionSchema.parse(JSON.parse(denied.out))).toMatchObject({
+      approvalId: item.approvalId,
+      sessionId: session.id,
+      decision: 'denied',
+      agent: 'Gemini CLI',
+      kind: 'command',
+      subject: expect.stringContaining('printf x > denied.txt') as unknown,
+    });
     await turnOver(w, session.id);
 
     expect(existsSync(join(session.worktreePath, 'denied.txt'))).toBe(false);

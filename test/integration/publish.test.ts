@@ -13,6 +13,7 @@ import {
   transcript,
 } from '../helpers/github-world.js';
 import { git } from '../helpers/grove-env.js';
+import { LandSchema } from './headless-schema.js';
 import {
   reply,
   sessionAfterTurn,
@@ -94,8 +95,17 @@ describe('publish to GitHub', () => {
     expect(remoteHead(session.branch)).toBeNull();
     expect(github.pull(1).head).toBe('feature/greeting');
 
-    const again = await grove(['publish', session.id, '--branch', 'something-else']);
+    const again = await grove(['publish', session.id, '--branch', 'something-else', '--json']);
     expect(again.code).toBe(0);
+    expect(LandSchema.parse(JSON.parse(again.stdout))).toEqual({
+      sessionId: session.id,
+      status: 'Review',
+      branch: session.branch,
+      baseBranch: 'main',
+      commit: null,
+      remoteBranch: 'feature/greeting',
+      pullRequest: { number: 1, url: 'https://github.com/acme/widgets/pull/1', state: 'open' },
+    });
     expect(remoteHead('something-else')).toBeNull();
     expect(github.pulls).toHaveLength(1);
   });
