@@ -72,6 +72,11 @@ describe('grove watch --json', () => {
       'the question in the inbox',
       () => seen(watch, 'inbox.added', sessionId).length > 0,
     );
+    // The turn's end is written just after the session's status (the question): its event may come a reading later.
+    await until(
+      'the first turn finished',
+      () => seen(watch, 'turn.finished', sessionId).length > 0,
+    );
     expect(seen(watch, 'session.created', sessionId)).toHaveLength(1);
     expect(seen(watch, 'turn.finished', sessionId)).toEqual([
       expect.objectContaining({ kind: 'start_prompt', status: 'done', error: null }),
