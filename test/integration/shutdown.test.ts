@@ -17,12 +17,18 @@ afterEach(async () => {
   await w.close();
 });
 
-function alive(pid: number): boolean {
+/**
+ * The process's start time (field 22 of /proc/PID/stat), or null when it is
+ * gone or a zombie: a pid reused by another process (the suite starts
+ * thousands, and pid_max is often 32768) reads as a different start time.
+ */
+function started(pid: number): string | null {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? null : (fields[19] ?? null);
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -43,11 +49,12 @@ describe('shutdown', () => {
       'the setup command to start',
       () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8').trim()),
     );
-    expect(alive(pid)).toBe(true);
+    const startedAt = started(pid);
+    expect(startedAt).not.toBeNull();
 
     await w.controller.shutdown();
 
-    await waitFor('the setup command to end', () => !alive(pid));
+    await waitFor('the setup command to end', () => started(pid) !== startedAt);
     await w.controller.sessions.whenReady(session.id).catch(() => {});
     expect((await w.notices(session.id)).at(-1)).toMatch(
       /^\[Setup Error\] The setup command exited/,
