@@ -201,6 +201,42 @@ describe('operations repository', () => {
     expect(retracted?.id).toBe(prompt);
   });
 
+  it('reads the newest finished operation of the given sessions only, through the session index', async () => {
+    await addSession('s2');
+    for (const [sid, at] of [
+      ['s1', T0],
+      ['s1', T0 + 10],
+      ['s2', T0 + 20],
+    ] as const) {
+      const id = await store.operations.enqueue(sid, 'reply', { prompt: `at ${at}` }, at);
+      await store.operations.claimNext(sid, 'host:1', at);
+      await store.operations.finish(id, 'done', null, at + 1);
+    }
+    const prepared: string[] = [];
+    const prepare = db.sqlite.prepare.bind(db.sqlite);
+    db.sqlite.prepare = (source: string) => {
+      prepared.push(source);
+      return prepare(source);
+    };
+
+    const newest = await store.operations.newestFinished(['reply'], ['s1']);
+
+    db.sqlite.prepare = prepare;
+    expect(newest.map((op) => [op.sessionId, op.payload['prompt']])).toEqual([
+      ['s1', `at ${T0 + 10}`],
+    ]);
+    // The rows are found by session id, not by reading every session's history.
+    const statement = prepared.find((source) => source.includes('row_number()')) ?? '';
+    const holes = statement.split('?').length - 1;
+    const plan = db.sqlite
+      .prepare(`EXPLAIN QUERY PLAN ${statement}`)
+      .all(...Array.from({ length: holes }, () => 'x')) as { detail: string }[];
+    expect(plan.map((step) => step.detail).join('\n')).toMatch(
+      /SEARCH session_operation USING INDEX session_operation_session_status_idx \(session_id=\?/,
+    );
+    expect(await store.operations.newestFinished(['reply'], [])).toEqual([]);
+  });
+
   it('lists unfinished operations of every session oldest first', async () => {
     await addSession('s2');
     const a = await store.operations.enqueue('s2', 'reply', {}, T0);

@@ -17,9 +17,9 @@ beforeEach(async () => {
   const operations = w.infra.store.operations;
   const newestFinished = operations.newestFinished.bind(operations);
   reads = 0;
-  operations.newestFinished = (kinds) => {
+  operations.newestFinished = (kinds, sessionIds) => {
     reads += 1;
-    return newestFinished(kinds);
+    return newestFinished(kinds, sessionIds);
   };
   w.controller.start();
 });

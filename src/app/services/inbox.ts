@@ -17,7 +17,10 @@ export async function loadInbox(deps: {
   const sessions = (await Promise.all(projects.map((p) => store.sessions.listLive(p.id)))).flat();
   const [unfinished, newest] = await Promise.all([
     store.operations.listUnfinished(),
-    store.operations.newestFinished(['start_prompt', 'reply', 'rebase', 'merge', 'publish']),
+    store.operations.newestFinished(
+      ['start_prompt', 'reply', 'rebase', 'merge', 'publish'],
+      sessions.map((s) => s.id),
+    ),
   ]);
   const operations: Operation[] = [...unfinished, ...newest];
   const reviewThreads: ReviewThread[] = (

@@ -18,12 +18,15 @@ export async function readWatchSnapshot(deps: {
 }): Promise<WatchSnapshot> {
   const { store } = deps;
   const projects = await store.projects.list();
-  const [perProject, inbox, lastTurns] = await Promise.all([
+  const [perProject, inbox] = await Promise.all([
     // The live sessions: the archive (thousands, unchanging) is never read whole.
     Promise.all(projects.map((p) => store.sessions.listLive(p.id))),
     loadInbox(deps),
-    store.operations.newestFinished(['start_prompt', 'reply']),
   ]);
+  const lastTurns = await store.operations.newestFinished(
+    ['start_prompt', 'reply'],
+    perProject.flat().map((s) => s.id),
+  );
   const sessions = perProject.flatMap((list, i) =>
     list.map((session) => ({ session, project: projects[i]?.displayName ?? '' })),
   );

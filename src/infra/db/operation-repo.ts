@@ -70,8 +70,15 @@ export interface OperationRepo {
   ): Promise<Operation | undefined>;
   /** Queued and running operations, oldest first. */
   listUnfinished(sessionId?: string): Promise<Operation[]>;
-  /** Each session's newest finished operation of `kinds` (what the session last did), across every project. */
-  newestFinished(kinds: readonly OperationKind[]): Promise<Operation[]>;
+  /**
+   * Each of `sessionIds`' newest finished operation of `kinds` (what the
+   * session last did). Only those sessions' rows are read (by index), so
+   * the cost follows the live sessions, not the archive's history.
+   */
+  newestFinished(
+    kinds: readonly OperationKind[],
+    sessionIds: readonly string[],
+  ): Promise<Operation[]>;
   /**
    * After a restart, or when a lease went stale while Grove runs: fails the
    * unfinished operations whose owner is not alive ("interrupted by
@@ -325,17 +332,27 @@ export function createOperationRepo(db: Executor): OperationRepo {
       return rows.map(decodeOperation).filter((op): op is Operation => op !== undefined);
     },
 
-    async newestFinished(kinds) {
-      if (kinds.length === 0) return [];
-      const { rows } = await sql<Selectable<SessionOperationTable>>`
-        SELECT * FROM (
-          SELECT *, row_number() OVER (
-            PARTITION BY session_id ORDER BY queued_at DESC, rowid DESC
-          ) AS newest
-          FROM session_operation
-          WHERE status NOT IN ('queued', 'running') AND kind IN (${sql.join([...kinds])})
-        ) WHERE newest = 1`.execute(db);
-      return rows.map(decodeOperation).filter((op): op is Operation => op !== undefined);
+    async newestFinished(kinds, sessionIds) {
+      if (kinds.length === 0 || sessionIds.length === 0) return [];
+      const found: Operation[] = [];
+      // SQLite takes at most 32,766 variables in one statement.
+      for (let at = 0; at < sessionIds.length; at += 500) {
+        const ids = sessionIds.slice(at, at + 500);
+        const { rows } = await sql<Selectable<SessionOperationTable>>`
+          SELECT * FROM (
+            SELECT *, row_number() OVER (
+              PARTITION BY session_id ORDER BY queued_at DESC, rowid DESC
+            ) AS newest
+            FROM session_operation
+            WHERE session_id IN (${sql.join([...ids])})
+              AND status NOT IN ('queued', 'running') AND kind IN (${sql.join([...kinds])})
+          ) WHERE newest = 1`.execute(db);
+        for (const row of rows) {
+          const op = decodeOperation(row);
+          if (op) found.push(op);
+        }
+      }
+      return found;
     },
 
     failInterrupted(now, isOwnerAlive) {
