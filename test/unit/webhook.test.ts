@@ -8,6 +8,10 @@ import {
   webhookRetryable,
 } from '../../src/domain/webhook.js';
 import { validateWebhookUrl } from '../../src/domain/settings.js';
+import { App } from '../../src/app/app.js';
+import type { Notifier, Runtime } from '../../src/app/ports.js';
+import { WebhookSender } from '../../src/app/services/webhook.js';
+import { bareState } from '../helpers/state.js';
 
 // What the webhook channel sends for an inbox item, and when it tries again.
 
@@ -103,5 +107,25 @@ describe('retries', () => {
   it('are made on no answer, 429 and 5xx only', () => {
     expect([0, 429, 500, 503].every(webhookRetryable)).toBe(true);
     expect([200, 400, 401, 404].some(webhookRetryable)).toBe(false);
+  });
+});
+
+describe('the webhook sender over a long day', () => {
+  it('forgets the items that stopped waiting, so what it remembers stays the size of the inbox', () => {
+    const app = new App(bareState(), { log: () => {} });
+    const runtime = {
+      clock: { now: () => ITEM.since },
+      logger: { log: () => {} },
+    } as unknown as Runtime;
+    const notifier = {} as Notifier; // the URL is not set: nothing is sent or claimed
+    const sender = new WebhookSender(app, notifier, runtime);
+    sender.start();
+
+    for (let turn = 0; turn < 1000; turn++) {
+      const waiting = { ...ITEM, id: `question:${turn}`, since: ITEM.since + turn };
+      app.emit({ type: 'inboxLoaded', items: [ITEM, waiting] });
+    }
+
+    expect(sender.remembered).toBe(2);
   });
 });

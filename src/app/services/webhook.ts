@@ -34,7 +34,12 @@ function sleep(ms: number): Promise<void> {
 }
 
 export class WebhookSender {
-  /** Items seen (id and since): each is considered once. */
+  /**
+   * Items seen (id and since) that still wait: each is considered once.
+   * Keys leave with their items, so a long day does not grow the set (an
+   * item that came back would meet its claim, Notifier.claim, and not be
+   * sent twice).
+   */
   private readonly known = new Set<string>();
   private readonly queue: InboxItem[] = [];
   /** The items of the inbox's latest reading (id and since). */
@@ -72,7 +77,13 @@ export class WebhookSender {
       this.known.add(key);
       if (on && item.since >= this.startedAt) this.queue.push(item);
     }
+    for (const key of this.known) if (!this.waiting.has(key)) this.known.delete(key);
     if (this.queue.length > 0) void this.pump();
+  }
+
+  /** How many items it remembers (they all wait now). */
+  get remembered(): number {
+    return this.known.size;
   }
 
   private stillWaiting(item: InboxItem): boolean {
