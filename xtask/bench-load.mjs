@@ -4,7 +4,7 @@
 // PATH that speaks Claude Code's stream-json (the real CLI is too heavy to
 // run twenty at once on a shared 2-core machine: its start-up CPU would be
 // the figure, not Grove's).
-//   node xtask/bench-load.mjs [--only idle,streaming,scroll,turn]
+//   node xtask/bench-load.mjs [--only idle,streaming,scroll,turn,soak]
 // Scenarios:
 //   idle       20 sessions in the database, nothing running: steady CPU, wake-ups.
 //   streaming  20 sessions streaming at once (a tool use every 100 ms each,
@@ -15,6 +15,9 @@
 //              repository (an agent that answers at once), the git processes
 //              and full-tree walks of a follow-up turn (from git's trace) and
 //              the agent processes one turn starts.
+//   soak       1,000 turns across 50 sessions driven by keys: RSS every 10 s,
+//              growth after the first 50 turns, memory after a minute idle
+//              (xtask/bench-load/soak.mjs; only when named).
 import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
@@ -28,6 +31,7 @@ import {
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { installFakeClaude } from './bench-load/fake-claude.mjs';
+import { soakScenario } from './bench-load/soak.mjs';
 import {
   BIN,
   FRAME_END,
@@ -340,11 +344,15 @@ const SCENARIOS = {
   streaming: streamingScenario,
   scroll: scrollScenario,
   turn: turnScenario,
+  soak: soakScenario,
 };
-export const LOAD_SCENARIOS = Object.keys(SCENARIOS);
+/** Every scenario `--only` can name. */
+export const NAMED_LOAD_SCENARIOS = Object.keys(SCENARIOS);
+/** What `npm run bench` runs: the soak (20 minutes and more) only when named. */
+export const LOAD_SCENARIOS = NAMED_LOAD_SCENARIOS.filter((name) => name !== 'soak');
 
 /** Runs the load scenarios (all, or the named ones) one after the other. */
-export async function runLoadBench(only = Object.keys(SCENARIOS)) {
+export async function runLoadBench(only = LOAD_SCENARIOS) {
   if (!existsSync(join(REAL_CLI_BIN, 'claude'))) {
     console.log(
       'load bench: the pinned agent CLIs are missing (node xtask/real-clis.mjs installs them); the streaming scenario is skipped',

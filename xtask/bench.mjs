@@ -16,7 +16,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { LOAD_SCENARIOS, runLoadBench } from './bench-load.mjs';
+import { NAMED_LOAD_SCENARIOS, runLoadBench } from './bench-load.mjs';
 import { overlapBench } from './bench-overlap.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -388,11 +388,11 @@ async function archiveBench() {
   );
 }
 
-// Grove under load (xtask/bench-load.mjs): --only idle,streaming,scroll,turn runs those alone.
+// Grove under load (xtask/bench-load.mjs): --only idle,streaming,scroll,turn,soak runs those alone.
 const onlyLoad = process.argv.includes('--only')
   ? process.argv[process.argv.indexOf('--only') + 1]
       .split(',')
-      .filter((name) => LOAD_SCENARIOS.includes(name))
+      .filter((name) => NAMED_LOAD_SCENARIOS.includes(name))
   : [];
 if (onlyLoad.length > 0) {
   await runLoadBench(onlyLoad);
