@@ -20,6 +20,8 @@ export async function sessionDiff(infra: Infra, io: HeadlessIo, session: Session
     await ensureWorktree(
       {
         git: infra.git,
+        store: infra.store,
+        now: () => infra.clock.now(),
         note: async (id, text) => {
           const content = sanitizeText(text);
           await infra.store.transcript.append(id, 'notice', content, infra.clock.now());

@@ -26,6 +26,8 @@ export const reply = (answer: string): string =>
  */
 export interface ReviewWorld {
   readonly world: GroveWorld;
+  /** Grove's environment: the same GROVE_HOME and agents for `grove` run in another process. */
+  readonly env: Record<string, string>;
   readonly server: FakeModelServer;
   readonly repo: string;
   readonly origin: string;
@@ -163,6 +165,7 @@ export async function makeReviewWorld(options: { github?: boolean } = {}): Promi
 
   return {
     world,
+    env,
     server,
     repo,
     origin,

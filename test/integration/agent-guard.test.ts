@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gate } from '../helpers/fake-model/server.js';
-import { git } from '../helpers/grove-env.js';
+import { git, runGrove } from '../helpers/grove-env.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
 
 // The agent guard around every turn (src/app/services/agent-guard.ts): what
@@ -261,5 +261,30 @@ describe('the agent guard', () => {
     expect((await w.get(session.id)).guardFlag ?? null).toBeNull();
     expect(git(w.repo, 'rev-parse', 'main')).toBe(mergedHead);
     expect(git(w.repo, 'show', 'main:other.txt')).toBe('other');
+  });
+
+  it("a branch Grove makes again for another session while a turn runs (grove diff in another process) is Grove's work: kept, not flagged", async () => {
+    const other = await w.session({ files: { 'other.txt': 'other\n' }, message: 'Add other' });
+    const session = await w.session({ files: { 'work.txt': 'work\n' }, message: 'Add work' });
+    const otherHead = git(w.repo, 'rev-parse', other.branch);
+    // Deleted by hand: the other session's next diff makes the branch again.
+    git(w.repo, 'update-ref', '-d', `refs/heads/${other.branch}`);
+    const remade = gate();
+    w.server.script('anthropic', [
+      { when: 'Think it over', until: remade.opened, then: { text: reply('Thought it over.') } },
+    ]);
+    expect(await w.controller.submitPrompt(session.id, 'Think it over')).toBeNull();
+    await waitFor('the turn under way', () =>
+      w.server
+        .modelRequests('anthropic')
+        .some((r) => JSON.stringify(r.body).includes('Think it over')),
+    );
+    const diff = await runGrove(w.env, w.repo, ['diff', other.id]);
+    expect(diff.code, diff.out).toBe(0);
+    expect(git(w.repo, 'rev-parse', other.branch)).toBe(otherHead);
+    remade.open();
+    await turnEnded(session.id, 'Thought it over.');
+    expect((await w.get(session.id)).guardFlag ?? null).toBeNull();
+    expect(git(w.repo, 'rev-parse', other.branch)).toBe(otherHead);
   });
 });

@@ -5,6 +5,7 @@ import { shortId, type Session } from '../../domain/session.js';
 import type { SessionStatus } from '../../domain/session-status.js';
 import type { ShellRunner } from '../../infra/shell.js';
 import type { GitClient, Store } from '../ports.js';
+import { noteGroveWrite } from './agent-guard.js';
 
 export interface SetupDeps {
   readonly store: Store;
@@ -17,6 +18,25 @@ export interface SetupDeps {
 }
 
 const SETUP_TIMEOUT_MS = 10 * 60 * 1000;
+
+/**
+ * Runs `work`, Grove's own making of the session's branch, as a Grove write
+ * the agent guard knows (agent-guard.ts): another session's agent run that
+ * recorded the refs before the branch was there does not take it for its
+ * agent's doing and delete it.
+ */
+async function asGroveWrite<T>(
+  session: Session,
+  now: () => number,
+  work: () => Promise<T>,
+): Promise<T> {
+  const ended = noteGroveWrite(session.projectId, session.worktreePath, session.branch, now());
+  try {
+    return await work();
+  } finally {
+    ended(now());
+  }
+}
 
 /** Worktree folder for a new session: the project setting, else GROVE_HOME/wt. */
 export function worktreeRoot(setting: string | undefined, defaultRoot: string): string {
@@ -178,7 +198,11 @@ async function makeCheckout(
       `${session.worktreePath} already exists, and Grove did not make it for this session, so it is left as it is. Move it away, or start a new session.`,
     );
   // On failure addWorktree leaves neither branch nor folder behind.
-  await git.addWorktree(mainCheckout, session.worktreePath, session.branch, startRef);
+  await asGroveWrite(session, deps.now, async () => {
+    await git.addWorktree(mainCheckout, session.worktreePath, session.branch, startRef);
+    // For a guard in another Grove process: a session changed since its run began is Grove's work.
+    await deps.store.sessions.update(session.id, {}, deps.now());
+  });
   try {
     const copied = await git.copyWorktreeInclude(mainCheckout, session.worktreePath);
     if (copied.length > 0) {
@@ -195,6 +219,14 @@ async function makeCheckout(
     await git.deleteBranch(mainCheckout, session.branch, { force: true }).catch(() => {});
     throw error;
   }
+}
+
+/** What repairing a session's worktree or branch needs. */
+export interface WorktreeRepairDeps {
+  readonly git: GitClient;
+  readonly store: Store;
+  readonly note: (sessionId: string, text: string) => Promise<void>;
+  readonly now: () => number;
 }
 
 /** A session's worktree is gone and cannot be made again; the message says so in words. */
@@ -217,10 +249,7 @@ const WITHOUT_WORKTREE: ReadonlySet<SessionStatus> = new Set<SessionStatus>([
  * Resolves with whether something was recreated.
  */
 export async function ensureWorktree(
-  deps: {
-    readonly git: GitClient;
-    readonly note: (sessionId: string, text: string) => Promise<void>;
-  },
+  deps: WorktreeRepairDeps,
   session: Session,
   mainCheckout: string,
 ): Promise<boolean> {
@@ -247,10 +276,7 @@ export async function ensureWorktree(
 
 /** The worktree is there: its branch, deleted by hand, is made again at the worktree's commit. */
 async function restoreBranch(
-  deps: {
-    readonly git: GitClient;
-    readonly note: (sessionId: string, text: string) => Promise<void>;
-  },
+  deps: WorktreeRepairDeps,
   session: Session,
   mainCheckout: string,
 ): Promise<boolean> {
@@ -262,7 +288,11 @@ async function restoreBranch(
       `The session's branch ${session.branch} was deleted, and its worktree ${session.worktreePath} does not say which commit it was at, so the branch cannot be recreated. Its files are still in the worktree: copy what you need, then cancel the session.`,
     );
   try {
-    await git.recreateBranch(mainCheckout, session.worktreePath, session.branch, commit);
+    await asGroveWrite(session, deps.now, async () => {
+      await git.recreateBranch(mainCheckout, session.worktreePath, session.branch, commit);
+      // For a guard in another Grove process: a session changed since its run began is Grove's work.
+      await deps.store.sessions.update(session.id, {}, deps.now());
+    });
   } catch (error) {
     throw new WorktreeMissingError(
       `The session's branch ${session.branch} was deleted, and recreating it at ${commit.slice(0, 12)} failed: ${error instanceof Error ? error.message : String(error)}`,

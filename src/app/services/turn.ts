@@ -221,7 +221,12 @@ export class TurnRunner {
     let place;
     try {
       await ensureWorktree(
-        { git, note: (id, text) => sessions.note(id, 'notice', text) },
+        {
+          git,
+          store: this.deps.store,
+          note: (id, text) => sessions.note(id, 'notice', text),
+          now: () => this.now(),
+        },
         session,
         project.path,
       );

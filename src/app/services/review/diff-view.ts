@@ -162,7 +162,11 @@ export async function sessionDiff(
         source: `${branch} (kept branch)`,
       };
     }
-    await ensureWorktree({ git, note: (id, text) => ctx.note(id, text) }, session, project.path);
+    await ensureWorktree(
+      { git, store, note: (id, text) => ctx.note(id, text), now: () => ctx.now() },
+      session,
+      project.path,
+    );
   }
   return { diff: await git.diffAgainstBase(session.worktreePath, session.baseBranch, { signal }) };
 }

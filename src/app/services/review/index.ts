@@ -196,7 +196,12 @@ export class ReviewService {
     const project = session ? await store.projects.get(session.projectId) : undefined;
     if (!session || !project) return;
     await ensureWorktree(
-      { git, note: (id, text) => this.ctx.note(id, text) },
+      {
+        git,
+        store,
+        note: (id, text) => this.ctx.note(id, text),
+        now: () => this.ctx.now(),
+      },
       session,
       project.path,
     ).catch((error: unknown) =>
