@@ -17,6 +17,7 @@ import { makePrivateDir } from './infra/private-files.js';
 import type { Agents, Forge, GitClient, HostSessions, Runtime, Store } from './app/ports.js';
 import { allowUnconfinedKey } from './domain/host.js';
 import { groveSsh } from './infra/hosts/ssh.js';
+import { readMachineFigures } from './infra/machine-figures.js';
 import { remoteAgentStarter } from './infra/hosts/remote-agent.js';
 import { createHostSessions } from './infra/hosts/remote-session.js';
 
@@ -98,7 +99,7 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
       async (host) => (await store.settings.getGlobal(allowUnconfinedKey(host.name))) === 'on',
     ),
     forge: createForge(env, logger),
-    runtime: { clock, logger, paths, env, owner },
+    runtime: { clock, logger, paths, env, owner, machine: readMachineFigures },
   };
 }
 

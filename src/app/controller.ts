@@ -17,6 +17,7 @@ import type { ReviewService } from './services/review/index.js';
 import type { GitStatusPoller } from './services/git-status.js';
 import type { LeaseWatch } from './services/lease-watch.js';
 import type { BudgetService } from './services/budget.js';
+import type { Admission } from './services/admission.js';
 import type { BestOfService } from './services/best-of.js';
 import { reclaimOnStart } from './services/gc.js';
 import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
@@ -49,6 +50,8 @@ export class Controller extends InboxCommands implements AppIntents {
   readonly actions: SessionActions;
   private readonly notifications: Notifications | null;
   readonly budget: BudgetService;
+  /** The admission gate of agent turns (null: no machine figures given). */
+  readonly admission: Admission | null;
   private readonly pool: ChannelPool;
   /** Aborted by shutdown(): long work not run by a worker (worktree setup, titles, sync's agent) stops with Grove. */
   private readonly stopping = new AbortController();
@@ -74,6 +77,7 @@ export class Controller extends InboxCommands implements AppIntents {
     this.notifications = services.notifications;
     this.budget = services.budget;
     this.pool = services.pool;
+    this.admission = services.admission;
   }
 
   /** Background work that runs for the life of the TUI. */
@@ -128,6 +132,7 @@ export class Controller extends InboxCommands implements AppIntents {
     this.stopping.abort();
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.leases.stop();
+    this.admission?.stop();
     this.gitStatus.stop();
     this.review.stop();
     // Running turns stop and settle first, so their sessions are in Review when Grove exits.

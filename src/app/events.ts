@@ -7,6 +7,7 @@ import type { ReviewThread } from '../domain/review-thread.js';
 import type { Session } from '../domain/session.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import type { BudgetStop } from '../domain/budget.js';
+import type { AdmissionWait } from '../domain/admission.js';
 import type { SessionFilter } from '../domain/session-filter.js';
 import type { InboxItem } from '../domain/inbox.js';
 import type {
@@ -164,6 +165,12 @@ export type AppEvent =
       readonly projectId: number;
       readonly project: BudgetLine;
       readonly sessions: Readonly<Record<string, BudgetLine>>;
+    }
+  /** A session's next turn waits for a turn slot or free memory (null: no longer). */
+  | {
+      readonly type: 'admissionWait';
+      readonly sessionId: string;
+      readonly wait: AdmissionWait | null;
     }
   /** A session's queued prompts are held at a budget limit (null: no longer). */
   | { readonly type: 'budgetHeld'; readonly sessionId: string; readonly stop: BudgetStop | null }

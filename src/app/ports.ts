@@ -4,6 +4,7 @@
 import type { Clock } from '../infra/clock.js';
 import type { Logger } from '../infra/log.js';
 import type { GrovePaths } from '../infra/paths.js';
+import type { MachineFigures } from '../domain/admission.js';
 
 export type { Store } from '../infra/db/store.js';
 export type { GitClient } from '../infra/git/git-client.js';
@@ -21,6 +22,11 @@ export interface Runtime {
   readonly env: NodeJS.ProcessEnv;
   /** Identifies this process as the owner of operations it runs (lease). */
   readonly owner: string;
+  /**
+   * Cores and memory as the admission check reads them (infra/machine-figures.ts);
+   * tests pass their own. Absent: turns are admitted without a check.
+   */
+  readonly machine?: () => Promise<MachineFigures>;
 }
 
 /** Hands the terminal to a program the person works in (a shell, an editor). */

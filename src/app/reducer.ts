@@ -159,6 +159,7 @@ function withoutLiveLabels(state: AppState, session: Session): AppState {
     !touchesGit &&
     !(id in state.queued) &&
     !(id in state.waiting) &&
+    !(id in state.admission) &&
     !(budget && id in budget.held)
   )
     return state;
@@ -166,6 +167,7 @@ function withoutLiveLabels(state: AppState, session: Session): AppState {
     ...state,
     queued: withoutKey(state.queued, id),
     waiting: withoutKey(state.waiting, id),
+    admission: withoutKey(state.admission, id),
     budget: budget && id in budget.held ? { ...budget, held: withoutKey(budget.held, id) } : budget,
     git: touchesGit ? otherOverlaps() : git,
   };
@@ -404,6 +406,13 @@ export function reduce(state: AppState, event: AppEvent): AppState {
           held: state.budget?.held ?? {},
         },
       };
+    case 'admissionWait': {
+      if (event.wait === null)
+        return event.sessionId in state.admission
+          ? { ...state, admission: withoutKey(state.admission, event.sessionId) }
+          : state;
+      return { ...state, admission: { ...state.admission, [event.sessionId]: event.wait } };
+    }
     case 'budgetHeld': {
       const budget = state.budget ?? {
         project: { spent: { tokens: 0, usd: 0, unpriced: [] }, tokens: null, usd: null },

@@ -27,6 +27,13 @@ import { LeaseWatch } from './services/lease-watch.js';
 import { BudgetService } from './services/budget.js';
 import { BestOfService } from './services/best-of.js';
 import { cancelSession } from './services/review/cancel.js';
+import { Admission } from './services/admission.js';
+import {
+  MAX_TURNS_KEY,
+  MEMORY_FLOOR_KEY,
+  admissionText,
+  type AdmissionWait,
+} from '../domain/admission.js';
 
 // The service graph behind the Controller: which service gets what at
 // construction, and the events that tie them together.
@@ -71,6 +78,8 @@ export interface Services {
   readonly notifications: Notifications | null;
   readonly budget: BudgetService;
   readonly pool: ChannelPool;
+  /** The admission gate of agent turns (null where the machine's figures are not given). */
+  readonly admission: Admission | null;
 }
 
 /** What the services call back on the Controller. */
@@ -108,6 +117,11 @@ export function buildServices(
   // by calling review's afterTurn. Each service gets what it uses at
   // construction; the workers' handler table is the one late-bound edge.
   const runTurn: OperationHandler = (operation, signal) => s.turns.run(operation, signal);
+  s.admission = admissionGate(
+    deps,
+    (id) => s.workers.notify(id),
+    (id, text) => s.sessions.note(id, 'notice', text),
+  );
   s.workers = new SessionWorkers({
     store,
     owner: runtime.owner,
@@ -123,6 +137,7 @@ export function buildServices(
     },
     onQueueChanged: (sessionId) => hooks.publishQueue(sessionId),
     hold: (sessionId, next) => s.budget.hold(sessionId, next),
+    ...(s.admission ? { admission: s.admission } : {}),
   });
   s.review = new ReviewService({
     app,
@@ -255,4 +270,40 @@ export function buildServices(
     sweepLeftovers: () => agents.sweepLeftovers(),
   });
   return s;
+}
+
+/**
+ * The admission gate over the real figures: global settings, the turns other
+ * processes run (the database), the session's line in the list and view, and
+ * one transcript notice when a turn starts waiting (or waits for another reason).
+ */
+function admissionGate(
+  deps: ControllerDeps,
+  wake: (sessionId: string) => void,
+  note: (sessionId: string, text: string) => Promise<void>,
+): Admission | null {
+  const { app, store, runtime } = deps;
+  const machine = runtime.machine;
+  if (!machine) return null;
+  return new Admission({
+    machine,
+    settings: async () => ({
+      [MAX_TURNS_KEY]: await store.settings.getGlobal(MAX_TURNS_KEY),
+      [MEMORY_FLOOR_KEY]: await store.settings.getGlobal(MEMORY_FLOOR_KEY),
+    }),
+    runningElsewhere: () =>
+      store.operations.runningTurnsElsewhere(runtime.owner, runtime.clock.now()),
+    wake,
+    onWait: (sessionId: string, wait: AdmissionWait | null) => {
+      const was = app.state.admission[sessionId];
+      if (wait === null ? was === undefined : admissionText(wait) === (was && admissionText(was)))
+        return;
+      app.emit({ type: 'admissionWait', sessionId, wait });
+      if (wait !== null && was?.kind !== wait.kind)
+        void note(sessionId, `[Admission] The turn is queued, ${admissionText(wait)}.`).catch(
+          () => {},
+        );
+    },
+    logger: runtime.logger,
+  });
 }

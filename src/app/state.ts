@@ -20,6 +20,7 @@ import type { TranscriptEntry } from '../domain/transcript.js';
 import type { ProviderId } from '../domain/providers.js';
 import type { ModeName } from '../domain/keymap.js';
 import type { AttentionReason } from '../domain/attention.js';
+import type { AdmissionWait } from '../domain/admission.js';
 import type { BudgetMeasure, BudgetScope, BudgetStop, Spent } from '../domain/budget.js';
 import type { OverlapMap } from '../domain/overlap.js';
 import type { InboxItem } from '../domain/inbox.js';
@@ -342,6 +343,8 @@ export interface AppState {
   readonly queued: Readonly<Record<string, readonly string[]>>;
   /** Sessions whose next prompt waits for the agent's usage limit to lift, and until when. */
   readonly waiting: Readonly<Record<string, UsageLimit>>;
+  /** Sessions whose next turn waits for a turn slot or free memory (the admission gate), and why. */
+  readonly admission: Readonly<Record<string, AdmissionWait>>;
   /** Best-of-N groups of the active project, by group id. */
   readonly groups: Readonly<Record<string, SessionGroup>>;
   readonly diff: DiffView | null;
@@ -400,6 +403,7 @@ export function initialState(init: {
     progress: {},
     queued: {},
     waiting: {},
+    admission: {},
     groups: {},
     diff: null,
     diffComments: {},

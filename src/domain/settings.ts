@@ -10,6 +10,13 @@ import {
   DEFAULT_APPROVAL_TIMEOUT,
   validateApprovalTimeout,
 } from './approval.js';
+import {
+  DEFAULT_MEMORY_FLOOR,
+  MAX_TURNS_KEY,
+  MEMORY_FLOOR_KEY,
+  validateMaxTurns,
+  validateMemoryFloor,
+} from './admission.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, validateAllowList } from './network.js';
 import { PROVIDERS, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
 
@@ -453,6 +460,28 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     description: 'How often Grove checks the GitHub pull requests of published sessions.',
     choices: () => ['30s', '60s', '120s', '300s', 'off'],
     fallback: () => '60s',
+  },
+  {
+    key: MAX_TURNS_KEY,
+    label: 'Most turns at once',
+    scope: 'global',
+    kind: 'text',
+    description:
+      'Agent turns running at once across Grove (every project, and grove run beside the TUI); more wait in the queue and start in order. auto: two per core, at most one per 2 GB of memory, at least 2.',
+    choices: () => [],
+    fallback: () => 'auto',
+    validate: validateMaxTurns,
+  },
+  {
+    key: MEMORY_FLOOR_KEY,
+    label: 'Free memory a turn needs',
+    scope: 'global',
+    kind: 'text',
+    description:
+      "A new turn waits in the queue while the machine's available memory (MemAvailable) is below this, e.g. 2G or 512M; off: never waits for memory.",
+    choices: () => [],
+    fallback: () => DEFAULT_MEMORY_FLOOR,
+    validate: validateMemoryFloor,
   },
   ...budgetRows(),
   ...notifyRows(),

@@ -4,6 +4,7 @@
 // threads, best of N, queued prompts, progress), laid out exactly as drawn.
 import { checkText, type GroupStatus } from '../domain/best-of.js';
 import { waitingText } from '../domain/usage-limit.js';
+import { admissionText } from '../domain/admission.js';
 import type { AppState } from '../app/state.js';
 import type { Session } from '../domain/session.js';
 import { activeWorkSeconds, formatDuration, restoreCommand } from '../domain/session.js';
@@ -76,6 +77,13 @@ function overlapTail(state: AppState, session: Session, width: number): StyledLi
   if (waiting && waiting.until > state.now)
     for (const t of wrapPlain(
       `The next prompt is ${waitingText(waiting, state.now)} (its usage limit); Grove sends it then.`,
+      width,
+    ))
+      out.push({ text: t, style: 'notice' });
+  const admission = state.admission[session.id];
+  if (admission)
+    for (const t of wrapPlain(
+      `The next turn is queued, ${admissionText(admission)}; it starts when there is room, in the order turns were queued.`,
       width,
     ))
       out.push({ text: t, style: 'notice' });

@@ -1,6 +1,7 @@
 import type { Operation, OperationKind } from '../../domain/operation.js';
 import type { Logger } from '../../infra/log.js';
 import type { Store } from '../ports.js';
+import type { Admission } from './admission.js';
 
 export type OperationHandler = (operation: Operation, signal: AbortSignal) => Promise<void>;
 
@@ -18,6 +19,12 @@ export interface WorkerDeps {
    * queued; the session's worker looks again when it is next notified.
    */
   readonly hold?: (sessionId: string, next: Operation) => Promise<string | null>;
+  /**
+   * The admission gate (services/admission.ts) every turn passes before it is
+   * claimed: a turn it does not admit stays queued and the gate wakes the
+   * worker when there is room; the slot is given back however the turn ends.
+   */
+  readonly admission?: Pick<Admission, 'admit' | 'release' | 'withdraw'>;
 }
 
 /** A queued turn the `hold` gate kept from starting, and why. */
@@ -187,19 +194,45 @@ export class SessionWorkers {
     return true;
   }
 
+  /**
+   * Asks the admission gate when the session's next queued operation is a
+   * turn that may start now: true (a slot is held), 'wait' (it stays queued;
+   * the gate wakes this worker), or false (no turn is next: no slot needed).
+   */
+  private async admit(sessionId: string): Promise<boolean | 'wait'> {
+    const { admission, store, now } = this.deps;
+    if (!admission) return false;
+    const next = (await store.operations.listUnfinished(sessionId).catch(() => [])).find(
+      (op) => op.status === 'queued',
+    );
+    const turn =
+      next !== undefined &&
+      (next.kind === 'start_prompt' || next.kind === 'reply') &&
+      (!next.notBefore || next.notBefore <= now());
+    if (!turn) {
+      admission.withdraw(sessionId);
+      return false;
+    }
+    return (await admission.admit(sessionId)) ? true : 'wait';
+  }
+
   private async drain(sessionId: string): Promise<void> {
     const { store, owner, now, logger } = this.deps;
     for (;;) {
       if (this.released.has(sessionId) || this.stopping) return;
       if (this.deps.hold && (await this.isHeld(sessionId))) return;
+      const admitted = await this.admit(sessionId);
+      if (admitted === 'wait') return;
       let operation: Operation | undefined;
       try {
         operation = await store.operations.claimNext(sessionId, owner, now());
       } catch (error) {
         logger.log('error', `claiming an operation for ${sessionId} failed`, error);
+        if (admitted) this.deps.admission?.release(sessionId);
         return;
       }
       if (!operation) {
+        if (admitted) this.deps.admission?.release(sessionId);
         const waiting = await store.operations.listUnfinished(sessionId).catch(() => []);
         // The next prompt waits for its agent's usage limit to lift: look again then.
         const head = waiting.find((op) => op.status === 'queued');
@@ -261,6 +294,7 @@ export class SessionWorkers {
           .catch((e: unknown) => logger.log('error', 'recording an operation result failed', e));
         this.report(op, status, message);
       } finally {
+        if (admitted) this.deps.admission?.release(sessionId);
         clearInterval(heartbeat);
         clearInterval(cancelPoll);
         this.running.delete(sessionId);

@@ -46,6 +46,12 @@ export interface OperationRepo {
     owner: string,
   ): Promise<{ sessionId: string; progress: string }[]>;
   /**
+   * Agent turns (start_prompt, reply) other processes run now, every project:
+   * those whose lease is live (a crashed process's turns stop counting when
+   * their heartbeat goes stale). The admission check counts them.
+   */
+  runningTurnsElsewhere(owner: string, now: number): Promise<number>;
+  /**
    * Puts a running turn back in the queue, not to be taken before `notBefore`
    * (its agent reported a usage limit that lifts then). False when `owner`
    * no longer runs it.
@@ -245,6 +251,18 @@ export function createOperationRepo(db: Executor): OperationRepo {
       return rows.flatMap((row) =>
         row.progress === null ? [] : [{ sessionId: row.session_id, progress: row.progress }],
       );
+    },
+
+    async runningTurnsElsewhere(owner, now) {
+      const row = await db
+        .selectFrom('session_operation')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'running')
+        .where('kind', 'in', ['start_prompt', 'reply'])
+        .where('owner', '!=', owner)
+        .where('heartbeat_at', '>', now - LEASE_MS)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
     },
 
     async defer(id, owner, notBefore, agent) {

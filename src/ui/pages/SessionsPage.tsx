@@ -1,5 +1,6 @@
 import type { SessionGroup } from '../../domain/best-of.js';
 import { waitingText, type UsageLimit } from '../../domain/usage-limit.js';
+import { admissionText, type AdmissionWait } from '../../domain/admission.js';
 import { Box, Text } from 'ink';
 import { memo } from 'react';
 import { archiveNotShown, sessionsStored, type AppState } from '../../app/state.js';
@@ -234,7 +235,10 @@ export function SessionsPage({
             conflict={conflicts.has(row.session.id)}
             overlaps={state.git?.overlaps?.[row.session.id]}
             held={state.budget?.held[row.session.id] !== undefined}
-            waiting={waitingFor(state.waiting[row.session.id], state.now)}
+            waiting={
+              waitingFor(state.waiting[row.session.id], state.now) ??
+              admissionFor(state.admission[row.session.id])
+            }
             variant={variantBadge(state.groups, row.session.id)}
             needsYou={state.attention[row.session.id] !== undefined}
             marked={state.marked.includes(row.session.id)}
@@ -250,6 +254,11 @@ export function SessionsPage({
 
 function waitingFor(limit: UsageLimit | undefined, now: number): string | null {
   return limit && limit.until > now ? waitingText(limit, now) : null;
+}
+
+/** "waiting for memory: 1.2 GB free, needs 2.0 GB": its next turn waits at the admission gate. */
+function admissionFor(wait: AdmissionWait | undefined): string | null {
+  return wait ? admissionText(wait) : null;
 }
 
 /** "best of 2 #1" for a ranked variant, "best of 2" before the ranking. */
