@@ -1,6 +1,7 @@
 import type { AppIntents, SessionChoiceChange } from './intents.js';
 import { SessionActions, withForkContext } from './services/session-actions.js';
 import type { Notifications } from './services/notifications.js';
+import type { SessionHooks } from './services/session-hooks.js';
 import type { ComposerService } from './services/composer.js';
 import { providerInfo } from '../domain/providers.js';
 import { sessionById, type Tab } from './state.js';
@@ -49,6 +50,7 @@ export class Controller extends InboxCommands implements AppIntents {
   readonly composer: ComposerService;
   readonly actions: SessionActions;
   private readonly notifications: Notifications | null;
+  private readonly sessionHooks: SessionHooks;
   readonly budget: BudgetService;
   /** The admission gate of agent turns (null: no machine figures given). */
   readonly admission: Admission | null;
@@ -75,6 +77,7 @@ export class Controller extends InboxCommands implements AppIntents {
     this.composer = services.composer;
     this.actions = services.actions;
     this.notifications = services.notifications;
+    this.sessionHooks = services.sessionHooks;
     this.budget = services.budget;
     this.pool = services.pool;
     this.admission = services.admission;
@@ -129,6 +132,9 @@ export class Controller extends InboxCommands implements AppIntents {
   }
 
   async shutdown(): Promise<void> {
+    // A one-shot command's hooks run to their end (time-limited) before its agents are stopped.
+    if (this.deps.settleHooks) await this.sessionHooks.settle();
+    this.sessionHooks.stop();
     this.stopping.abort();
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.leases.stop();

@@ -14,6 +14,7 @@ import type {
 import type { ShellRunner } from '../infra/shell.js';
 import { SessionActions } from './services/session-actions.js';
 import { Notifications } from './services/notifications.js';
+import { SessionHooks } from './services/session-hooks.js';
 import { ComposerService } from './services/composer.js';
 import { ChannelPool } from './services/channel-pool.js';
 import { ProjectService } from './services/projects.js';
@@ -58,6 +59,11 @@ export interface ControllerDeps {
   readonly handoff?: TerminalHandoff;
   /** Bell, terminal and desktop notifications when a session needs the person (the TUI). */
   readonly notifier?: Notifier;
+  /**
+   * A one-shot command lets the session hooks it fired run to their end
+   * (each time-limited) when it shuts down; the TUI ends them when it quits.
+   */
+  readonly settleHooks?: boolean;
 }
 
 /** The services the Controller holds. */
@@ -76,6 +82,8 @@ export interface Services {
   readonly composer: ComposerService;
   readonly actions: SessionActions;
   readonly notifications: Notifications | null;
+  /** The project's hook command, run when a session changes state (TUI and headless). */
+  readonly sessionHooks: SessionHooks;
   readonly budget: BudgetService;
   readonly pool: ChannelPool;
   /** The admission gate of agent turns (null where the machine's figures are not given). */
@@ -159,6 +167,14 @@ export function buildServices(
     settings: () => app.state.settings,
     note: (sessionId, text) => s.sessions.note(sessionId, 'notice', text),
   });
+  s.sessionHooks = new SessionHooks({
+    store,
+    agents,
+    shell,
+    runtime,
+    note: (sessionId, text) => s.sessions.note(sessionId, 'notice', text),
+  });
+  s.sessionHooks.start(s.workers, s.approvals);
   s.turns = new TurnRunner({
     app,
     store,

@@ -144,6 +144,7 @@ export async function headlessContext(
     runtime: infra.runtime,
     hosts: infra.hosts,
     focusedReviews: false,
+    settleHooks: true,
   });
   app.setIntents(controller);
   const progress = (text: string): void => {

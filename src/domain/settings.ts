@@ -19,6 +19,7 @@ import {
 } from './admission.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, validateAllowList } from './network.js';
 import { PROVIDERS, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
+import { sessionHookRows } from './session-hook.js';
 
 /** Settings keys Grove stores. Project rows live in `project_setting`, global ones in `setting`. */
 export type SettingScope = 'global' | 'project';
@@ -484,6 +485,7 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     validate: validateMemoryFloor,
   },
   ...budgetRows(),
+  ...sessionHookRows(),
   ...notifyRows(),
   {
     key: GC_ON_START_KEY,

@@ -11,21 +11,31 @@ export interface ShellRunner {
   /** Runs a user-configured shell command (e.g. the worktree setup command). */
   run(
     command: string,
-    options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
+    options: {
+      cwd: string;
+      env: NodeJS.ProcessEnv;
+      timeoutMs: number;
+      signal?: AbortSignal;
+      /**
+       * Variables Grove sets for this run (a session hook's GROVE_*), added
+       * after a confined runner has filtered `env`.
+       */
+      vars?: Readonly<Record<string, string>>;
+    },
   ): Promise<ShellResult>;
 }
 
 const MAX_OUTPUT = 64 * 1024;
 
 export const shellRunner: ShellRunner = {
-  async run(command, { cwd, env, timeoutMs, signal }) {
+  async run(command, { cwd, env, timeoutMs, signal, vars }) {
     const { execa } = await loadExeca();
     // Its own process group: on timeout or abort the whole group is ended (a
     // test runner's children too), not only `sh`, whose children would keep
     // the output open and the command running.
     const child = execa('sh', ['-c', command], {
       cwd,
-      env,
+      env: { ...env, ...vars },
       extendEnv: false,
       all: true,
       reject: false,

@@ -38,11 +38,17 @@ export type DecideOutcome =
 export class ApprovalDesk {
   /** Turns of this process waiting on a request, by its id. */
   private readonly waiters = new Map<string, (answer: HoldAnswer) => void>();
+  private readonly heldListeners: ((sessionId: string) => void)[] = [];
 
   constructor(private readonly deps: ApprovalDeskDeps) {}
 
   private log(text: string, detail?: Record<string, unknown>): void {
     this.deps.runtime.logger.log('info', text, detail);
+  }
+
+  /** Hears of every request this process holds for the person (the session hooks' needs-you). */
+  onHeld(listener: (sessionId: string) => void): void {
+    this.heldListeners.push(listener);
   }
 
   /** Holds `request` of the session's turn and resolves with the person's answer. */
@@ -82,6 +88,7 @@ export class ApprovalDesk {
       `[Approval] ${request.agent} asks to ${what}. The session's mode would deny it (${request.reason}). It waits for you in the inbox (Ctrl+O), or grove approve ${short} / grove deny ${short}.`,
     );
     this.log('approval held', { id, sessionId, agent: request.agent, what });
+    for (const listener of this.heldListeners) listener(sessionId);
     const answer = await this.wait(id, now + timeoutMs, signal);
     const words =
       answer === 'timedOut'

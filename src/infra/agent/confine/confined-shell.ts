@@ -22,13 +22,14 @@ export function confinedShell(
   mainCheckout?: string,
 ): ShellRunner {
   return {
-    async run(command, { cwd, env, timeoutMs, signal }): Promise<ShellResult> {
+    async run(command, { cwd, env, timeoutMs, signal, vars }): Promise<ShellResult> {
       const proc = await launcher.launch({
         provider,
         command: 'sh',
         args: ['-c', command],
         cwd,
         env,
+        ...(vars ? { groveVars: vars } : {}),
         ...(mainCheckout ? { mainCheckout } : {}),
       });
       proc.child.stdin.end();

@@ -24,7 +24,11 @@ import {
   type NetworkProxy,
   type ProxyListener,
 } from './network-proxy.js';
-import { DEFAULT_EXPOSURE, type ExposurePolicy } from '../../../domain/agent-exposure.js';
+import {
+  DEFAULT_EXPOSURE,
+  NEVER_PASSED,
+  type ExposurePolicy,
+} from '../../../domain/agent-exposure.js';
 import { agentEnvironment } from './agent-env.js';
 import { ownPaths } from './own-paths.js';
 import { exposurePlan, groveHomeOf, mainCheckoutOf } from './host-exposure.js';
@@ -70,6 +74,11 @@ export interface LaunchSpec {
    */
   readonly readOnly?: boolean;
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * Grove's own words for the process (a session hook's GROVE_EVENT and
+   * the rest), passed past the filter. Only GROVE_ names, never GROVE_HOME.
+   */
+  readonly groveVars?: Readonly<Record<string, string>>;
   /** Called once per destination the network filter refused, with a line for the transcript. */
   readonly onNetworkDenied?: (line: string) => void;
 }
@@ -104,6 +113,16 @@ export interface LauncherOptions {
   readonly logger?: Logger;
   /** Extra environment variables and the hidden paths (settings agents.passEnv, agents.hiddenPaths); the defaults when absent. */
   readonly exposure?: () => Promise<ExposurePolicy>;
+}
+
+/** The GROVE_ variables of `vars` a confined process may get (never GROVE_HOME). */
+function groveVariables(
+  vars: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(vars ?? {}))
+    if (/^GROVE_[A-Z_]+$/.test(name) && !NEVER_PASSED.has(name)) out[name] = value;
+  return out;
 }
 
 /** The message shown when no sandbox engine can confine agents and the opt-out is off. */
@@ -347,12 +366,15 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
     if (how.kind === 'refused')
       throw new AgentError(spec.provider, 'sandbox', refusalMessage(how.reason, how.fix));
     const exposure = options.exposure ? await options.exposure() : DEFAULT_EXPOSURE;
-    const env = agentEnvironment(spec.env, {
-      provider: spec.provider,
-      args: spec.args,
-      home: homeOf(spec.env),
-      passEnv: exposure.passEnv,
-    });
+    const env = {
+      ...agentEnvironment(spec.env, {
+        provider: spec.provider,
+        args: spec.args,
+        home: homeOf(spec.env),
+        passEnv: exposure.passEnv,
+      }),
+      ...groveVariables(spec.groveVars),
+    };
     const command = resolveCommand(spec.command, env);
     if (command === null) throw new SpawnError('ENOENT', `${spec.command}: not found on PATH`);
     let tmp: string | null = null;
