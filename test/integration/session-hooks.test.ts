@@ -91,6 +91,35 @@ describe('session hooks', () => {
     expect(recorded()).toHaveLength(2);
   }, 120_000);
 
+  it('runs the needs-you hook when a budget limit holds a queued prompt, once however often the gate looks', async () => {
+    const session = await w.session({ files: { 'g.txt': 'g\n' }, message: 'Add g' });
+    w.server.script('anthropic', [{ when: 'Spend some', text: reply('Spent.') }]);
+    expect(await w.controller.submitPrompt(session.id, 'Spend some')).toBeNull();
+    await waitFor('the review hook', () => recorded()[0] ?? null, 60_000);
+    await w.infra.store.settings.setProject(w.projectId, 'budget.sessionTokens', '1');
+
+    expect(await w.controller.submitPrompt(session.id, 'Spend more')).toBeNull();
+
+    const held = await waitFor('the needs-you hook', () => recorded()[1] ?? null, 60_000);
+    expect(held).toMatchObject({
+      GROVE_EVENT: 'needs-you',
+      GROVE_EVENT_DETAIL: 'budget',
+      GROVE_SESSION_ID: session.id,
+    });
+    // The gate looks again: the same held prompt runs no second hook (hooks of a session run in order).
+    w.controller.workers.notify(session.id);
+    await w.controller.workers.idle(session.id);
+    w.server.script('anthropic', [{ when: 'Spend more', text: reply('Spent more.') }]);
+    await w.infra.store.settings.setProject(w.projectId, 'budget.sessionTokens', '');
+    w.controller.workers.notify(session.id);
+    await waitFor(
+      'the next review hook',
+      () => recorded()[2]?.['GROVE_EVENT'] === 'review',
+      60_000,
+    );
+    expect(recorded().map((r) => r['GROVE_EVENT'])).toEqual(['review', 'needs-you', 'review']);
+  }, 120_000);
+
   it('runs the failed hook when a merge stops on conflicts', async () => {
     const session = await w.session({ files: { 'same.txt': 'session\n' }, message: 'Add same' });
     w.commitOnMain({ 'same.txt': 'main\n' }, 'Main adds same');
