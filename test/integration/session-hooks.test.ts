@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/headless.js';
 import { SESSION_HOOK_KEYS } from '../../src/domain/session-hook.js';
+import { grove, heldItem } from '../helpers/approvals.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
 
 // Session hooks on real git and SQLite with the real Claude Code CLI against
@@ -27,6 +29,7 @@ require('fs').appendFileSync(process.argv[2], JSON.stringify(vars) + '\\n');\n`,
 });
 
 afterEach(async () => {
+  await w.controller.shutdown();
   await w.close();
 });
 
@@ -118,6 +121,35 @@ describe('session hooks', () => {
       60_000,
     );
     expect(recorded().map((r) => r['GROVE_EVENT'])).toEqual(['review', 'needs-you', 'review']);
+  }, 120_000);
+
+  it("runs the needs-you hook when an agent's request is held for approval, and the review hook when the turn ends", async () => {
+    w.server.script('gemini', [
+      {
+        when: 'Write approved.txt',
+        toolCall: { kind: 'shell', command: 'printf x > approved.txt' },
+      },
+      { when: 'Write approved.txt', text: reply('Finished.') },
+    ]);
+    const session = await w.controller.sessions.create(
+      w.projectId,
+      { agent: 'gemini', model: 'gemini-test', reasoning: 'default' },
+      w.app.state.settings,
+      'read_only',
+    );
+    await w.controller.sessions.whenReady(session.id);
+    expect(await w.controller.submitPrompt(session.id, 'Write approved.txt')).toBeNull();
+
+    const item = await heldItem(w, session.id);
+    const held = await waitFor('the needs-you hook', () => recorded()[0] ?? null, 60_000);
+    expect(held).toMatchObject({
+      GROVE_EVENT: 'needs-you',
+      GROVE_EVENT_DETAIL: 'approval',
+      GROVE_SESSION_ID: session.id,
+    });
+    expect((await grove(w, 'approve', item.approvalId ?? '')).code).toBe(EXIT.ok);
+    await waitFor('the review hook', () => recorded()[1] ?? null, 60_000);
+    expect(recorded().map((r) => r['GROVE_EVENT'])).toEqual(['needs-you', 'review']);
   }, 120_000);
 
   it('runs the failed hook when a merge stops on conflicts', async () => {
