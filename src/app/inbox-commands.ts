@@ -6,7 +6,7 @@ import type { InboxItem } from '../domain/inbox.js';
 import { ReviewCommands } from './review-commands.js';
 import type { ApprovalDesk } from './services/approvals.js';
 import { loadInbox } from './services/inbox.js';
-import type { ProjectService } from './services/projects.js';
+import { loadSettings, type ProjectService } from './services/projects.js';
 
 /** The longest the inbox goes unread on the refresh timer when nothing was written. */
 const INBOX_MAX_AGE_MS = 30_000;
@@ -52,6 +52,12 @@ export abstract class InboxCommands extends ReviewCommands {
     this.deps.app.task('Answering the request', async () => {
       const outcome = await this.approvals.decide(ref, choice);
       if (!outcome.ok) this.notice('warn', `Not answered: ${outcome.why}.`);
+      // The allow list changed: the Settings tab shows (and edits) the new value.
+      else if (choice === 'allowList')
+        this.deps.app.emit({
+          type: 'settingsLoaded',
+          settings: await loadSettings(this.deps.store, this.deps.app.state.activeProjectId),
+        });
       await this.refreshInbox();
     });
   }

@@ -26,7 +26,7 @@ export interface AppIntents {
   loadInbox(): void;
   /** Enter on an inbox item: the session's view, in its project (made active first when it is another). */
   openInboxItem(projectId: number, sessionId: string): void;
-  /** a / A / d on an inbox approval: approves the held request once or for the session, or denies it. */
+  /** a / A / L / d on an inbox approval: approves the held request once, for the session or (network) by adding it to the allow list, or denies it. */
   decideApproval(ref: string, choice: ApprovalChoice): void;
   createSession(): void;
   discardUnstarted(sessionId: string): void;

@@ -49,7 +49,7 @@ export function approveCommand(
     infra,
     io,
     command.item,
-    command.session ? 'session' : 'once',
+    command.allowList ? 'allowList' : command.session ? 'session' : 'once',
     command.json,
   );
 }

@@ -48,7 +48,7 @@ export type HeadlessCommand =
   | { kind: 'inbox'; json: boolean }
   | { kind: 'watch'; json: boolean }
   | { kind: 'mcp'; dir: string | null }
-  | { kind: 'approve'; item: string; session: boolean; json: boolean }
+  | { kind: 'approve'; item: string; session: boolean; allowList: boolean; json: boolean }
   | { kind: 'deny'; item: string; json: boolean }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
   | { kind: 'diff'; dir: string | null; id: string; json: boolean }
@@ -292,16 +292,18 @@ function parseCommand(
       const { values, positionals } = parse(args, {
         once: { type: 'boolean' },
         session: { type: 'boolean' },
+        'allow-list': { type: 'boolean' },
         json: { type: 'boolean' },
       });
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
-      if (values.once === true && values.session === true)
-        throw new UsageError('give --once or --session, not both');
+      const given = [values.once, values.session, values['allow-list']].filter((v) => v === true);
+      if (given.length > 1) throw new UsageError('give one of --once, --session, --allow-list');
       return {
         kind: 'approve',
         item: needItem(name, positionals),
         session: values.session === true,
+        allowList: values['allow-list'] === true,
         json: values.json === true,
       };
     }

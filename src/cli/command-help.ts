@@ -125,17 +125,21 @@ Options:
 
 Exit codes: 0 the client closed the stream, 1 the server could not start,
 2 usage error.`,
-  approve: `Usage: grove approve ITEM [--once|--session] [--json]
+  approve: `Usage: grove approve ITEM [--once|--session|--allow-list] [--json]
 
 Approves a request an agent CLI holds for you (an approval in grove inbox):
 once (the default), or for the rest of the session (the same command in the
-same folder, or an edit of the same files, then passes without asking).
+same folder, an edit of the same files, or the same host and port, then
+passes without asking). A network request can also be added to the allowed
+hosts (agents.network.allow), so later sessions reach that host too.
 ITEM is the request's id as grove inbox shows it (8 characters, or the
 item's id approval:…). The waiting turn goes on.
 
 Options:
   --once     Approve this request only (the default)
   --session  Approve it and the same request again in this session
+  --allow-list  A network request: approve it and add its host to
+             agents.network.allow
   --json     Print the decision as a JSON object (see docs/usage/cli.md)
 
 ${APPROVAL_EXIT}`,

@@ -13,12 +13,12 @@ import type { GcItem, GcReport } from '../app/services/gc.js';
 export const ApprovalDecisionSchema = z.object({
   approvalId: z.string(),
   sessionId: z.string(),
-  /** once, session or denied. */
+  /** once, session, allowList or denied. */
   decision: z.string(),
   agent: z.string(),
-  /** command or edit. */
+  /** command, edit or network. */
   kind: z.string(),
-  /** The command line, or the files an edit writes, as the agent asked. */
+  /** The command line, the files an edit writes, or a network request's host:port, as the agent asked. */
   subject: z.string(),
   cwd: z.nullable(z.string()),
 });

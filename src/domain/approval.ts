@@ -7,18 +7,23 @@
 
 import { sanitizeLine } from './sanitize.js';
 
-/** What a held request asks: to run a command, or to edit files. */
-export type ApprovalKind = 'command' | 'edit';
+/** What a held request asks: to run a command, to edit files, or to reach a host not on the network allow list. */
+export type ApprovalKind = 'command' | 'edit' | 'network';
 
 /**
- * Where a held request stands. `once` and `session` are approvals (a
- * `session` one is also a grant for later requests of the same scope);
- * `timedOut` is a denial because nobody answered in time.
+ * Where a held request stands. `once`, `session` and `allowList` are
+ * approvals (a `session` one is also a grant for later requests of the same
+ * scope; an `allowList` one, for a network request only, is a session grant
+ * that also added the host to the allow-list setting); `timedOut` is a
+ * denial because nobody answered in time.
  */
-export type ApprovalStatus = 'waiting' | 'once' | 'session' | 'denied' | 'timedOut';
+export type ApprovalStatus = 'waiting' | 'once' | 'session' | 'allowList' | 'denied' | 'timedOut';
 
-/** The person's answer: deny (the default), approve once, or approve for the session. */
-export type ApprovalChoice = 'denied' | 'once' | 'session';
+/**
+ * The person's answer: deny (the default), approve once, approve for the
+ * session, or (a network request) add the host to the allow list.
+ */
+export type ApprovalChoice = 'denied' | 'once' | 'session' | 'allowList';
 
 /** One held request as the store keeps it. */
 export interface HeldApproval {
@@ -27,7 +32,7 @@ export interface HeldApproval {
   /** The agent's label ("Codex", "Gemini CLI"). */
   readonly agent: string;
   readonly kind: ApprovalKind;
-  /** What was asked, verbatim (the command line, or the files an edit writes): untrusted. */
+  /** What was asked, verbatim (the command line, the files an edit writes, the network request's host:port): untrusted. */
   readonly subject: string;
   /** Where a command runs (null: the worktree). */
   readonly cwd: string | null;
@@ -50,6 +55,7 @@ export interface HeldApproval {
  */
 export function approvalScope(kind: ApprovalKind, subject: string, cwd: string | null): string {
   const text = subject.replace(/\s+/g, ' ').trim();
+  if (kind === 'network') return `network\n${text.toLowerCase()}`;
   if (kind === 'edit')
     return `edit\n${text
       .split(', ')
@@ -83,6 +89,7 @@ export function validateApprovalTimeout(value: string): string | null {
 export function approvalWhat(held: Pick<HeldApproval, 'kind' | 'subject' | 'cwd'>): string {
   const subject = sanitizeLine(held.subject.replace(/\s+/g, ' ').trim());
   if (held.kind === 'edit') return `edit ${subject}`;
+  if (held.kind === 'network') return `connect to ${subject}`;
   const where = held.cwd ? sanitizeLine(held.cwd) : null;
   return `run \`${subject}\`${where ? ` in ${where}` : ''}`;
 }
@@ -99,6 +106,8 @@ export function choiceWords(choice: ApprovalChoice | 'timedOut'): string {
       return 'approved once';
     case 'session':
       return 'approved for this session';
+    case 'allowList':
+      return 'approved and added to the allowed hosts';
     case 'denied':
       return 'denied';
     case 'timedOut':
@@ -107,3 +116,10 @@ export function choiceWords(choice: ApprovalChoice | 'timedOut'): string {
       return choice satisfies never;
   }
 }
+
+/**
+ * How many network requests of one session may wait for the person at a
+ * time: a hostile agent can ask for thousands of names, and the inbox is not
+ * to be flooded. Requests beyond it are denied at once.
+ */
+export const NETWORK_HOLD_CAP = 5;

@@ -7,7 +7,7 @@
 import { stopText, type BudgetStop } from './budget.js';
 import type { Operation, OperationKind } from './operation.js';
 import type { ReviewThread } from './review-thread.js';
-import { approvalShortId, approvalWhat, type HeldApproval } from './approval.js';
+import { approvalShortId, approvalWhat, type ApprovalKind, type HeldApproval } from './approval.js';
 import { sanitizeLine } from './sanitize.js';
 import { formatDuration, shortId, type Session } from './session.js';
 import { isTerminal } from './session-status.js';
@@ -43,8 +43,10 @@ export interface InboxItem {
   readonly text: string;
   /** What the person can do about it, in one line. */
   readonly action: string;
-  /** An approval: the held request's id (what `grove approve` and the inbox's a / A / d answer). */
+  /** An approval: the held request's id (what `grove approve` and the inbox's a / A / L / d answer). */
   readonly approvalId?: string;
+  /** An approval: what it asks (L, add to the allow list, answers only a network request). */
+  readonly approvalKind?: ApprovalKind;
 }
 
 /** What the inbox is derived from: rows as the store holds them. */
@@ -149,8 +151,12 @@ export function deriveInbox(input: InboxInput, now: number): InboxItem[] {
         since: held.createdAt,
         until: held.expiresAt,
         approvalId: held.id,
+        approvalKind: held.kind,
         text: `${oneLine(held.agent)} asks to ${approvalWhat(held)} (${oneLine(held.reason)})`,
-        action: `a: approve once, A: for this session, d: deny (grove approve ${short} [--session] / grove deny ${short})`,
+        action:
+          held.kind === 'network'
+            ? `a: approve once, A: for this session, L: add to the allowed hosts, d: deny (grove approve ${short} [--session|--allow-list] / grove deny ${short})`
+            : `a: approve once, A: for this session, d: deny (grove approve ${short} [--session] / grove deny ${short})`,
       });
     }
     const ops = (bySession.get(session.id) ?? []).slice().sort((a, b) => a.queuedAt - b.queuedAt);

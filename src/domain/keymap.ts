@@ -566,6 +566,11 @@ export const KEYMAP = {
       help: 'Approval: let the agent do it, and the same again, for the rest of the session',
     },
     {
+      keys: ['L'],
+      action: 'approveAllowList',
+      help: 'Network approval: let the agent reach the host, and add it to the allowed hosts (agents.network.allow) for every later session',
+    },
+    {
       keys: ['d'],
       action: 'deny',
       help: 'Approval: deny it (what happens on timeout too)',

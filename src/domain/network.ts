@@ -225,3 +225,31 @@ export function formatAllowEntry(entry: AllowEntry): string {
   const host = entry.host.includes(':') ? `[${entry.host}]` : entry.host;
   return `${entry.subdomains ? '*.' : ''}${host}${entry.port === null ? '' : `:${entry.port}`}`;
 }
+
+/**
+ * The allow-list setting with `host:port` added (what "add to the allow list"
+ * of a held network request writes): `host` alone for the web's ports (as a
+ * person would type it), `host:port` for another; the value unchanged when
+ * the list already allows it. The host is checked as an entry typed in the
+ * setting is; a message when it is not a usable host name.
+ */
+export function withAllowEntry(
+  value: string,
+  host: string,
+  port: number,
+): string | { why: string } {
+  const typed = formatAllowEntry({
+    host: normalizeHost(host),
+    subdomains: false,
+    port: DEFAULT_PORTS.includes(port) ? null : port,
+  });
+  const parsed = parseAllowEntry(typed);
+  if (typeof parsed === 'string') return { why: parsed };
+  const current = entriesOf(value);
+  if (current.includes('*')) return value;
+  const listed: AllowEntry[] = current
+    .map(parseAllowEntry)
+    .filter((e): e is AllowEntry => typeof e !== 'string');
+  if (isAllowed(listed, parsed.host, port)) return value;
+  return [...current, typed].join(', ');
+}

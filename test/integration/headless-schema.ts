@@ -191,9 +191,9 @@ export const ApprovalDecisionSchema = z
   .object({
     approvalId: Uuid,
     sessionId: Uuid,
-    decision: z.enum(['once', 'session', 'denied']),
+    decision: z.enum(['once', 'session', 'allowList', 'denied']),
     agent: z.string().min(1),
-    kind: z.enum(['command', 'edit']),
+    kind: z.enum(['command', 'edit', 'network']),
     subject: z.string(),
     cwd: z.string().nullable(),
   })

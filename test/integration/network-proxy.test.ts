@@ -2,10 +2,13 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '../helpers/wait.js';
 import { parseAllowEntry, type AllowEntry } from '../../src/domain/network.js';
 import {
   createNetworkProxy,
+  type HoldVerdict,
   type NetworkDenial,
+  type NetworkHold,
   type NetworkProxy,
   type Resolver,
 } from '../../src/infra/agent/confine/network-proxy.js';
@@ -51,6 +54,7 @@ function entries(...texts: string[]): AllowEntry[] {
 async function proxyFor(
   allow: AllowEntry[],
   names: Record<string, string[]> = {},
+  hold?: NetworkHold,
 ): Promise<{ port: number; denied: NetworkDenial[]; lookups: string[] }> {
   const lookups: string[] = [];
   const resolve: Resolver = (host) => {
@@ -63,7 +67,7 @@ async function proxyFor(
   const proxy = createNetworkProxy({ resolve });
   proxies.push(proxy);
   const denied: NetworkDenial[] = [];
-  const listener = await proxy.listen('tcp', allow, (d) => denied.push(d));
+  const listener = await proxy.listen('tcp', allow, (d) => denied.push(d), hold);
   return { port: listener.port ?? 0, denied, lookups };
 }
 
@@ -223,5 +227,99 @@ describe('a private or loopback address literal', () => {
     expect(plain).toMatch(/^HTTP\/1\.1 200[\s\S]*ok \/plain$/);
     expect(byName).toMatch(/^HTTP\/1\.1 200 Connection Established[\s\S]*ok \/tunnel$/);
     expect(proxy.denied).toEqual([]);
+  });
+});
+
+/** A hold that records what it was asked and waits for the test to answer. */
+function heldRequests(): {
+  hold: NetworkHold;
+  asked: string[];
+  answer: (verdict: HoldVerdict) => void;
+} {
+  const asked: string[] = [];
+  const waiting: ((verdict: HoldVerdict) => void)[] = [];
+  return {
+    asked,
+    hold: (host, port) =>
+      new Promise((done) => {
+        asked.push(`${host}:${port}`);
+        waiting.push(done);
+      }),
+    answer: (verdict) => waiting.shift()?.(verdict),
+  };
+}
+
+describe('a name not on the list, with a hold', () => {
+  it('waits for the answer before any lookup; approved, it is reached at its checked address', async () => {
+    const site = await httpServer();
+    const held = heldRequests();
+    const proxy = await proxyFor(
+      entries(`127.0.0.1:${site.port}`),
+      { 'asked.test': ['127.0.0.1'] },
+      held.hold,
+    );
+
+    const tunnel = connectTo(proxy.port, `asked.test:${site.port}`);
+    const plain = getVia(proxy.port, `http://asked.test:${site.port}/plain`);
+    await waitUntil('both requests held', () => held.asked.length === 2);
+    expect(proxy.lookups).toEqual([]);
+    expect(site.connections()).toBe(0);
+    held.answer({ kind: 'approved' });
+    held.answer({ kind: 'approved' });
+
+    expect(await tunnel).toMatch(/^HTTP\/1\.1 200 Connection Established[\s\S]*ok \/tunnel$/);
+    expect(await plain).toMatch(/^HTTP\/1\.1 200[\s\S]*ok \/plain$/);
+    expect(held.asked).toEqual([`asked.test:${site.port}`, `asked.test:${site.port}`]);
+    expect(proxy.denied).toEqual([]);
+  });
+
+  it('denied, the agent reads the usual refusal and nothing is looked up or reached', async () => {
+    const site = await httpServer();
+    const held = heldRequests();
+    const proxy = await proxyFor(
+      entries(`127.0.0.1:${site.port}`),
+      { 'asked.test': ['127.0.0.1'] },
+      held.hold,
+    );
+
+    const tunnel = connectTo(proxy.port, `asked.test:${site.port}`);
+    await waitUntil('the request held', () => held.asked.length === 1);
+    held.answer({ kind: 'denied', why: 'not in agents.network.allow' });
+
+    const out = await tunnel;
+    expect(out).toMatch(/^HTTP\/1\.1 403/);
+    expect(out).toContain(`network: blocked asked.test:${site.port} (not in agents.network.allow)`);
+    expect(proxy.lookups).toEqual([]);
+    expect(site.connections()).toBe(0);
+  });
+
+  it('approved, a name that resolves to loopback is still refused for its address', async () => {
+    const local = await httpServer();
+    const held = heldRequests();
+    const proxy = await proxyFor(entries('web.test'), { 'evil.test': ['127.0.0.1'] }, held.hold);
+
+    const tunnel = connectTo(proxy.port, `evil.test:${local.port}`);
+    await waitUntil('the request held', () => held.asked.length === 1);
+    held.answer({ kind: 'approved' });
+
+    const out = await tunnel;
+    expect(out).toMatch(/^HTTP\/1\.1 403/);
+    expect(out).toContain(`network: blocked evil.test:${local.port} (resolves to 127.0.0.1`);
+    expect(local.connections()).toBe(0);
+    expect(proxy.denied.map((d) => d.host)).toEqual(['evil.test']);
+  });
+
+  it('never holds localhost or an address literal refused for what it is', async () => {
+    const held = heldRequests();
+    const proxy = await proxyFor(entries('web.test'), {}, held.hold);
+
+    const loop = await connectTo(proxy.port, 'localhost:8080');
+    const literal = await connectTo(proxy.port, '127.0.0.1:8080');
+    const lan = await connectTo(proxy.port, '192.168.1.1:443');
+
+    expect(held.asked).toEqual([]);
+    for (const out of [loop, literal, lan]) expect(out).toMatch(/^HTTP\/1\.1 403/);
+    expect(literal).toContain('127.0.0.1:8080 (not in agents.network.allow)');
+    expect(lan).toContain('192.168.1.1:443 (');
   });
 });

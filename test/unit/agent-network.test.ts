@@ -9,6 +9,7 @@ import {
   networkPolicy,
   parseAllowEntry,
   validateAllowList,
+  withAllowEntry,
   type AllowEntry,
 } from '../../src/domain/network.js';
 import { agentAllowList, proxyEnv, relayProxyPort } from '../../src/infra/agent/confine/network.js';
@@ -421,5 +422,25 @@ describe('the Seatbelt profile with a filtered network', () => {
 
   it('leaves the network alone without a network plan', () => {
     expect(seatbeltProfile(PLAN)).not.toContain('network');
+  });
+});
+
+describe('withAllowEntry (add a held host to the allow list)', () => {
+  it.each([
+    ['', 'example.org', 443, 'example.org'],
+    ['', 'example.org', 80, 'example.org'],
+    ['a.test', 'example.org', 8443, 'a.test, example.org:8443'],
+    ['a.test, example.org', 'example.org', 443, 'a.test, example.org'],
+    ['*.example.org', 'api.example.org', 443, '*.example.org'],
+    ['*', 'example.org', 443, '*'],
+    ['example.org:8443', 'example.org', 443, 'example.org:8443, example.org'],
+  ] as const)('%j with %s:%d is %j', (value, host, port, out) => {
+    expect(withAllowEntry(value, host, port)).toBe(out);
+  });
+
+  it('refuses a name that is no host name, and changes nothing', () => {
+    expect(withAllowEntry('a.test', 'bad name,x', 443)).toMatchObject({
+      why: expect.stringContaining('is not a host name') as unknown,
+    });
   });
 });

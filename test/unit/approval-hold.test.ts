@@ -79,6 +79,15 @@ describe('holdRequest', () => {
 });
 
 describe('approvalScope', () => {
+  it('of a network request is its host and port, in any case, and no other port', () => {
+    expect(approvalScope('network', 'Example.ORG:443', null)).toBe(
+      approvalScope('network', 'example.org:443', null),
+    );
+    expect(approvalScope('network', 'example.org:8443', null)).not.toBe(
+      approvalScope('network', 'example.org:443', null),
+    );
+  });
+
   it('is the same for the same command line (white space aside) in the same folder', () => {
     expect(approvalScope('command', 'npm  test', null)).toBe(
       approvalScope('command', 'npm test', null),
@@ -164,6 +173,24 @@ describe('an approval in the inbox', () => {
     expect(approvalWhat(held(session.id))).not.toContain('\x1b');
   });
 
+  it('shows a network request with its host and port, sanitized, and offers L', () => {
+    const [item] = inbox([
+      held(session.id, {
+        agent: 'Claude Code',
+        kind: 'network',
+        subject: 'ev\x1b[2Jil.test:443',
+        reason: 'not in agents.network.allow',
+      }),
+    ]);
+    expect(item?.text).toMatch(
+      /^Claude Code asks to connect to ev.*il\.test:443 \(not in agents\.network\.allow\)$/,
+    );
+    expect(item?.text).not.toContain('\x1b');
+    expect(item?.approvalKind).toBe('network');
+    expect(item?.action).toContain('L: add to the allowed hosts');
+    expect(item?.action).toContain('--allow-list');
+  });
+
   it('leaves out a request that was decided or has expired', () => {
     expect(inbox([held(session.id, { status: 'once' })])).toEqual([]);
     expect(inbox([held(session.id, { expiresAt: NOW })])).toEqual([]);
@@ -184,6 +211,7 @@ describe('the inbox keys on an approval', () => {
     action: 'a / A / d',
     approvalId: 'abc',
   };
+  const network: InboxItem = { ...approval, approvalKind: 'network' };
   const question: InboxItem = { ...approval, id: 'question:s1', kind: 'question' };
   delete (question as { approvalId?: string }).approvalId;
 
@@ -196,6 +224,16 @@ describe('the inbox keys on an approval', () => {
     expect(run.calls).toEqual([{ method: 'decideApproval', args: ['abc', choice] }]);
   });
 
+  it('L adds a network request to the allow list', () => {
+    const run = pressKeys(bareState({ inbox: [network], inboxView: { cursor: 0 } }), ['L']);
+    expect(run.calls).toEqual([{ method: 'decideApproval', args: ['abc', 'allowList'] }]);
+  });
+
+  it('L does nothing on an approval that is no network request', () => {
+    const run = pressKeys(bareState({ inbox: [approval], inboxView: { cursor: 0 } }), ['L']);
+    expect(run.calls).toEqual([]);
+  });
+
   it('does nothing on an item that is no approval', () => {
     const run = pressKeys(bareState({ inbox: [question], inboxView: { cursor: 0 } }), ['a', 'd']);
     expect(run.calls).toEqual([]);
@@ -204,13 +242,26 @@ describe('the inbox keys on an approval', () => {
 
 describe('grove approve and grove deny', () => {
   it.each([
-    [['1a2b3c4d'], { kind: 'approve', item: '1a2b3c4d', session: false, json: false }],
-    [['1a2b3c4d', '--once'], { kind: 'approve', item: '1a2b3c4d', session: false, json: false }],
+    [
+      ['1a2b3c4d'],
+      { kind: 'approve', item: '1a2b3c4d', session: false, allowList: false, json: false },
+    ],
+    [
+      ['1a2b3c4d', '--once'],
+      { kind: 'approve', item: '1a2b3c4d', session: false, allowList: false, json: false },
+    ],
     [
       ['approval:1a2b', '--session'],
-      { kind: 'approve', item: 'approval:1a2b', session: true, json: false },
+      { kind: 'approve', item: 'approval:1a2b', session: true, allowList: false, json: false },
     ],
-    [['1a2b3c4d', '--json'], { kind: 'approve', item: '1a2b3c4d', session: false, json: true }],
+    [
+      ['1a2b3c4d', '--allow-list'],
+      { kind: 'approve', item: '1a2b3c4d', session: false, allowList: true, json: false },
+    ],
+    [
+      ['1a2b3c4d', '--json'],
+      { kind: 'approve', item: '1a2b3c4d', session: false, allowList: false, json: true },
+    ],
   ] as const)('grove approve %j', (args, parsed) => {
     expect(parseHeadless('approve', args)).toEqual(parsed);
   });
@@ -225,7 +276,8 @@ describe('grove approve and grove deny', () => {
   });
 
   it.each([
-    ['approve', ['1a2b', '--once', '--session'], /--once or --session, not both/],
+    ['approve', ['1a2b', '--once', '--session'], /one of --once, --session, --allow-list/],
+    ['approve', ['1a2b', '--session', '--allow-list'], /one of --once, --session, --allow-list/],
     ['approve', [], /approve needs an ITEM/],
     ['deny', [], /deny needs an ITEM/],
     ['deny', ['1a2b', '--session'], /session/],

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import {
   APPROVAL_TIMEOUT_KEY,
   DEFAULT_APPROVAL_TIMEOUT,
+  NETWORK_HOLD_CAP,
   approvalScope,
   approvalShortId,
   approvalTimeoutMs,
@@ -16,6 +17,7 @@ import {
   type ApprovalChoice,
   type HeldApproval,
 } from '../../domain/approval.js';
+import { NETWORK_ALLOW_KEY, parseAllowEntry, withAllowEntry } from '../../domain/network.js';
 import type { HoldAnswer, HoldRequest } from '../../infra/agent/approval.js';
 import type { Runtime, Store } from '../ports.js';
 
@@ -39,6 +41,14 @@ export class ApprovalDesk {
   /** Turns of this process waiting on a request, by its id. */
   private readonly waiters = new Map<string, (answer: HoldAnswer) => void>();
   private readonly heldListeners: ((sessionId: string) => void)[] = [];
+  /**
+   * Network requests waiting, by session and then scope: a second request
+   * for the same host:port shares the first one's item and answer, and no
+   * more than NETWORK_HOLD_CAP wait per session.
+   */
+  private readonly networkWaits = new Map<string, Map<string, Promise<HoldAnswer>>>();
+  /** Sessions told that requests beyond the cap are refused (told once until none waits). */
+  private readonly toldBusy = new Set<string>();
 
   constructor(private readonly deps: ApprovalDeskDeps) {}
 
@@ -52,7 +62,43 @@ export class ApprovalDesk {
   }
 
   /** Holds `request` of the session's turn and resolves with the person's answer. */
-  async hold(sessionId: string, request: HoldRequest, signal: AbortSignal): Promise<HoldAnswer> {
+  hold(sessionId: string, request: HoldRequest, signal: AbortSignal): Promise<HoldAnswer> {
+    if (request.kind !== 'network') return this.holdOne(sessionId, request, signal);
+    const scope = approvalScope(request.kind, request.subject, request.cwd);
+    const waits = this.networkWaits.get(sessionId) ?? new Map<string, Promise<HoldAnswer>>();
+    const same = waits.get(scope);
+    if (same) return same;
+    if (waits.size >= NETWORK_HOLD_CAP) return this.busy(sessionId, request);
+    const answer = this.holdOne(sessionId, request, signal).finally(() => {
+      waits.delete(scope);
+      if (waits.size > 0) return;
+      this.networkWaits.delete(sessionId);
+      this.toldBusy.delete(sessionId);
+    });
+    waits.set(scope, answer);
+    this.networkWaits.set(sessionId, waits);
+    return answer;
+  }
+
+  /** A network request beyond the cap: denied at once, logged, told in the transcript once. */
+  private async busy(sessionId: string, request: HoldRequest): Promise<HoldAnswer> {
+    const what = approvalWhat(request);
+    this.log('network request denied: too many wait for approval', { sessionId, what });
+    if (!this.toldBusy.has(sessionId)) {
+      this.toldBusy.add(sessionId);
+      await this.deps.note(
+        sessionId,
+        `[Denied] ${request.agent} asked to ${what}; Grove denied it at once: ${NETWORK_HOLD_CAP} network requests already wait for you, and more are denied until you answer them.`,
+      );
+    }
+    return 'busy';
+  }
+
+  private async holdOne(
+    sessionId: string,
+    request: HoldRequest,
+    signal: AbortSignal,
+  ): Promise<HoldAnswer> {
     const { store, runtime } = this.deps;
     const what = approvalWhat({ kind: request.kind, subject: request.subject, cwd: request.cwd });
     const scope = approvalScope(request.kind, request.subject, request.cwd);
@@ -85,7 +131,9 @@ export class ApprovalDesk {
     const short = approvalShortId(id);
     await this.deps.note(
       sessionId,
-      `[Approval] ${request.agent} asks to ${what}. The session's mode would deny it (${request.reason}). It waits for you in the inbox (Ctrl+O), or grove approve ${short} / grove deny ${short}.`,
+      request.kind === 'network'
+        ? `[Approval] ${request.agent} asks to ${what}, a host ${request.reason}. It waits for you in the inbox (Ctrl+O), or grove approve ${short} [--session|--allow-list] / grove deny ${short}.`
+        : `[Approval] ${request.agent} asks to ${what}. The session's mode would deny it (${request.reason}). It waits for you in the inbox (Ctrl+O), or grove approve ${short} / grove deny ${short}.`,
     );
     this.log('approval held', { id, sessionId, agent: request.agent, what });
     for (const listener of this.heldListeners) listener(sessionId);
@@ -99,12 +147,15 @@ export class ApprovalDesk {
             ? 'you approved it once'
             : answer === 'session'
               ? 'you approved it for this session'
-              : 'you denied it';
+              : answer === 'allowList'
+                ? `you approved it and added it to the allowed hosts (${NETWORK_ALLOW_KEY})`
+                : 'you denied it';
+    const approved = answer === 'once' || answer === 'session' || answer === 'allowList';
     await this.deps.note(
       sessionId,
-      `${answer === 'once' || answer === 'session' ? '[Approved]' : '[Denied]'} ${request.agent} asked to ${what}; ${words}.`,
+      `${approved ? '[Approved]' : '[Denied]'} ${request.agent} asked to ${what}; ${words}.`,
     );
-    this.log(`approval ${choiceWords(answer)}`, { id, sessionId });
+    this.log(`approval ${choiceWords(answer === 'busy' ? 'denied' : answer)}`, { id, sessionId });
     return answer;
   }
 
@@ -163,6 +214,8 @@ export class ApprovalDesk {
     if (!found.ok) return found;
     const held = found.held;
     const now = runtime.clock.now();
+    if (choice === 'allowList' && held.kind !== 'network')
+      return { ok: false, why: 'only a network request can be added to the allowed hosts' };
     if (held.status !== 'waiting' || held.expiresAt <= now)
       return {
         ok: false,
@@ -174,9 +227,28 @@ export class ApprovalDesk {
       id: held.id,
       sessionId: held.sessionId,
     });
+    if (choice === 'allowList') await this.addToAllowList(held);
     // A turn of this process waits on it: it goes on at once (others read the row).
     this.waiters.get(held.id)?.(choice);
     return { ok: true, held: { ...held, status: choice, decidedAt: now } };
+  }
+
+  /** Adds a network request's host:port to the allow-list setting (the one the person edits). */
+  private async addToAllowList(held: HeldApproval): Promise<void> {
+    const target = parseAllowEntry(held.subject);
+    if (typeof target === 'string' || target.port === null || target.subdomains) return;
+    const settings = this.deps.store.settings;
+    const next = withAllowEntry(
+      (await settings.getGlobal(NETWORK_ALLOW_KEY)) ?? '',
+      target.host,
+      target.port,
+    );
+    if (typeof next !== 'string') {
+      this.deps.runtime.logger.log('warn', `not added to ${NETWORK_ALLOW_KEY}: ${next.why}`);
+      return;
+    }
+    await settings.setGlobal(NETWORK_ALLOW_KEY, next);
+    this.log(`${held.subject} added to ${NETWORK_ALLOW_KEY}`, { id: held.id });
   }
 }
 

@@ -3,7 +3,9 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { permissionModeLabel, type PermissionMode } from '../../domain/permission-mode.js';
 import { asRecord, asString } from './turn-parts.js';
 import { withoutWorktree, worktreePath } from './tool-lines.js';
-import type { HoldRequest } from './approval-hold.js';
+import { approves, type ApprovalHold, type HoldRequest } from './approval-hold.js';
+import { authority } from './confine/network.js';
+import { NOT_LISTED, type NetworkHold } from './confine/network-proxy.js';
 
 // Fail-closed answers to an agent CLI's approval requests. A CLI asks only
 // for what its own sandbox or mode does not already allow, so anything not
@@ -45,6 +47,7 @@ export type ApprovalDecision =
   { readonly allow: true } | { readonly allow: false; readonly reason: string };
 
 export type { ApprovalHold, HoldAnswer, HoldRequest } from './approval-hold.js';
+export { approves } from './approval-hold.js';
 
 /** True when `path` (absolute, or relative to `root`) is inside `root`. */
 export function isInside(root: string, path: string): boolean {
@@ -299,4 +302,23 @@ export function holdRequest(
       reason,
     };
   return null;
+}
+
+/** Why a held network request beyond the cap is refused, as the agent reads it. */
+export const BUSY_WHY = `${NOT_LISTED}; too many requests already wait for approval`;
+
+/**
+ * The launcher's network hold for a turn: a request to `host:port` not on
+ * the allow list held for the person as a `network` request (the turn's
+ * approval desk). A denial reads to the agent as the usual refusal.
+ */
+export function networkHold(agent: string, hold: ApprovalHold, signal: AbortSignal): NetworkHold {
+  return async (host, port) => {
+    const answer = await hold(
+      { agent, kind: 'network', subject: authority(host, port), cwd: null, reason: NOT_LISTED },
+      signal,
+    ).catch(() => 'denied' as const);
+    if (approves(answer)) return { kind: 'approved' };
+    return { kind: 'denied', why: answer === 'busy' ? BUSY_WHY : NOT_LISTED };
+  };
 }

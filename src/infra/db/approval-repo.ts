@@ -15,7 +15,7 @@ export interface ApprovalRepo {
    * longer waiting: someone else decided it first, or it timed out.
    */
   decide(id: string, status: ApprovalChoice | 'timedOut', now: number): Promise<boolean>;
-  /** Whether the session holds a grant (a request approved for the session) of this scope. */
+  /** Whether the session holds a grant (a request approved for the session, or added to the allow list) of this scope. */
   hasGrant(sessionId: string, scope: string): Promise<boolean>;
 }
 
@@ -26,7 +26,7 @@ function decode(row: Row): HeldApproval {
     id: row.id,
     sessionId: row.session_id,
     agent: row.agent,
-    kind: row.kind === 'edit' ? 'edit' : 'command',
+    kind: row.kind === 'edit' || row.kind === 'network' ? row.kind : 'command',
     subject: row.subject,
     cwd: row.cwd,
     reason: row.reason,
@@ -105,7 +105,7 @@ export function createApprovalRepo(db: Executor): ApprovalRepo {
         .select('id')
         .where('session_id', '=', sessionId)
         .where('scope', '=', scope)
-        .where('status', '=', 'session')
+        .where('status', 'in', ['session', 'allowList'])
         .executeTakeFirst();
       return row !== undefined;
     },

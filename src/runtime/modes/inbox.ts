@@ -44,12 +44,20 @@ export function handleInboxKey(ctx: KeyContext, id: string): void {
     }
     case 'approveOnce':
     case 'approveSession':
+    case 'approveAllowList':
     case 'deny': {
-      // Only an approval item is answered here; on any other item the key does nothing.
+      // Only an approval item is answered here (L only a network one); on any other item the key does nothing.
       const item = items[cursor];
       if (!item?.approvalId) return;
+      if (action === 'approveAllowList' && item.approvalKind !== 'network') return;
       const choice =
-        action === 'approveOnce' ? 'once' : action === 'approveSession' ? 'session' : 'denied';
+        action === 'approveOnce'
+          ? 'once'
+          : action === 'approveSession'
+            ? 'session'
+            : action === 'approveAllowList'
+              ? 'allowList'
+              : 'denied';
       ctx.intents.decideApproval(item.approvalId, choice);
       return;
     }

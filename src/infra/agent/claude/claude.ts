@@ -11,7 +11,7 @@ import { AgentError } from '../agent-error.js';
 import { launchAgent } from '../confine/launcher.js';
 import { stderrSummary } from '../confine/process.js';
 import { permissionModeLabel } from '../../../domain/permission-mode.js';
-import { deniedLine } from '../approval.js';
+import { deniedLine, networkHold } from '../approval.js';
 import { knownBlock, readClaudeLine, type ClaudeResult } from './stream.js';
 import { quietWireWatch } from '../wire-check.js';
 import { apiAgentError } from '../api-error.js';
@@ -172,6 +172,7 @@ async function startClaude(
   request: TurnRequest,
   binary: string,
   onEvent: (event: TurnEvent) => void,
+  signal: AbortSignal,
 ): Promise<TurnProcess> {
   if (request.remote) {
     if (!options.remote)
@@ -200,6 +201,8 @@ async function startClaude(
       ...(request.images && request.images.length > 0 ? { readable: request.images } : {}),
       env: options.env,
       onNetworkDenied: (line) => onEvent({ type: 'notice', text: line }),
+      // A host not on the allow list: held for the person (the turn's approval desk).
+      ...(request.hold ? { holdNetwork: networkHold('Claude Code', request.hold, signal) } : {}),
     },
     'Claude Code',
     'Install it with `npm install -g @anthropic-ai/claude-code`.',
@@ -223,7 +226,7 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       signal: AbortSignal,
     ): Promise<TurnResult> {
       if (signal.aborted) throw new AgentError('claude', 'canceled', 'The turn was stopped.');
-      const proc = await startClaude(options, request, binary, onEvent);
+      const proc = await startClaude(options, request, binary, onEvent, signal);
       let sessionId: string | null = request.providerConversationId;
       let result: Result | null = null;
       let lastText = '';

@@ -21,6 +21,7 @@ import {
   createNetworkProxy,
   deniedMessage,
   sweepProxyFolders,
+  type NetworkHold,
   type NetworkProxy,
   type ProxyListener,
 } from './network-proxy.js';
@@ -81,6 +82,12 @@ export interface LaunchSpec {
   readonly groveVars?: Readonly<Record<string, string>>;
   /** Called once per destination the network filter refused, with a line for the transcript. */
   readonly onNetworkDenied?: (line: string) => void;
+  /**
+   * Holds a request to a host not on the allow list for the person (the
+   * turn's approval desk); absent, such a request is refused at once. The
+   * CLI's own background calls are never held.
+   */
+  readonly holdNetwork?: NetworkHold;
 }
 
 /** How agents are confined right now, for the header and `grove doctor`. */
@@ -316,6 +323,12 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
         options.logger?.log(background ? 'info' : 'warn', `${spec.provider} agent: ${line}`);
         if (!background) spec.onNetworkDenied?.(line);
       },
+      spec.holdNetwork
+        ? (host, port) =>
+            isBackgroundCall(spec.provider, host, port)
+              ? Promise.resolve({ kind: 'notHeld' } as const)
+              : (spec.holdNetwork?.(host, port) ?? Promise.resolve({ kind: 'notHeld' } as const))
+        : undefined,
     );
     const loopbackPorts = loopback.map((l) => l.port);
     if (engine === 'seatbelt') {

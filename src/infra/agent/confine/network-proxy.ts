@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import {
   addressRefusal,
   isAllowed,
+  isLoopbackHost,
   NETWORK_ALLOW_KEY,
   normalizeHost,
   type AllowEntry,
@@ -37,6 +38,13 @@ function http(): typeof Http {
 // names that address with that port, so an allowed name that resolves (or is
 // rebound) to 127.0.0.1 opens nothing. The connection then goes to exactly the
 // addresses checked: the socket's lookup is pinned to them, never asked again.
+//
+// A name not on the list may be held for the person instead of refused (the
+// listener's `hold`, the approval desk behind it): the request waits, and
+// only once approved is the name resolved (no lookup of a name nobody
+// approved, so a name cannot carry data out through DNS) and its addresses
+// checked as above. What is refused for its address alone (an address
+// literal of this machine or a local network, localhost) is never held.
 
 /** A destination the proxy refused. */
 export interface NetworkDenial {
@@ -45,6 +53,19 @@ export interface NetworkDenial {
   /** Why, as `deniedMessage` shows it. */
   readonly why: string;
 }
+
+/**
+ * What holding a request not on the allow list came to: approved (its
+ * addresses are still checked), denied (`why` for the agent's message; the
+ * holder has told the person), or not held (refused as usual).
+ */
+export type HoldVerdict =
+  | { readonly kind: 'approved' }
+  | { readonly kind: 'denied'; readonly why: string }
+  | { readonly kind: 'notHeld' };
+
+/** Holds a request to `host:port` for the person; resolves when it is decided. */
+export type NetworkHold = (host: string, port: number) => Promise<HoldVerdict>;
 
 /** One launch's listener. */
 export interface ProxyListener {
@@ -61,17 +82,18 @@ export interface ProxyListener {
 }
 
 export interface NetworkProxy {
-  /** Starts a listener for one agent. */
+  /** Starts a listener for one agent; with `hold`, a name not on the list is held instead of refused. */
   listen(
     kind: 'unix' | 'tcp',
     allow: readonly AllowEntry[],
     onDenied: (denial: NetworkDenial) => void,
+    hold?: NetworkHold,
   ): Promise<ProxyListener>;
   /** Closes every listener and removes the socket folder. */
   close(): Promise<void>;
 }
 
-const NOT_LISTED = `not in ${NETWORK_ALLOW_KEY}`;
+export const NOT_LISTED = `not in ${NETWORK_ALLOW_KEY}`;
 
 /** The reason given to the agent (and shown to the person) for a refused destination. */
 export function deniedMessage(host: string, port: number, why = NOT_LISTED): string {
@@ -190,6 +212,7 @@ export function createNetworkProxy(options: NetworkProxyOptions = {}): NetworkPr
     kind: 'unix' | 'tcp',
     allow: readonly AllowEntry[],
     onDenied: (denial: NetworkDenial) => void,
+    hold?: NetworkHold,
   ): Promise<ProxyListener> => {
     const sockets = new Set<Duplex>();
     const denied: NetworkDenial[] = [];
@@ -200,9 +223,25 @@ export function createNetworkProxy(options: NetworkProxyOptions = {}): NetworkPr
       }
       return deniedMessage(host, port, why);
     };
-    /** The name and port against the list, then each address the name resolves to (once). */
+    /** A refusal recorded without telling onDenied again (the holder told the person). */
+    const refusedAfterHold = (host: string, port: number, why: string): Checked => {
+      if (!denied.some((d) => d.host === host && d.port === port)) denied.push({ host, port, why });
+      return { kind: 'refused', reason: deniedMessage(host, port, why) };
+    };
+    /** The name and port against the list (or the person's answer), then each address the name resolves to (once). */
     const check = async (host: string, port: number): Promise<Checked> => {
-      if (!isAllowed(allow, host, port)) return { kind: 'refused', reason: deny(host, port) };
+      if (!isAllowed(allow, host, port)) {
+        // An address literal refused for what it is, or localhost: refused at once, never held.
+        if (!hold || isLoopbackHost(host)) return { kind: 'refused', reason: deny(host, port) };
+        const literal = isIP(host) ? addressRefusal(allow, host, port, host, ownAddresses()) : null;
+        if (literal !== null) return { kind: 'refused', reason: deny(host, port, literal) };
+        const verdict = await hold(host, port).catch((): HoldVerdict => ({
+          kind: 'denied',
+          why: NOT_LISTED,
+        }));
+        if (verdict.kind === 'notHeld') return { kind: 'refused', reason: deny(host, port) };
+        if (verdict.kind === 'denied') return refusedAfterHold(host, port, verdict.why);
+      }
       let addresses: readonly string[];
       try {
         addresses = isIP(host) ? [host] : await resolveName(host);

@@ -10,6 +10,7 @@ import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from '../tu
 import type { PermissionMode } from '../../../domain/permission-mode.js';
 import type { AcpClient, AcpClientHandlers } from '../acp/client.js';
 import { acpTurnHandlers } from '../acp/turn-handlers.js';
+import { networkHold } from '../approval.js';
 import { launchAgent } from '../confine/launcher.js';
 import { stderrSummary, type AgentProcess } from '../confine/process.js';
 import { quietWireWatch } from '../wire-check.js';
@@ -125,6 +126,13 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         env: retries.env,
         // A destination the network filter refused: a line in the running turn's transcript.
         onNetworkDenied: (line) => current?.onEvent({ type: 'notice', text: line }),
+        // A host not on the allow list: held for the person by the running turn's approval desk.
+        holdNetwork: (host, port) => {
+          const turn = current;
+          return turn?.request.hold
+            ? networkHold(LABEL, turn.request.hold, turn.signal)(host, port)
+            : Promise.resolve({ kind: 'notHeld' });
+        },
       },
       LABEL,
       INSTALL,
