@@ -190,6 +190,9 @@ async function startClaude(
       onReconnect: (text) => onEvent({ type: 'progress', text }),
     });
   }
+  // A held network request ends with the agent process (its connection is gone): denied, not left in the inbox.
+  const ended = new AbortController();
+  const holding = AbortSignal.any([signal, ended.signal]);
   const proc = await launchAgent(
     options.launcher,
     {
@@ -202,11 +205,12 @@ async function startClaude(
       env: options.env,
       onNetworkDenied: (line) => onEvent({ type: 'notice', text: line }),
       // A host not on the allow list: held for the person (the turn's approval desk).
-      ...(request.hold ? { holdNetwork: networkHold('Claude Code', request.hold, signal) } : {}),
+      ...(request.hold ? { holdNetwork: networkHold('Claude Code', request.hold, holding) } : {}),
     },
     'Claude Code',
     'Install it with `npm install -g @anthropic-ai/claude-code`.',
   );
+  void proc.exited.then(() => ended.abort());
   onEvent({ type: 'pid', pid: proc.pid });
   proc.child.stdin.end(promptInput(request));
   return {
