@@ -320,6 +320,6 @@ describe('a name not on the list, with a hold', () => {
     expect(held.asked).toEqual([]);
     for (const out of [loop, literal, lan]) expect(out).toMatch(/^HTTP\/1\.1 403/);
     expect(literal).toContain('127.0.0.1:8080 (not in agents.network.allow)');
-    expect(lan).toContain('192.168.1.1:443 (');
+    expect(lan).toContain('192.168.1.1:443 (not in agents.network.allow)');
   });
 });

@@ -231,10 +231,11 @@ export function createNetworkProxy(options: NetworkProxyOptions = {}): NetworkPr
     /** The name and port against the list (or the person's answer), then each address the name resolves to (once). */
     const check = async (host: string, port: number): Promise<Checked> => {
       if (!isAllowed(allow, host, port)) {
-        // An address literal refused for what it is, or localhost: refused at once, never held.
-        if (!hold || isLoopbackHost(host)) return { kind: 'refused', reason: deny(host, port) };
-        const literal = isIP(host) ? addressRefusal(allow, host, port, host, ownAddresses()) : null;
-        if (literal !== null) return { kind: 'refused', reason: deny(host, port, literal) };
+        // An address literal refused for what it is, or localhost: refused at once (as without a hold), never held.
+        const literal =
+          isIP(host) && addressRefusal(allow, host, port, host, ownAddresses()) !== null;
+        if (!hold || literal || isLoopbackHost(host))
+          return { kind: 'refused', reason: deny(host, port) };
         const verdict = await hold(host, port).catch((): HoldVerdict => ({
           kind: 'denied',
           why: NOT_LISTED,
