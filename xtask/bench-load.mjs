@@ -50,7 +50,14 @@ import {
   waitFor,
   wakeups,
 } from './bench-load/grove.mjs';
-import { firstRun, groveEnv, seedSessions, seedTranscript, world } from './bench-load/world.mjs';
+import {
+  firstRun,
+  groveEnv,
+  seedSessions,
+  seedTranscript,
+  setSetting,
+  world,
+} from './bench-load/world.mjs';
 
 const verdict = (ok) => (ok ? 'ok' : 'MISSED');
 const quantile = (values, q) => {
@@ -90,6 +97,8 @@ async function streamingScenario() {
     const env = groveEnv(w, { PATH_PREFIX: w.fakeBin });
     await firstRun(w, env);
     seedSessions(w, 30);
+    // All twenty at once: admission's default (from cores and memory) would queue most of them.
+    setSetting(w, 'capacity.maxTurns', String(SESSIONS));
     const g = await startGrove(w, env);
     const createdAt = Date.now();
     for (let i = 0; i < SESSIONS; i++) {

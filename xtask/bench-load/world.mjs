@@ -89,6 +89,13 @@ export function seedSessions(
   return ids;
 }
 
+/** A global setting in the database (after the first start made it). */
+export function setSetting(w, name, value) {
+  const db = new Database(w.dbFile);
+  db.prepare('INSERT OR REPLACE INTO setting (name, value) VALUES (?, ?)').run(name, value);
+  db.close();
+}
+
 export function seedTranscript(w, sessionId, entries, linesPerEntry) {
   const db = new Database(w.dbFile);
   const insert = db.prepare(
