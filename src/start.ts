@@ -44,6 +44,7 @@ import type * as markdownModule from './ui/markdown.js';
 import { whenAnswerNeeded } from './ui/transcript-lines.js';
 import { loadKeyBindings } from './infra/key-bindings-file.js';
 import { setKeymap } from './domain/key-lookup.js';
+import { readProcessTable } from './infra/proc.js';
 
 /** Says why on stderr and ends once it is written (cli/exit.ts). */
 function fail(message: string, code: number): Promise<never> {
@@ -256,6 +257,7 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
     images: createImageStore(join(paths.home, 'images'), env),
     handoff,
     notifier,
+    processes: () => readProcessTable(),
   });
   app.setIntents(controller);
   stopWork = async () => {

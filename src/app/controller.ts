@@ -9,6 +9,7 @@ import { restoreCommand } from '../domain/session.js';
 import type { PermissionMode } from '../domain/permission-mode.js';
 import { isTerminal, isWorking } from '../domain/session-status.js';
 import type { ChannelPool } from './services/channel-pool.js';
+import type { ResourceSampler } from './services/resources.js';
 import type { ProjectService } from './services/projects.js';
 import type { SessionService } from './services/sessions.js';
 import { clarificationPrompt, provisionalTitle } from './services/sessions.js';
@@ -55,6 +56,8 @@ export class Controller extends InboxCommands implements AppIntents {
   /** The admission gate of agent turns (null: no machine figures given). */
   readonly admission: Admission | null;
   private readonly pool: ChannelPool;
+  /** The running agents' CPU and memory (the TUI; null in headless commands). */
+  readonly resources: ResourceSampler | null;
   /** Aborted by shutdown(): long work not run by a worker (worktree setup, titles, sync's agent) stops with Grove. */
   private readonly stopping = new AbortController();
   private refreshTimer: NodeJS.Timeout | null = null;
@@ -81,6 +84,7 @@ export class Controller extends InboxCommands implements AppIntents {
     this.budget = services.budget;
     this.pool = services.pool;
     this.admission = services.admission;
+    this.resources = services.resources;
   }
 
   /** Background work that runs for the life of the TUI. */
@@ -140,6 +144,7 @@ export class Controller extends InboxCommands implements AppIntents {
     this.leases.stop();
     this.admission?.stop();
     this.gitStatus.stop();
+    this.resources?.stop();
     this.review.stop();
     // Running turns stop and settle first, so their sessions are in Review when Grove exits.
     await this.workers.stopAll(STOP_GRACE_MS);

@@ -10,6 +10,7 @@ import type { BudgetStop } from '../domain/budget.js';
 import type { AdmissionWait } from '../domain/admission.js';
 import type { SessionFilter } from '../domain/session-filter.js';
 import type { InboxItem } from '../domain/inbox.js';
+import type { ResourceSample } from '../domain/resources.js';
 import type {
   AgentAvailability,
   ArchiveView,
@@ -158,6 +159,8 @@ export type AppEvent =
     }
   | { readonly type: 'agentsDetected'; readonly agents: readonly AgentAvailability[] }
   | { readonly type: 'sandboxChecked'; readonly missing: boolean }
+  /** The running agents' process trees and the machine, sampled (null: no agent runs any more). */
+  | { readonly type: 'resourcesSampled'; readonly sample: ResourceSample | null }
   | { readonly type: 'gitStatus'; readonly projectId: number; readonly status: GitStatusView }
   /** Spending of the project and its sessions against their limits. */
   | {

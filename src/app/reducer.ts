@@ -389,6 +389,8 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       };
     case 'sandboxChecked':
       return { ...state, sandboxMissing: event.missing };
+    case 'resourcesSampled':
+      return { ...state, resources: event.sample };
     case 'gitStatus': {
       if (event.projectId !== state.activeProjectId) return state;
       // Probed before some session ended: its labels do not come back.

@@ -12,6 +12,8 @@ import type {
   TerminalHandoff,
 } from './ports.js';
 import type { ShellRunner } from '../infra/shell.js';
+import type { ProcessTable } from '../domain/resources.js';
+import { ResourceSampler } from './services/resources.js';
 import { SessionActions } from './services/session-actions.js';
 import { Notifications } from './services/notifications.js';
 import { SessionHooks } from './services/session-hooks.js';
@@ -64,6 +66,8 @@ export interface ControllerDeps {
    * (each time-limited) when it shuts down; the TUI ends them when it quits.
    */
   readonly settleHooks?: boolean;
+  /** Reads the process table for the resource figures (the TUI); absent: nothing is sampled. */
+  readonly processes?: () => Promise<ProcessTable | null>;
 }
 
 /** The services the Controller holds. */
@@ -88,6 +92,8 @@ export interface Services {
   readonly pool: ChannelPool;
   /** The admission gate of agent turns (null where the machine's figures are not given). */
   readonly admission: Admission | null;
+  /** The running agents' CPU and memory (the TUI only). */
+  readonly resources: ResourceSampler | null;
 }
 
 /** What the services call back on the Controller. */
@@ -228,6 +234,14 @@ export function buildServices(
     ...(deps.handoff ? { handoff: deps.handoff } : {}),
   });
   s.notifications = deps.notifier ? new Notifications(app, deps.notifier, runtime) : null;
+  s.resources = deps.processes
+    ? new ResourceSampler({
+        app,
+        roots: () => agents.running(),
+        read: deps.processes,
+        self: process.pid,
+      })
+    : null;
   s.bestOf = new BestOfService({
     app,
     store,

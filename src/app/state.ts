@@ -24,6 +24,7 @@ import type { AdmissionWait } from '../domain/admission.js';
 import type { BudgetMeasure, BudgetScope, BudgetStop, Spent } from '../domain/budget.js';
 import type { OverlapMap } from '../domain/overlap.js';
 import type { InboxItem } from '../domain/inbox.js';
+import type { ResourceSample } from '../domain/resources.js';
 import { NO_FILTER, filterQuery, type SessionFilter } from '../domain/session-filter.js';
 
 export type Tab = 'projects' | 'sessions' | 'settings';
@@ -355,6 +356,8 @@ export interface AppState {
   readonly agents: readonly AgentAvailability[] | null;
   /** No sandbox engine can confine agents here (null: not checked yet); with the opt-out on they run unconfined. */
   readonly sandboxMissing: boolean | null;
+  /** What the running agents' process trees and the machine use (null: no agent runs, or not sampled). */
+  readonly resources: ResourceSample | null;
   readonly git: GitStatusView | null;
   /** Budgets and spending of the active project (null: not loaded yet). */
   readonly budget: BudgetView | null;
@@ -410,6 +413,7 @@ export function initialState(init: {
     reviewThreads: {},
     agents: null,
     sandboxMissing: null,
+    resources: null,
     git: null,
     budget: null,
     notice: null,

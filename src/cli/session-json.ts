@@ -3,6 +3,10 @@ import type { Session } from '../domain/session.js';
 import { activeWorkSeconds } from '../domain/session.js';
 import { permissionModeFlag } from '../domain/permission-mode.js';
 import { usageSplit, type RoleUsage } from '../domain/usage-roles.js';
+import type { ResourceSample, TreeResources } from '../domain/resources.js';
+import { sampleOnce } from '../app/services/resources.js';
+import { recordedAgents } from '../infra/agent/confine/leftovers.js';
+import { readProcessTable } from '../infra/proc.js';
 
 /** The JSON shape of `grove run --output json` and `grove show --json` (documented in docs/usage/cli.md). */
 export const SessionResultSchema = z.object({
@@ -81,6 +85,39 @@ export function sessionResult(
   };
 }
 
+/**
+ * What the session's agent process tree uses (issue 27), read once when the
+ * command runs; null when no agent runs for it. CPU is the average since its
+ * processes started (one reading has nothing to compare with).
+ */
+export const ResourcesSchema = z.nullable(
+  z.object({
+    cpuPercent: z.number(),
+    rssBytes: z.number(),
+    processes: z.number(),
+    sampledAt: z.string(),
+  }),
+);
+
+export function resourcesJson(figures: TreeResources | undefined): z.infer<typeof ResourcesSchema> {
+  return figures
+    ? {
+        cpuPercent: figures.cpuPercent,
+        rssBytes: figures.rssBytes,
+        processes: figures.processes,
+        sampledAt: new Date(figures.sampledAt).toISOString(),
+      }
+    : null;
+}
+
+/**
+ * One reading of what every session's agent uses, from the agents every
+ * Grove process recorded (GROVE_HOME/run): null when none runs.
+ */
+export function sampleAgents(runDir: string): Promise<ResourceSample | null> {
+  return sampleOnce(recordedAgents(runDir), () => readProcessTable(), process.pid);
+}
+
 export const SessionListItemSchema = z.object({
   sessionId: z.string(),
   title: z.string(),
@@ -95,9 +132,14 @@ export const SessionListItemSchema = z.object({
   host: z.nullable(z.string()),
   activeSeconds: z.number(),
   updatedAt: z.string(),
+  resources: ResourcesSchema,
 });
 
-export function listItem(session: Session, now: number): z.infer<typeof SessionListItemSchema> {
+export function listItem(
+  session: Session,
+  now: number,
+  sample: ResourceSample | null = null,
+): z.infer<typeof SessionListItemSchema> {
   return {
     sessionId: session.id,
     title: session.title,
@@ -111,6 +153,7 @@ export function listItem(session: Session, now: number): z.infer<typeof SessionL
     host: session.host ?? null,
     activeSeconds: activeWorkSeconds(session, now),
     updatedAt: new Date(session.updatedAt).toISOString(),
+    resources: resourcesJson(sample?.sessions[session.id]),
   };
 }
 

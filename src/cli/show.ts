@@ -5,7 +5,7 @@ import type { TranscriptEntry } from '../domain/transcript.js';
 import { permissionModeLabel } from '../domain/permission-mode.js';
 import { waitingText } from '../domain/usage-limit.js';
 import { EXIT, findSession, type HeadlessIo } from './headless.js';
-import { sessionResult, usageLines } from './session-json.js';
+import { resourcesJson, sampleAgents, sessionResult, usageLines } from './session-json.js';
 import { budgetLines } from './parallel.js';
 import { showGroupJson, showGroupLines } from './best-of.js';
 import type { HeadlessCommand } from './args.js';
@@ -46,6 +46,7 @@ export async function showJson(
     ...result,
     group,
     guard: session.guardFlag ?? null,
+    resources: resourcesJson((await sampleAgents(infra.paths.run))?.sessions[session.id]),
     waiting: waiting
       ? { agent: waiting.agent, until: new Date(waiting.until).toISOString() }
       : null,

@@ -16,6 +16,9 @@ export const LIST_COLUMNS = [
   { id: 'lines', label: '+/-', width: 13 },
   { id: 'tokens', label: 'Tokens', width: 8 },
   { id: 'model', label: 'Agent/model', width: 26 },
+  // What the session's agent process tree uses (empty while no agent runs).
+  { id: 'cpu', label: 'CPU', width: 7 },
+  { id: 'memory', label: 'Memory', width: 9 },
 ] as const;
 
 export type ColumnId = (typeof LIST_COLUMNS)[number]['id'];
@@ -162,6 +165,27 @@ export function columnCell(text: string, width: number): string {
   return `${fit(text, width - 1)} `;
 }
 
+/**
+ * Where the columns are drawn, left to right: `size` before the title, the
+ * rest after it. A new column goes in LIST_COLUMNS (how important, how wide),
+ * here (where), and in the row's cell for it (SessionsPage).
+ */
+export const COLUMNS_BEFORE_TITLE: readonly ColumnId[] = ['size'];
+export const COLUMNS_AFTER_TITLE: readonly ColumnId[] = [
+  'lines',
+  'tokens',
+  'model',
+  'status',
+  'timer',
+  'cpu',
+  'memory',
+];
+
+/** A column's width in cells. */
+export function columnWidth(id: ColumnId): number {
+  return LIST_COLUMNS.find((c) => c.id === id)?.width ?? 0;
+}
+
 /** The column titles, laid out as the rows are. */
 export function headerLine(width: number): string {
   const { shown, titleWidth } = listColumns(width);
@@ -169,7 +193,7 @@ export function headerLine(width: number): string {
     const column = LIST_COLUMNS.find((c) => c.id === id);
     return column && shown.has(id) ? columnCell(column.label, column.width) : '';
   };
-  return `  ${cell('size')}${fit('Session', titleWidth)}${cell('lines')}${cell('tokens')}${cell('model')}${cell('status')}${cell('timer')}`;
+  return `  ${COLUMNS_BEFORE_TITLE.map(cell).join('')}${fit('Session', titleWidth)}${COLUMNS_AFTER_TITLE.map(cell).join('')}`;
 }
 
 /** The archive list's last row while some of its sessions are not read yet. */

@@ -111,6 +111,8 @@ export interface Agents {
   stopAll(): Promise<void>;
   /** Ends agent processes left behind by Grove processes that are gone; runs before recovery. */
   sweepLeftovers(): Promise<number>;
+  /** The process groups of this process's running agents, by the session they work for. */
+  running(): ReadonlyMap<string, readonly number[]>;
 }
 
 /** Providers whose CLI enforces the reply schema natively; the others get it in the prompt. */
@@ -218,6 +220,7 @@ export function createAgents(
     shell: (provider, mainCheckout) => confinedShell(launcher, provider, mainCheckout),
     stopAll: () => launcher.stopAll(),
     sweepLeftovers: () => launcher.sweep(),
+    running: () => launcher.running(),
     turn,
     async utility(
       choice: ModelChoice,

@@ -40,6 +40,16 @@ export interface TurnRequest {
   readonly remote?: HostPlace | null;
 }
 
+/**
+ * The session a launch works for (LaunchSpec.sessionId), so its process tree
+ * is shown there; none for Grove's own prompts (titles, commit messages).
+ */
+export function sessionOf(request: Pick<TurnRequest, 'sessionId' | 'kind'>): {
+  readonly sessionId?: string;
+} {
+  return request.kind === 'utility' ? {} : { sessionId: request.sessionId };
+}
+
 /** One prompt or answer of a session's conversation, as the transcript keeps it. */
 export interface HistoryEntry {
   readonly role: 'user' | 'agent';

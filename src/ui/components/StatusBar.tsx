@@ -6,6 +6,7 @@ import { spendingText } from '../../domain/budget.js';
 import type { Theme } from '../theme.js';
 import { spinner } from '../text.js';
 import { inboxBadge } from '../inbox-layout.js';
+import { machineText } from '../resources-layout.js';
 
 export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
   const working = state.sessions.filter((s) => isWorking(s.status)).length;
@@ -31,6 +32,9 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
           ) : null}
         </Text>
       </Box>
+      {state.resources ? (
+        <Text color={theme.muted}>{`${machineText(state.resources.machine)}  `}</Text>
+      ) : null}
       {working > 0 ? (
         <Text color={theme.status('InProgress')}>
           {spinner(state.now)} {working} working{' '}

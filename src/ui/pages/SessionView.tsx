@@ -18,6 +18,7 @@ import { wrapPlain } from '../text.js';
 import type { LineStyle } from '../transcript-lines.js';
 import { headerSpending } from '../../domain/budget.js';
 import { sessionLayout } from '../session-layout.js';
+import { sessionResourcesText } from '../resources-layout.js';
 
 function styleColor(style: LineStyle, theme: Theme): string | undefined {
   switch (style) {
@@ -65,6 +66,7 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
     `${formatTokens(session.inputTokens)} in / ${formatTokens(session.outputTokens)} out`;
   const pr = session.reviewRequest;
   const links = forkLinks(session, state.sessions);
+  const usage = sessionResourcesText(state.resources?.sessions[session.id]);
   return (
     <Box flexDirection="column" width={state.columns}>
       <Text wrap="truncate-end">
@@ -91,6 +93,7 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
         <Text color={theme.diffAdded}>+{session.addedLines}</Text>/
         <Text color={theme.diffDeleted}>-{session.deletedLines}</Text>
         {`  ${timer}  ${session.agent}/${session.model} [${session.reasoning}]  `}
+        {usage ? `${usage}  ` : ''}
         <Text color={session.permissionMode === 'auto_edit' ? theme.muted : theme.accent}>
           {permissionModeLabel(session.permissionMode)}
         </Text>

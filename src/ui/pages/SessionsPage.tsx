@@ -9,11 +9,18 @@ import type { Session } from '../../domain/session.js';
 import { activeWorkSeconds, formatDuration, formatTokens } from '../../domain/session.js';
 import type { SessionOverlap } from '../../domain/overlap.js';
 import type { Theme } from '../theme.js';
+import { assertNever } from '../../domain/assert-never.js';
+import type { TreeResources } from '../../domain/resources.js';
+import { resourceCells } from '../resources-layout.js';
 import { cellWidth, fit, paint, visibleWindow } from '../text.js';
 import { filterSessions, isFiltering, matchesStatus } from '../../domain/session-filter.js';
 import { SessionFilterBar } from '../components/SessionFilterBar.js';
 import {
+  COLUMNS_AFTER_TITLE,
+  COLUMNS_BEFORE_TITLE,
   columnCell,
+  columnWidth,
+  type ColumnId,
   headerLine,
   listColumns,
   archiveMoreLine,
@@ -52,6 +59,7 @@ const SessionRow = memo(function SessionRow({
   marked = false,
   width,
   activeSeconds,
+  resources,
   theme,
 }: {
   session: Session;
@@ -75,6 +83,8 @@ const SessionRow = memo(function SessionRow({
    * every tick of the spinner).
    */
   activeSeconds: number;
+  /** What its agent's process tree uses (absent while no agent runs). */
+  resources?: TreeResources | undefined;
   theme: Theme;
 }) {
   const { shown, titleWidth } = listColumns(width);
@@ -96,35 +106,53 @@ const SessionRow = memo(function SessionRow({
   };
   const title = `${session.title || '(untitled)'}${prBadge(session)}`;
   const lines = `+${session.addedLines}/-${session.deletedLines}`;
+  const usage = resourceCells(resources);
+  const cell = (id: ColumnId): string => {
+    if (!shown.has(id)) return '';
+    const width = columnWidth(id);
+    switch (id) {
+      case 'size':
+        return paint(fit(`[${session.size}]`, width), theme.muted);
+      case 'lines':
+        return (
+          paint(`+${session.addedLines}`, theme.diffAdded) +
+          paint('/', theme.muted) +
+          paint(`-${session.deletedLines}`, theme.diffDeleted) +
+          ' '.repeat(Math.max(1, width - cellWidth(lines)))
+        );
+      case 'tokens':
+        return paint(
+          columnCell(formatTokens(session.inputTokens + session.outputTokens), width),
+          theme.muted,
+        );
+      case 'model':
+        return paint(
+          columnCell(`${session.agent}/${session.model} [${session.reasoning}]`, width),
+          theme.muted,
+        );
+      case 'status':
+        return paint(columnCell(session.status, width), theme.status(session.status));
+      case 'timer':
+        return paint(columnCell(formatDuration(activeSeconds), width), theme.muted);
+      case 'cpu':
+        return paint(columnCell(usage.cpu, width), theme.muted);
+      case 'memory':
+        return paint(columnCell(usage.memory, width), theme.muted);
+      default:
+        return assertNever(id);
+    }
+  };
   // One Text for the whole row (a Text per piece made a dozen components a row).
   const row =
     paint(selected ? '▶ ' : '  ', theme.accent) +
-    (shown.has('size') ? paint(fit(`[${session.size}]`, 6), theme.muted) : '') +
+    COLUMNS_BEFORE_TITLE.map(cell).join('') +
     paint(fit(title, layout.textWidth), undefined) +
     badges
       .map((badge, i) => paint(layout.badges[i] ?? '', tones[badge.tone], badge.bold))
       .join('') +
     // A cell of space between the title and the next column, always.
     ' ' +
-    (shown.has('lines')
-      ? paint(`+${session.addedLines}`, theme.diffAdded) +
-        paint('/', theme.muted) +
-        paint(`-${session.deletedLines}`, theme.diffDeleted) +
-        ' '.repeat(Math.max(1, 13 - cellWidth(lines)))
-      : '') +
-    (shown.has('tokens')
-      ? paint(columnCell(formatTokens(session.inputTokens + session.outputTokens), 8), theme.muted)
-      : '') +
-    (shown.has('model')
-      ? paint(
-          columnCell(`${session.agent}/${session.model} [${session.reasoning}]`, 26),
-          theme.muted,
-        )
-      : '') +
-    (shown.has('status')
-      ? paint(columnCell(session.status, 12), theme.status(session.status))
-      : '') +
-    (shown.has('timer') ? paint(fit(formatDuration(activeSeconds), 9), theme.muted) : '');
+    COLUMNS_AFTER_TITLE.map(cell).join('');
   return (
     <Text wrap="truncate-end" inverse={selected}>
       {row}
@@ -244,6 +272,7 @@ export function SessionsPage({
             marked={state.marked.includes(row.session.id)}
             width={width}
             activeSeconds={activeWorkSeconds(row.session, state.now)}
+            resources={state.resources?.sessions[row.session.id]}
             theme={theme}
           />
         ),

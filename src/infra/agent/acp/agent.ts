@@ -9,6 +9,7 @@ import {
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
+  sessionOf,
 } from '../channel.js';
 import { AgentError } from '../agent-error.js';
 import { launchAgent } from '../confine/launcher.js';
@@ -74,6 +75,7 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
       options.launcher,
       {
         provider,
+        ...sessionOf(request),
         command: spec.command,
         args: spec.args,
         cwd: request.cwd,

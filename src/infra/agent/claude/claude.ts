@@ -6,6 +6,7 @@ import {
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
+  sessionOf,
 } from '../channel.js';
 import { AgentError } from '../agent-error.js';
 import { launchAgent } from '../confine/launcher.js';
@@ -197,6 +198,7 @@ async function startClaude(
     options.launcher,
     {
       provider: 'claude',
+      ...sessionOf(request),
       command: binary,
       args: claudeArgs(request),
       cwd: request.cwd,

@@ -24,11 +24,13 @@ export async function startRuntime(
   launcher?: AgentLauncher,
   onNetworkDenied?: (line: string) => void,
   mainCheckout?: string,
+  sessionId?: string,
 ): Promise<Runtime> {
   const proc = await launchAgent(
     launcher,
     {
       provider,
+      ...(sessionId === undefined ? {} : { sessionId }),
       command,
       args,
       cwd,

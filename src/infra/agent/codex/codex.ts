@@ -5,6 +5,7 @@ import {
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
+  sessionOf,
 } from '../channel.js';
 import { AgentError } from '../agent-error.js';
 import { RpcError } from './json-rpc.js';
@@ -321,6 +322,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       // A destination the network filter refused: a line in the running turn's transcript.
       (line) => current?.onEvent({ type: 'notice', text: line }),
       request.mainCheckout,
+      sessionOf(request).sessionId,
     );
     checks ??= await import('./wire.js');
     wire(rt, checks);

@@ -51,6 +51,8 @@ import {
 /** One agent process to start. */
 export interface LaunchSpec {
   readonly provider: ProviderId;
+  /** The Grove session it works for (its process tree's figures are shown there); absent for Grove's own prompts. */
+  readonly sessionId?: string;
   /** The CLI, a name on env.PATH or a path. */
   readonly command: string;
   readonly args: readonly string[];
@@ -105,6 +107,8 @@ export interface AgentLauncher {
   stopAll(graceMs?: number): Promise<void>;
   /** Ends recorded agents of Grove processes that are gone (see leftovers.ts); the number ended. */
   sweep(): Promise<number>;
+  /** The process groups of the agents running now that work for a session, by session id. */
+  running(): ReadonlyMap<string, readonly number[]>;
 }
 
 export interface LauncherOptions {
@@ -295,6 +299,8 @@ interface FilteredLaunch {
 
 export function createLauncher(options: LauncherOptions): AgentLauncher {
   const live = new Set<AgentProcess>();
+  /** The session each running agent works for. */
+  const owners = new Map<AgentProcess, string>();
   let proxy: NetworkProxy | null = null;
 
   /** Opens this agent's proxy listener; with bubblewrap the relay becomes the command. */
@@ -433,12 +439,16 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
       throw error;
     }
     live.add(proc);
-    const record = options.runDir ? recordProcess(options.runDir, proc.pid, spec.provider) : null;
+    if (spec.sessionId !== undefined) owners.set(proc, spec.sessionId);
+    const record = options.runDir
+      ? recordProcess(options.runDir, proc.pid, spec.provider, Date.now(), spec.sessionId)
+      : null;
     const privateTmp = tmp;
     const releasePaths = release;
     const listener = net?.listener;
     void proc.exited.then(() => {
       live.delete(proc);
+      owners.delete(proc);
       if (record) forgetProcess(record);
       releasePaths?.();
       if (privateTmp) rmSync(privateTmp, { recursive: true, force: true });
@@ -450,6 +460,15 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
   return {
     launch,
     confinement,
+    running: () => {
+      const bySession = new Map<string, number[]>();
+      for (const [proc, sessionId] of owners) {
+        const pids = bySession.get(sessionId);
+        if (pids) pids.push(proc.pid);
+        else bySession.set(sessionId, [proc.pid]);
+      }
+      return bySession;
+    },
     sweep: async () => {
       sweepProxyFolders();
       const ended = options.runDir ? await sweepLeftoverAgents(options.runDir) : 0;

@@ -25,6 +25,8 @@ const Record = z.object({
   owner: z.string(),
   provider: z.string(),
   startedAt: z.number(),
+  /** The session the agent works for (absent for Grove's own prompts and older records). */
+  session: z.optional(z.string()),
 });
 
 function agentsDir(runDir: string): string {
@@ -37,6 +39,7 @@ export function recordProcess(
   pgid: number,
   provider: string,
   now = Date.now(),
+  sessionId?: string,
 ): string | null {
   try {
     const dir = agentsDir(runDir);
@@ -50,6 +53,7 @@ export function recordProcess(
         owner: processOwner(),
         provider,
         startedAt: now,
+        ...(sessionId === undefined ? {} : { session: sessionId }),
       }),
       { mode: 0o600 },
     );
@@ -125,6 +129,38 @@ export async function sweepLeftoverAgents(
     forgetProcess(path);
   }
   return ended;
+}
+
+/**
+ * The agents running now for a session, by session id, from the records of
+ * every Grove process (a headless command's view of agents the TUI or another
+ * command started). A record whose group leader is gone, or whose pid now
+ * belongs to another process, is left out; nothing is removed.
+ */
+export function recordedAgents(runDir: string): ReadonlyMap<string, readonly number[]> {
+  const bySession = new Map<string, number[]>();
+  let names: string[];
+  try {
+    names = readdirSync(agentsDir(runDir)).filter((n) => n.endsWith('.json'));
+  } catch {
+    return bySession;
+  }
+  for (const name of names) {
+    let parsed;
+    try {
+      parsed = Record.safeParse(JSON.parse(readFileSync(join(agentsDir(runDir), name), 'utf8')));
+    } catch {
+      continue;
+    }
+    if (!parsed.success || parsed.data.session === undefined) continue;
+    const { pgid, startTime, session } = parsed.data;
+    const leaderStart = processStartTime(pgid);
+    if (leaderStart === null || (startTime !== null && leaderStart !== startTime)) continue;
+    const pids = bySession.get(session);
+    if (pids) pids.push(pgid);
+    else bySession.set(session, [pgid]);
+  }
+  return bySession;
 }
 
 // A confined agent's private temporary folder is named after the Grove process

@@ -4,6 +4,7 @@ import {
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
+  sessionOf,
 } from '../channel.js';
 import { AgentError } from '../agent-error.js';
 import { TurnAccumulator, asNumber, asRecord, asString, turnResult } from '../turn-parts.js';
@@ -112,13 +113,19 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       },
     );
 
-  const start = async (args: string[], cwd: string, mainCheckout: string): Promise<AcpRuntime> => {
+  const start = async (
+    args: string[],
+    cwd: string,
+    mainCheckout: string,
+    sessionId?: string,
+  ): Promise<AcpRuntime> => {
     const { connectAcp } = await import('../acp/client.js');
     const retries = watchGeminiRetries({ ...options.env, GEMINI_CLI_NO_RELAUNCH: 'true' }, onRetry);
     const proc = await launchAgent(
       options.launcher,
       {
         provider: 'gemini',
+        ...(sessionId === undefined ? {} : { sessionId }),
         command: binary,
         args,
         cwd,
@@ -169,7 +176,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
         '--acp',
         ...(request.model && request.model !== 'auto' ? ['-m', request.model] : []),
       ];
-      const rt = await start(args, request.cwd, request.mainCheckout);
+      const rt = await start(args, request.cwd, request.mainCheckout, sessionOf(request).sessionId);
       await rt.acp.request('initialize', {
         protocolVersion: 1,
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
