@@ -23,6 +23,7 @@ import {
   appendFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -41,6 +42,7 @@ import {
   cpuTicks,
   debug,
   helpLatencies,
+  readCalls,
   keyToFrame,
   killAll,
   rssMb,
@@ -60,6 +62,8 @@ import {
 } from './bench-load/world.mjs';
 
 const verdict = (ok) => (ok ? 'ok' : 'MISSED');
+/** The processes on this machine: one reading of the process table reads a stat file for each. */
+const processCount = () => readdirSync('/proc').filter((name) => /^\d+$/.test(name)).length;
 const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
@@ -77,11 +81,14 @@ async function idleScenario() {
     // After start-up work and V8's one-off memory-reducing GC (about 8 s in).
     await sleep(12_000);
     const wokeBefore = wakeups(g.pid);
+    const readsBefore = readCalls(g.pid);
     const framesBefore = g.frames;
     const cpu = await cpuOver(g.pid, 10_000);
     const woke = (wakeups(g.pid) - wokeBefore) / 10;
+    // The resource sampler reads /proc only while an agent runs: idle, no read at all.
+    const reads = readCalls(g.pid) - readsBefore;
     console.log(
-      `idle with 20 sessions: ${cpu.toFixed(2)} % CPU over 12-22 s after start (goal ≤ 0.3 %: ${verdict(cpu <= 0.3)}); main thread woke ${woke.toFixed(1)} times a second, ${g.frames - framesBefore} frames painted`,
+      `idle with 20 sessions: ${cpu.toFixed(2)} % CPU over 12-22 s after start (goal ≤ 0.3 %: ${verdict(cpu <= 0.3)}); main thread woke ${woke.toFixed(1)} times a second, ${g.frames - framesBefore} frames painted; ${reads} read calls in 10 s, where a resource sampler reading /proc would make at least ${processCount() * 10} (one stat file per process a second; goal: far fewer, ${verdict(reads < processCount() * 10)})`,
     );
     await stopGrove(g);
   } finally {

@@ -74,6 +74,17 @@ const CheckSchema = z
   .strict()
   .nullable();
 
+/** What the session's agent process tree uses (docs/usage/capacity.md); null while no agent runs. */
+const ResourcesSchema = z
+  .object({
+    cpuPercent: z.number().nonnegative(),
+    rssBytes: z.number().int().nonnegative(),
+    processes: z.number().int().positive(),
+    sampledAt: z.iso.datetime(),
+  })
+  .strict()
+  .nullable();
+
 export const ShowSchema = ResultSchema.extend({
   /** The best-of-N group the session is a variant of. */
   group: z
@@ -103,6 +114,7 @@ export const ShowSchema = ResultSchema.extend({
   waiting: z.object({ agent: z.string(), until: z.iso.datetime() }).strict().nullable(),
   /** What the agent guard put back, until the person acknowledges it. */
   guard: z.string().nullable(),
+  resources: ResourcesSchema,
   transcript: z.array(
     z.object({ kind: z.string().min(1), content: z.string(), at: z.iso.datetime() }).strict(),
   ),
@@ -122,6 +134,7 @@ export const ListSchema = z.array(
       branch: z.string(),
       host: z.string().nullable(),
       activeSeconds: z.number().int().nonnegative(),
+      resources: ResourcesSchema,
       updatedAt: z.iso.datetime(),
     })
     .strict(),

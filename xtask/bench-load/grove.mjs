@@ -124,6 +124,14 @@ export function wakeups(pid) {
   );
 }
 
+/**
+ * Read system calls a process made so far (/proc/PID/io syscr): the resource
+ * sampler alone would make one per running process every second.
+ */
+export function readCalls(pid) {
+  return Number(/^syscr:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+}
+
 /** CPU of one process over a window, in % of one core. */
 export async function cpuOver(pid, ms) {
   const before = cpuTicks(pid);
