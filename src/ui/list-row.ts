@@ -17,8 +17,8 @@ export const LIST_COLUMNS = [
   { id: 'tokens', label: 'Tokens', width: 8 },
   { id: 'model', label: 'Agent/model', width: 26 },
   // What the session's agent process tree uses (empty while no agent runs).
-  { id: 'cpu', label: 'CPU', width: 7 },
-  { id: 'memory', label: 'Memory', width: 9 },
+  { id: 'cpu', label: 'CPU', width: 6 },
+  { id: 'memory', label: 'Mem', width: 6 },
 ] as const;
 
 export type ColumnId = (typeof LIST_COLUMNS)[number]['id'];

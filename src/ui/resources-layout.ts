@@ -6,23 +6,38 @@ import { formatCpu, type MachineResources, type TreeResources } from '../domain/
  * memory cells, the session view's line and the header's machine figures.
  */
 
-/** The CPU and memory cells of a session whose agent runs ("" each while none runs). */
+/** `340M`, `1.2G`, `12K`: memory in at most five cells (powers of 1024, as `top`). */
+export function compactBytes(bytes: number): string {
+  return formatBytes(bytes).replace(/^([\d.]+) ([kMGT]?)B$/, (_, n: string, unit: string) =>
+    unit === '' ? `${n}B` : `${n}${unit.toUpperCase()}`,
+  );
+}
+
+/** The list's CPU and memory cells of a session whose agent runs ("" each while none runs). */
 export function resourceCells(
   figures: Pick<TreeResources, 'cpuPercent' | 'rssBytes'> | undefined,
 ): { readonly cpu: string; readonly memory: string } {
   if (!figures) return { cpu: '', memory: '' };
-  return { cpu: formatCpu(figures.cpuPercent), memory: formatBytes(figures.rssBytes) };
+  return { cpu: formatCpu(figures.cpuPercent), memory: compactBytes(figures.rssBytes) };
 }
 
 /** The session view's figures: `CPU 12%  340 MB  7 processes` ("" while no agent runs). */
 export function sessionResourcesText(figures: TreeResources | undefined): string {
   if (!figures) return '';
-  const { cpu, memory } = resourceCells(figures);
-  return `CPU ${cpu}  ${memory}  ${figures.processes} process${figures.processes === 1 ? '' : 'es'}`;
+  const memory = formatBytes(figures.rssBytes);
+  return `CPU ${formatCpu(figures.cpuPercent)}  ${memory}  ${figures.processes} process${figures.processes === 1 ? '' : 'es'}`;
 }
 
-/** The header's figures: `5.2 GB free  load 1.20  Grove 812 MB` (the parts the OS gave). */
-export function machineText(machine: MachineResources): string {
+/** Below this width the header says only the free memory (the project's name needs the room). */
+const FULL_HEADER_COLUMNS = 100;
+
+/**
+ * The header's figures: `5.2 GB free  load 1.20  Grove 812 MB` (the parts the
+ * OS gave); on a screen narrower than FULL_HEADER_COLUMNS, `5.2 GB free`.
+ */
+export function machineText(machine: MachineResources, columns: number): string {
+  if (columns < FULL_HEADER_COLUMNS && machine.memoryAvailableBytes !== null)
+    return `${formatBytes(machine.memoryAvailableBytes)} free`;
   const parts: string[] = [];
   if (machine.memoryAvailableBytes !== null)
     parts.push(`${formatBytes(machine.memoryAvailableBytes)} free`);

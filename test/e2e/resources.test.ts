@@ -42,14 +42,14 @@ describe('the resource figures of a running agent', () => {
     await t.waitForGone('Enter reply');
 
     // The columns' titles, a figure in MB in the session's row, and the header's machine figures.
-    const wide = await t.waitFor(/InProgress\s+\S+\s+[\d.]+%\s+[\d.]+ MB/, 15_000);
-    expect(wide).toMatch(/CPU\s+Memory/);
+    const wide = await t.waitFor(/InProgress\s+\S+\s+[\d.]+%\s+[\d.]+M/, 15_000);
+    expect(wide).toMatch(/CPU\s+Mem/);
     expect(wide).toMatch(/[\d.]+ [kMGT]?B free {2}load [\d.]+ {2}Grove [\d.]+ MB/);
 
     await t.resize(60, 30);
-    const narrow = await t.waitForGone(/Memory/);
-    expect(narrow).not.toMatch(/CPU/);
-    expect(narrow).not.toMatch(/[\d.]+ MB\s*$/m);
+    const narrow = await t.waitForGone(/CPU\s+Mem/);
+    expect(narrow).not.toMatch(/InProgress.*%/);
+    expect(narrow).not.toMatch(/\d+M\s*$/m);
 
     const listed = await runGrove(env, repo, ['ls', '--json']);
     expect(listed.code, listed.stderr).toBe(0);

@@ -48,6 +48,32 @@ describe.each(FRAME_SIZES)('the tabs at %i×%i', (columns, rows) => {
     );
   });
 
+  it('draws the CPU and memory of running agents, and the machine in the header', async () => {
+    const figures = (cpuPercent: number, rssBytes: number, processes: number) => ({
+      cpuPercent,
+      rssBytes,
+      processes,
+      sampledAt: 0,
+    });
+    await expectFrame(
+      'sessions-resources',
+      busyList(columns, rows, {
+        resources: {
+          sessions: {
+            f2: figures(187.5, 1.4 * 1024 ** 3, 12),
+            f3: figures(0.4, 212 * 1024 ** 2, 3),
+          },
+          machine: {
+            memoryAvailableBytes: 5.2 * 1024 ** 3,
+            memoryTotalBytes: 16 * 1024 ** 3,
+            load: [1.2, 0.9, 0.7],
+            grove: figures(190, 1.8 * 1024 ** 3, 17),
+          },
+        },
+      }),
+    );
+  });
+
   it('draws a list filtered down to nothing', async () => {
     await expectFrame(
       'sessions-filtered-out',

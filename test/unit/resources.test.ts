@@ -7,6 +7,8 @@ import {
   type ProcessTable,
 } from '../../src/domain/resources.js';
 import { parseLoadavg, parseMeminfo, parseProcStat } from '../../src/infra/proc.js';
+import { headerLine, listColumns } from '../../src/ui/list-row.js';
+import { resourceCells } from '../../src/ui/resources-layout.js';
 
 /** A stat line as the kernel writes it: pid (comm) state ppid pgrp session … utime stime … starttime vsize rss … */
 function statLine(
@@ -229,5 +231,27 @@ describe('sampleResources', () => {
     expect(sample.machine.grove.processes).toBe(7);
     expect(sample.machine.memoryAvailableBytes).toBe(1 << 30);
     expect(sample.machine.load).toEqual([1, 2, 3]);
+  });
+});
+
+describe('the list columns', () => {
+  it('shows CPU and memory at 120 columns and leaves them out at 60', () => {
+    expect(listColumns(120).shown.has('cpu')).toBe(true);
+    expect(listColumns(120).shown.has('memory')).toBe(true);
+    expect(listColumns(60).shown.has('cpu')).toBe(false);
+    expect(listColumns(60).shown.has('memory')).toBe(false);
+    expect(headerLine(120)).toMatch(/Timer\s+CPU\s+Mem\s*$/);
+  });
+
+  it('fits the figures in their cells', () => {
+    expect(resourceCells({ cpuPercent: 250, rssBytes: 1023 * 1024 * 1024 })).toEqual({
+      cpu: '250%',
+      memory: '1023M',
+    });
+    expect(resourceCells({ cpuPercent: 0.4, rssBytes: 1.5 * 1024 ** 3 })).toEqual({
+      cpu: '0.4%',
+      memory: '1.5G',
+    });
+    expect(resourceCells(undefined)).toEqual({ cpu: '', memory: '' });
   });
 });

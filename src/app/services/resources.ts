@@ -31,8 +31,11 @@ export class ResourceSampler {
   private shown = false;
   private paused = false;
   private stopped = false;
-  /** How many times the process table was read (the idle bench and tests read it). */
-  reads = 0;
+
+  /** A reading is scheduled or under way. */
+  get sampling(): boolean {
+    return this.timer !== null || this.reading;
+  }
 
   constructor(private readonly deps: ResourceSamplerDeps) {
     deps.app.subscribe((event) => {
@@ -94,7 +97,6 @@ export class ResourceSampler {
     let table: ProcessTable | null = null;
     try {
       table = await this.deps.read();
-      this.reads += 1;
     } catch {
       table = null;
     } finally {

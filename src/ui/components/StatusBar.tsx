@@ -33,7 +33,11 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
         </Text>
       </Box>
       {state.resources ? (
-        <Text color={theme.muted}>{`${machineText(state.resources.machine)}  `}</Text>
+        <Box flexShrink={0}>
+          <Text
+            color={theme.muted}
+          >{` ${machineText(state.resources.machine, state.columns)}  `}</Text>
+        </Box>
       ) : null}
       {working > 0 ? (
         <Text color={theme.status('InProgress')}>
