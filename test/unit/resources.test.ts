@@ -8,7 +8,7 @@ import {
 } from '../../src/domain/resources.js';
 import { parseLoadavg, parseMeminfo, parseProcStat } from '../../src/infra/proc.js';
 import { headerLine, listColumns } from '../../src/ui/list-row.js';
-import { resourceCells } from '../../src/ui/resources-layout.js';
+import { machineText, resourceCells, sessionResourcesText } from '../../src/ui/resources-layout.js';
 
 /** A stat line as the kernel writes it: pid (comm) state ppid pgrp session … utime stime … starttime vsize rss … */
 function statLine(
@@ -253,5 +253,21 @@ describe('the list columns', () => {
       memory: '1.5G',
     });
     expect(resourceCells(undefined)).toEqual({ cpu: '', memory: '' });
+  });
+});
+
+describe('the session view and header words', () => {
+  it('say the tree figures and the machine figures', () => {
+    const tree = { cpuPercent: 12, rssBytes: 340 * 1024 ** 2, processes: 7, sampledAt: 0 };
+    expect(sessionResourcesText(tree)).toBe('CPU 12%  340 MB  7 processes');
+    expect(sessionResourcesText(undefined)).toBe('');
+    const machine = {
+      memoryAvailableBytes: 5.2 * 1024 ** 3,
+      memoryTotalBytes: null,
+      load: [1.2, 1, 1] as const,
+      grove: tree,
+    };
+    expect(machineText(machine, 120)).toBe('5.2 GB free  load 1.20  Grove 340 MB');
+    expect(machineText(machine, 60)).toBe('5.2 GB free');
   });
 });
