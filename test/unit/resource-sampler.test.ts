@@ -60,7 +60,7 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('the resource sampler', () => {
-  it('reads nothing while no agent runs, whatever happens in the app', async () => {
+  it('reads nothing while no agent runs, whatever happens in the app', () => {
     const { app, reads } = setUp();
     for (let i = 0; i < 50; i++) app.emit({ type: 'tick', now: i });
 
