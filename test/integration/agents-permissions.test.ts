@@ -194,15 +194,21 @@ describe('Gemini CLI', () => {
 });
 
 describe('Claude Code', () => {
-  it('a Write outside the worktree is denied in Auto Edit, with a transcript line', async () => {
+  it('a Write outside the worktree is denied in Auto Edit over the permission prompt, with a transcript line', async () => {
     const denied = await turn('claude', 'auto_edit', {
       toolCall: { kind: 'write_file', path: '../outside.txt', content: 'x' },
     });
 
     expect(existsSync(join(dir, 'outside.txt'))).toBe(false);
     expect(denied).toEqual([
-      `[Denied] Claude Code asked to use Write on ${dir}/outside.txt; Grove denied it: Auto Edit allows edits only inside the worktree.`,
+      `[Denied] Claude Code asked to use Write on ${dir}/outside.txt; Grove denied it: it writes ${dir}/outside.txt, outside what the agent may write.`,
     ]);
+    // Claude Code asked Grove (its stdio permission prompt), and the model was told why not.
+    expect(
+      server
+        .modelRequests('anthropic')
+        .some((r) => JSON.stringify(r.body).includes('Grove denied this request: it writes')),
+    ).toBe(true);
     // Told once: no "Wrote … (failed)" line beside it.
     expect(tools).toEqual([]);
   });

@@ -4,7 +4,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/headless.js';
 import { APPROVAL_TIMEOUT_KEY } from '../../src/domain/approval.js';
 import type { Session } from '../../src/domain/session.js';
-import { grove as groveOn, heldItem as heldOn, turnOver as overOn } from '../helpers/approvals.js';
+import {
+  grove as groveOn,
+  heldItem as heldOn,
+  script as scriptOn,
+  session as sessionOf,
+  turnOver as overOn,
+} from '../helpers/approvals.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
 import { ApprovalDecisionSchema } from './headless-schema.js';
 
@@ -30,27 +36,9 @@ const grove = (name: 'approve' | 'deny' | 'inbox', ...rest: string[]) => groveOn
 const heldItem = (sessionId: string) => heldOn(w, sessionId);
 const turnOver = (sessionId: string) => overOn(w, sessionId);
 
-async function codexSession(): Promise<Session> {
-  const session = await w.controller.sessions.create(
-    w.projectId,
-    { agent: 'codex', model: 'gpt-5.5', reasoning: 'high' },
-    w.app.state.settings,
-  );
-  await w.controller.sessions.whenReady(session.id);
-  w.app.emit({ type: 'sessionUpdated', session });
-  return session;
-}
-
-/** The model's steps for `task`: each command asked with escalation, then the reply. */
-function script(task: string, commands: readonly string[]): void {
-  w.server.script('openai', [
-    ...commands.map((command) => ({
-      when: task,
-      toolCall: { kind: 'shell' as const, command, escalate: true },
-    })),
-    { when: task, text: reply('Finished.') },
-  ]);
-}
+const codexSession = (): Promise<Session> => sessionOf(w, 'codex');
+const script = (task: string, commands: readonly string[]): void =>
+  scriptOn(w, 'openai', task, commands, true);
 
 describe('Codex approvals', () => {
   it('holds an escalated command in the inbox with its exact command; approved once, it runs and the turn goes on', async () => {
@@ -139,14 +127,7 @@ describe('Codex approvals', () => {
       },
       { when: 'Write hello.txt', text: reply('Finished.') },
     ]);
-    const session = await w.controller.sessions.create(
-      w.projectId,
-      { agent: 'codex', model: 'gpt-5.5', reasoning: 'high' },
-      w.app.state.settings,
-      'read_only',
-    );
-    await w.controller.sessions.whenReady(session.id);
-    w.app.emit({ type: 'sessionUpdated', session });
+    const session = await sessionOf(w, 'codex', 'read_only');
     expect(await w.controller.submitPrompt(session.id, 'Write hello.txt')).toBeNull();
 
     const item = await heldItem(session.id);

@@ -3,8 +3,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/headless.js';
 import type { Session } from '../../src/domain/session.js';
-import { grove, heldItem, turnOver } from '../helpers/approvals.js';
-import { makeReviewWorld, reply, type ReviewWorld } from '../helpers/review-world.js';
+import {
+  grove,
+  heldItem,
+  script as scriptOn,
+  session as sessionOf,
+  turnOver,
+} from '../helpers/approvals.js';
+import { makeReviewWorld, type ReviewWorld } from '../helpers/review-world.js';
 import { ApprovalDecisionSchema } from './headless-schema.js';
 
 // Approvals that can be granted with the real, pinned Gemini CLI over ACP on
@@ -24,27 +30,9 @@ afterEach(async () => {
   await w.close();
 });
 
-async function readOnlySession(): Promise<Session> {
-  const session = await w.controller.sessions.create(
-    w.projectId,
-    { agent: 'gemini', model: 'gemini-test', reasoning: 'default' },
-    w.app.state.settings,
-    'read_only',
-  );
-  await w.controller.sessions.whenReady(session.id);
-  w.app.emit({ type: 'sessionUpdated', session });
-  return session;
-}
-
-function script(task: string, commands: readonly string[]): void {
-  w.server.script('gemini', [
-    ...commands.map((command) => ({
-      when: task,
-      toolCall: { kind: 'shell' as const, command },
-    })),
-    { when: task, text: reply('Finished.') },
-  ]);
-}
+const readOnlySession = (): Promise<Session> => sessionOf(w, 'gemini', 'read_only');
+const script = (task: string, commands: readonly string[]): void =>
+  scriptOn(w, 'gemini', task, commands);
 
 describe('Gemini CLI approvals', () => {
   it('holds a shell command a Read Only session would reject; approved once, it runs', async () => {

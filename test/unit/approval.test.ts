@@ -14,9 +14,11 @@ import {
   decideApproval,
   deniedLine,
   describeAsk,
+  hardDenial,
   type ApprovalAsk,
 } from '../../src/infra/agent/approval.js';
 import { permissionArgs } from '../../src/infra/agent/claude/claude.js';
+import { claudeToolAsk, controlResponse } from '../../src/infra/agent/claude/permission-prompt.js';
 import { codexAsk, codexPolicy } from '../../src/infra/agent/codex/codex.js';
 import { geminiModeId } from '../../src/infra/agent/gemini/gemini.js';
 
@@ -213,6 +215,20 @@ describe('Claude Code flags per mode', () => {
     ]);
   });
 
+  it('Read Only that holds requests offers Bash and the edit tools, allows the reads, and asks about every shell or edit use', () => {
+    const args = permissionArgs(request('read_only'), true);
+
+    expect(args.slice(0, 2)).toEqual(['--permission-mode', 'default']);
+    expect((args[args.indexOf('--tools') + 1] ?? '').split(',')).toEqual(
+      expect.arrayContaining(['Read', 'Bash', 'Write', 'Edit']),
+    );
+    expect(args[args.indexOf('--allowedTools') + 1]).toBe('Read,Glob,Grep,WebSearch,WebFetch');
+    const settings = JSON.parse(args[args.indexOf('--settings') + 1] ?? '{}') as {
+      permissions: { ask: string[] };
+    };
+    expect(settings.permissions.ask).toEqual(expect.arrayContaining(['Bash', 'Write', 'Edit']));
+  });
+
   it('Plan runs in Claude Code plan mode with the read tools', () => {
     expect(permissionArgs(request('plan')).slice(0, 2)).toEqual(['--permission-mode', 'plan']);
     expect(permissionArgs(request('plan'))).toContain('Read,Glob,Grep,WebSearch,WebFetch');
@@ -230,6 +246,54 @@ describe('Claude Code flags per mode', () => {
       permissions: { deny: string[] };
     };
     expect(settings.permissions.deny).toContain(`Edit(/${MAIN}/**)`);
+  });
+});
+
+describe('Claude Code permission requests as asks', () => {
+  it('Bash is a command in the worktree with the paths its line names; an edit names its file from the worktree', () => {
+    expect(claudeToolAsk('Bash', { command: 'cat ../x > out' }, WT)).toEqual({
+      kind: 'command',
+      command: 'cat ../x > out',
+      cwd: null,
+      paths: ['../x'],
+      escalation: false,
+    });
+    expect(claudeToolAsk('Write', { file_path: 'src/a.ts', content: '' }, WT)).toEqual({
+      kind: 'edit',
+      paths: [`${WT}/src/a.ts`],
+      grantRoot: null,
+    });
+  });
+
+  it('a read tool is a read; a tool Grove does not know asks for more permissions, which Grove never grants', () => {
+    expect(claudeToolAsk('Grep', { pattern: 'x' }, WT).kind).toBe('read');
+    const task = claudeToolAsk('Task', { prompt: 'x' }, WT);
+    expect(task.kind).toBe('permissions');
+    expect(hardDenial(WT, task)).toBe('Grove grants no permissions beyond the worktree');
+  });
+
+  it('a running-outside-the-sandbox Bash use and an edit into .git are never held', () => {
+    const escaping = claudeToolAsk('Bash', { command: 'ls', dangerouslyDisableSandbox: true }, WT);
+    expect(decideApproval('auto_edit', WT, escaping)).toMatchObject({ allow: false });
+    expect(hardDenial(WT, claudeToolAsk('Edit', { file_path: '.git/config' }, WT))).toMatch(
+      /outside what the agent may write/,
+    );
+  });
+
+  it('the answer is a control_response of the request, allow with the input or deny with words', () => {
+    expect(
+      JSON.parse(controlResponse('r1', { behavior: 'allow', updatedInput: { command: 'ls' } })),
+    ).toEqual({
+      type: 'control_response',
+      response: {
+        subtype: 'success',
+        request_id: 'r1',
+        response: { behavior: 'allow', updatedInput: { command: 'ls' } },
+      },
+    });
+    expect(JSON.parse(controlResponse('r2', { behavior: 'deny', message: 'no' }))).toMatchObject({
+      response: { request_id: 'r2', response: { behavior: 'deny', message: 'no' } },
+    });
   });
 });
 

@@ -2,7 +2,7 @@ import type { HostPlace } from '../../domain/host.js';
 import type { Operation } from '../../domain/operation.js';
 import type { AgentResponse } from '../../domain/protocol.js';
 import { providerInfo, type ProviderId } from '../../domain/providers.js';
-import { sanitizeText } from '../../domain/sanitize.js';
+import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { modelRetries } from '../../domain/settings.js';
 import type { TranscriptEntry } from '../../domain/transcript.js';
 import type { Session } from '../../domain/session.js';
@@ -135,6 +135,12 @@ export class TurnRunner {
 
   /** A request the permission mode did not allow: kept in the transcript, in order. */
   private denied(sessionId: string, text: string): void {
+    // A request Grove denied at once is a decision too: the log keeps it (held ones the desk logs).
+    if (text.startsWith('[Denied]'))
+      this.deps.runtime.logger.log('info', 'agent request denied', {
+        sessionId,
+        text: sanitizeLine(text),
+      });
     this.deps.sessions
       .note(sessionId, 'notice', text)
       .catch((error: unknown) => this.deps.runtime.logger.log('warn', 'denial note failed', error));

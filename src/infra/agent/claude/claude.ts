@@ -13,13 +13,22 @@ import { launchAgent } from '../confine/launcher.js';
 import { stderrSummary } from '../confine/process.js';
 import { permissionModeLabel } from '../../../domain/permission-mode.js';
 import { deniedLine, networkHold } from '../approval.js';
-import { knownBlock, readClaudeLine, type ClaudeResult } from './stream.js';
+import { CanUseTool, knownBlock, readClaudeLine, type ClaudeResult } from './stream.js';
+import {
+  answerToolRequest,
+  controlError,
+  controlResponse,
+  deniedToolText,
+  type ToolAnswer,
+} from './permission-prompt.js';
 import { quietWireWatch } from '../wire-check.js';
 import { apiAgentError } from '../api-error.js';
-import { claudeToolLine, withoutWorktree, worktreePath } from '../tool-lines.js';
+import { claudeToolLine, worktreePath } from '../tool-lines.js';
 
 // Claude Code: one `claude -p` process per turn, stream-json on stdout, the
 // prompt on stdin, follow-ups resumed by the session id taken from the stream.
+// A local turn keeps stdin open for Claude Code's permission requests
+// (permission-prompt.ts) and ends it after the result.
 
 /** Allowed everywhere in Auto Edit; the edit tools are allowed only on the worktree (a rule per tool). */
 const AUTO_TOOLS = ['Bash', 'Read', 'Glob', 'Grep', 'WebSearch', 'WebFetch', 'TodoWrite'];
@@ -72,30 +81,53 @@ export function toolProgress(
   }
 }
 
-export function claudeArgs(request: TurnRequest): string[] {
+/**
+ * The turn's command line. `prompted`: Claude Code asks Grove about the tool
+ * uses its mode does not allow (`--permission-prompt-tool stdio`, the prompt
+ * a stream-json line on stdin) instead of denying them itself.
+ */
+export function claudeArgs(request: TurnRequest, prompted = false): string[] {
   const args = ['-p', '--output-format', 'stream-json', '--verbose', '--model', request.model];
+  if (prompted) args.push('--input-format', 'stream-json', '--permission-prompt-tool', 'stdio');
   if (request.reasoning && request.reasoning !== 'default')
     args.push('--effort', request.reasoning);
   if (request.providerConversationId) args.push('--resume', request.providerConversationId);
   if (request.outputSchema) args.push('--json-schema', JSON.stringify(request.outputSchema));
-  args.push(...permissionArgs(request));
+  args.push(...permissionArgs(request, prompted && request.hold !== undefined));
   return args;
 }
 
 /**
- * The permission flags of a mode. Without a permission-prompt tool, `-p`
- * denies every tool use that is neither allowed nor accepted by the mode.
- * Shell effects outside the worktree are stopped by the OS sandbox.
+ * The permission flags of a mode. What is neither allowed nor accepted by
+ * the mode is denied by Claude Code itself, or, with the stdio permission
+ * prompt, asked of Grove (permission-prompt.ts). `holds`: the person may
+ * grant what the mode denies, so Read Only offers the shell and edit tools
+ * and asks about every use of them. Shell effects outside the worktree are
+ * stopped by the OS sandbox whatever is answered.
  */
 export function permissionArgs(
   request: Pick<TurnRequest, 'permissionMode' | 'cwd' | 'mainCheckout'>,
+  holds = false,
 ): string[] {
   const reads = READ_TOOLS.join(',');
   switch (request.permissionMode) {
     case 'read_only':
+      if (holds)
+        // Claude Code runs a shell command it judges read-only without asking: an ask rule makes it ask for each.
+        return [
+          '--permission-mode',
+          'default',
+          '--tools',
+          [...READ_TOOLS, 'Bash', ...EDIT_TOOLS].join(','),
+          '--allowedTools',
+          reads,
+          '--settings',
+          JSON.stringify({ permissions: { ask: ['Bash', ...EDIT_TOOLS] } }),
+        ];
       // Only the read tools exist; anything else is denied without asking.
       return ['--permission-mode', 'dontAsk', '--tools', reads, '--allowedTools', reads];
     case 'plan':
+      // Claude Code's plan mode refuses what it would ask: Plan holds nothing.
       return ['--permission-mode', 'plan', '--tools', reads, '--allowedTools', reads];
     case 'auto_edit': {
       // Edits are accepted in the worktree (the working directory, the one added dir) and denied
@@ -127,28 +159,6 @@ export function permissionArgs(
   }
 }
 
-/** What a denied tool use tried, in words: "use Write on src/a.ts", "use Bash: `rm -rf x`" (paths relative to the worktree `cwd`). */
-export function deniedToolText(
-  name: string,
-  input: Record<string, unknown> | undefined,
-  cwd: string | null = null,
-): string {
-  const path =
-    typeof input?.['file_path'] === 'string'
-      ? input['file_path']
-      : typeof input?.['path'] === 'string'
-        ? input['path']
-        : typeof input?.['notebook_path'] === 'string'
-          ? input['notebook_path']
-          : null;
-  const command =
-    typeof input?.['command'] === 'string'
-      ? withoutWorktree(input['command'], cwd).replace(/\s+/g, ' ').slice(0, 120)
-      : null;
-  if (command) return `use ${name}: \`${command}\``;
-  return path ? `use ${name} on ${worktreePath(path, cwd)}` : `use ${name}`;
-}
-
 function classify(result: Result): AgentError {
   const text = result.result ?? result.errors?.join('; ') ?? 'unknown error';
   const status = result.api_error_status ?? null;
@@ -167,6 +177,23 @@ function promptInput(request: TurnRequest): string {
     : request.prompt;
 }
 
+/** The prompt as a stream-json `user` line (`--input-format stream-json`). */
+export function promptLine(request: TurnRequest): string {
+  return `${JSON.stringify({
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'text', text: promptInput(request) }] },
+  })}\n`;
+}
+
+/** A started turn: its process, and its stdin when Claude Code asks Grove about tool uses over it. */
+interface ClaudeProcess {
+  readonly proc: TurnProcess;
+  /** Writes a line to Claude Code's stdin (null: the prompt was all it reads). */
+  readonly send: ((line: string) => void) | null;
+  /** Ends its stdin, so it exits after its result. */
+  readonly close: () => void;
+}
+
 /** Starts the turn's `claude -p`: here (confined by the launcher) or, for a session on a host, there. */
 async function startClaude(
   options: ChannelOptions,
@@ -174,7 +201,7 @@ async function startClaude(
   binary: string,
   onEvent: (event: TurnEvent) => void,
   signal: AbortSignal,
-): Promise<TurnProcess> {
+): Promise<ClaudeProcess> {
   if (request.remote) {
     if (!options.remote)
       throw new AgentError('claude', 'crash', 'This Grove cannot start agents on hosts.');
@@ -184,12 +211,14 @@ async function startClaude(
         'crash',
         `Images are not sent to hosts yet: remove them from the prompt to ${request.remote.host.name}.`,
       );
-    return options.remote.start(request.remote, {
+    // On a host, Claude Code denies what its mode does not allow itself (no permission prompt).
+    const proc = await options.remote.start(request.remote, {
       command: binary,
       args: claudeArgs(request),
       input: promptInput(request),
       onReconnect: (text) => onEvent({ type: 'progress', text }),
     });
+    return { proc, send: null, close: () => undefined };
   }
   // A held network request ends with the agent process (its connection is gone): denied, not left in the inbox.
   const ended = new AbortController();
@@ -200,7 +229,7 @@ async function startClaude(
       provider: 'claude',
       ...sessionOf(request),
       command: binary,
-      args: claudeArgs(request),
+      args: claudeArgs(request, true),
       cwd: request.cwd,
       mainCheckout: request.mainCheckout,
       ...(request.images && request.images.length > 0 ? { readable: request.images } : {}),
@@ -214,12 +243,24 @@ async function startClaude(
   );
   void proc.exited.then(() => ended.abort());
   onEvent({ type: 'pid', pid: proc.pid });
-  proc.child.stdin.end(promptInput(request));
+  const stdin = proc.child.stdin;
+  // A write after Claude Code exited fails with EPIPE: its exit is what the turn reports.
+  stdin.on('error', () => undefined);
+  const send = (line: string): void => {
+    if (!stdin.writableEnded && !stdin.destroyed) stdin.write(line);
+  };
+  send(promptLine(request));
   return {
-    stdout: proc.child.stdout,
-    exited: proc.exited,
-    stderrTail: () => proc.stderrTail(),
-    kill: () => proc.kill(),
+    proc: {
+      stdout: proc.child.stdout,
+      exited: proc.exited,
+      stderrTail: () => proc.stderrTail(),
+      kill: () => proc.kill(),
+    },
+    send,
+    close: () => {
+      if (!stdin.writableEnded) stdin.end();
+    },
   };
 }
 
@@ -232,7 +273,12 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       signal: AbortSignal,
     ): Promise<TurnResult> {
       if (signal.aborted) throw new AgentError('claude', 'canceled', 'The turn was stopped.');
-      const proc = await startClaude(options, request, binary, onEvent, signal);
+      const started = await startClaude(options, request, binary, onEvent, signal);
+      const proc = started.proc;
+      // Ends a held request's wait when the turn ends (stopped, timed out, Claude Code gone).
+      const turnOver = new AbortController();
+      const endTurn = (): void => turnOver.abort();
+      signal.addEventListener('abort', endTurn, { once: true });
       let sessionId: string | null = request.providerConversationId;
       let result: Result | null = null;
       let lastText = '';
@@ -254,6 +300,27 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       const watch = options.wire ?? quietWireWatch;
       /** Why the turn's result event did not match its schema, if it did not. */
       const unreadable: { result: string | null } = { result: null };
+      // Claude Code's permission requests (permission-prompt.ts): each answered on its stdin, in turn or not.
+      const answerControl = (event: { request_id: string; request: { subtype: string } }): void => {
+        const send = started.send;
+        if (!send) return;
+        const ask = CanUseTool.safeParse(event);
+        if (!ask.success) {
+          send(controlError(event.request_id, `Grove does not answer ${event.request.subtype}.`));
+          return;
+        }
+        const id = ask.data.request.tool_use_id ?? null;
+        answerToolRequest(request, ask.data.request, onEvent, turnOver.signal)
+          .catch((): ToolAnswer => ({ behavior: 'deny', message: 'Grove could not decide this.' }))
+          .then(
+            (answer) => {
+              // A denied use is told once (its [Denied] line), not also as a failed tool.
+              if (answer.behavior === 'deny' && id !== null) deniedIds.add(id);
+              send(controlResponse(event.request_id, answer));
+            },
+            () => undefined,
+          );
+      };
       createInterface({ input: proc.stdout, crlfDelay: Infinity }).on('line', (line) => {
         // Each event is checked against its schema (stream.ts); unknown and invalid ones are logged and skipped.
         const read = readClaudeLine(line);
@@ -263,6 +330,10 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
           unreadable.result = read.issue ?? '';
         const event = read.event;
         if (!event) return;
+        if (event.type === 'control_request') {
+          answerControl(event);
+          return;
+        }
         if (typeof event.session_id === 'string') sessionId = event.session_id;
         if (event.type === 'assistant') {
           for (const block of event.message.content.map(knownBlock)) {
@@ -312,6 +383,8 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
           );
         } else if (event.type === 'result') {
           result = event;
+          // The turn is over: with its stdin ended Claude Code exits.
+          started.close();
           for (const d of event.permission_denials ?? []) {
             denied(
               d.tool_use_id,
@@ -336,6 +409,8 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       const exit = await proc.exited;
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', endTurn);
+      endTurn();
       if (signal.aborted) throw new AgentError('claude', 'canceled', 'The turn was stopped.');
       if (timedOut)
         throw new AgentError(

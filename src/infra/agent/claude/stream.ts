@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { issueText, type WireVerdict } from '../wire-check.js';
 
 // Claude Code's stream-json output (`claude -p --output-format stream-json
-// --verbose`): one JSON object per line. One schema per event Grove reads;
+// --verbose`, and its permission requests with `--permission-prompt-tool
+// stdio`): one JSON object per line. One schema per event Grove reads;
 // the events Grove does not read are named, so that an event no schema names
 // (a newer Claude Code) is told apart, logged and ignored.
 
@@ -94,7 +95,30 @@ export const TurnResultEvent = z.looseObject({
   ),
 });
 
+/**
+ * `control_request`/`can_use_tool`: a tool use Claude Code asks the host
+ * about (`--permission-prompt-tool stdio`); it waits for a `control_response`
+ * on stdin. Other control requests are read by the envelope only.
+ */
+export const ControlRequest = z.looseObject({
+  type: z.literal('control_request'),
+  request_id: z.string(),
+  request: z.looseObject({ subtype: z.string() }),
+});
+export const CanUseTool = z.looseObject({
+  type: z.literal('control_request'),
+  request_id: z.string(),
+  request: z.looseObject({
+    subtype: z.literal('can_use_tool'),
+    tool_name: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    tool_use_id: z.optional(z.string()),
+  }),
+});
+export type ClaudeCanUseTool = z.infer<typeof CanUseTool>;
+
 export type ClaudeEvent =
+  | z.infer<typeof ControlRequest>
   | z.infer<typeof SystemInit>
   | z.infer<typeof PermissionDenied>
   | z.infer<typeof AssistantMessage>
@@ -108,10 +132,14 @@ const READ: Readonly<Record<string, z.ZodMiniType>> = {
   assistant: AssistantMessage,
   user: UserMessage,
   result: TurnResultEvent,
+  control_request: ControlRequest,
 };
 
 /** Events Claude Code sends that Grove does not read. */
 const IGNORED: ReadonlySet<string> = new Set([
+  'control_response',
+  'control_cancel_request',
+  'keep_alive',
   'stream_event',
   'rate_limit_event',
   'tool_progress',
