@@ -3,7 +3,8 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * A fake `claude` (Node, stream-json on stdout like `claude -p`) that records
+ * A fake `claude` (Node, stream-json on stdout like `claude -p`; its prompt all of stdin, or
+ * the first stream-json line with stdin left open until the result) that records
  * each start (kind and times) in its runtime folder, writable in the sandbox.
  * Title, commit-message and review prompts answer at once; a prompt with
  * `Stream task` streams a tool use every STREAM_EVERY_MS for STREAM_EVENTS
@@ -22,9 +23,34 @@ if (process.argv.includes('--version')) {
   process.stdout.write('2.1.330 (Claude Code)\\n');
   process.exit(0);
 }
+// The prompt: with --input-format stream-json the text of its first line (a user message), stdin
+// staying open until the result; otherwise all of stdin.
+const streamJson = process.argv.includes('stream-json') && process.argv[process.argv.indexOf('--input-format') + 1] === 'stream-json';
 let input = '';
-process.stdin.on('data', (d) => (input += d));
+let started = false;
+const promptText = (line) => {
+  try {
+    const content = JSON.parse(line).message.content;
+    return typeof content === 'string' ? content : content.filter((b) => b.type === 'text').map((b) => b.text).join('\\n');
+  } catch {
+    return line;
+  }
+};
+process.stdin.on('data', (d) => {
+  input += d;
+  if (streamJson && !started && input.includes('\\n')) {
+    started = true;
+    input = promptText(input.slice(0, input.indexOf('\\n')));
+    run();
+  }
+});
 process.stdin.on('end', () => {
+  if (started) return;
+  started = true;
+  if (streamJson) input = promptText(input);
+  run();
+});
+function run() {
   const kind = input.includes('Write a title for a coding task') ? 'title' : input.includes('Write the git commit message') ? 'commit' : input.includes('You are reviewing the work of a coding agent') ? 'review' : input.includes('Stream task') ? 'stream' : 'turn';
   const id = '00000000-0000-4000-8000-00000000beef';
   const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
@@ -47,7 +73,7 @@ process.stdin.on('end', () => {
       finish();
     }
   }, ${STREAM_EVERY_MS});
-});
+}
 `;
   const file = join(w.fakeBin, 'claude');
   writeFileSync(file, script);
