@@ -17,7 +17,7 @@ import { ResultSchema } from './headless-schema.js';
 setUpHeadlessRun();
 
 describe('--mode', () => {
-  it('grove run --mode read-only records the mode, offers the agent no tool that writes, and grove show shows it', async () => {
+  it('grove run --mode read-only records the mode, holds a write for the person (grove deny from another shell refuses it), and grove show shows it', async () => {
     h.utilities();
     h.server.script('anthropic', [
       {
@@ -27,7 +27,22 @@ describe('--mode', () => {
       { when: 'Look at hello', text: reply('I only looked.') },
     ]);
 
-    const run = await h.grove(['run', '--mode', 'read-only', '--output', 'json', 'Look at hello']);
+    const running = h.grove(['run', '--mode', 'read-only', '--output', 'json', 'Look at hello']);
+    // The write waits in the inbox; the person refuses it from another shell.
+    let held: { id: string; kind: string; approvalId?: string } | undefined;
+    for (let tries = 0; !held && tries < 600; tries++) {
+      const inbox = await h.grove(['inbox', '--json'], { cwd: h.world.dir });
+      held = (
+        JSON.parse(inbox.stdout || '[]') as { id: string; kind: string; approvalId?: string }[]
+      ).find((item) => item.kind === 'approval');
+      if (!held) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(held?.approvalId).toBeDefined();
+    const denied = await h.grove(['deny', (held?.approvalId ?? '').slice(0, 8)], {
+      cwd: h.world.dir,
+    });
+    expectExit(denied, 0);
+    const run = await running;
 
     expectExit(run, 0);
     const result = ResultSchema.parse(JSON.parse(run.stdout));
@@ -39,12 +54,11 @@ describe('--mode', () => {
     expect(existsSync(join(result.worktree, 'hello.txt'))).toBe(false);
     // The session turn.
     const turnRequest = turnRequests('Look at hello')[0];
-    const tools = (
-      (turnRequest?.body as { tools?: { name: string }[] } | undefined)?.tools ?? []
-    ).map((t) => t.name);
-    expect(tools).not.toContain('Write');
-    expect(tools).not.toContain('Bash');
     expect(JSON.stringify(turnRequest?.body)).toContain('This session is in Read Only mode');
+    // The model was told the person refused the write.
+    expect(JSON.stringify(turnRequests('Look at hello').at(-1)?.body)).toContain(
+      'The person denied this request in Grove.',
+    );
     const text = await h.grove(['show', result.sessionId]);
     expectExit(text, 0);
     expect(text.stdout).toMatch(/^agent claude\/\S+ \[\w+\] {2}mode Read Only {2}tokens /m);
