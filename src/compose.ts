@@ -15,6 +15,7 @@ import { createForge } from './infra/forge/forge.js';
 import { processOwner } from './infra/owner.js';
 import { makePrivateDir } from './infra/private-files.js';
 import type { Agents, Forge, GitClient, HostSessions, Runtime, Store } from './app/ports.js';
+import { parseSharedFolders, SHARED_FOLDERS_KEY } from './domain/shared-folders.js';
 import { allowUnconfinedKey } from './domain/host.js';
 import { groveSsh } from './infra/hosts/ssh.js';
 import { readMachineFigures } from './infra/machine-figures.js';
@@ -73,6 +74,14 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
         await store.settings.getGlobal(PASS_ENV_KEY),
         await store.settings.getGlobal(HIDDEN_PATHS_KEY),
       ),
+    sharedFolders: async (mainCheckout) => {
+      const project = (await store.projects.list()).find((p) => p.path === mainCheckout);
+      if (!project) return [];
+      const parsed = parseSharedFolders(
+        (await store.settings.getProject(project.id, SHARED_FOLDERS_KEY)) ?? '',
+      );
+      return parsed.ok ? parsed.paths : [];
+    },
     logger,
   });
   // One ssh transport for every host: the shared connections' sockets in GROVE_HOME/ssh.

@@ -18,6 +18,12 @@ import {
   validateMemoryFloor,
 } from './admission.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, validateAllowList } from './network.js';
+import {
+  SHARED_FOLDERS_KEY,
+  SHARE_MODE_KEY,
+  SHARE_MODES,
+  validateSharedFolders,
+} from './shared-folders.js';
 import { PROVIDERS, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
 import { sessionHookRows } from './session-hook.js';
 
@@ -339,6 +345,27 @@ export const SETTING_ROWS: readonly SettingRow[] = [
       'Runs in each new worktree (GROVE_WORKTREE, GROVE_SESSION_ID, GROVE_BASE_BRANCH are set).',
     choices: () => [],
     fallback: () => '',
+  },
+  {
+    key: SHARED_FOLDERS_KEY,
+    label: 'Shared folders',
+    scope: 'project',
+    kind: 'text',
+    description:
+      'Folders of the main checkout a new worktree shares instead of installing again, comma-separated (node_modules, .venv, target); only folders git ignores.',
+    choices: () => [],
+    fallback: () => '',
+    validate: validateSharedFolders,
+  },
+  {
+    key: SHARE_MODE_KEY,
+    label: 'Share folders as',
+    scope: 'project',
+    kind: 'choice',
+    description:
+      'clone: a copy-on-write clone where the file system makes one, else nothing. symlink: a clone, else a link into the main checkout, read-only to agents.',
+    choices: () => SHARE_MODES,
+    fallback: () => 'clone',
   },
   {
     key: 'check.command',

@@ -125,7 +125,7 @@ export class SessionActions {
           },
           session,
           project.path,
-          settings['setup.command'] ?? '',
+          settings,
           this.deps.shutdown ?? new AbortController().signal,
         );
       }
@@ -218,7 +218,7 @@ export class SessionActions {
       },
       child,
       project.path,
-      settings['setup.command'] ?? '',
+      settings,
       this.deps.shutdown ?? new AbortController().signal,
       start,
     );

@@ -6,6 +6,7 @@ import type { SessionStatus } from '../../domain/session-status.js';
 import type { ShellRunner } from '../../infra/shell.js';
 import type { GitClient, Store } from '../ports.js';
 import { noteGroveWrite } from './agent-guard.js';
+import { shareDependencies } from './shared-dependencies.js';
 
 export interface SetupDeps {
   readonly store: Store;
@@ -135,7 +136,8 @@ export async function removeUnstartedCheckout(
 
 /**
  * Makes the session's worktree ready: the worktree on its new branch, the
- * files listed in .worktreeinclude, submodules, then the setup command.
+ * files listed in .worktreeinclude, submodules, the setup command, then the
+ * shared folders (shared-dependencies.ts).
  * Throws if the worktree cannot be created, after removing whatever of it
  * this call made (never a branch or folder that was there before); a failing
  * setup command is reported in the transcript but leaves the worktree usable.
@@ -144,12 +146,24 @@ export async function prepareWorktree(
   deps: SetupDeps,
   session: Session,
   mainCheckout: string,
-  setupCommand: string,
+  /** The project's settings: `setup.command`, the shared folders and how they are shared. */
+  settings: Readonly<Record<string, string>>,
   signal: AbortSignal,
   /** Where the new branch starts (a fork: the parent's snapshot commit); the base branch by default. */
   startRef: string = session.baseBranch,
 ): Promise<void> {
   await makeCheckout(deps, session, mainCheckout, startRef);
+  await runSetupCommand(deps, session, settings['setup.command'] ?? '', signal);
+  await shareDependencies(deps, session, mainCheckout, settings, signal);
+}
+
+/** The project's setup command in the new worktree; its output and failure go to the transcript. */
+async function runSetupCommand(
+  deps: SetupDeps,
+  session: Session,
+  setupCommand: string,
+  signal: AbortSignal,
+): Promise<void> {
   const command = setupCommand.trim();
   if (command === '') return;
   await deps.note(session.id, 'notice', `[Setup] Running: ${command}`);

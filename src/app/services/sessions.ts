@@ -177,7 +177,6 @@ export class SessionService {
     });
     const session = await store.sessions.get(id);
     if (!session) throw new Error('The new session could not be read back.');
-    const setupCommand = settings['setup.command'] ?? '';
     const preparing = prepareWorktree(
       {
         store,
@@ -189,7 +188,7 @@ export class SessionService {
       },
       session,
       project.path,
-      setupCommand,
+      settings,
       this.deps.shutdown,
     );
     this.ready.set(id, preparing);

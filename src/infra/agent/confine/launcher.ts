@@ -32,6 +32,7 @@ import {
 } from '../../../domain/agent-exposure.js';
 import { agentEnvironment } from './agent-env.js';
 import { ownPaths } from './own-paths.js';
+import { sharedTargets } from '../../shared-folders.js';
 import { exposurePlan, groveHomeOf, mainCheckoutOf } from './host-exposure.js';
 import {
   bubblewrapArgs,
@@ -124,6 +125,8 @@ export interface LauncherOptions {
   readonly logger?: Logger;
   /** Extra environment variables and the hidden paths (settings agents.passEnv, agents.hiddenPaths); the defaults when absent. */
   readonly exposure?: () => Promise<ExposurePolicy>;
+  /** The shared folders (setting worktree.shared, relative) of the project at this main checkout; none when absent. */
+  readonly sharedFolders?: (mainCheckout: string) => Promise<readonly string[]>;
 }
 
 /** The GROVE_ variables of `vars` a confined process may get (never GROVE_HOME). */
@@ -180,9 +183,15 @@ async function planFor(
   spec: LaunchSpec,
   tmp: string,
   engine: 'bubblewrap' | 'seatbelt',
+  sharedFolders: LauncherOptions['sharedFolders'],
 ): Promise<{ plan: ConfinementPlan; release: () => void }> {
   const home = homeOf(spec.env);
   const cwd = resolvedPath(spec.cwd);
+  const main = spec.mainCheckout;
+  const shared =
+    main && sharedFolders && resolvedPath(main) !== cwd
+      ? await sharedTargets(main, await sharedFolders(main))
+      : [];
   const own = await ownPaths({
     provider: spec.provider,
     env: spec.env,
@@ -192,6 +201,7 @@ async function planFor(
     tmp,
     engine,
     readOnly: spec.readOnly === true,
+    shared,
   });
   const secrets = forgeSecretPaths(home);
   const hideDirs = secrets.dirs
@@ -410,7 +420,7 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
         const policy = options.network ? await options.network() : FILTERED;
         if (policy.mode === 'filtered')
           net = await filtered(spec, how.engine, policy, command, env);
-        const own = await planFor(spec, tmp, how.engine);
+        const own = await planFor(spec, tmp, how.engine, options.sharedFolders);
         release = own.release;
         const plan: ConfinementPlan = {
           ...(await withoutHostExposure(own.plan, spec, env, command, exposure)),

@@ -46,6 +46,12 @@ export interface OwnPathsInput {
   readonly engine: 'bubblewrap' | 'seatbelt';
   /** The worktree and the shared git folder stay read-only (LaunchSpec.readOnly). */
   readonly readOnly?: boolean;
+  /**
+   * The main checkout's shared folders (setting worktree.shared), resolved:
+   * a worktree may hold a link to them, and an agent writing through it
+   * would write the person's checkout, so they stay read-only.
+   */
+  readonly shared?: readonly string[];
 }
 
 export interface OwnPaths {
@@ -204,7 +210,8 @@ export async function ownPaths(input: OwnPathsInput): Promise<OwnPaths> {
     writable.some((w) => path === w || path.startsWith(w.endsWith(sep) ? w : w + sep));
   const held: string[] = [];
   const protect: string[] = [];
-  for (const { path, dir } of [...git.protect, ...state.protect]) {
+  const shared = (input.shared ?? []).map((path) => ({ path, dir: true }));
+  for (const { path, dir } of [...git.protect, ...state.protect, ...shared]) {
     const p = resolvedPath(path);
     if (engine === 'seatbelt') protect.push(p);
     else if (inside(p) && (existsSync(p) || holdPlaceholder(p, dir, held))) protect.push(p);
