@@ -244,7 +244,8 @@ a worktree is first kept as a commit at refs/grove/snapshots/<id>; a worktree
 whose work cannot be kept (a rebase half done, a submodule with changes, a
 locked worktree) is left alone, with the reason. Prints each worktree, the
 space reclaimed and the command that restores each snapshot. Branches are
-not touched.
+not touched. A shared folder linked into the main checkout counts nothing
+and only the link goes, never the folder it points to.
 
 Options:
   -C DIR     The repository (default: the current directory)
@@ -253,7 +254,7 @@ Options:
   --dry-run  List what would be removed and kept, and change nothing
   --json     Print a JSON object {dryRun, days, bytes, items} (each item:
              {sessionId, status, title, worktree, action, bytes, snapshot,
-             reason})
+             reason, shared: [{path, kind, bytes}]})
 
 Exit codes: 0 done, 1 a worktree was left in place (see why), 2 usage error.`,
   doctor: `Usage: grove doctor [--json]

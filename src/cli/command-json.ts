@@ -3,6 +3,7 @@
 // grove approve and deny, diff, merge, rebase, publish, cancel, gc, host add
 // and host rm. The turn's object (run, reply, show) is in session-json.ts.
 import * as z from 'zod/mini';
+import type { SharedUse } from '../domain/shared-folders.js';
 import type { ApprovalChoice, HeldApproval } from '../domain/approval.js';
 import { snapshotRef } from '../domain/gc.js';
 import type { Host } from '../domain/host.js';
@@ -131,6 +132,8 @@ export const GcJsonSchema = z.object({
       ),
       /** Why a worktree was kept; null otherwise. */
       reason: z.nullable(z.string()),
+      /** Its shared folders (worktree.shared): `link` into the main checkout (0 bytes) or its own `folder`. */
+      shared: z.array(z.object({ path: z.string(), kind: z.string(), bytes: z.number() })),
     }),
   ),
 });
@@ -148,6 +151,7 @@ function gcItemJson(item: GcItem): GcItemJson {
         bytes: item.bytes,
         snapshot: item.snapshot,
         reason: null,
+        shared: sharedJson(item.shared),
       };
     case 'wouldRemove':
       return {
@@ -156,10 +160,22 @@ function gcItemJson(item: GcItem): GcItemJson {
         bytes: item.bytes,
         snapshot: item.snapshot ? { ref: snapshotRef(s.id), commit: null, restore: null } : null,
         reason: null,
+        shared: sharedJson(item.shared),
       };
     case 'skipped':
-      return { ...base, action: 'kept', bytes: 0, snapshot: null, reason: item.reason };
+      return {
+        ...base,
+        action: 'kept',
+        bytes: 0,
+        snapshot: null,
+        reason: item.reason,
+        shared: [],
+      };
   }
+}
+
+function sharedJson(shared: readonly SharedUse[]): GcItemJson['shared'] {
+  return shared.map((u) => ({ path: u.path, kind: u.kind, bytes: u.allocated }));
 }
 
 export function gcJson(

@@ -3,7 +3,7 @@ import type { Infra } from '../compose.js';
 import { orderedSessions } from '../domain/session-order.js';
 import { activeWorkSeconds, formatDuration, shortId } from '../domain/session.js';
 import { EXIT, openProject, type HeadlessIo } from './headless.js';
-import { listItem, sampleAgents } from './session-json.js';
+import { listItem, sampleAgents, worktreeBytes } from './session-json.js';
 import type { HeadlessCommand } from './args.js';
 
 export async function lsCommand(
@@ -22,13 +22,9 @@ export async function lsCommand(
   const now = infra.clock.now();
   if (command.json) {
     const sample = await sampleAgents(infra.paths.run);
-    io.stdout.write(
-      `${JSON.stringify(
-        sessions.map((s) => listItem(s, now, sample)),
-        null,
-        2,
-      )}\n`,
-    );
+    const items = [];
+    for (const s of sessions) items.push(listItem(s, now, sample, await worktreeBytes(s)));
+    io.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
     return EXIT.ok;
   }
   if (sessions.length === 0) {

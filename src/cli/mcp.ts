@@ -27,7 +27,7 @@ import {
 } from './headless.js';
 import { inboxJson } from './inbox.js';
 import { sessionDiff } from './session-diff.js';
-import { listItem } from './session-json.js';
+import { listItem, worktreeBytes } from './session-json.js';
 import { showJson, waitingOf } from './show.js';
 import { showGroupJson } from './best-of.js';
 import type { HeadlessCommand } from './args.js';
@@ -102,7 +102,9 @@ export async function groveTools(ctx: HeadlessContext, started: Set<string>): Pr
           await infra.store.groups.listByProject(project.id),
         ).filter((s) => all === true || groupOf(s.status) !== 'archive');
         const now = infra.clock.now();
-        return text(sessions.map((s) => listItem(s, now)));
+        const items = [];
+        for (const s of sessions) items.push(listItem(s, now, null, await worktreeBytes(s)));
+        return text(items);
       }),
   );
 

@@ -3,6 +3,7 @@ import { budgetText, stopText } from '../domain/budget.js';
 import { formatBytes } from '../domain/gc.js';
 import { rebaseWarning, sessionLabel } from '../domain/overlap.js';
 import { shortId, type Session } from '../domain/session.js';
+import type { SharedUse } from '../domain/shared-folders.js';
 import { budgetStatus } from '../app/services/budget.js';
 import { collectGarbage, gcDays } from '../app/services/gc.js';
 import { detectOverlaps, withVariantGroups } from '../app/services/overlap.js';
@@ -76,6 +77,15 @@ export async function mergeOverlapLines(
 }
 
 /** `grove gc`. */
+/** What of a worktree is shared (worktree.shared), one line each. */
+export function sharedLines(shared: readonly SharedUse[]): string[] {
+  return shared.map((u) =>
+    u.kind === 'link'
+      ? `shared: ${u.path} is a link into the main checkout (not counted; only the link goes)`
+      : `shared: ${u.path} is its own folder or a copy-on-write clone (${formatBytes(u.allocated)}, counted in full)`,
+  );
+}
+
 export async function runGc(
   infra: Infra,
   io: HeadlessIo,
@@ -103,6 +113,7 @@ export async function runGc(
       case 'removed':
         out(`removed  ${name(item.session)}`);
         out(`         ${item.session.worktreePath} (${formatBytes(item.bytes)})`);
+        for (const line of sharedLines(item.shared)) out(`         ${line}`);
         if (item.snapshot) {
           out(
             `         uncommitted work kept at ${item.snapshot.ref} (${item.snapshot.commit.slice(0, 12)})`,
@@ -113,6 +124,7 @@ export async function runGc(
       case 'wouldRemove':
         out(`would remove  ${name(item.session)}`);
         out(`              ${item.session.worktreePath} (${formatBytes(item.bytes)})`);
+        for (const line of sharedLines(item.shared)) out(`              ${line}`);
         out(
           item.snapshot
             ? `              would keep ${item.changes > 0 ? `${item.changes} uncommitted or untracked path${item.changes === 1 ? '' : 's'}` : 'its commit (on no branch)'} at refs/grove/snapshots/${item.session.id}`

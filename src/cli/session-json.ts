@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import * as z from 'zod/mini';
+import { diskUsage } from '../infra/disk-usage.js';
 import type { Session } from '../domain/session.js';
 import { activeWorkSeconds } from '../domain/session.js';
 import { permissionModeFlag } from '../domain/permission-mode.js';
@@ -133,12 +135,15 @@ export const SessionListItemSchema = z.object({
   activeSeconds: z.number(),
   updatedAt: z.string(),
   resources: ResourcesSchema,
+  /** The worktree's size on disk in bytes, as `du -s` counts it; null: no worktree on this machine. */
+  diskBytes: z.nullable(z.number()),
 });
 
 export function listItem(
   session: Session,
   now: number,
   sample: ResourceSample | null = null,
+  diskBytes: number | null = null,
 ): z.infer<typeof SessionListItemSchema> {
   return {
     sessionId: session.id,
@@ -154,7 +159,17 @@ export function listItem(
     activeSeconds: activeWorkSeconds(session, now),
     updatedAt: new Date(session.updatedAt).toISOString(),
     resources: resourcesJson(sample?.sessions[session.id]),
+    diskBytes,
   };
+}
+
+/**
+ * The session's worktree size in bytes (`du -s`), walked now; null when
+ * the worktree is not on this machine (a host's session, or removed).
+ */
+export async function worktreeBytes(session: Session): Promise<number | null> {
+  if (session.host || !existsSync(session.worktreePath)) return null;
+  return diskUsage(session.worktreePath);
 }
 
 /** The session's usage, split by role and model, with its totals. */

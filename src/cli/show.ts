@@ -5,7 +5,13 @@ import type { TranscriptEntry } from '../domain/transcript.js';
 import { permissionModeLabel } from '../domain/permission-mode.js';
 import { waitingText } from '../domain/usage-limit.js';
 import { EXIT, findSession, type HeadlessIo } from './headless.js';
-import { resourcesJson, sampleAgents, sessionResult, usageLines } from './session-json.js';
+import {
+  resourcesJson,
+  sampleAgents,
+  sessionResult,
+  usageLines,
+  worktreeBytes,
+} from './session-json.js';
 import { budgetLines } from './parallel.js';
 import { showGroupJson, showGroupLines } from './best-of.js';
 import type { HeadlessCommand } from './args.js';
@@ -47,6 +53,7 @@ export async function showJson(
     group,
     guard: session.guardFlag ?? null,
     resources: resourcesJson((await sampleAgents(infra.paths.run))?.sessions[session.id]),
+    diskBytes: await worktreeBytes(session),
     waiting: waiting
       ? { agent: waiting.agent, until: new Date(waiting.until).toISOString() }
       : null,

@@ -56,3 +56,12 @@ export function validateSharedFolders(value: string): string | null {
   const parsed = parseSharedFolders(value);
   return parsed.ok ? null : parsed.error;
 }
+
+/** A shared folder (setting worktree.shared) as it is in one worktree. */
+export interface SharedUse {
+  readonly path: string;
+  /** link: points into the main checkout (its size is not the worktree's); folder: the worktree's own or a clone. */
+  readonly kind: 'link' | 'folder';
+  /** For a folder, its allocated bytes (included in the worktree's); 0 for a link. */
+  readonly allocated: number;
+}

@@ -121,8 +121,9 @@ describe('grove ls', () => {
       const all = orderedSessions(await store.sessions.listByProject(project?.id ?? 0));
       const now = Date.now();
       return {
-        live: all.filter((s) => groupOf(s.status) !== 'archive').map((s) => listItem(s, now)),
-        all: all.map((s) => listItem(s, now)),
+        // Seeded sessions have no worktree on disk.
+        live: all.filter((s) => groupOf(s.status) !== 'archive').map((s) => listItem(s, now, null)),
+        all: all.map((s) => listItem(s, now, null)),
       };
     });
 

@@ -115,6 +115,8 @@ export const ShowSchema = ResultSchema.extend({
   /** What the agent guard put back, until the person acknowledges it. */
   guard: z.string().nullable(),
   resources: ResourcesSchema,
+  /** The worktree's size on disk in bytes (du -s); null: no worktree on this machine. */
+  diskBytes: z.number().int().nonnegative().nullable(),
   transcript: z.array(
     z.object({ kind: z.string().min(1), content: z.string(), at: z.iso.datetime() }).strict(),
   ),
@@ -136,6 +138,7 @@ export const ListSchema = z.array(
       activeSeconds: z.number().int().nonnegative(),
       resources: ResourcesSchema,
       updatedAt: z.iso.datetime(),
+      diskBytes: z.number().int().nonnegative().nullable(),
     })
     .strict(),
 );
@@ -265,6 +268,15 @@ export const GcSchema = z
             .strict()
             .nullable(),
           reason: z.string().min(1).nullable(),
+          shared: z.array(
+            z
+              .object({
+                path: z.string().min(1),
+                kind: z.enum(['link', 'folder']),
+                bytes: z.number().int().nonnegative(),
+              })
+              .strict(),
+          ),
         })
         .strict(),
     ),

@@ -9,7 +9,12 @@ import {
 import type { Project } from '../../domain/project.js';
 import type { Session } from '../../domain/session.js';
 import { GC_DAYS_KEY, GC_ON_START_KEY } from '../../domain/settings.js';
-import { diskUsage } from '../../infra/disk-usage.js';
+import { worktreeDisk } from '../../infra/disk-usage.js';
+import {
+  SHARED_FOLDERS_KEY,
+  parseSharedFolders,
+  type SharedUse,
+} from '../../domain/shared-folders.js';
 import type { App } from '../app.js';
 import type { GitClient, Runtime, Store } from '../ports.js';
 
@@ -33,6 +38,8 @@ export type GcItem =
       readonly kind: 'removed';
       readonly session: Session;
       readonly bytes: number;
+      /** Its shared folders (worktree.shared): a link counts nothing and only the link goes. */
+      readonly shared: readonly SharedUse[];
       /** The ref that keeps its uncommitted work, and the command that restores it (null: nothing needed keeping). */
       readonly snapshot: {
         readonly ref: string;
@@ -44,6 +51,7 @@ export type GcItem =
       readonly kind: 'wouldRemove';
       readonly session: Session;
       readonly bytes: number;
+      readonly shared: readonly SharedUse[];
       /** Uncommitted and untracked paths a snapshot would keep (0 with `detached`: the commit itself). */
       readonly changes: number;
       /** Whether a snapshot would be written (work outside any branch). */
@@ -77,6 +85,7 @@ export async function collectGarbage(
     now,
     options.days,
   ).filter((s) => existsSync(s.worktreePath));
+  const sharedPaths = await projectSharedFolders(store, project);
   const items: GcItem[] = [];
   let bytes = 0;
   for (const session of sessions) {
@@ -103,12 +112,13 @@ export async function collectGarbage(
           });
           continue;
         }
-        const size = await diskUsage(session.worktreePath, options.signal);
-        bytes += size;
+        const disk = await worktreeDisk(session.worktreePath, sharedPaths, options.signal);
+        bytes += disk.allocated;
         items.push({
           kind: 'wouldRemove',
           session,
-          bytes: size,
+          bytes: disk.allocated,
+          shared: disk.shared,
           changes: preview.changes,
           snapshot: preview.changes > 0 || !preview.onBranch,
         });
@@ -125,7 +135,8 @@ export async function collectGarbage(
         items.push({ kind: 'skipped', session, reason: result.reason });
         continue;
       }
-      const size = await diskUsage(session.worktreePath, options.signal);
+      const disk = await worktreeDisk(session.worktreePath, sharedPaths, options.signal);
+      const size = disk.allocated;
       await git.removeWorktree(project.path, session.worktreePath, { force: true });
       if (existsSync(session.worktreePath)) {
         items.push({
@@ -144,7 +155,7 @@ export async function collectGarbage(
               restore: restoreSnapshotCommand(project.path, session.worktreePath, session.id),
             }
           : null;
-      items.push({ kind: 'removed', session, bytes: size, snapshot });
+      items.push({ kind: 'removed', session, bytes: size, shared: disk.shared, snapshot });
       const text = snapshot
         ? `[Disk] grove gc removed the worktree ${session.worktreePath} (${formatBytes(size)}). Its uncommitted work is kept at ${ref}; restore it with: ${snapshot.restore}`
         : `[Disk] grove gc removed the worktree ${session.worktreePath} (${formatBytes(size)}); it held nothing uncommitted.`;
@@ -160,6 +171,17 @@ export async function collectGarbage(
     }
   }
   return { project, items, bytes };
+}
+
+/** The project's shared folders (worktree.shared); none when the stored value is not valid. */
+export async function projectSharedFolders(
+  store: Store,
+  project: Project,
+): Promise<readonly string[]> {
+  const parsed = parseSharedFolders(
+    (await store.settings.getProject(project.id, SHARED_FOLDERS_KEY)) ?? '',
+  );
+  return parsed.ok ? parsed.paths : [];
 }
 
 /** The age setting, in days. */
