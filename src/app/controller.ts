@@ -26,6 +26,7 @@ import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
 
 import { buildServices, type ControllerDeps } from './service-graph.js';
 import { InboxCommands } from './inbox-commands.js';
+import { measureDisks } from './services/disk.js';
 import type { ApprovalDesk } from './services/approvals.js';
 
 export type { ControllerDeps };
@@ -133,6 +134,21 @@ export class Controller extends InboxCommands implements AppIntents {
     this.leases.start();
     app.task('Resuming queued prompts', () => this.leases.resumeQueued());
     this.loadInbox();
+  }
+
+  /** Whether a walk of the worktrees runs (one at a time: a second D while it runs adds nothing). */
+  private measuringDisk = false;
+
+  measureDisk(): void {
+    if (this.measuringDisk) return;
+    this.measuringDisk = true;
+    this.deps.app.task('Measuring the worktrees', async () => {
+      try {
+        await measureDisks(this.deps, this.stopping.signal);
+      } finally {
+        this.measuringDisk = false;
+      }
+    });
   }
 
   async shutdown(): Promise<void> {

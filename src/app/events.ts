@@ -9,6 +9,7 @@ import type { TranscriptEntry } from '../domain/transcript.js';
 import type { BudgetStop } from '../domain/budget.js';
 import type { AdmissionWait } from '../domain/admission.js';
 import type { SessionFilter } from '../domain/session-filter.js';
+import type { DiskMeasure } from '../domain/disk.js';
 import type { InboxItem } from '../domain/inbox.js';
 import type { ResourceSample } from '../domain/resources.js';
 import type {
@@ -91,6 +92,10 @@ export type AppEvent =
   | { readonly type: 'inboxLoaded'; readonly items: readonly InboxItem[] }
   /** The inbox page opened (its highlighted item) or closed (null). */
   | { readonly type: 'inboxView'; readonly view: { readonly cursor: number } | null }
+  /** One session's worktree walked (the Disk view). */
+  | { readonly type: 'diskMeasured'; readonly sessionId: string; readonly disk: DiskMeasure }
+  /** The Disk view opened (its highlighted row) or closed (null). */
+  | { readonly type: 'diskView'; readonly view: { readonly cursor: number } | null }
   | { readonly type: 'notice'; readonly notice: Notice | null }
   | { readonly type: 'exit' }
   | { readonly type: 'projectsLoaded'; readonly projects: readonly Project[] }

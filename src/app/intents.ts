@@ -24,6 +24,8 @@ export interface AppIntents {
   loadArchive(more: boolean): void;
   /** Reads the inbox from the store now (the inbox page opened). */
   loadInbox(): void;
+  /** Walks the active project's worktrees whose size is stale, in the background (the Disk view opened). */
+  measureDisk(): void;
   /** Enter on an inbox item: the session's view, in its project (made active first when it is another). */
   openInboxItem(projectId: number, sessionId: string): void;
   /** a / A / L / d on an inbox approval: approves the held request once, for the session or (network) by adding it to the allow list, or denies it. */

@@ -226,6 +226,10 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       return { ...state, inbox: event.items };
     case 'inboxView':
       return { ...state, inboxView: event.view };
+    case 'diskMeasured':
+      return { ...state, disk: { ...state.disk, [event.sessionId]: event.disk } };
+    case 'diskView':
+      return { ...state, diskView: event.view };
     case 'notice':
       return { ...state, notice: event.notice };
     case 'exit':

@@ -23,6 +23,7 @@ import type { AttentionReason } from '../domain/attention.js';
 import type { AdmissionWait } from '../domain/admission.js';
 import type { BudgetMeasure, BudgetScope, BudgetStop, Spent } from '../domain/budget.js';
 import type { OverlapMap } from '../domain/overlap.js';
+import type { DiskMeasure } from '../domain/disk.js';
 import type { InboxItem } from '../domain/inbox.js';
 import type { ResourceSample } from '../domain/resources.js';
 import { NO_FILTER, filterQuery, type SessionFilter } from '../domain/session-filter.js';
@@ -378,6 +379,10 @@ export interface AppState {
   readonly inboxView: { readonly cursor: number } | null;
   /** The session list's search (`/`) and status filter (`f`). */
   readonly sessionFilter: SessionFilter;
+  /** Each session's worktree size as last walked in the background (the Disk view). */
+  readonly disk: Readonly<Record<string, DiskMeasure>>;
+  /** The Disk view over the sessions list (its highlighted row), or null when closed. */
+  readonly diskView: { readonly cursor: number } | null;
   readonly exiting: boolean;
 }
 
@@ -425,6 +430,8 @@ export function initialState(init: {
     inbox: [],
     inboxView: null,
     sessionFilter: NO_FILTER,
+    disk: {},
+    diskView: null,
     exiting: false,
   };
 }
@@ -476,6 +483,7 @@ export function openSession(state: AppState): Session | undefined {
 export function currentModeName(state: AppState): ModeName {
   if (state.popup) return state.popup.kind === 'help' ? 'help' : 'confirm';
   if (state.inboxView) return 'inbox';
+  if (state.diskView) return 'disk';
   switch (state.mode.kind) {
     case 'list':
       return state.tab === 'sessions' && state.sessionFilter.input ? 'sessionSearch' : state.tab;

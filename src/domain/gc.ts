@@ -17,7 +17,11 @@ export function snapshotRef(sessionId: string): string {
 }
 
 /** Done and Canceled sessions last changed at least `days` days before `now`, oldest first. */
-export function gcCandidates(sessions: readonly Session[], now: number, days: number): Session[] {
+export function gcCandidates<S extends Pick<Session, 'status' | 'updatedAt'>>(
+  sessions: readonly S[],
+  now: number,
+  days: number,
+): S[] {
   const cutoff = now - days * DAY_MS;
   return sessions
     .filter((s) => (s.status === 'Done' || s.status === 'Canceled') && s.updatedAt <= cutoff)

@@ -59,6 +59,11 @@ const SECTIONS: readonly [ModeName, string, string][] = [
     'Inbox',
     'Everything waiting on you, across every project, oldest first ([inbox.md](inbox.md)). Ctrl+O opens it from any page, the composer included; the header shows how many items wait.',
   ],
+  [
+    'disk',
+    'Disk view',
+    'Each worktree of the project with its size on disk, what it shares and what `grove gc` would reclaim ([capacity.md](capacity.md#disk)). D on the Sessions tab opens it.',
+  ],
   ['help', 'Help overlay', ''],
 ];
 

@@ -23,7 +23,8 @@ export type ModeName =
   | 'diffSearch'
   | 'confirm'
   | 'help'
-  | 'inbox';
+  | 'inbox'
+  | 'disk';
 
 export interface Binding<A extends string = string> {
   readonly keys: readonly string[];
@@ -139,6 +140,11 @@ export const KEYMAP = {
       keys: ['e'],
       action: 'editor',
       help: "Open $VISUAL / $EDITOR in the selected session's worktree",
+    },
+    {
+      keys: ['D'],
+      action: 'disk',
+      help: "Show the Disk view: each worktree's size, what is shared, what gc would reclaim",
     },
     ...SESSION_FILTER_KEYS,
     SYNC,
@@ -576,6 +582,11 @@ export const KEYMAP = {
       help: 'Approval: deny it (what happens on timeout too)',
     },
     { keys: ['escape', 'q'], action: 'close', help: 'Close the inbox', hint: 'close' },
+  ],
+  disk: [
+    { keys: ['j', 'down'], action: 'down', help: 'Next worktree' },
+    { keys: ['k', 'up'], action: 'up', help: 'Previous worktree' },
+    { keys: ['escape', 'q', 'D'], action: 'close', help: 'Close the Disk view', hint: 'close' },
   ],
   help: [
     { keys: ['escape', 'q', '?', 'enter'], action: 'close', help: 'Close help', hint: 'close' },

@@ -8,6 +8,7 @@ import { handlePopupKey, handlePopupPaste } from './modes/popup.js';
 import { handleQuestionKey, handleSessionKey } from './modes/session.js';
 import { handleComposerKey, handleComposerPaste } from './modes/composer.js';
 import { handleThreadsKey } from './modes/threads.js';
+import { handleDiskKey } from './modes/disk.js';
 import { handleInboxKey, isInboxKey, toggleInbox } from './modes/inbox.js';
 import { handleSessionSearchKey, handleSessionSearchPaste } from './modes/session-search.js';
 import { insertText } from '../domain/composer.js';
@@ -17,8 +18,8 @@ import { sanitizeText } from '../domain/sanitize.js';
 export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): void {
   const state = ctx.state;
   if (event.type === 'paste') {
-    // The inbox page takes no text.
-    if (state.inboxView && !state.popup) return;
+    // The inbox page and the Disk view take no text.
+    if ((state.inboxView || state.diskView) && !state.popup) return;
     // Pasted text is drawn in the composer: escape sequences in it become placeholders.
     const text = sanitizeText(event.text);
     if (state.popup) return handlePopupPaste(ctx, state.popup, text);
@@ -47,6 +48,7 @@ export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): vo
   }
   if (state.popup) return handlePopupKey(ctx, state.popup, key, id);
   if (state.inboxView) return handleInboxKey(ctx, id);
+  if (state.diskView) return handleDiskKey(ctx, id);
   const mode = state.mode;
   switch (mode.kind) {
     case 'list':

@@ -14,11 +14,13 @@ import { SessionView } from './pages/SessionView.js';
 import { sessionPageHeight, sessionPanelRows } from './session-layout.js';
 import { SettingsPage } from './pages/SettingsPage.js';
 import { InboxPage } from './pages/InboxPage.js';
+import { DiskPage } from './pages/DiskPage.js';
 import type { Theme } from './theme.js';
 
 function Page({ state, theme, height }: { state: AppState; theme: Theme; height: number }) {
   const mode = state.mode;
   if (state.inboxView) return <InboxPage state={state} theme={theme} height={height} />;
+  if (state.diskView) return <DiskPage state={state} theme={theme} height={height} />;
   if (mode.kind === 'session') {
     const session = sessionById(state, mode.sessionId);
     if (session)

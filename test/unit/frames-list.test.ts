@@ -9,7 +9,15 @@ import { orderedSessions } from '../../src/domain/session-order.js';
 import { archivedInList } from '../../src/app/state.js';
 import { appState } from '../helpers/render.js';
 import { FRAME_SIZES, drawScreen, expectFrame } from '../helpers/frames.js';
-import { CJK_TITLE, EMOJI_TITLE, busyList, listSessions } from '../helpers/frame-fixtures.js';
+import {
+  CJK_TITLE,
+  EMOJI_TITLE,
+  busyList,
+  frameSession,
+  listSessions,
+} from '../helpers/frame-fixtures.js';
+import type { DiskMeasure } from '../../src/domain/disk.js';
+import type { Session } from '../../src/domain/session.js';
 import { cellWidth } from '../helpers/render.js';
 
 describe.each(FRAME_SIZES)('the tabs at %i×%i', (columns, rows) => {
@@ -139,7 +147,53 @@ describe.each(FRAME_SIZES)('the tabs at %i×%i', (columns, rows) => {
     );
     await expectFrame('settings', appState({ columns, rows, tab: 'settings', selectedSetting }));
   });
+
+  it('draws the Disk view: sizes, what is shared, what gc would reclaim', async () => {
+    await expectFrame(
+      'disk',
+      busyList(columns, rows, {
+        disk: diskFixture(),
+        diskView: { cursor: 0 },
+        now: 40 * 86_400_000,
+      }),
+    );
+  });
+
+  it('draws the Disk view while nothing is measured yet', async () => {
+    await expectFrame('disk-empty', busyList(columns, rows, { diskView: { cursor: 0 } }));
+  });
 });
+
+/** Three measured worktrees: a live one sharing node_modules by a link, a CJK one with a clone, an old canceled one. */
+function diskFixture(): Record<string, DiskMeasure> {
+  const MB = 1024 * 1024;
+  const day = 86_400_000;
+  const now = 40 * day;
+  const measure = (
+    s: Session,
+    allocated: number,
+    apparent: number,
+    shared: DiskMeasure['shared'],
+  ): DiskMeasure => ({
+    allocated,
+    apparent,
+    shared,
+    measuredAt: now,
+    session: s,
+  });
+  const [first, second] = listSessions;
+  const old = frameSession('Canceled', 90, { title: 'Old experiment', updatedAt: 0 });
+  if (!first || !second) throw new Error('fixture');
+  return {
+    [first.id]: measure(first, 12 * MB, 11 * MB, [
+      { path: 'node_modules', kind: 'link', allocated: 0 },
+    ]),
+    [second.id]: measure(second, 340 * MB, 360 * MB, [
+      { path: 'node_modules', kind: 'folder', allocated: 320 * MB },
+    ]),
+    [old.id]: measure(old, 90 * MB, 88 * MB, []),
+  };
+}
 
 describe('wide titles in the sessions list', () => {
   it.each(FRAME_SIZES)(

@@ -1,3 +1,4 @@
+import { openDiskView } from './disk.js';
 import { ARCHIVE_PAGE, TABS, archiveUnread } from '../../app/state.js';
 import { actionFor } from '../../domain/key-lookup.js';
 import { orderedSessions } from '../../domain/session-order.js';
@@ -112,6 +113,9 @@ export function handleSessionsKey(ctx: KeyContext, id: string): void {
       return;
     case 'clearFilter':
       clearSessionFilter(ctx);
+      return;
+    case 'disk':
+      openDiskView(ctx);
       return;
     case 'nextTab':
     case 'syncMain':
