@@ -1,10 +1,12 @@
 // The inbox commands of AppIntents (issue 25), as the Controller implements
 // them: reading the inbox into the snapshot when the store changed, opening
-// an item's session, and answering a held agent request.
+// an item's session, answering a held agent request, and confirming or
+// refusing an MCP client's irreversible request (the asking grove mcp acts).
 import type { ApprovalChoice } from '../domain/approval.js';
 import type { InboxItem } from '../domain/inbox.js';
 import { ReviewCommands } from './review-commands.js';
 import type { ApprovalDesk } from './services/approvals.js';
+import { decideConfirmation } from './services/confirmations.js';
 import { loadInbox } from './services/inbox.js';
 import { loadSettings, type ProjectService } from './services/projects.js';
 
@@ -58,6 +60,14 @@ export abstract class InboxCommands extends ReviewCommands {
           type: 'settingsLoaded',
           settings: await loadSettings(this.deps.store, this.deps.app.state.activeProjectId),
         });
+      await this.refreshInbox();
+    });
+  }
+
+  decideConfirmation(ref: string, confirm: boolean): void {
+    this.deps.app.task('Answering the request', async () => {
+      const outcome = await decideConfirmation(this.deps, ref, confirm);
+      if (!outcome.ok) this.notice('warn', `Not answered: ${outcome.why}.`);
       await this.refreshInbox();
     });
   }

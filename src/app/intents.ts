@@ -30,6 +30,8 @@ export interface AppIntents {
   openInboxItem(projectId: number, sessionId: string): void;
   /** a / A / L / d on an inbox approval: approves the held request once, for the session or (network) by adding it to the allow list, or denies it. */
   decideApproval(ref: string, choice: ApprovalChoice): void;
+  /** a / A or d on an inbox confirmation: confirms an MCP client's irreversible request, or refuses it. */
+  decideConfirmation(ref: string, confirm: boolean): void;
   createSession(): void;
   discardUnstarted(sessionId: string): void;
   /** Ctrl+S in a new session's composer: keeps the prompt as a draft session (its worktree goes until it starts). */

@@ -1,4 +1,5 @@
-// grove approve ITEM [--once|--session]: answers a request an agent CLI holds for the person.
+// grove approve ITEM [--once|--session]: answers a request an agent CLI holds for the
+// person, or confirms an MCP client's irreversible request (src/cli/confirm.ts).
 import type { Infra } from '../compose.js';
 import { decideApproval } from '../app/awaited-intents.js';
 import {
@@ -11,6 +12,7 @@ import { sanitizeLine } from '../domain/sanitize.js';
 import { EXIT, type HeadlessIo } from './headless.js';
 import type { HeadlessCommand } from './args.js';
 import { approvalDecisionJson, printJson } from './command-json.js';
+import { answerConfirmation, isConfirmationRef } from './confirm.js';
 
 /** Decides the held request `item` (shared by grove approve and grove deny); prints what was done. */
 export async function answerApproval(
@@ -20,6 +22,9 @@ export async function answerApproval(
   choice: ApprovalChoice,
   json: boolean,
 ): Promise<number> {
+  // An MCP client's confirmation is answered the same way (`--session` means nothing there).
+  if (await isConfirmationRef(infra, item))
+    return answerConfirmation(infra, io, item, choice !== 'denied', json);
   const outcome = await decideApproval(
     { store: infra.store, runtime: infra.runtime },
     item,

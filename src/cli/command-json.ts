@@ -1,10 +1,11 @@
 // The JSON objects that `--json` prints for the commands that act on a session,
 // an approval or a host (documented in docs/usage/cli.md, "JSON output"):
-// grove approve and deny, diff, merge, rebase, publish, cancel, gc, host add
+// grove approve and deny (an approval or a confirmation), diff, merge, rebase, publish, cancel, gc, host add
 // and host rm. The turn's object (run, reply, show) is in session-json.ts.
 import * as z from 'zod/mini';
 import type { SharedUse } from '../domain/shared-folders.js';
 import type { ApprovalChoice, HeldApproval } from '../domain/approval.js';
+import type { Confirmation } from '../domain/confirmation.js';
 import { snapshotRef } from '../domain/gc.js';
 import type { Host } from '../domain/host.js';
 import type { Session } from '../domain/session.js';
@@ -36,6 +37,33 @@ export function approvalDecisionJson(
     kind: held.kind,
     subject: held.subject,
     cwd: held.cwd,
+  };
+}
+
+/** `grove approve|deny ITEM --json` on an MCP client's confirmation: the request and the answer. */
+export const ConfirmationDecisionSchema = z.object({
+  confirmationId: z.string(),
+  sessionId: z.string(),
+  /** confirmed or refused. */
+  decision: z.string(),
+  /** merge, publish, cancel or approve. */
+  action: z.string(),
+  /** The action's argument as the client gave it (a remote branch, a held approval), or null. */
+  detail: z.nullable(z.string()),
+  /** The MCP client's name as it introduced itself. */
+  client: z.string(),
+});
+
+export function confirmationDecisionJson(
+  request: Confirmation,
+): z.infer<typeof ConfirmationDecisionSchema> {
+  return {
+    confirmationId: request.id,
+    sessionId: request.sessionId,
+    decision: request.status,
+    action: request.action,
+    detail: request.detail,
+    client: request.client,
   };
 }
 

@@ -2,7 +2,9 @@
 // standard input and output, for an agent (Claude Code, Codex, Gemini CLI)
 // to start, follow and answer Grove sessions of one project: the one of its
 // working directory (or -C DIR). Nothing irreversible is a tool (merge,
-// publish, cancel, approve, deny stay with the person). Turns the server
+// publish, cancel, approve, deny stay with the person) unless the person
+// turned mcp.irreversibleTools on, and even then such a tool only asks: the
+// person confirms it in the inbox (src/cli/mcp-confirm.ts). Turns the server
 // starts run in its own process; it ends when its client closes the stream,
 // once those turns are over.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -10,7 +12,6 @@ import * as z from 'zod/mini';
 import { VERSION, type Infra } from '../compose.js';
 import { readInbox } from '../app/queries.js';
 import { PERMISSION_MODES, type PermissionMode } from '../domain/permission-mode.js';
-import { sanitizeText } from '../domain/sanitize.js';
 import { groupOf, orderedSessions } from '../domain/session-order.js';
 import type { Session } from '../domain/session.js';
 import { INSTALLED_AGENTS_KEY } from '../domain/settings.js';
@@ -31,31 +32,17 @@ import { listItem, worktreeBytes } from './session-json.js';
 import { showJson, waitingOf } from './show.js';
 import { showGroupJson } from './best-of.js';
 import type { HeadlessCommand } from './args.js';
+import { text, tool } from './mcp-result.js';
+import {
+  closeHeldActions,
+  heldActions,
+  registerIrreversibleTools,
+  type HeldActions,
+} from './mcp-confirm.js';
+import { MCP_IRREVERSIBLE_KEY } from '../domain/confirmation.js';
 
 /** The longest grove_wait_session waits in one call. */
 const MAX_WAIT_S = 600;
-
-type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
-
-function text(value: unknown): ToolResult {
-  const body = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
-  // What agents wrote reaches the client without control characters or escape sequences.
-  return { content: [{ type: 'text', text: sanitizeText(body) }] };
-}
-
-function failure(error: unknown): ToolResult {
-  const message = error instanceof Error ? error.message : String(error);
-  return { content: [{ type: 'text', text: sanitizeText(message) }], isError: true };
-}
-
-/** Runs a tool's work; a failure becomes the tool's error, never the server's. */
-async function tool(work: () => Promise<ToolResult>): Promise<ToolResult> {
-  try {
-    return await work();
-  } catch (error) {
-    return failure(error);
-  }
-}
 
 function modeOf(value: string | undefined): PermissionMode {
   if (value === undefined) return 'auto_edit';
@@ -65,7 +52,11 @@ function modeOf(value: string | undefined): PermissionMode {
 }
 
 /** The tools: each works on the server's project only. */
-export async function groveTools(ctx: HeadlessContext, started: Set<string>): Promise<McpServer> {
+export async function groveTools(
+  ctx: HeadlessContext,
+  started: Set<string>,
+  held: HeldActions = heldActions(),
+): Promise<McpServer> {
   const { infra, project } = ctx;
   // The MCP library loads only here (in the bundle: dist/vendor/mcp-sdk.cjs).
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
@@ -228,6 +219,11 @@ export async function groveTools(ctx: HeadlessContext, started: Set<string>): Pr
       }),
   );
 
+  // The irreversible tools exist only when the person turned them on (a global setting:
+  // never the project's, which a repository's owner could have set).
+  if ((await infra.store.settings.getGlobal(MCP_IRREVERSIBLE_KEY)) === 'on')
+    registerIrreversibleTools(server, ctx, held, ofProject);
+
   return server;
 }
 
@@ -239,7 +235,8 @@ export async function mcpCommand(
   // Standard output is the protocol's: progress is never printed.
   const ctx = await headlessContext(infra, io, command.dir, false);
   const started = new Set<string>();
-  const server = await groveTools(ctx, started);
+  const held = heldActions();
+  const server = await groveTools(ctx, started, held);
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
@@ -265,6 +262,8 @@ export async function mcpCommand(
     );
   });
   await closed;
+  // Requests still waiting for the person are refused (nobody would do them), those confirmed end here.
+  await closeHeldActions(ctx, held);
   // The client is gone: the turns it started still end here, as `grove run`'s would.
   await Promise.all([...started].map((id) => ctx.queries.idle(id)));
   return EXIT.ok;

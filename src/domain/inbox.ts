@@ -8,11 +8,14 @@ import { stopText, type BudgetStop } from './budget.js';
 import type { Operation, OperationKind } from './operation.js';
 import type { ReviewThread } from './review-thread.js';
 import { approvalShortId, approvalWhat, type ApprovalKind, type HeldApproval } from './approval.js';
+import { clientName, confirmShortId, confirmWhat, type Confirmation } from './confirmation.js';
+>>>>>>> bc6a65b (grove mcp offers grove_merge, grove_publish, grove_cancel, grove_approve and grove_deny when the person turns mcp.irreversibleTools on; the first four only ask: a confirmation waits in every Grove's inbox (a / d, or grove approve / grove deny) and the grove mcp that asked does the action only once it is confirmed, no tool can confirm one, and a refused, expired or abandoned request does nothing)
 import { sanitizeLine } from './sanitize.js';
 import { formatDuration, shortId, type Session } from './session.js';
 import { isTerminal } from './session-status.js';
 
 export const INBOX_KINDS = [
+  'confirm',
   'approval',
   'question',
   'budget',
@@ -47,6 +50,8 @@ export interface InboxItem {
   readonly approvalId?: string;
   /** An approval: what it asks (L, add to the allow list, answers only a network request). */
   readonly approvalKind?: ApprovalKind;
+  /** A confirmation: the id of the MCP client's request (what `grove approve` and the inbox's a / d answer). */
+  readonly confirmationId?: string;
 }
 
 /** What the inbox is derived from: rows as the store holds them. */
@@ -61,6 +66,8 @@ export interface InboxInput {
   readonly budgetStops: ReadonlyMap<string, BudgetStop>;
   /** Agent requests held for the person, still waiting (not expired). */
   readonly approvals?: readonly HeldApproval[];
+  /** Irreversible actions MCP clients asked for, still waiting, whose asker is still there. */
+  readonly confirmations?: readonly Confirmation[];
 }
 
 const TURN_KINDS: ReadonlySet<OperationKind> = new Set<OperationKind>(['start_prompt', 'reply']);
@@ -73,6 +80,8 @@ const GIT_KINDS: ReadonlySet<OperationKind> = new Set<OperationKind>([
 /** How the name of a kind reads in the headless CLI's text and the inbox page. */
 export function inboxKindLabel(kind: InboxKind): string {
   switch (kind) {
+    case 'confirm':
+      return 'confirm';
     case 'approval':
       return 'approval';
     case 'question':
@@ -125,6 +134,12 @@ export function deriveInbox(input: InboxInput, now: number): InboxItem[] {
     if (held.status !== 'waiting' || held.expiresAt <= now) continue;
     heldBySession.set(held.sessionId, [...(heldBySession.get(held.sessionId) ?? []), held]);
   }
+  const confirmsBySession = new Map<string, Confirmation[]>();
+  for (const request of input.confirmations ?? []) {
+    if (request.status !== 'waiting' || request.expiresAt <= now) continue;
+    const list = confirmsBySession.get(request.sessionId) ?? [];
+    confirmsBySession.set(request.sessionId, [...list, request]);
+  }
   const items: InboxItem[] = [];
   for (const session of input.sessions) {
     if (isTerminal(session.status) || session.status === 'Merged') continue;
@@ -143,6 +158,19 @@ export function deriveInbox(input: InboxInput, now: number): InboxItem[] {
     ): void => {
       items.push({ ...base, ...item, id: item.id ?? `${item.kind}:${session.id}` });
     };
+    for (const request of confirmsBySession.get(session.id) ?? []) {
+      const short = confirmShortId(request.id);
+      const what = confirmWhat(request, oneLine(session.title) || id, session.baseBranch);
+      add({
+        id: `confirm:${request.id}`,
+        kind: 'confirm',
+        since: request.createdAt,
+        until: request.expiresAt,
+        confirmationId: request.id,
+        text: `${clientName(request.client)} asks to ${what}`,
+        action: `a: confirm (Grove does it then), d: refuse (grove approve ${short} / grove deny ${short})`,
+      });
+    }
     for (const held of heldBySession.get(session.id) ?? []) {
       const short = approvalShortId(held.id);
       add({
@@ -275,5 +303,6 @@ export function inboxItemJson(item: InboxItem): Record<string, unknown> {
     text: item.text,
     action: item.action,
     ...(item.approvalId ? { approvalId: item.approvalId } : {}),
+    ...(item.confirmationId ? { confirmationId: item.confirmationId } : {}),
   };
 }

@@ -564,7 +564,7 @@ export const KEYMAP = {
     {
       keys: ['a'],
       action: 'approveOnce',
-      help: 'Approval: let the agent do it this once',
+      help: 'Approval: let the agent do it this once. Confirmation: let Grove do what the MCP client asked',
     },
     {
       keys: ['A'],
@@ -579,7 +579,7 @@ export const KEYMAP = {
     {
       keys: ['d'],
       action: 'deny',
-      help: 'Approval: deny it (what happens on timeout too)',
+      help: 'Approval or confirmation: deny or refuse it (what happens on timeout too)',
     },
     { keys: ['escape', 'q'], action: 'close', help: 'Close the inbox', hint: 'close' },
   ],

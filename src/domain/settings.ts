@@ -17,6 +17,7 @@ import {
   validateMaxTurns,
   validateMemoryFloor,
 } from './admission.js';
+import { MCP_IRREVERSIBLE_KEY } from './confirmation.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, validateAllowList } from './network.js';
 import {
   SHARED_FOLDERS_KEY,
@@ -479,6 +480,16 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     choices: () => [],
     fallback: () => DEFAULT_APPROVAL_TIMEOUT,
     validate: validateApprovalTimeout,
+  },
+  {
+    key: MCP_IRREVERSIBLE_KEY,
+    label: 'MCP irreversible tools',
+    scope: 'global',
+    kind: 'choice',
+    description:
+      "on: grove mcp also offers grove_merge, grove_publish, grove_cancel, grove_approve (each only asks: nothing is done until you confirm it in the inbox, and unanswered it is refused after the approval timeout) and grove_deny (denies an agent's held request at once). off: none of these tools exist.",
+    choices: () => ['off', 'on'],
+    fallback: () => 'off',
   },
   {
     key: 'github.pollInterval',

@@ -7,12 +7,17 @@ import { shortId } from './session.js';
 import { inboxItemJson, type InboxItem } from './inbox.js';
 import { assertNever } from './assert-never.js';
 import { approvalShortId } from './approval.js';
+import { confirmShortId } from './confirmation.js';
 import type { WebhookFormat } from './settings.js';
 
 /** What the person can run to act on the item (a headless command), with the session's short id. */
 export function inboxCommandLine(item: InboxItem): string {
   const id = shortId(item.sessionId);
   switch (item.kind) {
+    case 'confirm': {
+      const request = confirmShortId(item.confirmationId ?? '');
+      return `grove approve ${request} (or grove deny ${request})`;
+    }
     case 'approval': {
       const held = approvalShortId(item.approvalId ?? '');
       return `grove approve ${held} --once (or --session; grove deny ${held})`;

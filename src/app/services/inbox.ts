@@ -7,6 +7,7 @@ import type { Operation } from '../../domain/operation.js';
 import type { ReviewThread } from '../../domain/review-thread.js';
 import type { Runtime, Store } from '../ports.js';
 import { budgetStatus } from './budget.js';
+import { askerAlive } from './confirmations.js';
 
 export async function loadInbox(deps: {
   readonly store: Store;
@@ -44,8 +45,12 @@ export async function loadInbox(deps: {
     if (stop) budgetStops.set(sessionId, stop);
   }
   const approvals = await store.approvals.listWaiting(runtime.clock.now());
+  // A request whose grove mcp is gone would be performed by nobody: it is not shown.
+  const confirmations = (await store.confirmations.listWaiting(runtime.clock.now())).filter((c) =>
+    askerAlive({ store, runtime }, c),
+  );
   return deriveInbox(
-    { projects, sessions, operations, reviewThreads, budgetStops, approvals },
+    { projects, sessions, operations, reviewThreads, budgetStops, approvals, confirmations },
     runtime.clock.now(),
   );
 }

@@ -276,6 +276,20 @@ export interface ApprovalTable {
   decided_at: number | null;
 }
 
+export interface ConfirmationTable {
+  id: string;
+  session_id: string;
+  action: string;
+  detail: string | null;
+  client: string;
+  owner: string;
+  status: Generated<string>;
+  outcome: string | null;
+  created_at: number;
+  expires_at: number;
+  decided_at: number | null;
+}
+
 export interface DB {
   grove_migration: GroveMigrationTable;
   project: ProjectTable;
@@ -298,4 +312,5 @@ export interface DB {
   session_draft: SessionDraftTable;
   host: HostTable;
   approval: ApprovalTable;
+  confirmation: ConfirmationTable;
 }

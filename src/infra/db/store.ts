@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from './executor.js';
 import { createApprovalRepo, type ApprovalRepo } from './approval-repo.js';
+import { createConfirmationRepo, type ConfirmationRepo } from './confirmation-repo.js';
 import { createComposerRepo, type ComposerRepo } from './composer-repo.js';
 import { createDiffCommentRepo, type DiffCommentRepo } from './diff-comment-repo.js';
 import { createGitStepRepo, type GitStepRepo } from './git-step-repo.js';
@@ -22,6 +23,7 @@ export type { GitStepRepo } from './git-step-repo.js';
 export type { GroupRepo } from './group-repo.js';
 export type { HostRepo } from './host-repo.js';
 export type { ApprovalRepo } from './approval-repo.js';
+export type { ConfirmationRepo } from './confirmation-repo.js';
 export type { DiffCommentPatch, DiffCommentRepo, NewDiffComment } from './diff-comment-repo.js';
 export type { ProjectRepo } from './project-repo.js';
 export type {
@@ -57,6 +59,8 @@ export interface Store {
   readonly hosts: HostRepo;
   /** Agent requests held for the person, and the session grants. */
   readonly approvals: ApprovalRepo;
+  /** Irreversible actions MCP clients asked for, held for the person. */
+  readonly confirmations: ConfirmationRepo;
   /**
    * Runs `fn` with repositories bound to one transaction: committed when it
    * resolves, rolled back when it throws. Inside a transaction it joins it.
@@ -89,6 +93,7 @@ export function createStore(db: Executor): Store {
     groups: createGroupRepo(db),
     hosts: createHostRepo(db),
     approvals: createApprovalRepo(db),
+    confirmations: createConfirmationRepo(db),
     transaction: (fn) =>
       db.isTransaction ? fn(store) : db.transaction().execute((trx) => fn(createStore(trx))),
     externalChanges: async () => {

@@ -46,8 +46,14 @@ export function handleInboxKey(ctx: KeyContext, id: string): void {
     case 'approveSession':
     case 'approveAllowList':
     case 'deny': {
-      // Only an approval item is answered here (L only a network one); on any other item the key does nothing.
+      // Only an approval (L only a network one) or a confirmation (a / A confirm, d refuses) is answered here;
+      // on any other item the key does nothing.
       const item = items[cursor];
+      if (item?.confirmationId) {
+        if (action === 'approveAllowList') return;
+        ctx.intents.decideConfirmation(item.confirmationId, action !== 'deny');
+        return;
+      }
       if (!item?.approvalId) return;
       if (action === 'approveAllowList' && item.approvalKind !== 'network') return;
       const choice =

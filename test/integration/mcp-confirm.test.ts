@@ -1,0 +1,208 @@
+import { execFileSync } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GROVE_BIN } from '../helpers/grove-env.js';
+import { withStore } from '../helpers/seed.js';
+import { expectExit, fromSnapshot, reply, until, type Harness } from './headless-harness.js';
+
+// grove mcp's irreversible tools (issue 25, item 4), driven by the MCP SDK's
+// own client against the built binary, a real repository and the real store:
+// they exist only with mcp.irreversibleTools on, and even then a call only
+// asks: nothing is merged until the person confirms the request from another
+// process (`grove approve`), and the client can never confirm it itself.
+
+const IRREVERSIBLE = [
+  'grove_approve',
+  'grove_cancel',
+  'grove_deny',
+  'grove_merge',
+  'grove_publish',
+];
+
+const state = fromSnapshot(async (h) => {
+  // A session in Review with one commit to merge; its title is hostile.
+  h.utilities('Greet \u001b[2J\u001b]0;owned\u0007everyone');
+  h.server.script('anthropic', [
+    {
+      when: 'Greet the team',
+      toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hi\n' },
+    },
+    { when: 'Greet the team', text: reply('Wrote it.') },
+  ]);
+  const run = await h.grove(['run', '--output', 'json', 'Greet the team']);
+  expectExit(run, 0);
+  return { sessionId: (JSON.parse(run.stdout) as { sessionId: string }).sessionId };
+});
+
+let client: Client | null = null;
+
+afterEach(async () => {
+  await client?.close();
+  client = null;
+});
+
+async function setTools(h: Harness, value: string): Promise<void> {
+  await withStore(h.world.groveHome, (store) =>
+    store.settings.setGlobal('mcp.irreversibleTools', value),
+  );
+}
+
+async function connect(h: Harness, name = 'grove-test'): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [GROVE_BIN, 'mcp', '-C', h.repo],
+    env: h.env,
+    stderr: 'pipe',
+  });
+  client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+type Result = Awaited<ReturnType<Client['callTool']>>;
+
+function textOf(result: Result): string {
+  const [first] = result.content as { type: string; text: string }[];
+  return first?.text ?? '';
+}
+
+function mainTip(h: Harness): string {
+  return execFileSync('git', ['-C', h.repo, 'rev-parse', 'main'], { encoding: 'utf8' }).trim();
+}
+
+function mainHas(h: Harness, path: string): boolean {
+  const files = execFileSync('git', ['-C', h.repo, 'ls-tree', '--name-only', 'main'], {
+    encoding: 'utf8',
+  });
+  return files.split('\n').includes(path);
+}
+
+interface InboxJson {
+  id: string;
+  kind: string;
+  text: string;
+  confirmationId?: string;
+}
+
+/** The confirmation the inbox shows (read by `grove inbox --json`, another process), once it is there. */
+async function waitingConfirmation(h: Harness): Promise<InboxJson> {
+  let found: InboxJson | undefined;
+  await until('the confirmation in the inbox', async () => {
+    const inbox = await h.grove(['inbox', '--json']);
+    found = (JSON.parse(inbox.stdout) as InboxJson[]).find((i) => i.kind === 'confirm');
+    return found !== undefined;
+  });
+  return found as InboxJson;
+}
+
+async function sessionStatus(h: Harness, id: string): Promise<string> {
+  const show = await h.grove(['show', id, '--json']);
+  expectExit(show, 0);
+  return (JSON.parse(show.stdout) as { status: string }).status;
+}
+
+describe('grove mcp with mcp.irreversibleTools', () => {
+  it('offers none of the irreversible tools while the setting is off', async () => {
+    const { h } = state;
+    await setTools(h, 'off');
+    const names = (await (await connect(h)).listTools()).tools.map((t) => t.name);
+    expect(names).toContain('grove_reply');
+    expect(names.filter((n) => IRREVERSIBLE.includes(n))).toEqual([]);
+  });
+
+  it('merges only once the person confirms the request from another process', async () => {
+    const { h, made } = state;
+    await setTools(h, 'on');
+    const c = await connect(h, 'evil\u001b[31mclient');
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    expect(names.filter((n) => IRREVERSIBLE.includes(n)).sort()).toEqual(IRREVERSIBLE);
+    const before = mainTip(h);
+
+    const call = c.callTool(
+      { name: 'grove_merge', arguments: { id: made.sessionId, waitSeconds: 300 } },
+      undefined,
+      { timeout: 600_000 },
+    );
+    const item = await waitingConfirmation(h);
+    // What the client and the session's agent wrote is shown without escape sequences.
+    expect(item.text).toContain('asks to merge session Greet');
+    expect(item.text).toContain('into main');
+    expect(item.text).not.toContain('\u001b');
+    expect(item.text).not.toContain('\u0007');
+    // Asked, not done.
+    expect(mainTip(h)).toBe(before);
+    expect(await sessionStatus(h, made.sessionId)).toBe('Review');
+
+    const approve = await h.grove(['approve', (item.confirmationId ?? '').slice(0, 8)]);
+    expectExit(approve, 0);
+    expect(approve.stdout).toContain('confirmed');
+
+    const result = await call;
+    expect(result.isError ?? false, textOf(result)).toBe(false);
+    expect(JSON.parse(textOf(result))).toMatchObject({ sessionId: made.sessionId });
+    expect(mainTip(h)).not.toBe(before);
+    expect(mainHas(h, 'hello.txt')).toBe(true);
+  });
+
+  it('merges nothing when the person refuses, and the tool says so', async () => {
+    const { h, made } = state;
+    await setTools(h, 'on');
+    const c = await connect(h);
+    const before = mainTip(h);
+    const call = c.callTool(
+      { name: 'grove_merge', arguments: { id: made.sessionId, waitSeconds: 300 } },
+      undefined,
+      { timeout: 600_000 },
+    );
+    const item = await waitingConfirmation(h);
+    expectExit(await h.grove(['deny', item.id]), 0);
+
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('did not confirm it (refused)');
+    expect(mainTip(h)).toBe(before);
+    expect(await sessionStatus(h, made.sessionId)).toBe('Review');
+    const inbox = JSON.parse((await h.grove(['inbox', '--json'])).stdout) as InboxJson[];
+    expect(inbox.filter((i) => i.kind === 'confirm')).toEqual([]);
+  });
+
+  it('returns "waiting for confirmation" when nobody answered in time, and cannot confirm its own request', async () => {
+    const { h, made } = state;
+    await setTools(h, 'on');
+    const c = await connect(h);
+    const before = mainTip(h);
+    const waiting = await c.callTool({
+      name: 'grove_merge',
+      arguments: { id: made.sessionId, waitSeconds: 0 },
+    });
+    expect(waiting.isError ?? false).toBe(false);
+    const asked = JSON.parse(textOf(waiting)) as { waiting: boolean; confirmation: string };
+    expect(asked.waiting).toBe(true);
+    expect(asked.confirmation).toMatch(/^confirm:/);
+
+    for (const item of [asked.confirmation, asked.confirmation.slice('confirm:'.length, 16)]) {
+      const self = await c.callTool({ name: 'grove_approve', arguments: { item } });
+      expect(self.isError, textOf(self)).toBe(true);
+      expect(textOf(self)).toContain('only the person answers one');
+      const deny = await c.callTool({ name: 'grove_deny', arguments: { item } });
+      expect(deny.isError, textOf(deny)).toBe(true);
+    }
+    // Still waiting for the person, and nothing merged.
+    const item = await waitingConfirmation(h);
+    expect(`confirm:${item.confirmationId ?? ''}`).toBe(asked.confirmation);
+    expect(mainTip(h)).toBe(before);
+
+    // The server ends: its request is refused (nobody would do it), and leaves the inbox.
+    await c.close();
+    client = null;
+    await until('the request refused', async () => {
+      const inbox = JSON.parse((await h.grove(['inbox', '--json'])).stdout) as InboxJson[];
+      return !inbox.some((i) => i.kind === 'confirm');
+    });
+    const late = await h.grove(['approve', asked.confirmation]);
+    expectExit(late, 1);
+    expect(late.stderr).toContain('already refused');
+    expect(mainTip(h)).toBe(before);
+  });
+});
