@@ -9,7 +9,6 @@ import type { Operation, OperationKind } from './operation.js';
 import type { ReviewThread } from './review-thread.js';
 import { approvalShortId, approvalWhat, type ApprovalKind, type HeldApproval } from './approval.js';
 import { clientName, confirmShortId, confirmWhat, type Confirmation } from './confirmation.js';
->>>>>>> bc6a65b (grove mcp offers grove_merge, grove_publish, grove_cancel, grove_approve and grove_deny when the person turns mcp.irreversibleTools on; the first four only ask: a confirmation waits in every Grove's inbox (a / d, or grove approve / grove deny) and the grove mcp that asked does the action only once it is confirmed, no tool can confirm one, and a refused, expired or abandoned request does nothing)
 import { sanitizeLine } from './sanitize.js';
 import { formatDuration, shortId, type Session } from './session.js';
 import { isTerminal } from './session-status.js';
