@@ -133,7 +133,8 @@ same folder, an edit of the same files, or the same host and port, then
 passes without asking). A network request can also be added to the allowed
 hosts (agents.network.allow), so later sessions reach that host too.
 ITEM is the request's id as grove inbox shows it (8 characters, or the
-item's id approval:…). The waiting turn goes on.
+item's id approval:…). The waiting turn goes on. On a confirmation (an MCP
+client's request, confirm:…), confirms it: the grove mcp that asked does it.
 
 Options:
   --once     Approve this request only (the default)
@@ -147,7 +148,8 @@ ${APPROVAL_EXIT}`,
 
 Denies a request an agent CLI holds for you (an approval in grove inbox).
 ITEM is the request's id as grove inbox shows it. The waiting turn goes on
-without it.
+without it. On a confirmation (an MCP client's request, confirm:…), refuses
+it: nothing is done.
 
 Options:
   --json  Print the decision as a JSON object (see docs/usage/cli.md)

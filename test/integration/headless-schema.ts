@@ -149,6 +149,7 @@ export const InboxSchema = z.array(
     .object({
       id: z.string(),
       kind: z.enum([
+        'confirm',
         'approval',
         'question',
         'budget',
@@ -167,6 +168,7 @@ export const InboxSchema = z.array(
       text: z.string(),
       action: z.string(),
       approvalId: z.optional(Uuid),
+      confirmationId: z.optional(Uuid),
     })
     .strict(),
 );
@@ -201,6 +203,18 @@ const PullRequest = z
   .object({ number: z.number().int(), url: z.string(), state: z.string() })
   .strict()
   .nullable();
+
+/** `grove approve|deny ITEM --json` on an MCP client's confirmation. */
+export const ConfirmationDecisionSchema = z
+  .object({
+    confirmationId: Uuid,
+    sessionId: Uuid,
+    decision: z.enum(['confirmed', 'refused']),
+    action: z.enum(['merge', 'publish', 'cancel', 'approve']),
+    detail: z.string().nullable(),
+    client: z.string(),
+  })
+  .strict();
 
 /** `grove approve|deny ITEM --json`. */
 export const ApprovalDecisionSchema = z

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GROVE_BIN } from '../helpers/grove-env.js';
 import { withStore } from '../helpers/seed.js';
 import { expectExit, fromSnapshot, reply, until, type Harness } from './headless-harness.js';
+import { ConfirmationDecisionSchema, InboxSchema } from './headless-schema.js';
 
 // grove mcp's irreversible tools (issue 25, item 4), driven by the MCP SDK's
 // own client against the built binary, a real repository and the real store:
@@ -90,7 +91,7 @@ async function waitingConfirmation(h: Harness): Promise<InboxJson> {
   let found: InboxJson | undefined;
   await until('the confirmation in the inbox', async () => {
     const inbox = await h.grove(['inbox', '--json']);
-    found = (JSON.parse(inbox.stdout) as InboxJson[]).find((i) => i.kind === 'confirm');
+    found = InboxSchema.parse(JSON.parse(inbox.stdout)).find((i) => i.kind === 'confirm');
     return found !== undefined;
   });
   return found as InboxJson;
@@ -156,7 +157,16 @@ describe('grove mcp with mcp.irreversibleTools', () => {
       { timeout: 600_000 },
     );
     const item = await waitingConfirmation(h);
-    expectExit(await h.grove(['deny', item.id]), 0);
+    const deny = await h.grove(['deny', item.id, '--json']);
+    expectExit(deny, 0);
+    expect(ConfirmationDecisionSchema.parse(JSON.parse(deny.stdout))).toMatchObject({
+      confirmationId: item.confirmationId,
+      sessionId: made.sessionId,
+      decision: 'refused',
+      action: 'merge',
+      detail: null,
+      client: 'grove-test',
+    });
 
     const result = await call;
     expect(result.isError).toBe(true);
