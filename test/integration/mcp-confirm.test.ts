@@ -177,6 +177,25 @@ describe('grove mcp with mcp.irreversibleTools', () => {
     expect(inbox.filter((i) => i.kind === 'confirm')).toEqual([]);
   });
 
+  it("cancels the session only once the person confirms it in the TUI's way (grove approve confirm:ID)", async () => {
+    const { h, made } = state;
+    await setTools(h, 'on');
+    const c = await connect(h);
+    const call = c.callTool(
+      { name: 'grove_cancel', arguments: { id: made.sessionId, waitSeconds: 300 } },
+      undefined,
+      { timeout: 600_000 },
+    );
+    const item = await waitingConfirmation(h);
+    expect(item.text).toContain('asks to cancel session Greet');
+    expect(await sessionStatus(h, made.sessionId)).toBe('Review');
+    expectExit(await h.grove(['approve', item.id]), 0);
+    const result = await call;
+    expect(result.isError ?? false, textOf(result)).toBe(false);
+    expect(JSON.parse(textOf(result))).toMatchObject({ status: 'Canceled' });
+    expect(await sessionStatus(h, made.sessionId)).toBe('Canceled');
+  });
+
   it('returns "waiting for confirmation" when nobody answered in time, and cannot confirm its own request', async () => {
     const { h, made } = state;
     await setTools(h, 'on');
