@@ -177,7 +177,7 @@ describe('grove mcp with mcp.irreversibleTools', () => {
     expect(inbox.filter((i) => i.kind === 'confirm')).toEqual([]);
   });
 
-  it("cancels the session only once the person confirms it in the TUI's way (grove approve confirm:ID)", async () => {
+  it('cancels the session only once the person confirms it (grove approve confirm:ID)', async () => {
     const { h, made } = state;
     await setTools(h, 'on');
     const c = await connect(h);
