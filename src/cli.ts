@@ -24,6 +24,7 @@ Headless commands (they share the store with a running TUI):
   approve ITEM       Approve a request an agent holds for you (inbox)
   deny ITEM          Deny a request an agent holds for you (inbox)
   show ID            Show a session
+  link ID            Link a session to a GitHub issue (--issue N), or --unlink
   diff ID            Print a session's diff
   merge ID           Rebase and squash-merge a session into its base branch
   rebase ID          Rebase a session onto its base branch

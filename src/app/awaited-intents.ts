@@ -1,3 +1,4 @@
+import type { SessionIssue } from '../domain/issue.js';
 import type { SessionGroup } from '../domain/best-of.js';
 import type { PermissionMode } from '../domain/permission-mode.js';
 import type { ModelChoice } from '../domain/providers.js';
@@ -34,6 +35,8 @@ export interface AwaitedIntents {
     mode: PermissionMode,
     /** The host the session runs on; absent or null: this machine. */
     host?: string | null,
+    /** The GitHub issue it starts from; absent or null: none. */
+    issue?: SessionIssue | null,
   ): Promise<Session>;
   /** A session no agent was asked anything in goes again, with its branch and worktree. */
   discardUnstarted(sessionId: string): Promise<void>;
@@ -103,8 +106,8 @@ export function awaitedIntents(controller: Controller): AwaitedIntents {
   const { sessions, workers, leases, review, bestOf } = controller;
   return {
     shutdown: () => controller.shutdown(),
-    createSession: (projectId, choice, settings, mode, host) =>
-      sessions.create(projectId, choice, settings, mode, host ?? null),
+    createSession: (projectId, choice, settings, mode, host, issue) =>
+      sessions.create(projectId, choice, settings, mode, host ?? null, issue ?? null),
     discardUnstarted: (sessionId) => sessions.discardUnstarted(sessionId),
     setPermissionMode: async (sessionId, mode) => {
       await sessions.setPermissionMode(sessionId, mode);

@@ -27,6 +27,8 @@ export type HeadlessCommand =
       agents: string | null;
       /** The host the session runs on (grove host add); null: this machine. */
       host: string | null;
+      /** `N` or an issue URL: the session starts from that GitHub issue; null: none. */
+      issue: string | null;
       mode: PermissionMode | null;
       output: OutputFormat;
       timeoutMs: number | null;
@@ -51,6 +53,7 @@ export type HeadlessCommand =
   | { kind: 'approve'; item: string; session: boolean; allowList: boolean; json: boolean }
   | { kind: 'deny'; item: string; json: boolean }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
+  | { kind: 'link'; id: string; issue: string | null; json: boolean }
   | { kind: 'diff'; dir: string | null; id: string; json: boolean }
   | {
       kind: 'merge';
@@ -214,6 +217,7 @@ function parseCommand(
         n: { type: 'string', short: 'n' },
         agents: { type: 'string' },
         host: { type: 'string' },
+        issue: { type: 'string' },
         ...TURN_FLAGS,
       });
       if (values.help) return { kind: 'help', command: name };
@@ -225,6 +229,9 @@ function parseCommand(
         throw new UsageError('--agents needs -n N');
       if (typeof values.host === 'string' && n !== null)
         throw new UsageError('--host cannot be used with -n N yet');
+      if (typeof values.issue === 'string' && n !== null)
+        throw new UsageError('--issue cannot be used with -n N yet');
+      if (values.issue === '') throw new UsageError('--issue needs an issue number or URL');
       return {
         kind: 'run',
         ...turnOptions(values),
@@ -234,6 +241,7 @@ function parseCommand(
         n,
         agents: str(values.agents),
         host: str(values.host),
+        issue: str(values.issue),
         prompt: positionals[0] ?? null,
       };
     }
@@ -312,6 +320,19 @@ function parseCommand(
       if (values.help) return { kind: 'help', command: name };
       noMore(positionals, 1);
       return { kind: 'deny', item: needItem(name, positionals), json: values.json === true };
+    }
+    case 'link': {
+      const { values, positionals } = parse(args, {
+        issue: { type: 'string' },
+        unlink: { type: 'boolean' },
+        json: { type: 'boolean' },
+      });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 1);
+      const issue = str(values.issue);
+      if ((issue === null || issue === '') === (values.unlink !== true))
+        throw new UsageError('give --issue N|URL to link the session, or --unlink');
+      return { kind: 'link', id: needId(name, positionals), issue, json: values.json === true };
     }
     case 'show': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' } });

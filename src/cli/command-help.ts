@@ -12,6 +12,7 @@ export const COMMAND_NAMES = [
   'approve',
   'deny',
   'show',
+  'link',
   'diff',
   'merge',
   'rebase',
@@ -37,13 +38,16 @@ const TURN_OPTIONS = `  --mode MODE         auto-edit, read-only or plan: what t
 
 /** `grove <command> --help`; docs/usage/cli.md quotes each one verbatim (a test checks). */
 export const COMMAND_HELP: Record<(typeof COMMAND_NAMES)[number], string> = {
-  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [-n N] [--agents LIST] [--host NAME] [--mode MODE] [--output FORMAT] [--json] [--timeout DURATION] [--progress] [PROMPT]
+  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [-n N] [--agents LIST] [--host NAME] [--issue N|URL] [--mode MODE] [--output FORMAT] [--json] [--timeout DURATION] [--progress] [PROMPT]
 
 Creates a session exactly as 'a' does in the TUI (worktree, branch grove/<id>,
 .worktreeinclude, setup command), runs one turn, prints the result and exits.
 The prompt is PROMPT, or standard input when PROMPT is '-' or absent and
 standard input is not a terminal. --mode sets the session's permission mode
-(default auto-edit).
+(default auto-edit). With --issue the session starts from an open issue of the
+project's GitHub repository: its title, body and last comments go into the
+prompt as quoted data (after PROMPT, if given), its pull request says
+Closes #N, and its branch carries a slug of the title.
 
 Options:
   -C DIR              The repository (default: the current directory)
@@ -57,6 +61,8 @@ Options:
   --agents LIST       With -n: the variants' agents, cycled (claude,codex:gpt-5.5)
   --host NAME         Run the session's agent on host NAME (grove host add;
                       Claude Code only; see docs/usage/hosts.md)
+  --issue N|URL       Start from issue N (or its URL) of the project's GitHub
+                      repository (see docs/usage/github.md)
 ${TURN_OPTIONS}
 
 ${EXIT_LINE}`,
@@ -164,6 +170,20 @@ Options:
   --json  Print the JSON object of 'grove run --output json' plus the transcript
 
 Exit codes: 0 done, 2 usage error (an unknown or ambiguous ID too).`,
+  link: `Usage: grove link ID (--issue N|URL | --unlink) [--json]
+
+Links session ID to an open issue of the project's GitHub repository (N, or
+the issue's URL), or takes the link away. A linked session shows the issue,
+and its pull request says Closes #N (the next publish adds it).
+
+Options:
+  --issue N|URL  The issue to link (refused: a pull request, a closed or
+                 missing issue, another repository's URL)
+  --unlink       Take the session's issue link away
+  --json         Print {"sessionId": ..., "issue": {number, title, url} or null}
+
+Exit codes: 0 done, 1 the issue could not be read or was refused (the link is
+unchanged), 2 usage error (an unknown or ambiguous ID too).`,
   diff: `Usage: grove diff ID [--json]
 
 Prints the session's diff against its base branch, uncommitted and untracked

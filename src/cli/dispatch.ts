@@ -17,6 +17,7 @@ import { mcpCommand } from './mcp.js';
 import { approveCommand } from './approve.js';
 import { denyCommand } from './deny.js';
 import { showCommand } from './show.js';
+import { linkCommand } from './link.js';
 import { landCommand } from './land.js';
 import { cancelCommand } from './cancel.js';
 import { hostCommand } from './host.js';
@@ -61,6 +62,8 @@ export async function runHeadless(
       return denyCommand(infra, io, command);
     case 'show':
       return showCommand(infra, io, command);
+    case 'link':
+      return linkCommand(infra, io, command);
     case 'diff': {
       const session = await findSession(infra, command.id);
       const diff = await sessionDiff(infra, io, session);

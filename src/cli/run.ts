@@ -12,8 +12,11 @@ import {
   readPrompt,
   submitTurn,
   showProgress,
+  type HeadlessContext,
   type HeadlessIo,
 } from './headless.js';
+import { issuePrompt, type SessionIssue } from '../domain/issue.js';
+import { readIssue, sessionIssue } from '../app/services/issues.js';
 import { finishTurn, followTurn } from './turn-result.js';
 import { runBestOf } from './best-of.js';
 import { findHost } from './host.js';
@@ -24,15 +27,61 @@ function notStarted(message: string, prompt: string): string {
   return `${message}\nNo session was started. Your prompt was:\n${prompt}`;
 }
 
+/**
+ * `grove run --issue N`: the issue is read (and refused in words: another
+ * repository, a pull request, closed, missing, no token, GitHub failing)
+ * before anything is made; then the session starts with the issue quoted in
+ * its prompt.
+ */
+async function runFromIssue(
+  infra: Infra,
+  io: HeadlessIo,
+  command: Extract<HeadlessCommand, { kind: 'run' }> & { issue: string },
+  own: string | null,
+): Promise<number> {
+  const ctx = await headlessContext(infra, io, command.dir, showProgress(io, command.progress));
+  const issue = await readIssue(
+    { git: infra.git, forge: infra.forge },
+    ctx.project.path,
+    command.issue,
+    AbortSignal.timeout(60_000),
+  ).catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CommandError(
+      own === null ? `${message}\nNo session was started.` : notStarted(message, own),
+      EXIT.failed,
+    );
+  });
+  ctx.progress(`Issue #${issue.number}: ${issue.title}`);
+  return startRun(infra, io, command, ctx, issuePrompt(issue, own), sessionIssue(issue));
+}
+
 export async function runCommand(
   infra: Infra,
   io: HeadlessIo,
   command: Extract<HeadlessCommand, { kind: 'run' }>,
 ): Promise<number> {
-  const prompt = await readPrompt(io, command.prompt);
+  // With --issue the person's own words are optional (PROMPT, or '-' for standard input).
+  const own =
+    command.issue !== null && command.prompt === null ? null : await readPrompt(io, command.prompt);
+  if (command.issue !== null && command.n === null)
+    return runFromIssue(infra, io, { ...command, issue: command.issue }, own);
+  const prompt = own ?? '';
   if (command.n !== null)
     return runBestOf(infra, io, command, prompt, showProgress(io, command.progress));
   const ctx = await headlessContext(infra, io, command.dir, showProgress(io, command.progress));
+  return startRun(infra, io, command, ctx, prompt, null);
+}
+
+/** A new session with `prompt` as its first turn, its result printed. */
+async function startRun(
+  infra: Infra,
+  io: HeadlessIo,
+  command: Extract<HeadlessCommand, { kind: 'run' }>,
+  ctx: HeadlessContext,
+  prompt: string,
+  issue: SessionIssue | null,
+): Promise<number> {
   // An agent not set in the settings follows the installed ones.
   const choice = choiceFor(
     {
@@ -74,6 +123,7 @@ export async function runCommand(
       ctx.app.state.settings,
       command.mode ?? 'auto_edit',
       command.host,
+      issue,
     )
     .catch((error: unknown) => {
       throw new CommandError(

@@ -10,6 +10,13 @@ import { sampleOnce } from '../app/services/resources.js';
 import { recordedAgents } from '../infra/agent/confine/leftovers.js';
 import { readProcessTable } from '../infra/proc.js';
 
+const IssueJson = z.object({ number: z.number(), title: z.string(), url: z.string() });
+
+const issueJson = (session: Session): z.infer<typeof IssueJson> | null =>
+  session.issue
+    ? { number: session.issue.number, title: session.issue.title, url: session.issue.url }
+    : null;
+
 /** The JSON shape of `grove run --output json` and `grove show --json` (documented in docs/usage/cli.md). */
 export const SessionResultSchema = z.object({
   sessionId: z.string(),
@@ -47,6 +54,8 @@ export const SessionResultSchema = z.object({
   }),
   durationMs: z.number(),
   pullRequest: z.nullable(z.object({ number: z.number(), url: z.string(), state: z.string() })),
+  /** The GitHub issue the session works on (grove run --issue, grove link); null: none. */
+  issue: z.nullable(IssueJson),
 });
 
 export type SessionResult = z.infer<typeof SessionResultSchema>;
@@ -84,6 +93,7 @@ export function sessionResult(
           state: session.reviewRequest.state,
         }
       : null,
+    issue: issueJson(session),
   };
 }
 
@@ -137,6 +147,7 @@ export const SessionListItemSchema = z.object({
   resources: ResourcesSchema,
   /** The worktree's size on disk in bytes, as `du -s` counts it; null: no worktree on this machine. */
   diskBytes: z.nullable(z.number()),
+  issue: z.nullable(IssueJson),
 });
 
 export function listItem(
@@ -160,6 +171,7 @@ export function listItem(
     updatedAt: new Date(session.updatedAt).toISOString(),
     resources: resourcesJson(sample?.sessions[session.id]),
     diskBytes,
+    issue: issueJson(session),
   };
 }
 

@@ -106,6 +106,10 @@ export async function showCommand(
   io.stdout.write(
     `agent ${session.agent}/${session.model} [${session.reasoning}]  mode ${permissionModeLabel(session.permissionMode)}  tokens ${session.inputTokens} in / ${session.outputTokens} out\n`,
   );
+  if (session.issue)
+    io.stdout.write(
+      `issue #${session.issue.number} ${session.issue.title}: ${session.issue.url}\n`,
+    );
   if (session.reviewRequest)
     io.stdout.write(
       `pull request #${session.reviewRequest.number} ${session.reviewRequest.state}: ${session.reviewRequest.url}\n`,

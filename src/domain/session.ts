@@ -1,3 +1,4 @@
+import type { SessionIssue } from './issue.js';
 import type { PermissionMode } from './permission-mode.js';
 import type { SessionStatus } from './session-status.js';
 import { countsActiveTime } from './session-status.js';
@@ -134,6 +135,8 @@ export interface Session {
   readonly guardFlag?: string | null;
   /** The host the session runs on (a host's name); null or absent: this machine. */
   readonly host?: string | null;
+  /** The GitHub issue the session works on (its pull request closes it); null or absent: none. */
+  readonly issue?: SessionIssue | null;
 }
 
 /** Whole seconds of active work at `now` (epoch ms). */

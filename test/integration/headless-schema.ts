@@ -18,11 +18,21 @@ const Status = z.enum([
 ]);
 const Uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
+const IssueSchema = z
+  .object({
+    number: z.number().int().positive(),
+    title: z.string(),
+    url: z.string().startsWith('https://'),
+  })
+  .strict()
+  .nullable();
+
 export const ResultSchema = z
   .object({
     sessionId: Uuid,
     title: z.string(),
-    branch: z.string().regex(/^grove\/[0-9a-f]{8}$/),
+    // grove/<id>, with a slug of the issue's title for a session started from one.
+    branch: z.string().regex(/^grove\/[0-9a-f]{8}(-[a-z0-9]+)*$/),
     baseBranch: z.string().min(1),
     worktree: z.string().startsWith('/'),
     host: z.string().nullable(),
@@ -66,6 +76,7 @@ export const ResultSchema = z
       .object({ number: z.number().int(), url: z.string(), state: z.string() })
       .strict()
       .nullable(),
+    issue: IssueSchema,
   })
   .strict();
 
@@ -139,6 +150,7 @@ export const ListSchema = z.array(
       resources: ResourcesSchema,
       updatedAt: z.iso.datetime(),
       diskBytes: z.number().int().nonnegative().nullable(),
+      issue: IssueSchema,
     })
     .strict(),
 );
@@ -233,7 +245,8 @@ export const ApprovalDecisionSchema = z
 export const DiffSchema = z
   .object({
     sessionId: Uuid,
-    branch: z.string().regex(/^grove\/[0-9a-f]{8}$/),
+    // grove/<id>, with a slug of the issue's title for a session started from one.
+    branch: z.string().regex(/^grove\/[0-9a-f]{8}(-[a-z0-9]+)*$/),
     baseBranch: z.string().min(1),
     files: ResultSchema.shape.files,
     patch: z.string(),

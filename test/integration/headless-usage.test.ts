@@ -28,6 +28,7 @@ const COMMANDS = [
   'approve',
   'deny',
   'show',
+  'link',
   'diff',
   'merge',
   'rebase',

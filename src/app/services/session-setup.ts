@@ -78,11 +78,13 @@ export async function newSessionPlace(
   root: string,
   projectName: string,
   newId: () => string = randomUUID,
+  /** A short ASCII slug the branch carries after the id (issueSlug); '' for none. */
+  slug = '',
 ): Promise<SessionPlace> {
   for (let attempt = 0; attempt < 32; attempt++) {
     const id = newId();
     const short = shortId(id);
-    const branch = `grove/${short}`;
+    const branch = slug === '' ? `grove/${short}` : `grove/${short}-${slug}`;
     const worktreePath = worktreePathFor(root, projectName, short);
     if (taken(worktreePath)) continue;
     if ((await deps.store.sessions.findByIdPrefix(short)).length > 0) continue;

@@ -7,6 +7,7 @@ import {
   type ModelRole,
 } from '../../domain/settings.js';
 import { sizeOfDiff, type Session } from '../../domain/session.js';
+import { issueSlug, type SessionIssue } from '../../domain/issue.js';
 import {
   permissionModeDescription,
   permissionModeLabel,
@@ -141,6 +142,8 @@ export class SessionService {
     permissionMode: PermissionMode = 'auto_edit',
     /** The host it runs on (a host's name); null: this machine. */
     host: string | null = null,
+    /** The GitHub issue it starts from (its title gives the branch a slug); null: none. */
+    issue: SessionIssue | null = null,
   ): Promise<Session> {
     const { store, git, runtime } = this.deps;
     const project = await store.projects.get(projectId);
@@ -157,6 +160,8 @@ export class SessionService {
       project.path,
       root,
       project.displayName,
+      undefined,
+      issue ? issueSlug(issue.title) : '',
     );
     const now = this.now;
     await store.sessions.insert({
@@ -174,6 +179,7 @@ export class SessionService {
       createdAt: now,
       updatedAt: now,
       ...(host === null ? {} : { host }),
+      ...(issue === null ? {} : { issue }),
     });
     const session = await store.sessions.get(id);
     if (!session) throw new Error('The new session could not be read back.');

@@ -143,6 +143,14 @@ export function decodeSession(row: SessionRow): Session {
     forkContext: row.fork_context,
     guardFlag: row.guard_flag === null ? null : sanitizeText(row.guard_flag),
     host: row.host,
+    issue:
+      row.issue_number === null
+        ? null
+        : {
+            number: row.issue_number,
+            title: sanitizeLine(row.issue_title ?? ''),
+            url: sanitizeLine(row.issue_url ?? ''),
+          },
   };
 }
 
@@ -188,7 +196,12 @@ const FLAG_COLUMNS = {
 export type SessionPatch = Partial<
   Pick<
     Session,
-    keyof typeof PLAIN_COLUMNS | keyof typeof FLAG_COLUMNS | 'hasDiff' | 'summary' | 'questions'
+    | keyof typeof PLAIN_COLUMNS
+    | keyof typeof FLAG_COLUMNS
+    | 'hasDiff'
+    | 'summary'
+    | 'questions'
+    | 'issue'
   >
 >;
 
@@ -207,5 +220,10 @@ export function encodeSessionPatch(patch: SessionPatch): Updateable<SessionTable
   if (patch.summary !== undefined)
     out['summary'] = patch.summary === null ? null : JSON.stringify(patch.summary);
   if (patch.questions !== undefined) out['questions'] = JSON.stringify(patch.questions);
+  if (patch.issue !== undefined) {
+    out['issue_number'] = patch.issue?.number ?? null;
+    out['issue_title'] = patch.issue?.title ?? null;
+    out['issue_url'] = patch.issue?.url ?? null;
+  }
   return out;
 }

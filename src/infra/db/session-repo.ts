@@ -2,6 +2,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { ARCHIVE_STATUSES } from '../../domain/session-order.js';
 import { assertTransition, type SessionStatus } from '../../domain/session-status.js';
 import { timerAfterStatusChange, type PermissionMode, type Session } from '../../domain/session.js';
+import type { SessionIssue } from '../../domain/issue.js';
 import { NotFoundError } from './errors.js';
 import { withTransaction, type Executor } from './executor.js';
 import { decodeSession, encodeSessionPatch, type SessionPatch } from './session-codec.js';
@@ -28,6 +29,8 @@ export interface NewSession {
   readonly prompt?: string | null;
   /** The host the session runs on (host.name); null or absent: this machine. */
   readonly host?: string | null;
+  /** The GitHub issue the session starts from; null or absent: none. */
+  readonly issue?: SessionIssue | null;
 }
 
 export interface SessionRepo {
@@ -163,6 +166,9 @@ export function createSessionRepo(db: Executor): SessionRepo {
           updated_at: session.updatedAt ?? session.createdAt,
           queued_at: session.status === 'Queued' ? session.createdAt : null,
           host: session.host ?? null,
+          issue_number: session.issue?.number ?? null,
+          issue_title: session.issue?.title ?? null,
+          issue_url: session.issue?.url ?? null,
         })
         .execute();
     },

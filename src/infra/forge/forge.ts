@@ -1,3 +1,4 @@
+import type { IssueInfo, IssueRepository } from '../../domain/issue.js';
 import type { PullRequestInfo } from '../../domain/review-request.js';
 import type { ReviewThreadInfo } from '../../domain/review-thread.js';
 import type { Logger } from '../log.js';
@@ -9,6 +10,8 @@ import { resolveGitHubToken, runGh, type GhRunner } from './token.js';
 export interface ForgeConnection {
   /** `owner/repo` (and the host for Enterprise). */
   readonly label: string;
+  /** The repository itself (issue URLs are checked against it). */
+  readonly repository: IssueRepository;
   findOpen(headBranch: string, signal: AbortSignal): Promise<PullRequestInfo | null>;
   createDraft(
     input: { head: string; base: string; title: string; body: string },
@@ -29,6 +32,12 @@ export interface ForgeConnection {
     signal: AbortSignal,
   ): Promise<{ id: string; url: string }>;
   resolveThread(threadId: string, signal: AbortSignal): Promise<void>;
+  /** An issue (or a pull request's issue side) with its last comments, sanitized. */
+  issue(number: number, signal: AbortSignal): Promise<IssueInfo>;
+  /** The open issues, newest first, at most `limit` (pull requests left out). */
+  openIssues(limit: number, signal: AbortSignal): Promise<IssueInfo[]>;
+  /** The login the token belongs to ("assigned to me"). */
+  viewer(signal: AbortSignal): Promise<string>;
   /** Epoch ms until which the API asked us to wait (rate limit), or null. */
   readonly waitUntil: number | null;
 }
@@ -67,6 +76,7 @@ export function createForge(env: NodeJS.ProcessEnv, logger: Logger, gh: GhRunner
           repo.host === 'github.com'
             ? `${repo.owner}/${repo.repo}`
             : `${repo.host}/${repo.owner}/${repo.repo}`,
+        repository: { host: repo.host, owner: repo.owner, name: repo.repo },
         findOpen: (head, signal) => client.findOpenPullRequest(head, signal),
         createDraft: (input, signal) => client.createDraftPullRequest(input, signal),
         get: (number, signal) => client.getPullRequest(number, signal),
@@ -75,6 +85,9 @@ export function createForge(env: NodeJS.ProcessEnv, logger: Logger, gh: GhRunner
         replyToThread: (threadId, body, signal) =>
           client.replyToReviewThread(threadId, body, signal),
         resolveThread: (threadId, signal) => client.resolveReviewThread(threadId, signal),
+        issue: (number, signal) => client.getIssue(number, signal),
+        openIssues: (limit, signal) => client.listOpenIssues(limit, signal),
+        viewer: (signal) => client.viewer(signal),
         get waitUntil() {
           return client.rateLimit.remaining === 0 ? client.rateLimit.resetAt : null;
         },

@@ -2,6 +2,7 @@ import { Octokit } from '@octokit/rest';
 import type { PullRequestInfo } from '../../domain/review-request.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { toForgeError } from './errors.js';
+import { createIssueClient, type IssueClient } from './github-issues.js';
 import { createReviewThreadClient, type ReviewThreadClient } from './github-threads.js';
 import type { GitHubRepo } from './remote.js';
 
@@ -21,8 +22,8 @@ interface RawPull {
   base: { ref: string };
 }
 
-/** The GitHub calls Grove makes, normalised: REST for pull requests, GraphQL for review threads. */
-export interface ReviewRequestClient extends ReviewThreadClient {
+/** The GitHub calls Grove makes, normalised: REST for pull requests and issues, GraphQL for review threads. */
+export interface ReviewRequestClient extends ReviewThreadClient, IssueClient {
   findOpenPullRequest(headBranch: string, signal: AbortSignal): Promise<PullRequestInfo | null>;
   createDraftPullRequest(
     input: { head: string; base: string; title: string; body: string },
@@ -149,6 +150,7 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
   return {
     rateLimit,
     ...threads,
+    ...createIssueClient(octokit, repo, call, req),
     async findOpenPullRequest(headBranch, signal) {
       const { data } = await call(() =>
         octokit.pulls.list({

@@ -75,6 +75,11 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
           {session.title || '(untitled)'}
         </Text>
         {links ? <Text color={theme.muted}>{`  ${links}`}</Text> : null}
+        {session.issue ? (
+          <Text color={theme.accent}>
+            {`  Issue #${session.issue.number} ${session.issue.title} ${session.issue.url}`}
+          </Text>
+        ) : null}
         {conflict ? (
           <Text color={theme.error}>{`  Merge conflict with ${session.baseBranch}`}</Text>
         ) : null}

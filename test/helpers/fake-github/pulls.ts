@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { nextNumber } from './issues.js';
 import { repoJson, USER } from './repos.js';
 import {
   DOCS,
@@ -19,7 +20,7 @@ function addPull(
 ): FakePull {
   const stamp = now();
   const pull: FakePull = {
-    number: state.pulls.reduce((n, p) => Math.max(n, p.number), 0) + 1,
+    number: nextNumber(state),
     state: 'open',
     ...fields,
     mergedAt: null,

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { checkActions, checkRunRoute } from './checks.js';
 import { failWith, matchFailure, type ArmedFailure } from './failures.js';
+import { issueActions, issueRoute, userRoute } from './issues.js';
 import { pullActions, pullRoute } from './pulls.js';
 import { authorized } from './repos.js';
 import { graphqlRoute, reviewRoute, threadActions } from './reviews.js';
@@ -32,6 +33,7 @@ function route(state: GitHubState, req: GitHubRequest, res: ServerResponse): num
   const rest = req.path.slice(base.length);
   return (
     pullRoute(state, req, rest, res) ??
+    issueRoute(state, req, rest, res) ??
     reviewRoute(state, req, rest, res) ??
     checkRunRoute(state, req, rest, res) ??
     notFound(state, res)
@@ -47,6 +49,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     requests: [],
     pulls: [],
     threads: [],
+    issues: [],
     checkRuns: new Map(),
     commentSeq: 0,
     remaining: options.rateLimit ?? 5000,
@@ -83,7 +86,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       record.status =
         record.path === '/graphql' && record.method === 'POST'
           ? graphqlRoute(state, record, res)
-          : route(state, record, res);
+          : (userRoute(state, record, res) ?? route(state, record, res));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -115,6 +118,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     ...pullActions(state),
     ...threadActions(state),
     ...checkActions(state),
+    ...issueActions(state),
     stop: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import type { ServerResponse } from 'node:http';
-import type { FakePull, FakeThread, GitHubRequest } from './types.js';
+import type { FakeIssue, FakePull, FakeThread, GitHubRequest } from './types.js';
 
 export const DOCS = 'https://docs.github.com/rest';
 
@@ -20,6 +20,7 @@ export interface GitHubState {
   readonly requests: GitHubRequest[];
   readonly pulls: FakePull[];
   readonly threads: FakeThread[];
+  readonly issues: FakeIssue[];
   readonly checkRuns: Map<string, CheckRun[]>;
   commentSeq: number;
   remaining: number;

@@ -1,7 +1,7 @@
 /**
  * A local stand-in for the GitHub REST API on 127.0.0.1: the pull request
  * endpoints Grove calls (list by head, create, get, update, reviews, check
- * runs), GitHub's response shapes and rate-limit headers, programmable
+ * runs, issues and their comments, the token's user), GitHub's response shapes and rate-limit headers, programmable
  * failures, and "on GitHub" actions (merge, close, reopen, edit) a test can
  * take. Point Grove at it with GROVE_GITHUB_API_URL=server.url.
  *
@@ -12,7 +12,7 @@
  *
  * The files of this folder: types.ts (what a test sees), server.ts (the HTTP
  * server and the token), failures.ts, state.ts (what the routes share), pulls.ts,
- * reviews.ts (reviews and review threads), checks.ts, repos.ts (the repository
+ * reviews.ts (reviews and review threads), issues.ts, checks.ts, repos.ts (the repository
  * and user shapes) and project.ts (a project whose origin is the fake).
  */
 
@@ -72,6 +72,19 @@ export interface FakePull {
   updatedAt: string;
   closedAt: string | null;
   reviews: { login: string; state: string }[];
+}
+
+export interface FakeIssue {
+  readonly number: number;
+  state: 'open' | 'closed';
+  title: string;
+  body: string | null;
+  readonly author: string;
+  readonly labels: string[];
+  readonly assignees: string[];
+  readonly comments: { author: string; body: string; createdAt: string }[];
+  readonly createdAt: string;
+  updatedAt: string;
 }
 
 export interface FakeThreadComment {
@@ -156,6 +169,19 @@ export interface FakeGitHub {
       conclusion: string | null;
     }[],
   ): void;
+  /** "On GitHub": someone files an issue (numbers are shared with pull requests). */
+  addIssue(input: {
+    title: string;
+    body?: string | null;
+    author?: string;
+    labels?: readonly string[];
+    assignees?: readonly string[];
+    state?: 'open' | 'closed';
+    comments?: readonly { author: string; body: string }[];
+  }): FakeIssue;
+  issue(number: number): FakeIssue;
+  closeIssue(number: number): void;
+  commentOnIssue(number: number, author: string, body: string): void;
   /** Shuts the server down. */
   stop(): Promise<void>;
 }

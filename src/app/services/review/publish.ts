@@ -1,3 +1,4 @@
+import { closesLine } from '../../../domain/issue.js';
 import type { Operation } from '../../../domain/operation.js';
 import type { PullRequestInfo } from '../../../domain/review-request.js';
 import type { Session } from '../../../domain/session.js';
@@ -23,6 +24,8 @@ export function pullRequestText(session: Session): { title: string; body: string
   const body = rest.join('\n').trim();
   const parts = [body];
   if (session.summary?.session) parts.push(`## Summary\n\n${session.summary.session}`);
+  // Merging the pull request closes the session's issue (GitHub's closing keyword).
+  if (session.issue) parts.push(closesLine(session.issue));
   parts.push('_Opened with Grove from an agent session._');
   return {
     title: subject.trim() || session.branch,
