@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { github, grove, load, model, repo, transcript } from '../helpers/github-world.js';
+import { openIssuesForPicker } from '../../src/app/services/issues.js';
+import { github, grove, load, model, repo, store, transcript } from '../helpers/github-world.js';
 import { git } from '../helpers/grove-env.js';
 import { reply, TOKEN } from '../helpers/publish-world.js';
 import { setUpGitHubWorld } from '../helpers/github-world.js';
@@ -209,5 +210,31 @@ describe('grove link', () => {
     expect(await transcript(sessionId)).not.toContain(ESC);
     const usage = await grove(['link', sessionId]);
     expect(usage.code).toBe(2);
+  });
+});
+
+describe('the open issues for the picker', () => {
+  it('lists open issues only, assigned to the token user first, then newest, sanitized', async () => {
+    git(repo, 'push', '-q', 'origin', 'main:refs/heads/feature');
+    github.open({ head: 'feature', base: 'main', title: 'A pull request', body: '' });
+    github.addIssue({ title: 'Older', labels: ['bug'] });
+    github.addIssue({ title: 'Mine', assignees: ['grove-tester'] });
+    const closed = github.addIssue({ title: 'Closed' });
+    github.closeIssue(closed.number);
+    github.addIssue({ title: `Newest ${ESC}[2J` });
+    const infra = store();
+    const { issues, viewer } = await openIssuesForPicker(
+      { git: infra.git, forge: infra.forge },
+      repo,
+      AbortSignal.timeout(30_000),
+    );
+    expect(viewer).toBe('grove-tester');
+    expect(issues.map((i) => [i.number, i.title])).toEqual([
+      [3, 'Mine'],
+      [5, 'Newest ␛[2J'],
+      [2, 'Older'],
+    ]);
+    expect(issues[2]?.labels).toEqual(['bug']);
+    expect(github.apiCalls('GET', /\/issues$/)[0]?.query).toMatchObject({ state: 'open' });
   });
 });
