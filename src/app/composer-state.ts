@@ -24,7 +24,12 @@ type ComposerEvent = Extract<
   AppEvent,
   {
     type:
-      'fileIndexLoaded' | 'composerDataLoaded' | 'promptRecorded' | 'draftSaved' | 'composerAttach';
+      | 'fileIndexLoaded'
+      | 'composerDataLoaded'
+      | 'promptRecorded'
+      | 'draftSaved'
+      | 'composerAttach'
+      | 'issueList';
   }
 >;
 
@@ -60,6 +65,8 @@ export function reduceComposer(state: AppState, event: ComposerEvent): AppState 
       }
       return { ...state, drafts: { ...state.drafts, [event.sessionId]: event.text } };
     }
+    case 'issueList':
+      return { ...state, issueList: event.list };
     case 'composerAttach': {
       const mode = state.mode;
       if (mode.kind !== 'session' || mode.sessionId !== event.sessionId || !mode.composer)

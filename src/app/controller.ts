@@ -27,6 +27,7 @@ import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
 import { buildServices, type ControllerDeps } from './service-graph.js';
 import { InboxCommands } from './inbox-commands.js';
 import { measureDisks } from './services/disk.js';
+import { loadIssues, startFromIssue, type IssueCommandDeps } from './issue-commands.js';
 import type { ApprovalDesk } from './services/approvals.js';
 
 export type { ControllerDeps };
@@ -366,6 +367,25 @@ export class Controller extends InboxCommands implements AppIntents {
 
   loadFiles(sessionId: string): void {
     this.composer.loadFiles(sessionId);
+  }
+
+  private get issueDeps(): IssueCommandDeps {
+    const { runtime } = this.deps;
+    return {
+      ...this.deps,
+      now: () => runtime.clock.now(),
+      signal: this.stopping.signal,
+      submitPrompt: (id, text) => this.submitPrompt(id, text),
+    };
+  }
+
+  loadIssues(): void {
+    const projectId = this.deps.app.state.activeProjectId;
+    if (projectId !== null) loadIssues(this.issueDeps, projectId);
+  }
+
+  startFromIssue(sessionId: string, number: number, text: string): void {
+    startFromIssue(this.issueDeps, sessionId, number, text);
   }
 
   saveDraft(sessionId: string, text: string): void {

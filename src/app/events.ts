@@ -1,3 +1,4 @@
+import type { IssueList } from '../domain/issue.js';
 import type { UsageLimit } from '../domain/usage-limit.js';
 import type { SessionGroup } from '../domain/best-of.js';
 import type { DiffComment } from '../domain/diff-comment.js';
@@ -97,6 +98,8 @@ export type AppEvent =
   /** The Disk view opened (its highlighted row) or closed (null). */
   | { readonly type: 'diskView'; readonly view: { readonly cursor: number } | null }
   | { readonly type: 'notice'; readonly notice: Notice | null }
+  /** The composer's issue picker: the open issues loading, read, or why not. */
+  | { readonly type: 'issueList'; readonly list: IssueList }
   | { readonly type: 'exit' }
   | { readonly type: 'projectsLoaded'; readonly projects: readonly Project[] }
   | {

@@ -50,6 +50,10 @@ export interface AppIntents {
   sendPrompt(sessionId: string, text: string, images?: readonly string[]): void;
   /** Lists the session's worktree files for `@` completion (cached; refreshed in the background). */
   loadFiles(sessionId: string): void;
+  /** Reads the active project's open GitHub issues for the composer's picker (in the background). */
+  loadIssues(): void;
+  /** Starts a new session from GitHub issue `number` (`text`: the person's own words first). */
+  startFromIssue(sessionId: string, number: number, text: string): void;
   /** Keeps the composer's unsent text as the session's draft (empty: drops it). */
   saveDraft(sessionId: string, text: string): void;
   /** Attaches a pasted image path to the open composer (pasted as text when it is no image file). */

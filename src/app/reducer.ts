@@ -455,6 +455,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
     case 'promptRecorded':
     case 'draftSaved':
     case 'composerAttach':
+    case 'issueList':
       return reduceComposer(state, event);
     default:
       return assertNever(event);

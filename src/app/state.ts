@@ -1,3 +1,4 @@
+import type { IssueList } from '../domain/issue.js';
 import type { UsageLimit } from '../domain/usage-limit.js';
 import type { SessionGroup } from '../domain/best-of.js';
 import type { TextBuffer } from '../domain/composer.js';
@@ -367,6 +368,8 @@ export interface AppState {
   readonly fileIndex: { readonly worktree: string; readonly files: FileIndex } | null;
   /** The active project's prompt history, oldest first. */
   readonly promptHistory: readonly string[];
+  /** The open issues the composer's issue picker lists (null: never asked). */
+  readonly issueList: IssueList | null;
   /** Unsent composer text kept per session (restored when the composer opens). */
   readonly drafts: Readonly<Record<string, string>>;
   /** Sessions that need the person (the list's marker), with why; cleared when the session is opened. */
@@ -424,6 +427,7 @@ export function initialState(init: {
     notice: null,
     fileIndex: null,
     promptHistory: [],
+    issueList: null,
     drafts: {},
     attention: {},
     marked: [],

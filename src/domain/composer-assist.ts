@@ -27,8 +27,20 @@ export interface HistorySearch {
   readonly before: TextBuffer;
 }
 
+/** The issue picker of a new session's composer (its list is AppState's `issueList`). */
+export interface IssuePick {
+  /** Typed filter: words of the title, author or number, and `label:x`. */
+  readonly query: string;
+  readonly selected: number;
+}
+
+/** How many issues the picker shows. */
+export const ISSUE_PICKS = 8;
+
 export interface ComposerAssist {
   readonly completion: Completion | null;
+  /** The issue picker, open (null or absent: closed). */
+  readonly issues?: IssuePick | null;
   /** The history entry on show (Up/Down on an empty prompt), or null. */
   readonly history: number | null;
   readonly search: HistorySearch | null;

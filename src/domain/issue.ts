@@ -34,6 +34,17 @@ export interface IssueInfo extends SessionIssue {
   readonly createdAt: number;
 }
 
+/** The open issues the composer's picker lists, read in the background for one project. */
+export type IssueList =
+  | { readonly projectId: number; readonly status: 'loading' }
+  | {
+      readonly projectId: number;
+      readonly status: 'ready';
+      readonly issues: readonly IssueInfo[];
+      readonly viewer: string | null;
+    }
+  | { readonly projectId: number; readonly status: 'error'; readonly message: string };
+
 export const ISSUE_BODY_MAX = 8 * 1024;
 export const ISSUE_COMMENT_MAX = 2 * 1024;
 export const ISSUE_COMMENTS_MAX = 5;

@@ -369,6 +369,12 @@ export const KEYMAP = {
       hint: 'best of N',
     },
     {
+      keys: ['alt+i'],
+      action: 'issues',
+      help: 'In a new session: pick an open GitHub issue of the project to start from (yours first; type to filter, label:x); Enter starts it, your text first',
+      hint: 'issue',
+    },
+    {
       keys: ['ctrl+s'],
       action: 'saveDraft',
       help: 'In a new session: save the prompt as a draft session (no worktree yet; start it from the list with r)',

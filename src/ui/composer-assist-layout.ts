@@ -1,7 +1,9 @@
 // The lines under the composer box (pickers, history search, attached images,
 // the error line), shared by the component that draws them and the session
 // view's layout, which needs their height.
-import type { ComposerAssist } from '../domain/composer-assist.js';
+import { ISSUE_PICKS, type ComposerAssist, type IssuePick } from '../domain/composer-assist.js';
+import { pickIssues } from '../domain/issue.js';
+import type { IssueList } from '../domain/issue.js';
 import { cellWidth, fit, truncate } from './text.js';
 
 /** One line under the composer box, with its colour and highlight. */
@@ -11,13 +13,46 @@ interface AssistLine {
   readonly selected?: boolean;
 }
 
+/** The issue picker's lines: its filter, then the matching issues or why there are none. */
+function issueLines(pick: IssuePick, list: IssueList | null): AssistLine[] {
+  const out: AssistLine[] = [
+    {
+      text: `Issue: ${pick.query}▏  (type to filter, label:x; Enter starts the session from it; Esc closes)`,
+      color: 'accent',
+    },
+  ];
+  if (list === null || list.status === 'loading')
+    out.push({ text: 'Loading the open issues…', color: 'muted' });
+  else if (list.status === 'error') out.push({ text: list.message, color: 'error' });
+  else {
+    const items = pickIssues(list.issues, pick.query, list.viewer).slice(0, ISSUE_PICKS);
+    if (items.length === 0)
+      out.push({
+        text: list.issues.length === 0 ? 'No open issues.' : 'No issue matches.',
+        color: 'muted',
+      });
+    items.forEach((issue, i) => {
+      const mine =
+        list.viewer !== null && issue.assignees.includes(list.viewer) ? ' (assigned to you)' : '';
+      const labels = issue.labels.length > 0 ? `  [${issue.labels.join(', ')}]` : '';
+      out.push({
+        text: `${i === pick.selected ? '▶ ' : '  '}#${issue.number} ${issue.title}${labels}${mine}`,
+        selected: i === pick.selected,
+      });
+    });
+  }
+  return out;
+}
+
 export function assistLines(
   assist: ComposerAssist | undefined,
   history: readonly string[],
   width: number,
+  issues: IssueList | null = null,
 ): AssistLine[] {
   if (!assist) return [];
   const out: AssistLine[] = [];
+  if (assist.issues) out.push(...issueLines(assist.issues, issues));
   const search = assist.search;
   if (search) {
     const found = search.at === null ? null : (history[search.at] ?? null);
@@ -66,6 +101,7 @@ export function composerAssistHeight(
   assist: ComposerAssist | undefined,
   history: readonly string[],
   width: number,
+  issues: IssueList | null = null,
 ): number {
-  return assistLines(assist, history, width).length;
+  return assistLines(assist, history, width, issues).length;
 }

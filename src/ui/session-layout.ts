@@ -105,7 +105,7 @@ export function sessionPanelRows(state: AppState, session: Session): number {
   return composer
     ? Math.min(6, composer.text.split('\n').length) +
         3 +
-        composerAssistHeight(mode?.assist, state.promptHistory, width)
+        composerAssistHeight(mode?.assist, state.promptHistory, width, state.issueList)
     : question
       ? (session.questions[question.index]?.options.length ?? 0) +
         5 +

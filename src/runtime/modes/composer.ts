@@ -13,8 +13,11 @@ import {
   completionFor,
   moveSelection,
   noAssist,
+  ISSUE_PICKS,
   type ComposerAssist,
+  type IssuePick,
 } from '../../domain/composer-assist.js';
+import { pickIssues } from '../../domain/issue.js';
 import type { Key } from '../../domain/keys.js';
 import { actionFor } from '../../domain/key-lookup.js';
 import { pastedImagePath } from '../../domain/mentions.js';
@@ -301,6 +304,40 @@ function handleSearchKey(
   }
 }
 
+/** Keys while the issue picker is open: typing filters, arrows move, Enter starts, Esc closes. */
+function handleIssueKey(
+  ctx: KeyContext,
+  mode: SessionMode,
+  session: Session | undefined,
+  buffer: TextBuffer,
+  assist: ComposerAssist,
+  pick: IssuePick,
+  key: Key,
+  id: string,
+): void {
+  const list = ctx.state.issueList;
+  const items =
+    list?.status === 'ready'
+      ? pickIssues(list.issues, pick.query, list.viewer).slice(0, ISSUE_PICKS)
+      : [];
+  const set = (next: IssuePick | null) => update(ctx, mode, buffer, { ...assist, issues: next });
+  if (id === 'escape') return set(null);
+  if (id === 'up' || id === 'ctrl+p' || id === 'down' || id === 'ctrl+n') {
+    if (items.length === 0) return;
+    const step = id === 'up' || id === 'ctrl+p' ? -1 : 1;
+    return set({ ...pick, selected: (pick.selected + step + items.length) % items.length });
+  }
+  if (id === 'enter') {
+    const chosen = items[pick.selected];
+    if (!chosen || !session) return;
+    ctx.apply({ type: 'mode', mode: { ...closed(mode), scrollBack: 0 } });
+    ctx.intents.startFromIssue(session.id, chosen.number, buffer.text.trim());
+    return;
+  }
+  const next = editBuffer(bufferFrom(pick.query), key);
+  if (next && !next.text.includes('\n')) set({ query: next.text, selected: 0 });
+}
+
 export function handleComposerKey(
   ctx: KeyContext,
   mode: SessionMode,
@@ -311,6 +348,8 @@ export function handleComposerKey(
   const session = sessionById(ctx.state, mode.sessionId);
   const assist = mode.assist ?? noAssist;
   if (assist.search) return handleSearchKey(ctx, mode, buffer, assist, key, id);
+  if (assist.issues)
+    return handleIssueKey(ctx, mode, session, buffer, assist, assist.issues, key, id);
   const completion = assist.completion;
   // An open picker has the arrows, Tab, Enter and Esc.
   if (completion && session) {
@@ -361,6 +400,24 @@ export function handleComposerKey(
       return;
     case 'saveDraft':
       saveDraftSession(ctx, mode, session, buffer, assist);
+      return;
+    case 'issues':
+      if (!session || session.status !== 'Draft' || session.prompt !== null) {
+        update(ctx, mode, buffer, {
+          ...assist,
+          completion: null,
+          error:
+            'An issue starts a new session (its first prompt); grove link ID --issue N links one.',
+        });
+        return;
+      }
+      update(ctx, mode, buffer, {
+        ...assist,
+        completion: null,
+        error: null,
+        issues: { query: '', selected: 0 },
+      });
+      ctx.intents.loadIssues();
       return;
     case 'bestOf':
       if (!session || session.status !== 'Draft' || session.prompt !== null) {

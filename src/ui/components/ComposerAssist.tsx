@@ -1,5 +1,6 @@
 import { Text } from 'ink';
 import type { ComposerAssist } from '../../domain/composer-assist.js';
+import type { IssueList } from '../../domain/issue.js';
 import { assistLines } from '../composer-assist-layout.js';
 import type { Theme } from '../theme.js';
 
@@ -9,7 +10,9 @@ export function ComposerAssistLines({
   history,
   width,
   theme,
+  issues = null,
 }: {
+  issues?: IssueList | null;
   assist: ComposerAssist | undefined;
   history: readonly string[];
   width: number;
@@ -17,7 +20,7 @@ export function ComposerAssistLines({
 }) {
   return (
     <>
-      {assistLines(assist, history, width).map((line, i) => (
+      {assistLines(assist, history, width, issues).map((line, i) => (
         <Text
           key={i}
           wrap="truncate-end"

@@ -230,6 +230,7 @@ export function SessionView({
         <ComposerAssistLines
           assist={state.mode.assist}
           history={state.promptHistory}
+          issues={state.issueList}
           width={width}
           theme={theme}
         />
