@@ -78,7 +78,7 @@ export interface SessionTable {
   fork_context: string | null;
   /** What Grove put back after the agent changed git state outside its worktree (migration 013). */
   guard_flag: string | null;
-  /** The GitHub issue the session works on (migration 024); null: none. */
+  /** The GitHub issue the session works on (migration 020); null: none. */
   issue_number: Generated<number | null>;
   issue_title: Generated<string | null>;
   issue_url: Generated<string | null>;
