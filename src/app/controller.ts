@@ -137,19 +137,15 @@ export class Controller extends InboxCommands implements AppIntents {
     this.loadInbox();
   }
 
-  /** Whether a walk of the worktrees runs (one at a time: a second D while it runs adds nothing). */
   private measuringDisk = false;
 
+  /** Walks the worktrees' sizes, one walk at a time (a second D while it runs adds nothing). */
   measureDisk(): void {
     if (this.measuringDisk) return;
     this.measuringDisk = true;
-    this.deps.app.task('Measuring the worktrees', async () => {
-      try {
-        await measureDisks(this.deps, this.stopping.signal);
-      } finally {
-        this.measuringDisk = false;
-      }
-    });
+    this.deps.app.task('Measuring the worktrees', () =>
+      measureDisks(this.deps, this.stopping.signal).finally(() => (this.measuringDisk = false)),
+    );
   }
 
   async shutdown(): Promise<void> {
@@ -370,10 +366,9 @@ export class Controller extends InboxCommands implements AppIntents {
   }
 
   private get issueDeps(): IssueCommandDeps {
-    const { runtime } = this.deps;
     return {
       ...this.deps,
-      now: () => runtime.clock.now(),
+      now: () => this.deps.runtime.clock.now(),
       signal: this.stopping.signal,
       submitPrompt: (id, text) => this.submitPrompt(id, text),
     };
@@ -476,10 +471,7 @@ export class Controller extends InboxCommands implements AppIntents {
     });
   }
 
-  /**
-   * Stores the prompt as a queued operation and wakes the session's worker.
-   * Returns why it was refused, or null.
-   */
+  /** Stores the prompt as a queued operation and wakes the session's worker; why it was refused, or null. */
   async submitPrompt(
     sessionId: string,
     text: string,
