@@ -6,7 +6,7 @@
 // agent unless the person marks the hook trusted.
 
 import type { Session } from './session.js';
-import type { SettingRow } from './settings.js';
+import type { SettingRow } from './setting-row.js';
 
 export const SESSION_HOOK_EVENTS = [
   'needs-you',

@@ -28,23 +28,9 @@ import {
 import { PROVIDERS, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
 import { sessionHookRows } from './session-hook.js';
 
-/** Settings keys Grove stores. Project rows live in `project_setting`, global ones in `setting`. */
-export type SettingScope = 'global' | 'project';
+import type { SettingRow, SettingValues } from './setting-row.js';
 
-export interface SettingRow {
-  readonly key: string;
-  readonly label: string;
-  readonly scope: SettingScope;
-  readonly kind: 'choice' | 'text';
-  readonly description: string;
-  /** Choices given the current values (for choice rows). */
-  choices(values: SettingValues): readonly string[];
-  fallback(values: SettingValues): string;
-  /** Why a typed value (text rows) cannot be stored, or null when it can. */
-  validate?(value: string): string | null;
-}
-
-export type SettingValues = Readonly<Record<string, string>>;
+export type { SettingRow, SettingScope, SettingValues } from './setting-row.js';
 
 const ROLES = [
   ['main', 'Main model', 'runs session turns'],
