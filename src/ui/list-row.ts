@@ -29,18 +29,26 @@ const MIN_TITLE_COLUMN = 20;
 /** Cells of title a row keeps before its badges: badges shorten, then go, first. */
 export const MIN_TITLE_CELLS = 12;
 
+/** The columns of what an agent's process tree uses: shown only while some agent runs. */
+const RESOURCE_COLUMNS: ReadonlySet<ColumnId> = new Set<ColumnId>(['cpu', 'memory']);
+
 /**
  * The columns a row of `width` cells shows, and the title column's width.
  * Columns are taken in order of importance while the title column keeps
- * MIN_TITLE_COLUMN cells.
+ * MIN_TITLE_COLUMN cells; the CPU and memory columns only when `resources`
+ * (some agent runs), so an idle list keeps their cells for titles.
  */
-export function listColumns(width: number): {
+export function listColumns(
+  width: number,
+  resources = false,
+): {
   readonly shown: ReadonlySet<ColumnId>;
   readonly titleWidth: number;
 } {
   const shown = new Set<ColumnId>();
   let used = 2;
   for (const column of LIST_COLUMNS) {
+    if (!resources && RESOURCE_COLUMNS.has(column.id)) continue;
     if (width - used - column.width < MIN_TITLE_COLUMN) break;
     shown.add(column.id);
     used += column.width;
@@ -187,8 +195,8 @@ export function columnWidth(id: ColumnId): number {
 }
 
 /** The column titles, laid out as the rows are. */
-export function headerLine(width: number): string {
-  const { shown, titleWidth } = listColumns(width);
+export function headerLine(width: number, resources = false): string {
+  const { shown, titleWidth } = listColumns(width, resources);
   const cell = (id: ColumnId): string => {
     const column = LIST_COLUMNS.find((c) => c.id === id);
     return column && shown.has(id) ? columnCell(column.label, column.width) : '';

@@ -235,12 +235,16 @@ describe('sampleResources', () => {
 });
 
 describe('the list columns', () => {
-  it('shows CPU and memory at 120 columns and leaves them out at 60', () => {
-    expect(listColumns(120).shown.has('cpu')).toBe(true);
-    expect(listColumns(120).shown.has('memory')).toBe(true);
-    expect(listColumns(60).shown.has('cpu')).toBe(false);
-    expect(listColumns(60).shown.has('memory')).toBe(false);
-    expect(headerLine(120)).toMatch(/Timer\s+CPU\s+Mem\s*$/);
+  it('shows CPU and memory at 120 columns while an agent runs, and leaves them out at 60 or when none runs', () => {
+    expect(listColumns(120, true).shown.has('cpu')).toBe(true);
+    expect(listColumns(120, true).shown.has('memory')).toBe(true);
+    expect(listColumns(60, true).shown.has('cpu')).toBe(false);
+    expect(listColumns(60, true).shown.has('memory')).toBe(false);
+    expect(headerLine(120, true)).toMatch(/Timer\s+CPU\s+Mem\s*$/);
+    // No agent runs: their cells go to the titles.
+    expect(listColumns(120).shown.has('cpu')).toBe(false);
+    expect(listColumns(120).titleWidth).toBe(listColumns(120, true).titleWidth + 12);
+    expect(headerLine(120)).not.toMatch(/CPU|Mem/);
   });
 
   it('fits the figures in their cells', () => {

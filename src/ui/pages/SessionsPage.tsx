@@ -58,6 +58,7 @@ const SessionRow = memo(function SessionRow({
   needsYou = false,
   marked = false,
   width,
+  resourceColumns,
   activeSeconds,
   resources,
   theme,
@@ -83,11 +84,13 @@ const SessionRow = memo(function SessionRow({
    * every tick of the spinner).
    */
   activeSeconds: number;
+  /** Whether the list shows the CPU and memory columns (some agent runs). */
+  resourceColumns: boolean;
   /** What its agent's process tree uses (absent while no agent runs). */
   resources?: TreeResources | undefined;
   theme: Theme;
 }) {
-  const { shown, titleWidth } = listColumns(width);
+  const { shown, titleWidth } = listColumns(width, resourceColumns);
   const badges = rowBadges(session, {
     conflict,
     overlaps,
@@ -227,6 +230,7 @@ export function SessionsPage({
   const bodyHeight = Math.max(1, height - (filtered ? 2 : 1));
   const [start, end] = visibleWindow(rows.length, bodyHeight, Math.max(0, selectedIndex));
   const conflicts = new Set(state.git?.conflicts ?? []);
+  const resourceColumns = Object.keys(state.resources?.sessions ?? {}).length > 0;
   return (
     <Box flexDirection="column" height={height} width={width}>
       {filtered ? (
@@ -238,7 +242,7 @@ export function SessionsPage({
         />
       ) : null}
       <Text color={theme.muted} wrap="truncate-end">
-        {headerLine(width)}
+        {headerLine(width, resourceColumns)}
       </Text>
       {shown.length === 0 && unread === 0 ? (
         <Text color={theme.muted} wrap="truncate-end">
@@ -271,6 +275,7 @@ export function SessionsPage({
             needsYou={state.attention[row.session.id] !== undefined}
             marked={state.marked.includes(row.session.id)}
             width={width}
+            resourceColumns={resourceColumns}
             activeSeconds={activeWorkSeconds(row.session, state.now)}
             resources={state.resources?.sessions[row.session.id]}
             theme={theme}
