@@ -3,52 +3,15 @@ import type { SessionStatus } from './session-status.js';
 export { displayKey, displayKeys } from './key-names.js';
 import { SESSION_FILTER_KEYS, SESSION_SEARCH_KEYS } from './session-filter.js';
 
+import type { Binding, ModeName } from './binding.js';
+
+export type { Binding, BindingSubject, ModeName } from './binding.js';
+
 /**
  * One key-binding table per mode. Handlers in runtime/ look actions up here,
  * and the help overlay and footer hints are generated from the same rows, so
  * what the screen says is always what the keys do.
  */
-export type ModeName =
-  | 'sessions'
-  | 'sessionSearch'
-  | 'projects'
-  | 'settings'
-  | 'session'
-  | 'composer'
-  | 'historySearch'
-  | 'question'
-  | 'threads'
-  | 'diff'
-  | 'comment'
-  | 'diffSearch'
-  | 'confirm'
-  | 'help'
-  | 'inbox'
-  | 'disk';
-
-export interface Binding<A extends string = string> {
-  readonly keys: readonly string[];
-  readonly action: A;
-  readonly help: string;
-  /** Shown in the footer when available. */
-  readonly hint?: string;
-  /** For the session view: statuses in which the action applies (all when absent). */
-  readonly statuses?: readonly SessionStatus[];
-  /**
-   * For the session view: what else the session needs for the row to show in
-   * the footer and help (a pull request for `t`, a best-of group for `W`).
-   * The key still answers elsewhere, saying what is missing.
-   */
-  readonly needs?: 'pullRequest' | 'bestOf';
-}
-
-/** What decides which rows apply to a session: its status, and whether it has a pull request or a best-of group. */
-export interface BindingSubject {
-  readonly status: SessionStatus;
-  readonly pullRequest?: boolean;
-  readonly bestOf?: boolean;
-}
-
 const REVIEWABLE: readonly SessionStatus[] = ['Review', 'AgentReview', 'Question'];
 const TALKABLE: readonly SessionStatus[] = [
   'Review',
