@@ -63,10 +63,22 @@ describe('grove show', () => {
     expect(text.stdout).toContain('Summary: session: I created hello.txt.\n');
 
     const shown = await showJson(session.sessionId);
-    const { transcript, durationMs: _duration, group, waiting, guard, ...rest } = shown;
+    const {
+      transcript,
+      durationMs: _duration,
+      group,
+      waiting,
+      guard,
+      resources,
+      diskBytes,
+      ...rest
+    } = shown;
     const { durationMs: _runDuration, ...expected } = session;
     expect(rest).toEqual(expected);
     expect({ group, waiting, guard }).toEqual({ group: null, waiting: null, guard: null });
+    // No agent runs now; the worktree takes some room on disk.
+    expect(resources).toBeNull();
+    expect(diskBytes).toBeGreaterThan(0);
     expect(transcript[0]).toMatchObject({ kind: 'user_prompt', content: 'Create hello.txt' });
     expect(
       transcript.some((e) => e.kind === 'assistant_answer' && e.content === 'I created hello.txt.'),
