@@ -150,7 +150,8 @@ describe('agent sessions in the TUI', () => {
     await t.keys('Enter');
     await t.waitFor('1. Create hello.txt.', 20_000);
     const planned = await t.waitFor(/Review/);
-    expect(planned).toMatch(/\] {2}Plan {2}/);
+    // The header: agent/model [effort], then what its agent's processes use while any run, then the mode.
+    expect(planned).toMatch(/\] {2}(?:CPU .*? process(?:es)? {2})?Plan {2}/);
     const turn = e2e.server
       .modelRequests('anthropic')
       .find(
@@ -165,7 +166,7 @@ describe('agent sessions in the TUI', () => {
     const switched = await t.waitFor(
       '[Mode] Auto Edit: edits and commands, confined to the worktree.',
     );
-    expect(switched).toMatch(/\] {2}Auto Edit {2}/);
+    expect(switched).toMatch(/\] {2}(?:CPU .*? process(?:es)? {2})?Auto Edit {2}/);
   });
 
   it('stops a running turn with Ctrl+C and keeps the session in Review', async () => {
