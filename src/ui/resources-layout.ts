@@ -1,5 +1,6 @@
 import { formatBytes } from '../domain/gc.js';
 import { formatCpu, type MachineResources, type TreeResources } from '../domain/resources.js';
+import { cellWidth } from './text.js';
 
 /**
  * The words of the resource figures (issue 27, "See it"): the list's CPU and
@@ -44,4 +45,24 @@ export function machineText(machine: MachineResources, columns: number): string 
   if (machine.load !== null) parts.push(`load ${machine.load[0].toFixed(2)}`);
   parts.push(`Grove ${formatBytes(machine.grove.rssBytes)}`);
   return parts.join('  ');
+}
+
+/**
+ * The header's machine figures in `room` cells (with a space before and two
+ * after): the full words, else the free memory alone, else nothing. What the
+ * header's left part says (the project, the inbox count, budget holds) keeps
+ * its room: the figures give way.
+ */
+export function headerMachineText(
+  machine: MachineResources,
+  columns: number,
+  room: number,
+): string {
+  const full = ` ${machineText(machine, columns)}  `;
+  if (cellWidth(full) <= room) return full;
+  const free =
+    machine.memoryAvailableBytes === null
+      ? ''
+      : ` ${formatBytes(machine.memoryAvailableBytes)} free  `;
+  return free !== '' && cellWidth(free) <= room ? free : '';
 }

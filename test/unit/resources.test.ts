@@ -8,7 +8,14 @@ import {
 } from '../../src/domain/resources.js';
 import { parseLoadavg, parseMeminfo, parseProcStat } from '../../src/infra/proc.js';
 import { headerLine, listColumns } from '../../src/ui/list-row.js';
-import { machineText, resourceCells, sessionResourcesText } from '../../src/ui/resources-layout.js';
+import type { AppState } from '../../src/app/state.js';
+import { appState, renderFrame } from '../helpers/render.js';
+import {
+  headerMachineText,
+  machineText,
+  resourceCells,
+  sessionResourcesText,
+} from '../../src/ui/resources-layout.js';
 
 /** A stat line as the kernel writes it: pid (comm) state ppid pgrp session … utime stime … starttime vsize rss … */
 function statLine(
@@ -273,5 +280,33 @@ describe('the session view and header words', () => {
     };
     expect(machineText(machine, 120)).toBe('5.2 GB free  load 1.20  Grove 340 MB');
     expect(machineText(machine, 60)).toBe('5.2 GB free');
+    // In the header they take only the room its left part (project, inbox count) leaves.
+    expect(headerMachineText(machine, 120, 60)).toBe(' 5.2 GB free  load 1.20  Grove 340 MB  ');
+    expect(headerMachineText(machine, 120, 20)).toBe(' 5.2 GB free  ');
+    expect(headerMachineText(machine, 120, 5)).toBe('');
+  });
+
+  it('leave the inbox count in the header when the line is full', () => {
+    const tree = { cpuPercent: 12, rssBytes: 340 * 1024 ** 2, processes: 7, sampledAt: 0 };
+    const state = appState({ columns: 110, rows: 24 });
+    const project = state.projects[0];
+    if (!project) throw new Error('no project');
+    const full: AppState = {
+      ...state,
+      projects: [{ ...project, displayName: 'a-project-with-a-rather-long-name-of-its-own' }],
+      inbox: [{ id: 'question:a' } as unknown as AppState['inbox'][number]],
+      resources: {
+        sampledAt: 0,
+        sessions: {},
+        machine: {
+          memoryAvailableBytes: 22 * 1024 ** 3,
+          memoryTotalBytes: null,
+          load: [4.66, 1, 1] as const,
+          grove: tree,
+        },
+      } as unknown as AppState['resources'],
+    };
+    const header = renderFrame(full).lines[0] ?? '';
+    expect(header).toContain('1 in the inbox');
   });
 });

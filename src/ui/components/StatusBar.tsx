@@ -4,9 +4,9 @@ import { activeProject } from '../../app/state.js';
 import { isWorking } from '../../domain/session-status.js';
 import { spendingText } from '../../domain/budget.js';
 import type { Theme } from '../theme.js';
-import { spinner } from '../text.js';
+import { cellWidth, spinner } from '../text.js';
 import { inboxBadge } from '../inbox-layout.js';
-import { machineText } from '../resources-layout.js';
+import { headerMachineText } from '../resources-layout.js';
 
 export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
   const working = state.sessions.filter((s) => isWorking(s.status)).length;
@@ -18,6 +18,18 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
     budget && (budget.tokens !== null || budget.usd !== null || budget.spent.tokens > 0)
       ? `  ${spendingText(budget.spent, budget.tokens, budget.usd)}`
       : '';
+  const heldText = held > 0 ? `  ${held} held at a budget limit` : '';
+  const inbox = inboxBadge(state.inbox.length);
+  const left = ` Grove ${state.version}${project ? `  ${project.displayName}` : ''}${usage}${heldText}${inbox}`;
+  const right = working > 0 ? `${spinner(state.now)} ${working} working ` : '';
+  // The machine's figures take what the left and right parts leave.
+  const machine = state.resources
+    ? headerMachineText(
+        state.resources.machine,
+        state.columns,
+        state.columns - cellWidth(left) - cellWidth(right),
+      )
+    : '';
   return (
     <Box width={state.columns} height={1}>
       <Box flexGrow={1}>
@@ -26,24 +38,16 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
           Grove {state.version}
           <Text color={theme.muted}>{project ? `  ${project.displayName}` : ''}</Text>
           <Text color={theme.muted}>{usage}</Text>
-          {held > 0 ? <Text color={theme.warn}>{`  ${held} held at a budget limit`}</Text> : null}
-          {state.inbox.length > 0 ? (
-            <Text color={theme.warn}>{inboxBadge(state.inbox.length)}</Text>
-          ) : null}
+          {heldText !== '' ? <Text color={theme.warn}>{heldText}</Text> : null}
+          {inbox !== '' ? <Text color={theme.warn}>{inbox}</Text> : null}
         </Text>
       </Box>
-      {state.resources ? (
+      {machine !== '' ? (
         <Box flexShrink={0}>
-          <Text
-            color={theme.muted}
-          >{` ${machineText(state.resources.machine, state.columns)}  `}</Text>
+          <Text color={theme.muted}>{machine}</Text>
         </Box>
       ) : null}
-      {working > 0 ? (
-        <Text color={theme.status('InProgress')}>
-          {spinner(state.now)} {working} working{' '}
-        </Text>
-      ) : null}
+      {right !== '' ? <Text color={theme.status('InProgress')}>{right}</Text> : null}
     </Box>
   );
 }

@@ -401,10 +401,15 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
+        started.close();
         proc.kill();
       }, options.turnTimeoutMs);
       timer.unref();
-      const onAbort = (): void => proc.kill();
+      // Stopped: its stdin ends too (in stream-json input Claude Code waits on it before it exits).
+      const onAbort = (): void => {
+        started.close();
+        proc.kill();
+      };
       signal.addEventListener('abort', onAbort, { once: true });
       const exit = await proc.exited;
       clearTimeout(timer);
