@@ -71,10 +71,49 @@ const quantile = (values, q) => {
 
 // --------------------------------------------------------------- scenarios
 
+/**
+ * An agent that runs and prints nothing (a `Hold task`): the resource sampler
+ * reads /proc once a second while the terminal has focus, and not at all once
+ * the terminal says it lost it (focus reporting: ESC [ O).
+ */
+async function backgroundReads(g) {
+  const at = g.received;
+  g.child.stdin.write('a');
+  await waitFor(
+    g,
+    (out) => out.slice(out.length - (g.received - at)).includes('Task for the agent'),
+    30_000,
+    'the composer',
+  );
+  g.child.stdin.write('Hold task: wait for the bench');
+  await sleep(30);
+  g.child.stdin.write('\r');
+  await waitFor(
+    g,
+    (out) => /\d+(\.\d+)?%/.test(out.slice(-4000)),
+    30_000,
+    'the first resource figures',
+  );
+  await sleep(2000);
+  const watchedFrom = readCalls(g.pid);
+  await sleep(5000);
+  const watched = readCalls(g.pid) - watchedFrom;
+  g.child.stdin.write('\u001b[O');
+  await sleep(1500);
+  const backgroundFrom = readCalls(g.pid);
+  await sleep(5000);
+  const background = readCalls(g.pid) - backgroundFrom;
+  g.child.stdin.write('\u001b[I');
+  console.log(
+    `one quiet agent running: ${watched} read calls in 5 s with the terminal focused, ${background} in 5 s after it lost focus (goal: the sampler's /proc reads stop, ${verdict(background * 10 < Math.max(watched, 1))})`,
+  );
+}
+
 async function idleScenario() {
   const w = world();
+  installFakeClaude(w);
   try {
-    const env = groveEnv(w);
+    const env = groveEnv(w, { PATH_PREFIX: w.fakeBin });
     await firstRun(w, env);
     seedSessions(w, 20, { branches: true });
     const g = await startGrove(w, env);
@@ -90,6 +129,7 @@ async function idleScenario() {
     console.log(
       `idle with 20 sessions: ${cpu.toFixed(2)} % CPU over 12-22 s after start (goal ≤ 0.3 %: ${verdict(cpu <= 0.3)}); main thread woke ${woke.toFixed(1)} times a second, ${g.frames - framesBefore} frames painted; ${reads} read calls in 10 s, where a resource sampler reading /proc would make at least ${processCount() * 10} (one stat file per process a second; goal: far fewer, ${verdict(reads < processCount() * 10)})`,
     );
+    await backgroundReads(g);
     await stopGrove(g);
   } finally {
     rmSync(w.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });

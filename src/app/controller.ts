@@ -200,6 +200,8 @@ export class Controller extends InboxCommands implements AppIntents {
   }
 
   readonly loadArchive = (more: boolean): void => this.projects.loadArchive(more);
+  readonly setWatched = (watched: boolean): void =>
+    watched ? this.resources?.resume() : this.resources?.pause();
 
   rememberTab(tab: Tab): void {
     this.projects.rememberTab(tab);

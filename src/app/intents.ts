@@ -22,6 +22,8 @@ export interface AppIntents {
    * the search changed, else the next (`more`: the selection nears the last row read).
    */
   loadArchive(more: boolean): void;
+  /** The terminal gained or lost focus: work that only feeds the screen (the resource sampler) pauses while it is not watched. */
+  setWatched(watched: boolean): void;
   /** Reads the inbox from the store now (the inbox page opened). */
   loadInbox(): void;
   /** Walks the active project's worktrees whose size is stale, in the background (the Disk view opened). */

@@ -10,7 +10,10 @@ export interface Key {
 }
 
 export type TerminalEvent =
-  { readonly type: 'key'; readonly key: Key } | { readonly type: 'paste'; readonly text: string };
+  | { readonly type: 'key'; readonly key: Key }
+  | { readonly type: 'paste'; readonly text: string }
+  /** The terminal gained or lost focus (focus reporting, mode 1004; only terminals that support it send it). */
+  | { readonly type: 'focus'; readonly focused: boolean };
 
 const NAMED = new Set([
   'enter',

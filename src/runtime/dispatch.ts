@@ -17,6 +17,7 @@ import { sanitizeText } from '../domain/sanitize.js';
 /** Routes one terminal event to the handler of the current mode. */
 export function dispatchTerminalEvent(ctx: KeyContext, event: TerminalEvent): void {
   const state = ctx.state;
+  if (event.type === 'focus') return ctx.intents.setWatched(event.focused);
   if (event.type === 'paste') {
     // The inbox page and the Disk view take no text.
     if ((state.inboxView || state.diskView) && !state.popup) return;

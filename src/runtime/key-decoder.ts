@@ -271,8 +271,12 @@ export class KeyDecoder {
       out.push(key('tab', { shift: true }));
       return length;
     }
+    if (body === '' && (final === 'I' || final === 'O')) {
+      out.push({ type: 'focus', focused: final === 'I' });
+      return length;
+    }
     const letter = CSI_LETTERS[final];
     if (letter) out.push(key(letter, modifiers(num(1))));
-    return length; // focus events and unknown sequences are swallowed
+    return length; // unknown sequences are swallowed
   }
 }

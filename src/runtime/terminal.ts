@@ -7,6 +7,9 @@ const CURSOR_HIDE = '\x1b[?25l';
 const CURSOR_SHOW = '\x1b[?25h';
 const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
+/** Focus reporting: the terminal sends ESC [ I / ESC [ O when it gains / loses focus. */
+const FOCUS_ON = '\x1b[?1004h';
+const FOCUS_OFF = '\x1b[?1004l';
 /** Kitty keyboard protocol: push "disambiguate escape codes" (flag 1). */
 const KITTY_PUSH = '\x1b[>1u';
 /** Kitty keyboard protocol: ask for the current flags (the answer tells us it is supported). */
@@ -36,20 +39,27 @@ export interface Terminal {
 
 /**
  * Puts the real terminal into Grove's mode: raw input, alternate screen,
- * bracketed paste, kitty keyboard flags, hidden cursor.
+ * bracketed paste, focus reporting, kitty keyboard flags, hidden cursor.
  */
 export function setupTerminal(stdin: ReadStream, stdout: WriteStream): Terminal {
   let restored = false;
   stdin.setRawMode(true);
   stdin.setEncoding('utf8');
   stdin.resume();
-  stdout.write(ALT_SCREEN_ON + CURSOR_HIDE + BRACKETED_PASTE_ON + KITTY_PUSH + KITTY_QUERY);
+  stdout.write(
+    ALT_SCREEN_ON + CURSOR_HIDE + BRACKETED_PASTE_ON + FOCUS_ON + KITTY_PUSH + KITTY_QUERY,
+  );
 
   let suspended = false;
   const leave = (): void => {
     try {
       stdout.write(
-        ATTRIBUTES_RESET + KITTY_POP + BRACKETED_PASTE_OFF + CURSOR_SHOW + ALT_SCREEN_OFF,
+        ATTRIBUTES_RESET +
+          KITTY_POP +
+          FOCUS_OFF +
+          BRACKETED_PASTE_OFF +
+          CURSOR_SHOW +
+          ALT_SCREEN_OFF,
       );
     } catch {
       // The terminal may already be gone (SIGHUP).
@@ -101,7 +111,7 @@ export function setupTerminal(stdin: ReadStream, stdout: WriteStream): Terminal 
       stdin.setRawMode(true);
       stdin.resume();
       // The flags were popped on suspend: push them again (no query: the answer is known).
-      stdout.write(ALT_SCREEN_ON + CURSOR_HIDE + BRACKETED_PASTE_ON + KITTY_PUSH);
+      stdout.write(ALT_SCREEN_ON + CURSOR_HIDE + BRACKETED_PASTE_ON + FOCUS_ON + KITTY_PUSH);
     },
   };
 }

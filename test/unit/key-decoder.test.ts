@@ -3,7 +3,9 @@ import { keyId, parseKeyId, type TerminalEvent } from '../../src/domain/keys.js'
 import { KeyDecoder } from '../../src/runtime/key-decoder.js';
 
 function ids(events: TerminalEvent[]): string[] {
-  return events.map((e) => (e.type === 'key' ? keyId(e.key) : `paste:${e.text}`));
+  return events.map((e) =>
+    e.type === 'key' ? keyId(e.key) : e.type === 'paste' ? `paste:${e.text}` : `focus:${e.focused}`,
+  );
 }
 
 function decode(...chunks: string[]): string[] {
@@ -66,7 +68,8 @@ describe('key decoder', () => {
     ['\x1b[97;5:1u', ['ctrl+a']],
     ['\x1b[97;5:3u', []],
     ['\x1b[27;2;13~', ['shift+enter']],
-    ['\x1b[I\x1b[O', []],
+    ['\x1b[I\x1b[O', ['focus:true', 'focus:false']],
+    ['\x1b[1I\x1bOI', []],
     ['\x1b[?1u', []],
     ['\x1b[?62;22c', []],
     ['\x1b[999X', []],

@@ -6,6 +6,7 @@ import {
   SPARE_KEYS,
   bindingRows,
   pressKeys,
+  typeInput,
   unboundKeys,
   type IntentCall,
 } from '../helpers/keys.js';
@@ -204,5 +205,17 @@ describe('list navigation', () => {
       'x',
     ]);
     expect(run.state.notice).toBeNull();
+  });
+});
+
+describe('terminal focus', () => {
+  it('tells the app the screen is watched or not when the terminal gains or loses focus, on any page', () => {
+    const state = listState('sessions');
+    const run = typeInput(state, '\x1b[O\x1b[I');
+    expect(run.calls).toEqual([
+      { method: 'setWatched', args: [false] },
+      { method: 'setWatched', args: [true] },
+    ]);
+    expect(run.state).toBe(state);
   });
 });

@@ -8,11 +8,13 @@ import { join } from 'node:path';
  * each start (kind and times) in its runtime folder, writable in the sandbox.
  * Title, commit-message and review prompts answer at once; a prompt with
  * `Stream task` streams a tool use every STREAM_EVERY_MS for STREAM_EVENTS
- * events (each writes a file), then answers; any other prompt changes a file
+ * events (each writes a file), then answers; a prompt with `Hold task` answers
+ * after HOLD_MS, printing nothing meanwhile; any other prompt changes a file
  * and answers at once.
  */
 const STREAM_EVENTS = 300;
 const STREAM_EVERY_MS = 100;
+const HOLD_MS = 120_000;
 export function installFakeClaude(w) {
   // In one of Claude Code's runtime folders: the agent's sandbox keeps ~/.claude itself read-only.
   const log = join(w.home, '.claude', 'debug', 'bench-calls.log');
@@ -51,7 +53,7 @@ process.stdin.on('end', () => {
   run();
 });
 function run() {
-  const kind = input.includes('Write a title for a coding task') ? 'title' : input.includes('Write the git commit message') ? 'commit' : input.includes('You are reviewing the work of a coding agent') ? 'review' : input.includes('Stream task') ? 'stream' : 'turn';
+  const kind = input.includes('Write a title for a coding task') ? 'title' : input.includes('Write the git commit message') ? 'commit' : input.includes('You are reviewing the work of a coding agent') ? 'review' : input.includes('Stream task') ? 'stream' : input.includes('Hold task') ? 'hold' : 'turn';
   const id = '00000000-0000-4000-8000-00000000beef';
   const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
   const finish = () => {
@@ -60,6 +62,7 @@ function run() {
   };
   out({ type: 'system', subtype: 'init', session_id: id });
   if (kind === 'turn') writeFileSync('bench-change.txt', 'change ' + start + '\\n');
+  if (kind === 'hold') return setTimeout(finish, ${HOLD_MS});
   if (kind !== 'stream') return finish();
   let n = 0;
   const dir = 'stream-' + process.pid;
