@@ -19,6 +19,8 @@ export const LIST_COLUMNS = [
   // What the session's agent process tree uses (empty while no agent runs).
   { id: 'cpu', label: 'CPU', width: 6 },
   { id: 'memory', label: 'Mem', width: 6 },
+  // The worktree's size as the Disk view last measured it (empty where not measured).
+  { id: 'disk', label: 'Disk', width: 6 },
 ] as const;
 
 export type ColumnId = (typeof LIST_COLUMNS)[number]['id'];
@@ -36,11 +38,13 @@ const RESOURCE_COLUMNS: ReadonlySet<ColumnId> = new Set<ColumnId>(['cpu', 'memor
  * The columns a row of `width` cells shows, and the title column's width.
  * Columns are taken in order of importance while the title column keeps
  * MIN_TITLE_COLUMN cells; the CPU and memory columns only when `resources`
- * (some agent runs), so an idle list keeps their cells for titles.
+ * (some agent runs) and the disk column only when `disk` (the Disk view has
+ * measured some worktree), so a list without them keeps their cells for titles.
  */
 export function listColumns(
   width: number,
   resources = false,
+  disk = false,
 ): {
   readonly shown: ReadonlySet<ColumnId>;
   readonly titleWidth: number;
@@ -49,6 +53,7 @@ export function listColumns(
   let used = 2;
   for (const column of LIST_COLUMNS) {
     if (!resources && RESOURCE_COLUMNS.has(column.id)) continue;
+    if (!disk && column.id === 'disk') continue;
     if (width - used - column.width < MIN_TITLE_COLUMN) break;
     shown.add(column.id);
     used += column.width;
@@ -187,6 +192,7 @@ export const COLUMNS_AFTER_TITLE: readonly ColumnId[] = [
   'timer',
   'cpu',
   'memory',
+  'disk',
 ];
 
 /** A column's width in cells. */
@@ -195,8 +201,8 @@ export function columnWidth(id: ColumnId): number {
 }
 
 /** The column titles, laid out as the rows are. */
-export function headerLine(width: number, resources = false): string {
-  const { shown, titleWidth } = listColumns(width, resources);
+export function headerLine(width: number, resources = false, disk = false): string {
+  const { shown, titleWidth } = listColumns(width, resources, disk);
   const cell = (id: ColumnId): string => {
     const column = LIST_COLUMNS.find((c) => c.id === id);
     return column && shown.has(id) ? columnCell(column.label, column.width) : '';

@@ -57,9 +57,11 @@ describe('the Disk view', () => {
     // The 3 MB behind the link are not the worktree's.
     expect(screen).not.toMatch(/▶ [3-9](\.\d)? MB/);
 
+    // Back in the list, the worktree's size is its last column.
     await t.keys('Escape');
     await t.waitForGone('Disk: 1 worktree');
-    await t.waitFor('Look around the project');
+    const list = await t.waitFor(/Timer\s+Disk/);
+    expect(list).toMatch(/Look around the project.*\s\d+(\.\d)?[KM]\s*$/m);
     expect(readFileSync(join(repo, 'node_modules', 'big', 'blob.bin')).length).toBe(
       3 * 1024 * 1024,
     );

@@ -159,6 +159,13 @@ describe.each(FRAME_SIZES)('the tabs at %i×%i', (columns, rows) => {
     );
   });
 
+  it('draws the worktree sizes the Disk view measured in the list, where the width allows', async () => {
+    await expectFrame(
+      'sessions-disk',
+      busyList(columns, rows, { disk: diskFixture(), now: 40 * 86_400_000 }),
+    );
+  });
+
   it('draws the Disk view while nothing is measured yet', async () => {
     await expectFrame('disk-empty', busyList(columns, rows, { diskView: { cursor: 0 } }));
   });

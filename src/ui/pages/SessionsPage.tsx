@@ -11,7 +11,7 @@ import type { SessionOverlap } from '../../domain/overlap.js';
 import type { Theme } from '../theme.js';
 import { assertNever } from '../../domain/assert-never.js';
 import type { TreeResources } from '../../domain/resources.js';
-import { resourceCells } from '../resources-layout.js';
+import { compactBytes, resourceCells } from '../resources-layout.js';
 import { cellWidth, fit, paint, visibleWindow } from '../text.js';
 import { filterSessions, isFiltering, matchesStatus } from '../../domain/session-filter.js';
 import { SessionFilterBar } from '../components/SessionFilterBar.js';
@@ -59,8 +59,10 @@ const SessionRow = memo(function SessionRow({
   marked = false,
   width,
   resourceColumns,
+  diskColumn,
   activeSeconds,
   resources,
+  diskBytes,
   theme,
 }: {
   session: Session;
@@ -86,11 +88,15 @@ const SessionRow = memo(function SessionRow({
   activeSeconds: number;
   /** Whether the list shows the CPU and memory columns (some agent runs). */
   resourceColumns: boolean;
+  /** Whether the list shows the disk column (the Disk view has measured some worktree). */
+  diskColumn: boolean;
   /** What its agent's process tree uses (absent while no agent runs). */
   resources?: TreeResources | undefined;
+  /** Its worktree's size as the Disk view last measured it (absent: not measured). */
+  diskBytes?: number | undefined;
   theme: Theme;
 }) {
-  const { shown, titleWidth } = listColumns(width, resourceColumns);
+  const { shown, titleWidth } = listColumns(width, resourceColumns, diskColumn);
   const badges = rowBadges(session, {
     conflict,
     overlaps,
@@ -141,6 +147,11 @@ const SessionRow = memo(function SessionRow({
         return paint(columnCell(usage.cpu, width), theme.muted);
       case 'memory':
         return paint(columnCell(usage.memory, width), theme.muted);
+      case 'disk':
+        return paint(
+          columnCell(diskBytes === undefined ? '' : compactBytes(diskBytes), width),
+          theme.muted,
+        );
       default:
         return assertNever(id);
     }
@@ -231,6 +242,7 @@ export function SessionsPage({
   const [start, end] = visibleWindow(rows.length, bodyHeight, Math.max(0, selectedIndex));
   const conflicts = new Set(state.git?.conflicts ?? []);
   const resourceColumns = Object.keys(state.resources?.sessions ?? {}).length > 0;
+  const diskColumn = Object.keys(state.disk).length > 0;
   return (
     <Box flexDirection="column" height={height} width={width}>
       {filtered ? (
@@ -242,7 +254,7 @@ export function SessionsPage({
         />
       ) : null}
       <Text color={theme.muted} wrap="truncate-end">
-        {headerLine(width, resourceColumns)}
+        {headerLine(width, resourceColumns, diskColumn)}
       </Text>
       {shown.length === 0 && unread === 0 ? (
         <Text color={theme.muted} wrap="truncate-end">
@@ -276,8 +288,10 @@ export function SessionsPage({
             marked={state.marked.includes(row.session.id)}
             width={width}
             resourceColumns={resourceColumns}
+            diskColumn={diskColumn}
             activeSeconds={activeWorkSeconds(row.session, state.now)}
             resources={state.resources?.sessions[row.session.id]}
+            diskBytes={state.disk[row.session.id]?.allocated}
             theme={theme}
           />
         ),
