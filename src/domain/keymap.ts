@@ -326,16 +326,16 @@ export const KEYMAP = {
       hint: 'history',
     },
     {
-      keys: ['alt+n'],
-      action: 'bestOf',
-      help: 'In a new session: best of N, run this prompt in 1, 2, 3 or 4 sessions (each press the next), then check and rank them',
-      hint: 'best of N',
-    },
-    {
       keys: ['alt+i'],
       action: 'issues',
       help: 'In a new session: pick an open GitHub issue of the project to start from (yours first; type to filter, label:x); Enter starts it, your text first',
       hint: 'issue',
+    },
+    {
+      keys: ['alt+n'],
+      action: 'bestOf',
+      help: 'In a new session: best of N, run this prompt in 1, 2, 3 or 4 sessions (each press the next), then check and rank them',
+      hint: 'best of N',
     },
     {
       keys: ['ctrl+s'],
