@@ -71,23 +71,28 @@ const quantile = (values, q) => {
 
 // --------------------------------------------------------------- scenarios
 
+/** From the list: `a` opens the composer, the prompt is typed and sent. */
+async function newSession(g, prompt) {
+  const from = g.received;
+  g.child.stdin.write('a');
+  await waitFor(
+    g,
+    (out) => out.slice(out.length - (g.received - from)).includes('Task for the agent'),
+    30_000,
+    'the composer',
+  );
+  g.child.stdin.write(prompt);
+  await sleep(30);
+  g.child.stdin.write('\r');
+}
+
 /**
  * An agent that runs and prints nothing (a `Hold task`): the resource sampler
  * reads /proc once a second while the terminal has focus, and not at all once
  * the terminal says it lost it (focus reporting: ESC [ O).
  */
 async function backgroundReads(g) {
-  const at = g.received;
-  g.child.stdin.write('a');
-  await waitFor(
-    g,
-    (out) => out.slice(out.length - (g.received - at)).includes('Task for the agent'),
-    30_000,
-    'the composer',
-  );
-  g.child.stdin.write('Hold task: wait for the bench');
-  await sleep(30);
-  g.child.stdin.write('\r');
+  await newSession(g, 'Hold task: wait for the bench');
   await waitFor(
     g,
     (out) => /\d+(\.\d+)?%/.test(out.slice(-4000)),
@@ -149,18 +154,8 @@ async function streamingScenario() {
     const g = await startGrove(w, env);
     const createdAt = Date.now();
     for (let i = 0; i < SESSIONS; i++) {
-      const from = g.received;
-      g.child.stdin.write('a');
-      await waitFor(
-        g,
-        (out) => out.slice(out.length - (g.received - from)).includes('Task for the agent'),
-        30_000,
-        'the composer',
-      );
-      debug(`composer ${i} open`);
-      g.child.stdin.write(`Stream task ${i}: write the files`);
-      await sleep(30);
-      g.child.stdin.write('\r');
+      await newSession(g, `Stream task ${i}: write the files`);
+      debug(`session ${i} sent`);
       await sleep(150);
       // Back to the list (its rows are painted again) once the new session opened.
       for (let attempt = 0; ; attempt++) {
