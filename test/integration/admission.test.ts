@@ -161,3 +161,50 @@ describe('admission by turn slots', () => {
     never.open();
   });
 });
+
+describe('admission of best-of-N variants', () => {
+  it('with one slot, runs the variants of one group one after another, the second waiting visibly', async () => {
+    await start({ [MAX_TURNS_KEY]: '1' });
+    const held = gate();
+    h.utilities('Task Fan out the notes');
+    h.server.script('anthropic', [
+      { when: 'Fan out the notes', until: held.opened, then: { text: reply('First variant.') } },
+      { when: 'Fan out the notes', text: reply('Second variant.') },
+    ]);
+    const claude = { agent: 'claude' as const, model: 'sonnet', reasoning: 'medium' };
+
+    const { sessions } = await grove.controller.bestOf.start(
+      grove.project.id,
+      'Fan out the notes',
+      [claude, claude],
+    );
+    const [first, second] = sessions.map((s) => s.id);
+    if (!first || !second) throw new Error('two variants expected');
+
+    await waitUntil('one variant asks the model', () => asked('Fan out the notes'), 60_000);
+    const waiting = () =>
+      [first, second].filter((id) => grove.app.state.admission[id] !== undefined);
+    await waitUntil('the other variant waits for the slot', () => waiting().length === 1);
+    expect(grove.app.state.admission[waiting()[0] ?? '']).toEqual({
+      kind: 'slots',
+      running: 1,
+      max: 1,
+    });
+    const modelTurns = () =>
+      h.server.requests.filter((r) => {
+        const body = JSON.stringify(r.body);
+        return body.includes('Fan out the notes') && !body.includes('Write a title');
+      }).length;
+    const whileHeld = modelTurns();
+
+    held.open();
+
+    await waitUntil(
+      'both variants ran',
+      async () => (await status(first)) === 'Review' && (await status(second)) === 'Review',
+      120_000,
+    );
+    expect(modelTurns()).toBeGreaterThan(whileHeld);
+    expect(waiting()).toEqual([]);
+  });
+});

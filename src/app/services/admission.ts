@@ -1,6 +1,7 @@
 // The one admission gate for agent turns (issue 27): every turn a session's
-// worker starts (a prompt, a reply, each best-of-N variant) asks it first, so the rules live here and nowhere else. The
-// rules themselves are pure (domain/admission.ts).
+// worker starts (a prompt, a reply, each best-of-N variant) asks it first,
+// so the rules live here and nowhere else. The rules themselves are pure
+// (domain/admission.ts).
 import {
   MAX_TURNS_KEY,
   MEMORY_FLOOR_KEY,
