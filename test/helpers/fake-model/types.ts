@@ -38,6 +38,14 @@ export type ScriptStep =
     }
   | { readonly delayMs: number; readonly then: ScriptStep };
 
+/** Anthropic's answer to a rejected API key (401): Claude Code ends the turn with an error. */
+export const KEY_REJECTED: ScriptStep = {
+  error: {
+    status: 401,
+    body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+  },
+};
+
 export interface HandlerContext {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
