@@ -1,52 +1,25 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/headless.js';
-import { SESSION_HOOK_KEYS } from '../../src/domain/session-hook.js';
 import { grove, heldItem } from '../helpers/approvals.js';
-import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
+import { reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
+import { hookVars, ownVars, setUpHookWorld } from '../helpers/session-hooks-world.js';
 
 // Session hooks on real git and SQLite with the real Claude Code CLI against
 // the fake model server: the project's hook command runs when a session's
 // turn ends in Review, when it is merged or its merge fails, with what
 // happened in GROVE_* variables; confined unless trusted, time-limited, its
-// failures told in the session's transcript.
+// failures told in the session's transcript. The published and failed-turn
+// events: session-hooks-events.test.ts.
 
+const hooks = setUpHookWorld();
+const { setHook, recorded } = hooks;
 let w: ReviewWorld;
-let records: string;
 
-beforeEach(async () => {
-  w = await makeReviewWorld();
-  records = join(w.world.dir, 'hook-records.jsonl');
-  // Records each run's GROVE_* variables as one JSON line.
-  const recorder = join(w.world.dir, 'record.cjs');
-  writeFileSync(
-    recorder,
-    `const vars = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('GROVE_')));
-require('fs').appendFileSync(process.argv[2], JSON.stringify(vars) + '\\n');\n`,
-  );
-  await setHook(`'${process.execPath}' '${recorder}' '${records}'`, true);
+beforeEach(() => {
+  w = hooks.w;
 });
-
-afterEach(async () => {
-  await w.controller.shutdown();
-  await w.close();
-});
-
-async function setHook(command: string, trusted: boolean, timeout?: string): Promise<void> {
-  const { settings } = w.infra.store;
-  await settings.setProject(w.projectId, SESSION_HOOK_KEYS.command, command);
-  await settings.setProject(w.projectId, SESSION_HOOK_KEYS.trusted, trusted ? 'on' : 'off');
-  if (timeout) await settings.setProject(w.projectId, SESSION_HOOK_KEYS.timeout, timeout);
-}
-
-function recorded(): Record<string, string>[] {
-  if (!existsSync(records)) return [];
-  return readFileSync(records, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, string>);
-}
 
 async function merged(sessionId: string): Promise<void> {
   w.controller.confirmMerge(sessionId);
@@ -68,21 +41,10 @@ describe('session hooks', () => {
     expect(await w.controller.submitPrompt(session.id, 'Tidy up')).toBeNull();
     const review = await waitFor('the review hook', () => recorded()[0] ?? null, 60_000);
 
-    const project = await w.infra.store.projects.get(w.projectId);
-    const own = Object.fromEntries(
-      Object.entries(review).filter(([name]) => name !== 'GROVE_HOME'),
+    expect(ownVars(w, review)).toEqual(
+      await hookVars(w, session, { event: 'review', detail: '', status: 'Review' }),
     );
-    expect(own).toEqual({
-      GROVE_EVENT: 'review',
-      GROVE_EVENT_DETAIL: '',
-      GROVE_SESSION_ID: session.id,
-      GROVE_SESSION_TITLE: 'Add a',
-      GROVE_SESSION_STATUS: 'Review',
-      GROVE_BRANCH: session.branch,
-      GROVE_WORKTREE: session.worktreePath,
-      GROVE_PROJECT_PATH: project?.path,
-      GROVE_PROJECT_NAME: project?.displayName,
-    });
+    expect(review['GROVE_SESSION_TITLE']).toBe('Add a');
 
     await merged(session.id);
     const merge = await waitFor('the merged hook', () => recorded()[1] ?? null, 60_000);
