@@ -1,11 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GROVE_BIN } from '../helpers/grove-env.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, expect, it } from 'vitest';
+import {
+  inboxJson,
+  setUpMcpClients,
+  textOf,
+  waitingItem,
+  type InboxJson,
+} from '../helpers/mcp-client.js';
 import { withStore } from '../helpers/seed.js';
 import { expectExit, fromSnapshot, reply, until, type Harness } from './headless-harness.js';
-import { ConfirmationDecisionSchema, InboxSchema } from './headless-schema.js';
+import { ConfirmationDecisionSchema } from './headless-schema.js';
 
 // grove mcp's irreversible tools (issue 25, item 4), driven by the MCP SDK's
 // own client against the built binary, a real repository and the real store:
@@ -36,12 +41,7 @@ const state = fromSnapshot(async (h) => {
   return { sessionId: (JSON.parse(run.stdout) as { sessionId: string }).sessionId };
 });
 
-let client: Client | null = null;
-
-afterEach(async () => {
-  await client?.close();
-  client = null;
-});
+const mcp = setUpMcpClients();
 
 async function setTools(h: Harness, value: string): Promise<void> {
   await withStore(h.world.groveHome, (store) =>
@@ -49,23 +49,8 @@ async function setTools(h: Harness, value: string): Promise<void> {
   );
 }
 
-async function connect(h: Harness, name = 'grove-test'): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [GROVE_BIN, 'mcp', '-C', h.repo],
-    env: h.env,
-    stderr: 'pipe',
-  });
-  client = new Client({ name, version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
-
-type Result = Awaited<ReturnType<Client['callTool']>>;
-
-function textOf(result: Result): string {
-  const [first] = result.content as { type: string; text: string }[];
-  return first?.text ?? '';
+function connect(h: Harness, name?: string): Promise<Client> {
+  return mcp.connect(h.env, h.repo, name);
 }
 
 function mainTip(h: Harness): string {
@@ -79,22 +64,9 @@ function mainHas(h: Harness, path: string): boolean {
   return files.split('\n').includes(path);
 }
 
-interface InboxJson {
-  id: string;
-  kind: string;
-  text: string;
-  confirmationId?: string;
-}
-
 /** The confirmation the inbox shows (read by `grove inbox --json`, another process), once it is there. */
-async function waitingConfirmation(h: Harness): Promise<InboxJson> {
-  let found: InboxJson | undefined;
-  await until('the confirmation in the inbox', async () => {
-    const inbox = await h.grove(['inbox', '--json']);
-    found = InboxSchema.parse(JSON.parse(inbox.stdout)).find((i) => i.kind === 'confirm');
-    return found !== undefined;
-  });
-  return found as InboxJson;
+function waitingConfirmation(h: Harness): Promise<InboxJson> {
+  return waitingItem((args) => h.grove(args), 'confirm');
 }
 
 async function sessionStatus(h: Harness, id: string): Promise<string> {
@@ -173,7 +145,7 @@ describe('grove mcp with mcp.irreversibleTools', () => {
     expect(textOf(result)).toContain('did not confirm it (refused)');
     expect(mainTip(h)).toBe(before);
     expect(await sessionStatus(h, made.sessionId)).toBe('Review');
-    const inbox = JSON.parse((await h.grove(['inbox', '--json'])).stdout) as InboxJson[];
+    const inbox = await inboxJson((args) => h.grove(args));
     expect(inbox.filter((i) => i.kind === 'confirm')).toEqual([]);
   });
 
@@ -223,10 +195,9 @@ describe('grove mcp with mcp.irreversibleTools', () => {
     expect(mainTip(h)).toBe(before);
 
     // The server ends: its request is refused (nobody would do it), and leaves the inbox.
-    await c.close();
-    client = null;
+    await mcp.close();
     await until('the request refused', async () => {
-      const inbox = JSON.parse((await h.grove(['inbox', '--json'])).stdout) as InboxJson[];
+      const inbox = await inboxJson((args) => h.grove(args));
       return !inbox.some((i) => i.kind === 'confirm');
     });
     const late = await h.grove(['approve', asked.confirmation]);
