@@ -88,4 +88,19 @@ describe('session hook events', () => {
     );
     expect(hooks.recorded()).toHaveLength(1);
   }, 120_000);
+
+  it('runs the failed hook with detail rebase when a rebase stops on conflicts the agent cannot resolve', async () => {
+    const { w } = hooks;
+    w.commitOnMain({ 'shared.txt': 'one\n' }, 'Add shared.txt');
+    const session = await w.session({ files: { 'shared.txt': 'session\n' }, message: 'Edit it' });
+    w.commitOnMain({ 'shared.txt': 'main\n' }, 'Main edits it');
+    w.server.script('anthropic', [{ when: 'Grove is rebasing this branch onto', ...KEY_REJECTED }]);
+
+    w.controller.rebase(session.id);
+
+    const run = await firstRun('the failed hook');
+    expect(ownVars(w, run)).toEqual(
+      await hookVars(w, session, { event: 'failed', detail: 'rebase', status: 'Review' }),
+    );
+  }, 120_000);
 });
