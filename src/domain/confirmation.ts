@@ -46,6 +46,18 @@ export function confirmShortId(id: string): string {
   return id.slice(0, 8);
 }
 
+/** The longest detail shown (a branch name, an agent's request). */
+const DETAIL_MAX = 200;
+
+/** `text` cut to DETAIL_MAX characters (never inside a surrogate pair), ending in … when cut: what is left out is never hidden. */
+function cut(text: string): string {
+  if (text.length <= DETAIL_MAX) return text;
+  let end = DETAIL_MAX - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
 /**
  * The one-line, sanitized words of what is asked, after "… asks to":
  * "merge session Add a greeting into main", "publish … to branch x".
@@ -56,7 +68,7 @@ export function confirmWhat(
   base: string,
 ): string {
   const what = sanitizeLine(session);
-  const detail = request.detail === null ? null : sanitizeLine(request.detail.trim()).slice(0, 200);
+  const detail = request.detail === null ? null : cut(sanitizeLine(request.detail.trim()));
   switch (request.action) {
     case 'merge':
       return `merge session ${what} into ${sanitizeLine(base)}`;

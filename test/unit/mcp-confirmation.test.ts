@@ -96,6 +96,21 @@ describe('a confirmation in the inbox', () => {
     );
     expect(clientName('  ')).toBe('an MCP client');
   });
+
+  it("cuts a long detail at 200 characters and says so with …, so an agent's request never hides its end", () => {
+    const command = `echo ${'a'.repeat(250)}; rm -rf ~`;
+    const what = confirmWhat(
+      { action: 'approve', detail: `ab12cd34 (Claude Code asks to run \`${command}\`)` },
+      'T',
+      'main',
+    );
+    expect(what).toMatch(
+      /^approve request ab12cd34 \(Claude Code asks to run `echo a+… of session T once$/,
+    );
+    expect(what.length).toBe('approve request '.length + 200 + ' of session T once'.length);
+    const short = confirmWhat({ action: 'publish', detail: 'feature/x' }, 'T', 'main');
+    expect(short).toBe('publish session T as a pull request from branch feature/x');
+  });
 });
 
 describe('the inbox keys on a confirmation', () => {
