@@ -26,7 +26,7 @@ import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
 
 import { buildServices, type ControllerDeps } from './service-graph.js';
 import { InboxCommands } from './inbox-commands.js';
-import { measureDisks } from './services/disk.js';
+import { DiskWalks } from './services/disk.js';
 import { loadIssues, startFromIssue, type IssueCommandDeps } from './issue-commands.js';
 import type { ApprovalDesk } from './services/approvals.js';
 
@@ -71,6 +71,7 @@ export class Controller extends InboxCommands implements AppIntents {
       submitPrompt: (sessionId, prompt) => this.submitPrompt(sessionId, prompt),
     });
     this.sessions = services.sessions;
+    this.disks = new DiskWalks(deps, this.stopping.signal);
     this.projects = services.projects;
     this.workers = services.workers;
     this.turns = services.turns;
@@ -137,15 +138,10 @@ export class Controller extends InboxCommands implements AppIntents {
     this.loadInbox();
   }
 
-  private measuringDisk = false;
+  private readonly disks: DiskWalks;
 
-  /** Walks the worktrees' sizes, one walk at a time (a second D while it runs adds nothing). */
   measureDisk(): void {
-    if (this.measuringDisk) return;
-    this.measuringDisk = true;
-    this.deps.app.task('Measuring the worktrees', () =>
-      measureDisks(this.deps, this.stopping.signal).finally(() => (this.measuringDisk = false)),
-    );
+    this.disks.all();
   }
 
   async shutdown(): Promise<void> {
@@ -221,9 +217,9 @@ export class Controller extends InboxCommands implements AppIntents {
     app.task('Loading the transcript', () => this.sessions.loadTranscript(sessionId));
     if (sessionById(app.state, sessionId)?.reviewRequest) this.review.loadThreads(sessionId);
     const session = sessionById(app.state, sessionId);
-    if (session && !isTerminal(session.status) && !isWorking(session.status)) {
+    if (session && !isTerminal(session.status) && !isWorking(session.status))
       app.task('Measuring the diff', () => this.sessions.refreshDiff(sessionId));
-    }
+    if (session) this.disks.one(session);
   }
 
   createSession(): void {

@@ -1,3 +1,4 @@
+import type { DiskMeasure } from '../domain/disk.js';
 import { formatBytes } from '../domain/gc.js';
 import { formatCpu, type MachineResources, type TreeResources } from '../domain/resources.js';
 import { cellWidth } from './text.js';
@@ -27,6 +28,18 @@ export function sessionResourcesText(figures: TreeResources | undefined): string
   if (!figures) return '';
   const memory = formatBytes(figures.rssBytes);
   return `CPU ${formatCpu(figures.cpuPercent)}  ${memory}  ${figures.processes} process${figures.processes === 1 ? '' : 'es'}`;
+}
+
+/**
+ * The session view's figures with its worktree's disk use once walked:
+ * `CPU 12%  340 MB  7 processes  disk 1.2 GB` ("" while neither is known).
+ */
+export function sessionFiguresText(
+  figures: TreeResources | undefined,
+  disk: Pick<DiskMeasure, 'allocated'> | undefined,
+): string {
+  const parts = [sessionResourcesText(figures), disk ? `disk ${formatBytes(disk.allocated)}` : ''];
+  return parts.filter((part) => part !== '').join('  ');
 }
 
 /** Below this width the header says only the free memory (the project's name needs the room). */

@@ -11,7 +11,8 @@ import { withStore } from '../helpers/seed.js';
 // The Disk view in the built Grove, in tmux: a session made by `grove run`
 // in a project that shares node_modules as a link; D on the Sessions tab
 // walks its worktree in the background and shows its size, the link (not
-// counted) and that gc keeps it (live work); Esc closes it.
+// counted) and that gc keeps it (live work); Esc closes it. The session
+// view walks its own worktree when it opens.
 
 const e2e = setUpE2eWorld();
 let env: Record<string, string>;
@@ -65,5 +66,20 @@ describe('the Disk view', () => {
     expect(readFileSync(join(repo, 'node_modules', 'big', 'blob.bin')).length).toBe(
       3 * 1024 * 1024,
     );
+  });
+
+  it("the session view shows its worktree's disk use once Enter opens it, without the Disk view", async () => {
+    const run = await runGrove(env, repo, ['run', 'Look around', '--output', 'json']);
+    expect(run.code, run.out).toBe(0);
+
+    const t = await startGrove(e2e.world, repo, { env, columns: 120, rows: 30 });
+    e2e.term = t;
+    await t.waitFor('Look around the project');
+    expect(await t.screen()).not.toMatch(/disk \d/);
+
+    await t.keys('Enter');
+    const view = await t.waitFor(/disk \d+(\.\d)? (B|kB|MB)/, 15_000);
+    // The 3 MB behind the link are not the worktree's.
+    expect(view).not.toMatch(/disk [3-9](\.\d)? MB/);
   });
 });

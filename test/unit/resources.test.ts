@@ -14,6 +14,7 @@ import {
   headerMachineText,
   machineText,
   resourceCells,
+  sessionFiguresText,
   sessionResourcesText,
 } from '../../src/ui/resources-layout.js';
 
@@ -272,6 +273,11 @@ describe('the session view and header words', () => {
     const tree = { cpuPercent: 12, rssBytes: 340 * 1024 ** 2, processes: 7, sampledAt: 0 };
     expect(sessionResourcesText(tree)).toBe('CPU 12%  340 MB  7 processes');
     expect(sessionResourcesText(undefined)).toBe('');
+    expect(sessionFiguresText(tree, { allocated: 1.2 * 1024 ** 3 })).toBe(
+      'CPU 12%  340 MB  7 processes  disk 1.2 GB',
+    );
+    expect(sessionFiguresText(undefined, { allocated: 340 * 1024 ** 2 })).toBe('disk 340 MB');
+    expect(sessionFiguresText(undefined, undefined)).toBe('');
     const machine = {
       memoryAvailableBytes: 5.2 * 1024 ** 3,
       memoryTotalBytes: null,

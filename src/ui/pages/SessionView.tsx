@@ -18,7 +18,7 @@ import { wrapPlain } from '../text.js';
 import type { LineStyle } from '../transcript-lines.js';
 import { headerSpending } from '../../domain/budget.js';
 import { sessionLayout } from '../session-layout.js';
-import { sessionResourcesText } from '../resources-layout.js';
+import { sessionFiguresText } from '../resources-layout.js';
 
 function styleColor(style: LineStyle, theme: Theme): string | undefined {
   switch (style) {
@@ -66,7 +66,7 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
     `${formatTokens(session.inputTokens)} in / ${formatTokens(session.outputTokens)} out`;
   const pr = session.reviewRequest;
   const links = forkLinks(session, state.sessions);
-  const usage = sessionResourcesText(state.resources?.sessions[session.id]);
+  const usage = sessionFiguresText(state.resources?.sessions[session.id], state.disk[session.id]);
   return (
     <Box flexDirection="column" width={state.columns}>
       <Text wrap="truncate-end">
