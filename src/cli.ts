@@ -21,8 +21,9 @@ Headless commands (they share the store with a running TUI):
   inbox              List everything waiting on you, in every project
   watch              Print each change to sessions and the inbox as it happens
   mcp                Serve the project's sessions to an agent as MCP tools
-  approve ITEM       Approve a request an agent holds for you (inbox)
-  deny ITEM          Deny a request an agent holds for you (inbox)
+  answer ITEM        Answer the questions an agent asks you (inbox)
+  approve ITEM       Approve a request an agent holds, or raise a held budget
+  deny ITEM          Deny a request an agent holds, or drop a budget-held prompt
   show ID            Show a session
   link ID            Link a session to a GitHub issue (--issue N), or --unlink
   diff ID            Print a session's diff

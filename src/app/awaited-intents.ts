@@ -6,6 +6,8 @@ import type { Session } from '../domain/session.js';
 import type { SessionStatus } from '../domain/session-status.js';
 import type { Controller } from './controller.js';
 import type { ApprovalChoice } from '../domain/approval.js';
+import type { BudgetStop } from '../domain/budget.js';
+import type { Operation } from '../domain/operation.js';
 import { ApprovalDesk, type DecideOutcome } from './services/approvals.js';
 import type { Runtime, Store } from './ports.js';
 import { acknowledgeGuard } from './services/agent-guard.js';
@@ -52,6 +54,19 @@ export interface AwaitedIntents {
   abort(sessionId: string): boolean;
   /** Recovers the sessions of Grove processes that are gone (as the TUI's lease watch); resolves with their ids. */
   recoverGone(): Promise<string[]>;
+  /**
+   * The budget popup's yes (`y`): raises the limit that holds the session's
+   * prompts by another full budget on top of what is spent, and resolves with
+   * the limit that held it and the new one (null: no limit holds the
+   * session). The held prompt then runs on `runQueued`.
+   */
+  raiseHeldBudget(sessionId: string): Promise<{ stop: BudgetStop; limit: number } | null>;
+  /**
+   * Drops the prompt a budget limit holds (the TUI drops it with Ctrl+C in the
+   * session): canceled, never sent; the session and its other work stay.
+   * Resolves with it (undefined: no prompt is queued).
+   */
+  dropHeldPrompt(sessionId: string): Promise<Operation | undefined>;
   /** Cancels the session without losing work (as the TUI's confirmed `c`). */
   cancelSession(sessionId: string): Promise<void>;
   /** The person saw what the agent guard put back: merge and publish are allowed again. */
@@ -117,6 +132,8 @@ export function awaitedIntents(controller: Controller): AwaitedIntents {
     release: (sessionId) => workers.release(sessionId),
     abort: (sessionId) => workers.abort(sessionId),
     recoverGone: () => leases.recoverGone(),
+    raiseHeldBudget: (sessionId) => controller.budget.raiseHeld(sessionId),
+    dropHeldPrompt: (sessionId) => controller.budget.dropHeld(sessionId),
     cancelSession: (sessionId) => cancelSession(review.ctx, sessionId, (id) => workers.abort(id)),
     acknowledgeGuard: (sessionId) =>
       acknowledgeGuard(

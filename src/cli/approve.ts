@@ -1,5 +1,6 @@
 // grove approve ITEM [--once|--session]: answers a request an agent CLI holds for the
-// person, or confirms an MCP client's irreversible request (src/cli/confirm.ts).
+// person, confirms an MCP client's irreversible request (src/cli/confirm.ts), or raises the
+// budget that holds a prompt (budget:ID, src/cli/budget-hold.ts).
 import type { Infra } from '../compose.js';
 import { decideApproval } from '../app/awaited-intents.js';
 import {
@@ -13,6 +14,8 @@ import { EXIT, type HeadlessIo } from './headless.js';
 import type { HeadlessCommand } from './args.js';
 import { approvalDecisionJson, printJson } from './command-json.js';
 import { answerConfirmation, isConfirmationRef } from './confirm.js';
+import { answerBudgetHold, isBudgetRef } from './budget-hold.js';
+import { UsageError } from './usage-error.js';
 
 /** Decides the held request `item` (shared by grove approve and grove deny); prints what was done. */
 export async function answerApproval(
@@ -22,6 +25,14 @@ export async function answerApproval(
   choice: ApprovalChoice,
   json: boolean,
 ): Promise<number> {
+  if (isBudgetRef(item)) {
+    // A raised limit is the session's own or the project's, as the limit that held it.
+    if (choice === 'session' || choice === 'allowList')
+      throw new UsageError(
+        `--${choice === 'session' ? 'session' : 'allow-list'} is for an agent's request; a budget hold is approved with grove approve ${item}`,
+      );
+    return answerBudgetHold(infra, io, item, choice !== 'denied', json);
+  }
   // An MCP client's confirmation is answered the same way (`--session` means nothing there).
   if (await isConfirmationRef(infra, item))
     return answerConfirmation(infra, io, item, choice !== 'denied', json);

@@ -46,6 +46,18 @@ export type HeadlessCommand =
       prompt: string | null;
       threads: boolean;
     }
+  | {
+      kind: 'answer';
+      dir: string | null;
+      /** A question of the inbox (question:<session id>) or a session id. */
+      item: string;
+      mode: PermissionMode | null;
+      output: OutputFormat;
+      timeoutMs: number | null;
+      progress: boolean;
+      /** The answer's words, joined by spaces; null or '-': standard input. */
+      prompt: string | null;
+    }
   | { kind: 'ls'; dir: string | null; json: boolean; all: boolean }
   | { kind: 'inbox'; json: boolean }
   | { kind: 'watch'; json: boolean }
@@ -262,6 +274,20 @@ function parseCommand(
         id: needId(name, positionals),
         prompt: positionals[1] ?? null,
         threads,
+      };
+    }
+    case 'answer': {
+      const { values, positionals } = parse(args, TURN_FLAGS);
+      if (values.help) return { kind: 'help', command: name };
+      const item = positionals[0];
+      if (!item)
+        throw new UsageError('answer needs an ITEM (a question of grove inbox, or a session ID)');
+      const words = positionals.slice(1);
+      return {
+        kind: 'answer',
+        ...turnOptions(values),
+        item,
+        prompt: words.length === 0 ? null : words.join(' '),
       };
     }
     case 'ls': {

@@ -9,6 +9,7 @@ export const COMMAND_NAMES = [
   'inbox',
   'watch',
   'mcp',
+  'answer',
   'approve',
   'deny',
   'show',
@@ -26,8 +27,10 @@ export const COMMAND_NAMES = [
 
 const EXIT_LINE =
   'Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 5 held at a budget limit,\n130 interrupted.';
-const APPROVAL_EXIT =
-  'Exit codes: 0 done, 1 no such request waits (unknown, already decided or\nexpired), 2 usage error.';
+const APPROVE_EXIT =
+  "Exit codes: 0 done, 1 no such request waits (unknown, already decided or\nexpired) or nothing is held, or the held prompt's turn failed, 2 usage error,\n3 the agent asked questions, 5 held again at another limit, 130 interrupted.";
+const DENY_EXIT =
+  'Exit codes: 0 done, 1 no such request waits (unknown, already decided or\nexpired) or nothing is held, 2 usage error.';
 const LAND_EXIT =
   'Exit codes: 0 done, 1 refused or a git step failed (the session keeps its\nwork), 2 usage error, 5 held behind a prompt at a budget limit,\n130 interrupted.';
 const TURN_OPTIONS = `  --mode MODE         auto-edit, read-only or plan: what the agent may do
@@ -131,6 +134,19 @@ Options:
 
 Exit codes: 0 the client closed the stream, 1 the server could not start,
 2 usage error.`,
+  answer: `Usage: grove answer ITEM [--mode MODE] [--output FORMAT] [--json] [--timeout DURATION] [--progress] [TEXT...]
+
+Answers the questions an agent asked (a question in grove inbox) and runs
+the turn, as grove reply does. ITEM is the item's id as grove inbox --json
+gives it (question:ID) or the session's ID. The answer is TEXT (its words
+joined by spaces), or standard input when TEXT is '-' or absent and standard
+input is not a terminal. Refused (exit 2), with nothing sent, when no
+question of the session waits (answered already, or another kind of item).
+
+Options:
+${TURN_OPTIONS}
+
+${EXIT_LINE}`,
   approve: `Usage: grove approve ITEM [--once|--session|--allow-list] [--json]
 
 Approves a request an agent CLI holds for you (an approval in grove inbox):
@@ -141,6 +157,10 @@ hosts (agents.network.allow), so later sessions reach that host too.
 ITEM is the request's id as grove inbox shows it (8 characters, or the
 item's id approval:…). The waiting turn goes on. On a confirmation (an MCP
 client's request, confirm:…), confirms it: the grove mcp that asked does it.
+On a prompt held at a budget limit (budget:ID, ID the session's), does what
+yes does in the TUI: raises the limit by another full budget on top of what
+is spent (the session's own, or the project's setting) and runs the held
+prompt here, to the end of its turn.
 
 Options:
   --once     Approve this request only (the default)
@@ -149,18 +169,19 @@ Options:
              agents.network.allow
   --json     Print the decision as a JSON object (see docs/usage/cli.md)
 
-${APPROVAL_EXIT}`,
+${APPROVE_EXIT}`,
   deny: `Usage: grove deny ITEM [--json]
 
 Denies a request an agent CLI holds for you (an approval in grove inbox).
 ITEM is the request's id as grove inbox shows it. The waiting turn goes on
 without it. On a confirmation (an MCP client's request, confirm:…), refuses
-it: nothing is done.
+it: nothing is done. On a prompt held at a budget limit (budget:ID), drops
+that prompt: it is never sent; the session and the rest of its work stay.
 
 Options:
   --json  Print the decision as a JSON object (see docs/usage/cli.md)
 
-${APPROVAL_EXIT}`,
+${DENY_EXIT}`,
   show: `Usage: grove show ID [--json]
 
 Shows a session: status, branch, worktree, pull request, transcript (tool calls folded

@@ -1,10 +1,11 @@
 // The JSON objects that `--json` prints for the commands that act on a session,
 // an approval or a host (documented in docs/usage/cli.md, "JSON output"):
-// grove approve and deny (an approval or a confirmation), diff, merge, rebase, publish, cancel, gc, host add
+// grove approve and deny (an approval, a confirmation or a budget hold), diff, merge, rebase, publish, cancel, gc, host add
 // and host rm. The turn's object (run, reply, show) is in session-json.ts.
 import * as z from 'zod/mini';
 import type { SharedUse } from '../domain/shared-folders.js';
 import type { ApprovalChoice, HeldApproval } from '../domain/approval.js';
+import type { BudgetStop } from '../domain/budget.js';
 import type { Confirmation } from '../domain/confirmation.js';
 import { snapshotRef } from '../domain/gc.js';
 import type { Host } from '../domain/host.js';
@@ -64,6 +65,47 @@ export function confirmationDecisionJson(
     action: request.action,
     detail: request.detail,
     client: request.client,
+  };
+}
+
+/** `grove approve|deny budget:ID --json`: the prompt a budget limit held, and what was done with it. */
+export const BudgetDecisionSchema = z.object({
+  /** The inbox item: budget:<session id>. */
+  item: z.string(),
+  sessionId: z.string(),
+  /** raised (the limit raised and the prompt sent) or dropped (the prompt canceled, never sent). */
+  decision: z.string(),
+  /** session (the session's own limit) or project (the project's setting). */
+  scope: z.string(),
+  /** tokens or usd. */
+  measure: z.string(),
+  /** The limit that held the prompt. */
+  heldAt: z.number(),
+  /** The limit now: raised by another full budget on top of what was spent, or heldAt. */
+  limit: z.number(),
+  /** The held prompt as the person wrote it. */
+  prompt: z.string(),
+  /** The session's status once done (after the prompt's turn, when raised). */
+  status: z.string(),
+});
+
+export function budgetDecisionJson(
+  session: Session,
+  decision: 'raised' | 'dropped',
+  stop: BudgetStop,
+  limit: number,
+  prompt: string,
+): z.infer<typeof BudgetDecisionSchema> {
+  return {
+    item: `budget:${session.id}`,
+    sessionId: session.id,
+    decision,
+    scope: stop.scope,
+    measure: stop.measure,
+    heldAt: stop.limit,
+    limit,
+    prompt,
+    status: session.status,
   };
 }
 

@@ -1,4 +1,5 @@
-// grove deny ITEM: denies a request an agent CLI holds for the person.
+// grove deny ITEM: denies a request an agent CLI holds for the person, refuses an MCP
+// client's request, or drops a prompt a budget limit holds (budget:ID).
 import type { Infra } from '../compose.js';
 import { answerApproval } from './approve.js';
 import type { HeadlessIo } from './headless.js';

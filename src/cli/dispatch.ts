@@ -10,6 +10,7 @@ import { listThreads } from './threads.js';
 import { runGc } from './parallel.js';
 import { runCommand } from './run.js';
 import { replyCommand } from './reply.js';
+import { answerCommand } from './answer.js';
 import { lsCommand } from './ls.js';
 import { inboxCommand } from './inbox.js';
 import { watchCommand } from './watch.js';
@@ -48,6 +49,8 @@ export async function runHeadless(
       return runCommand(infra, io, command);
     case 'reply':
       return replyCommand(infra, io, command);
+    case 'answer':
+      return answerCommand(infra, io, command);
     case 'ls':
       return lsCommand(infra, io, command);
     case 'inbox':

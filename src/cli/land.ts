@@ -158,7 +158,7 @@ export async function landCommand(
       return EXIT.interrupted;
     case 'held':
       io.stderr.write(
-        `grove: ${outcome.reason} The ${command.kind} was not started: it waits behind the session's held prompt. Raise the limit (Settings in the TUI, or its popup when you open the session), or drop the held prompt (Ctrl+C in the session), then run grove ${command.kind} again.\n`,
+        `grove: ${outcome.reason} The ${command.kind} was not started: it waits behind the session's held prompt. Raise the limit (grove approve budget:${shortId(session.id)}, Settings in the TUI, or its popup when you open the session), or drop the held prompt (grove deny budget:${shortId(session.id)}, or Ctrl+C in the session), then run grove ${command.kind} again.\n`,
       );
       return EXIT.budget;
     case 'failed':

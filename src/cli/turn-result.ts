@@ -30,11 +30,26 @@ export async function finishTurn(
   turn: { operationId: string; prompt: string; since: number; startedAt: number },
   command: TurnCommand,
 ): Promise<number> {
+  return (await endTurn(ctx, session, turn, command)).code;
+}
+
+/**
+ * finishTurn, resolving with the session as the turn left it too; with
+ * `quiet`, the result is not printed (the command prints its own object),
+ * only why the turn did not finish.
+ */
+export async function endTurn(
+  ctx: HeadlessContext,
+  session: Session,
+  turn: { operationId: string; prompt: string; since: number; startedAt: number },
+  command: TurnCommand & { readonly quiet?: boolean },
+): Promise<{ code: number; session: Session }> {
   const outcome = await waitForOperation(ctx, session.id, turn.operationId, command.timeoutMs);
   const final = (await ctx.infra.store.sessions.get(session.id)) ?? session;
-  await printResult(ctx, final, turn.since, turn.prompt, command.output, turn.startedAt);
+  if (!command.quiet)
+    await printResult(ctx, final, turn.since, turn.prompt, command.output, turn.startedAt);
   await reportOutcome(ctx, outcome, final, turn.since);
-  return exitCodeFor(outcome, final);
+  return { code: exitCodeFor(outcome, final), session: final };
 }
 
 /**
@@ -119,7 +134,7 @@ async function reportOutcome(
   const kept = `the session (${shortId(session.id)}) is in ${session.status} with its work kept`;
   if (outcome.held) {
     io.stderr.write(
-      `grove: ${outcome.held} The prompt was not sent and stays queued in session ${shortId(session.id)}; it runs once the limit is raised (Settings in the TUI, or its popup when you open the session).\n`,
+      `grove: ${outcome.held} The prompt was not sent and stays queued in session ${shortId(session.id)}; it runs once the limit is raised (grove approve budget:${shortId(session.id)}, Settings in the TUI, or its popup when you open the session), or grove deny budget:${shortId(session.id)} drops it.\n`,
     );
   } else if (outcome.interrupted) {
     io.stderr.write(`grove: interrupted; the turn was stopped and ${kept}.\n`);

@@ -102,6 +102,12 @@ export function inboxKindLabel(kind: InboxKind): string {
   }
 }
 
+/** What the person wrote for a queued turn: its display form when it has one (a fork's first prompt). */
+export function queuedPromptText(op: Operation): string {
+  const { display, prompt } = op.payload;
+  return typeof display === 'string' ? display : typeof prompt === 'string' ? prompt : '';
+}
+
 /** The first line of untrusted text, sanitized. */
 function oneLine(text: string): string {
   const first = text.trim().split('\n')[0] ?? '';
@@ -203,7 +209,7 @@ export function deriveInbox(input: InboxInput, now: number): InboxItem[] {
         kind: 'question',
         since: last?.finishedAt ?? session.updatedAt,
         text: `${count === 1 ? 'A question' : `${count} questions`}: ${oneLine(session.questions[0]?.text ?? '')}`,
-        action: `Answer it (Enter on the session, or grove reply ${id} "...")`,
+        action: `Answer it (Enter on the session, or grove answer ${id} "...")`,
       });
     }
     const stop = input.budgetStops.get(session.id);
@@ -212,7 +218,7 @@ export function deriveInbox(input: InboxInput, now: number): InboxItem[] {
         kind: 'budget',
         since: queuedTurn.queuedAt,
         text: `${stopText(stop)} A prompt is held.`,
-        action: `Raise the limit (Enter on the session) or cancel the prompt`,
+        action: `Raise the limit and send it, or drop the prompt (Enter on the session, or grove approve budget:${id} / grove deny budget:${id})`,
       });
     }
     if (queuedTurn?.notBefore && queuedTurn.notBefore > now && !running) {

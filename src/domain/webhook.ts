@@ -23,12 +23,13 @@ export function inboxCommandLine(item: InboxItem): string {
       return `grove approve ${held} --once (or --session; grove deny ${held})`;
     }
     case 'question':
-      return `grove reply ${id} "<your answers>"`;
+      return `grove answer ${id} "<your answers>"`;
     case 'failedTurn':
       return `grove reply ${id} "<what to do next>"`;
     case 'reviewThreads':
       return `grove threads ${id}`;
     case 'budget':
+      return `grove approve budget:${id} (or grove deny budget:${id})`;
     case 'usageLimit':
     case 'conflict':
     case 'failedGit':

@@ -78,7 +78,7 @@ describe('the webhook', () => {
     expect(second?.body).toBe(first?.body);
     const lines = (second?.body ?? '').split('\n');
     expect(lines[0]).toMatch(/^A question: Which .*greeting.*\?/);
-    expect(lines.at(-1)).toBe(`grove reply ${id} "<your answers>"`);
+    expect(lines.at(-1)).toBe(`grove answer ${id} "<your answers>"`);
     expect(second?.body).not.toContain('\u001b');
     expect(lines).toHaveLength(3);
     expect(decode(String(second?.headers['title']))).toBe('Grove: Pick a greeting (other)');

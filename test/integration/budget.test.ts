@@ -198,7 +198,7 @@ describe('budgets', () => {
 
     expect(code).toBe(EXIT.budget);
     expect(err).toMatch(
-      /^grove: The project's token budget is reached: .* used of 50 tokens\. The prompt was not sent and stays queued in session [0-9a-f]{8}; it runs once the limit is raised/m,
+      /^grove: The project's token budget is reached: .* used of 50 tokens\. The prompt was not sent and stays queued in session ([0-9a-f]{8}); it runs once the limit is raised \(grove approve budget:\1, Settings in the TUI, or its popup when you open the session\), or grove deny budget:\1 drops it\.$/m,
     );
     expect(sentToModel('Third task for the budget')).toBe(false);
     expect(await queuedPrompts(session.id)).toEqual(['Third task for the budget']);
@@ -228,7 +228,7 @@ describe('budgets', () => {
       expect(code).toBe(EXIT.budget);
       expect(err).toMatch(
         new RegExp(
-          `^grove: This session's token budget is reached: .* used of 100 tokens\\. The ${kind} was not started: it waits behind the session's held prompt\\. Raise the limit \\(Settings in the TUI, or its popup when you open the session\\), or drop the held prompt \\(Ctrl\\+C in the session\\), then run grove ${kind} again\\.$`,
+          `^grove: This session's token budget is reached: .* used of 100 tokens\\. The ${kind} was not started: it waits behind the session's held prompt\\. Raise the limit \\(grove approve budget:${session.id.slice(0, 8)}, Settings in the TUI, or its popup when you open the session\\), or drop the held prompt \\(grove deny budget:${session.id.slice(0, 8)}, or Ctrl\\+C in the session\\), then run grove ${kind} again\\.$`,
           'm',
         ),
       );

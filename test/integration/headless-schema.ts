@@ -241,6 +241,21 @@ export const ApprovalDecisionSchema = z
   })
   .strict();
 
+/** `grove approve|deny budget:ID --json`: a prompt a budget limit held, raised or dropped. */
+export const BudgetDecisionSchema = z
+  .object({
+    item: z.string().regex(/^budget:[0-9a-f-]{36}$/),
+    sessionId: Uuid,
+    decision: z.enum(['raised', 'dropped']),
+    scope: z.enum(['session', 'project']),
+    measure: z.enum(['tokens', 'usd']),
+    heldAt: z.number().nonnegative(),
+    limit: z.number().nonnegative(),
+    prompt: z.string(),
+    status: Status,
+  })
+  .strict();
+
 /** `grove diff ID --json`. */
 export const DiffSchema = z
   .object({

@@ -5,6 +5,7 @@ import { ROOT } from '../helpers/grove-env.js';
 import { expectExit, harness, type Harness } from './headless-harness.js';
 import {
   ApprovalDecisionSchema,
+  BudgetDecisionSchema,
   CancelSchema,
   DiffSchema,
   GcSchema,
@@ -25,6 +26,7 @@ const COMMANDS = [
   'inbox',
   'watch',
   'mcp',
+  'answer',
   'approve',
   'deny',
   'show',
@@ -98,6 +100,7 @@ describe('usage errors exit 2 with the command usage on stderr', () => {
       "--mode must be one of auto-edit, read-only, plan (got 'write-all')",
     ],
     [['reply'], 'reply', 'reply needs a session ID'],
+    [['answer'], 'answer', 'answer needs an ITEM (a question of grove inbox, or a session ID)'],
     [['show'], 'show', 'show needs a session ID'],
     [['show', 'abc', '--yes'], 'show', "Unknown option '--yes'"],
     [['diff'], 'diff', 'diff needs a session ID'],
@@ -230,6 +233,7 @@ describe('cli.md', () => {
 
   it.each([
     ['grove approve ITEM --json', ApprovalDecisionSchema],
+    ['grove approve budget:ID --json', BudgetDecisionSchema],
     ['grove diff ID --json', DiffSchema],
     ['grove publish ID --json', LandSchema],
     ['grove cancel ID --json', CancelSchema],

@@ -74,6 +74,7 @@ describe('--json', () => {
   it.each([
     ['run', 'hi'],
     ['reply', 'abc123', 'hi'],
+    ['answer', 'question:abc123', 'hi'],
   ])('is --output json on grove %s', (...argv) => {
     expect(parseCli([...argv, '--json'])).toMatchObject({ command: { output: 'json' } });
     expect(parseCli([...argv, '--json', '--output', 'json'])).toMatchObject({
@@ -81,6 +82,30 @@ describe('--json', () => {
     });
     expect(() => parseCli([...argv, '--json', '--output', 'stream-json'])).toThrow(
       '--json is --output json; give one of them (got --output stream-json)',
+    );
+  });
+});
+
+// grove answer ITEM [TEXT...]: the inbox's word for answering a question (issue 25, item 3).
+describe('grove answer', () => {
+  it('takes the item and joins the words of the answer, as one prompt', () => {
+    expect(parseCli(['answer', 'question:abc123', 'Use', 'hi', '--progress'])).toMatchObject({
+      kind: 'headless',
+      command: { kind: 'answer', item: 'question:abc123', prompt: 'Use hi', progress: true },
+    });
+    expect(parseCli(['answer', 'abc123', 'Use hi'])).toMatchObject({
+      command: { kind: 'answer', item: 'abc123', prompt: 'Use hi', output: 'text' },
+    });
+  });
+
+  it('reads the answer from standard input without TEXT (or with -)', () => {
+    expect(parseCli(['answer', 'abc123'])).toMatchObject({ command: { prompt: null } });
+    expect(parseCli(['answer', 'abc123', '-'])).toMatchObject({ command: { prompt: '-' } });
+  });
+
+  it('needs an ITEM', () => {
+    expect(() => parseCli(['answer'])).toThrow(
+      'answer needs an ITEM (a question of grove inbox, or a session ID)',
     );
   });
 });

@@ -25,7 +25,7 @@ const ITEM: InboxItem = {
   since: Date.UTC(2026, 10, 26, 12, 0, 0),
   until: null,
   text: 'A question: Which greeting?',
-  action: 'Answer it in the session (Enter), or grove reply ID',
+  action: 'Answer it in the session (Enter), or grove answer ID',
 };
 
 function decode(value: string): string {
@@ -37,7 +37,7 @@ describe('the webhook request', () => {
   it('is ntfy text: the words and the command in the body, the title in a header ntfy decodes', () => {
     const request = webhookRequest(ITEM, 'ntfy');
     expect(request.body).toBe(
-      'A question: Which greeting?\nAnswer it in the session (Enter), or grove reply ID\ngrove reply 01234567 "<your answers>"',
+      'A question: Which greeting?\nAnswer it in the session (Enter), or grove answer ID\ngrove answer 01234567 "<your answers>"',
     );
     expect(request.headers['title']).toMatch(/^=\?UTF-8\?B\?[A-Za-z0-9+/=]+\?=$/);
     expect(decode(request.headers['title'] ?? '')).toBe('Grove: Pick a greeting ☃ (api)');
@@ -53,7 +53,7 @@ describe('the webhook request', () => {
       title: 'Grove: Pick a greeting ☃ (api)',
       message: 'A question: Which greeting?',
       action: ITEM.action,
-      command: 'grove reply 01234567 "<your answers>"',
+      command: 'grove answer 01234567 "<your answers>"',
       text: ITEM.text,
       sessionId: ITEM.sessionId,
       projectId: 1,
@@ -73,6 +73,9 @@ describe('the webhook request', () => {
   it('names the command that acts on each kind', () => {
     expect(inboxCommandLine({ ...ITEM, kind: 'reviewThreads' })).toBe('grove threads 01234567');
     expect(inboxCommandLine({ ...ITEM, kind: 'failedGit' })).toBe('grove show 01234567');
+    expect(inboxCommandLine({ ...ITEM, kind: 'budget' })).toBe(
+      'grove approve budget:01234567 (or grove deny budget:01234567)',
+    );
     expect(inboxCommandLine({ ...ITEM, kind: 'approval', approvalId: 'abcdef0123456789' })).toBe(
       'grove approve abcdef01 --once (or --session; grove deny abcdef01)',
     );

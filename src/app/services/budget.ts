@@ -3,6 +3,7 @@ import {
   budgetLimits,
   budgetStop,
   formatMeasure,
+  raisedLimit,
   spentOn,
   stopText,
   NOTHING_SPENT,
@@ -11,6 +12,7 @@ import {
   type PriceTable,
   type Spent,
 } from '../../domain/budget.js';
+import { queuedPromptText } from '../../domain/inbox.js';
 import type { Operation } from '../../domain/operation.js';
 import { BUDGET_KEYS } from '../../domain/settings.js';
 import { loadPrices } from '../../infra/prices.js';
@@ -130,12 +132,7 @@ export class BudgetService {
       already.measure !== stop.measure ||
       already.scope !== stop.scope
     ) {
-      const prompt =
-        typeof next.payload['display'] === 'string'
-          ? next.payload['display']
-          : typeof next.payload['prompt'] === 'string'
-            ? next.payload['prompt']
-            : '';
+      const prompt = queuedPromptText(next);
       await this.note(
         sessionId,
         `[Budget] ${stopText(stop)} The queued prompt is held, not sent${prompt ? `: ${prompt.split('\n')[0]?.slice(0, 120) ?? ''}` : ''}. Raise the limit to go on.`,
@@ -180,6 +177,50 @@ export class BudgetService {
       `[Budget] The ${scope === 'session' ? "session's" : "project's"} limit is now ${formatMeasure(measure, limit)}.`,
     );
     this.deps.app.emit({ type: 'budgetHeld', sessionId, stop: null });
+  }
+
+  /**
+   * The budget popup's yes, for a command (`grove approve budget:ID`): the
+   * limit that holds the session's prompts is raised by another full budget
+   * on top of what is spent (raisedLimit, the popup's figure), the session's
+   * own or the project's setting. Null when no limit holds the session. The
+   * caller wakes the worker that runs the held prompt.
+   */
+  async raiseHeld(sessionId: string): Promise<{ stop: BudgetStop; limit: number } | null> {
+    const stop = (await this.status(sessionId))?.stop ?? null;
+    if (!stop) return null;
+    const limit = raisedLimit(stop);
+    await this.raise(sessionId, stop.scope, stop.measure, limit);
+    return { stop, limit };
+  }
+
+  /**
+   * Drops the prompt a budget limit holds (`grove deny budget:ID`): the
+   * session's first queued turn, the one the worker's gate keeps back, is
+   * canceled and never sent. The session and the rest of its queue stay.
+   * Undefined when no prompt is queued.
+   */
+  async dropHeld(sessionId: string): Promise<Operation | undefined> {
+    const { store, runtime } = this.deps;
+    const held = (await store.operations.listUnfinished(sessionId)).find(
+      (op) => op.status === 'queued' && (op.kind === 'start_prompt' || op.kind === 'reply'),
+    );
+    if (!held) return undefined;
+    // Asked first: a worker that claims it from now on cancels it instead of running it.
+    await store.operations.requestCancel(held.id);
+    if ((await store.operations.get(held.id))?.status === 'queued')
+      await store.operations.finish(
+        held.id,
+        'canceled',
+        'dropped while a budget limit held it',
+        runtime.clock.now(),
+      );
+    const prompt = queuedPromptText(held);
+    await this.note(
+      sessionId,
+      `[Budget] The held prompt was dropped, never sent${prompt ? `: ${prompt.split('\n')[0]?.slice(0, 120) ?? ''}` : ''}.`,
+    );
+    return held;
   }
 
   /** Spending of the project and each of its sessions, for the header and the session view. */
