@@ -9,6 +9,7 @@ import {
   heldItem as heldOn,
   script as scriptOn,
   session as sessionOf,
+  toldModel,
   turnOver as overOn,
 } from '../helpers/approvals.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
@@ -39,6 +40,8 @@ const turnOver = (sessionId: string) => overOn(w, sessionId);
 const codexSession = (): Promise<Session> => sessionOf(w, 'codex');
 const script = (task: string, commands: readonly string[]): void =>
   scriptOn(w, 'openai', task, commands, true);
+/** What Codex tells its model of a command Grove declined (its function_call_output, `Rejected("rejected by user")`). */
+const REJECTED = 'rejected by user';
 
 describe('Codex approvals', () => {
   it('holds an escalated command in the inbox with its exact command; approved once, it runs and the turn goes on', async () => {
@@ -112,6 +115,7 @@ describe('Codex approvals', () => {
     w.controller.decideApproval(item.approvalId ?? '', 'denied');
     await turnOver(session.id);
 
+    expect(toldModel(w, 'openai', REJECTED)).toBe(true);
     expect(existsSync(join(session.worktreePath, 'denied.txt'))).toBe(false);
     expect(await w.notices(session.id)).toContainEqual(
       expect.stringMatching(/^\[Denied\] Codex asked to run .*denied\.txt.*; you denied it\.$/),
@@ -138,7 +142,7 @@ describe('Codex approvals', () => {
     expect(readFileSync(join(session.worktreePath, 'hello.txt'), 'utf8')).toBe('hi\n');
   }, 120_000);
 
-  it('a request nobody answers is denied when the approval timeout passes', async () => {
+  it('a request nobody answers is denied when the approval timeout passes, and the model is told', async () => {
     w.controller.setSetting(APPROVAL_TIMEOUT_KEY, '2s');
     await waitFor('the setting', () => w.app.state.settings[APPROVAL_TIMEOUT_KEY] === '2s');
     script('Write late.txt', ['printf x > late.txt']);
@@ -148,6 +152,7 @@ describe('Codex approvals', () => {
     await heldItem(session.id);
     await turnOver(session.id);
 
+    expect(toldModel(w, 'openai', REJECTED)).toBe(true);
     expect(existsSync(join(session.worktreePath, 'late.txt'))).toBe(false);
     expect(await w.notices(session.id)).toContainEqual(
       expect.stringMatching(

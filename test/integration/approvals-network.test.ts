@@ -9,7 +9,13 @@ import { EXIT } from '../../src/cli/headless.js';
 import { APPROVAL_TIMEOUT_KEY, NETWORK_HOLD_CAP } from '../../src/domain/approval.js';
 import { NETWORK_ALLOW_KEY } from '../../src/domain/network.js';
 import type { Session } from '../../src/domain/session.js';
-import { grove as groveOn, heldItem as heldOn, turnOver as overOn } from '../helpers/approvals.js';
+import {
+  grove as groveOn,
+  heldItem as heldOn,
+  session as sessionOf,
+  toldModel,
+  turnOver as overOn,
+} from '../helpers/approvals.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
 import { ApprovalDecisionSchema } from './headless-schema.js';
 
@@ -66,8 +72,8 @@ async function claudeSession(): Promise<Session> {
 }
 
 /** The model runs `command` for `task`, then finishes. */
-function script(task: string, command: string): void {
-  w.server.script('anthropic', [
+function script(task: string, command: string, api: 'anthropic' | 'gemini' = 'anthropic'): void {
+  w.server.script(api, [
     { when: task, toolCall: { kind: 'shell', command } },
     { when: task, text: reply('Finished.') },
   ]);
@@ -230,6 +236,53 @@ describe.skipIf(NAME === null ? 'this machine’s name does not resolve to 127.0
       expect(notices.filter((n) => n.startsWith('[Approval]'))).toHaveLength(NETWORK_HOLD_CAP);
       expect(notices.filter((n) => n.includes('already wait for you'))).toHaveLength(1);
       expect(hits).toEqual([]);
+    }, 120_000);
+
+    // Gemini CLI's shell runs under the same proxy. Its command names no path (`host:port`, no `/`):
+    // in Auto Edit Grove answers Gemini's own ask for a command naming a path outside the worktree with a denial.
+    const bare = (): string => `curl -s -m 90 ${NAME}:${port}`;
+
+    it('Gemini CLI: a host not on the allow list is held; approved once, the request goes through', async () => {
+      script('Fetch with Gemini', `${bare()} ; true`, 'gemini');
+      const session = await sessionOf(w, 'gemini');
+      expect(await w.controller.submitPrompt(session.id, 'Fetch with Gemini')).toBeNull();
+
+      const item = await heldItem(session.id);
+      expect(item.text).toBe(
+        `Gemini CLI asks to connect to ${NAME}:${port} (not in agents.network.allow)`,
+      );
+      expect(item.approvalKind).toBe('network');
+      expect(hits).toEqual([]);
+      expect((await grove('approve', item.approvalId ?? '')).code).toBe(EXIT.ok);
+      await turnOver(session.id);
+
+      expect(hits).toEqual(['/']);
+      expect(toldModel(w, 'gemini', 'Output: reached')).toBe(true);
+      expect(await w.notices(session.id)).toContainEqual(
+        `[Approved] Gemini CLI asked to connect to ${NAME}:${port}; you approved it once.`,
+      );
+    }, 120_000);
+
+    it('Gemini CLI: denied, nothing is reached and the agent reads the usual 403 refusal', async () => {
+      script(
+        'Fetch denied with Gemini',
+        `${bare()} -w '%{http_code}' | tee out.txt ; true`,
+        'gemini',
+      );
+      const session = await sessionOf(w, 'gemini');
+      expect(await w.controller.submitPrompt(session.id, 'Fetch denied with Gemini')).toBeNull();
+
+      const item = await heldItem(session.id);
+      expect((await grove('deny', item.approvalId ?? '')).code).toBe(EXIT.ok);
+      await turnOver(session.id);
+
+      expect(hits).toEqual([]);
+      const refusal = `network: blocked ${NAME}:${port} (not in agents.network.allow)`;
+      expect(readFileSync(join(session.worktreePath, 'out.txt'), 'utf8')).toBe(`${refusal}\n403`);
+      expect(toldModel(w, 'gemini', `Output: ${refusal}`)).toBe(true);
+      expect(await w.notices(session.id)).toContainEqual(
+        `[Denied] Gemini CLI asked to connect to ${NAME}:${port}; you denied it.`,
+      );
     }, 120_000);
   },
 );

@@ -18,6 +18,7 @@ import {
   type HeldApproval,
 } from '../../domain/approval.js';
 import { NETWORK_ALLOW_KEY, parseAllowEntry, withAllowEntry } from '../../domain/network.js';
+import { sanitizeLine } from '../../domain/sanitize.js';
 import type { HoldAnswer, HoldRequest } from '../../infra/agent/approval.js';
 import type { Runtime, Store } from '../ports.js';
 
@@ -52,6 +53,11 @@ export class ApprovalDesk {
 
   constructor(private readonly deps: ApprovalDeskDeps) {}
 
+  /**
+   * A line of Grove's log. Every decision names its session, agent and
+   * request (`what`, sanitized as the transcript shows it): the log never
+   * gets what the agent asked raw.
+   */
   private log(text: string, detail?: Record<string, unknown>): void {
     this.deps.runtime.logger.log('info', text, detail);
   }
@@ -83,7 +89,11 @@ export class ApprovalDesk {
   /** A network request beyond the cap: denied at once, logged, told in the transcript once. */
   private async busy(sessionId: string, request: HoldRequest): Promise<HoldAnswer> {
     const what = approvalWhat(request);
-    this.log('network request denied: too many wait for approval', { sessionId, what });
+    this.log('network request denied: too many wait for approval', {
+      sessionId,
+      agent: request.agent,
+      what,
+    });
     if (!this.toldBusy.has(sessionId)) {
       this.toldBusy.add(sessionId);
       await this.deps.note(
@@ -107,7 +117,7 @@ export class ApprovalDesk {
         sessionId,
         `[Approved] ${request.agent} asked to ${what}; it passed, as you approved it for this session earlier.`,
       );
-      this.log('approval granted by a session grant', { sessionId, scope });
+      this.log('approval granted by a session grant', { sessionId, agent: request.agent, what });
       return 'session';
     }
     const settings = this.deps.settings();
@@ -155,7 +165,12 @@ export class ApprovalDesk {
       sessionId,
       `${approved ? '[Approved]' : '[Denied]'} ${request.agent} asked to ${what}; ${words}.`,
     );
-    this.log(`approval ${choiceWords(answer === 'busy' ? 'denied' : answer)}`, { id, sessionId });
+    this.log(`approval ${choiceWords(answer === 'busy' ? 'denied' : answer)}`, {
+      id,
+      sessionId,
+      agent: request.agent,
+      what,
+    });
     return answer;
   }
 
@@ -226,6 +241,8 @@ export class ApprovalDesk {
     this.log(`approval ${choiceWords(choice)} by the person`, {
       id: held.id,
       sessionId: held.sessionId,
+      agent: held.agent,
+      what: approvalWhat(held),
     });
     if (choice === 'allowList') await this.addToAllowList(held);
     // A turn of this process waits on it: it goes on at once (others read the row).
@@ -248,7 +265,7 @@ export class ApprovalDesk {
       return;
     }
     await settings.setGlobal(NETWORK_ALLOW_KEY, next);
-    this.log(`${held.subject} added to ${NETWORK_ALLOW_KEY}`, { id: held.id });
+    this.log(`${sanitizeLine(held.subject)} added to ${NETWORK_ALLOW_KEY}`, { id: held.id });
   }
 }
 
