@@ -9,6 +9,13 @@ import { createAgents } from './infra/agent/agents.js';
 import { createLauncher } from './infra/agent/confine/launcher.js';
 import { loadAcpAgents } from './infra/agent/acp/agents-file.js';
 import { ALLOW_UNCONFINED_KEY } from './domain/settings.js';
+import {
+  effectiveLimit,
+  MEMORY_MAX_KEY,
+  NO_LIMITS,
+  sessionLimits,
+  TASKS_MAX_KEY,
+} from './domain/limits.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, networkPolicy } from './domain/network.js';
 import { exposurePolicy, HIDDEN_PATHS_KEY, PASS_ENV_KEY } from './domain/agent-exposure.js';
 import { createForge } from './infra/forge/forge.js';
@@ -81,6 +88,17 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
         (await store.settings.getProject(project.id, SHARED_FOLDERS_KEY)) ?? '',
       );
       return parsed.ok ? parsed.paths : [];
+    },
+    // A session's own limits (grove run --memory-max) over its project's settings.
+    limits: async (sessionId) => {
+      const session = await store.sessions.get(sessionId);
+      if (!session) return NO_LIMITS;
+      const project = (name: string): Promise<string | undefined> =>
+        store.settings.getProject(session.projectId, name);
+      return sessionLimits(
+        effectiveLimit(session.limits?.memoryMax, await project(MEMORY_MAX_KEY)),
+        effectiveLimit(session.limits?.tasksMax, await project(TASKS_MAX_KEY)),
+      );
     },
     logger,
   });

@@ -2,7 +2,7 @@ import type { SessionIssue } from '../domain/issue.js';
 import type { SessionGroup } from '../domain/best-of.js';
 import type { PermissionMode } from '../domain/permission-mode.js';
 import type { ModelChoice } from '../domain/providers.js';
-import type { Session } from '../domain/session.js';
+import type { Session, SessionLimitValues } from '../domain/session.js';
 import type { SessionStatus } from '../domain/session-status.js';
 import type { Controller } from './controller.js';
 import type { ApprovalChoice } from '../domain/approval.js';
@@ -39,6 +39,8 @@ export interface AwaitedIntents {
     host?: string | null,
     /** The GitHub issue it starts from; absent or null: none. */
     issue?: SessionIssue | null,
+    /** Its own limits (validated by the caller); absent or null: the project's settings. */
+    limits?: SessionLimitValues | null,
   ): Promise<Session>;
   /** A session no agent was asked anything in goes again, with its branch and worktree. */
   discardUnstarted(sessionId: string): Promise<void>;
@@ -121,8 +123,16 @@ export function awaitedIntents(controller: Controller): AwaitedIntents {
   const { sessions, workers, leases, review, bestOf } = controller;
   return {
     shutdown: () => controller.shutdown(),
-    createSession: (projectId, choice, settings, mode, host, issue) =>
-      sessions.create(projectId, choice, settings, mode, host ?? null, issue ?? null),
+    createSession: (projectId, choice, settings, mode, host, issue, limits) =>
+      sessions.create(
+        projectId,
+        choice,
+        settings,
+        mode,
+        host ?? null,
+        issue ?? null,
+        limits ?? null,
+      ),
     discardUnstarted: (sessionId) => sessions.discardUnstarted(sessionId),
     setPermissionMode: async (sessionId, mode) => {
       await sessions.setPermissionMode(sessionId, mode);

@@ -8,6 +8,7 @@ import {
   type PermissionMode,
 } from '../domain/permission-mode.js';
 import { UsageError } from './usage-error.js';
+import { validateMemoryMax, validateTasksMax } from '../domain/limits.js';
 import { parseHostCommand, type HostCommand } from './host-args.js';
 import { COMMAND_HELP, COMMAND_NAMES } from './command-help.js';
 
@@ -29,6 +30,9 @@ export type HeadlessCommand =
       host: string | null;
       /** `N` or an issue URL: the session starts from that GitHub issue; null: none. */
       issue: string | null;
+      /** The session's own memory and process-count limits (`4G`, `512`, `none`); null: the project's. */
+      memoryMax: string | null;
+      tasksMax: string | null;
       mode: PermissionMode | null;
       output: OutputFormat;
       timeoutMs: number | null;
@@ -216,6 +220,23 @@ function turnOptions(values: Parsed['values']) {
   };
 }
 
+/** `--memory-max SIZE` and `--tasks-max N` of grove run, checked as the settings are. */
+function limitFlags(
+  memory: unknown,
+  tasks: unknown,
+  n: number | null,
+): { memoryMax: string | null; tasksMax: string | null } {
+  const memoryMax = typeof memory === 'string' ? memory.trim() : null;
+  const tasksMax = typeof tasks === 'string' ? tasks.trim() : null;
+  if ((memoryMax !== null || tasksMax !== null) && n !== null)
+    throw new UsageError('--memory-max and --tasks-max cannot be used with -n N yet');
+  const memoryError = memoryMax === null ? null : validateMemoryMax(memoryMax || '?');
+  if (memoryError) throw new UsageError(`--memory-max: ${memoryError}`);
+  const tasksError = tasksMax === null ? null : validateTasksMax(tasksMax || '?');
+  if (tasksError) throw new UsageError(`--tasks-max: ${tasksError}`);
+  return { memoryMax, tasksMax };
+}
+
 function parseCommand(
   name: (typeof COMMAND_NAMES)[number],
   args: readonly string[],
@@ -230,6 +251,8 @@ function parseCommand(
         agents: { type: 'string' },
         host: { type: 'string' },
         issue: { type: 'string' },
+        'memory-max': { type: 'string' },
+        'tasks-max': { type: 'string' },
         ...TURN_FLAGS,
       });
       if (values.help) return { kind: 'help', command: name };
@@ -244,6 +267,7 @@ function parseCommand(
       if (typeof values.issue === 'string' && n !== null)
         throw new UsageError('--issue cannot be used with -n N yet');
       if (values.issue === '') throw new UsageError('--issue needs an issue number or URL');
+      const limits = limitFlags(values['memory-max'], values['tasks-max'], n);
       return {
         kind: 'run',
         ...turnOptions(values),
@@ -254,6 +278,7 @@ function parseCommand(
         agents: str(values.agents),
         host: str(values.host),
         issue: str(values.issue),
+        ...limits,
         prompt: positionals[0] ?? null,
       };
     }

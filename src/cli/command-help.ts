@@ -41,7 +41,7 @@ const TURN_OPTIONS = `  --mode MODE         auto-edit, read-only or plan: what t
 
 /** `grove <command> --help`; docs/usage/cli.md quotes each one verbatim (a test checks). */
 export const COMMAND_HELP: Record<(typeof COMMAND_NAMES)[number], string> = {
-  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [-n N] [--agents LIST] [--host NAME] [--issue N|URL] [--mode MODE] [--output FORMAT] [--json] [--timeout DURATION] [--progress] [PROMPT]
+  run: `Usage: grove run [-C DIR] [--agent ID] [--model M] [--reasoning L] [-n N] [--agents LIST] [--host NAME] [--issue N|URL] [--memory-max SIZE] [--tasks-max N] [--mode MODE] [--output FORMAT] [--json] [--timeout DURATION] [--progress] [PROMPT]
 
 Creates a session exactly as 'a' does in the TUI (worktree, branch grove/<id>,
 .worktreeinclude, setup command), runs one turn, prints the result and exits.
@@ -66,6 +66,10 @@ Options:
                       Claude Code only; see docs/usage/hosts.md)
   --issue N|URL       Start from issue N (or its URL) of the project's GitHub
                       repository (see docs/usage/github.md)
+  --memory-max SIZE   The most memory the session's agent tree may use (4G,
+                      512M; none: no limit), over the project's setting
+  --tasks-max N       The most processes and threads it may have at once
+                      (512; none: no limit); see docs/usage/capacity.md
 ${TURN_OPTIONS}
 
 ${EXIT_LINE}`,

@@ -17,6 +17,7 @@ import { ghRunner, resolveGitHubToken, type GhRunner } from '../infra/forge/toke
 import { probeSqlite } from '../infra/db/inspect.js';
 import { failureOf, firstLine, runTool } from '../infra/exec.js';
 import { probeSandbox } from '../infra/sandbox-probe.js';
+import { probeLimits } from '../infra/agent/confine/limits.js';
 import { MINIMUM_NODE, versionProblem } from '../node-version.js';
 
 /** `note`: worth knowing, nothing to fix (an optional agent CLI that is not installed). */
@@ -315,6 +316,23 @@ export async function checkSandbox({ env, signal }: CheckContext): Promise<Check
       `${probe.engine === 'bubblewrap' ? 'bubblewrap' : 'Seatbelt (sandbox-exec)'} ${probe.version} can confine agents`,
     );
   return warn('sandbox', `${probe.reason}: agents cannot be confined to their worktree`, probe.fix);
+}
+
+/** How per-session memory and process limits are enforced here (docs/usage/capacity.md, Limits). */
+export async function checkLimits(): Promise<CheckResult> {
+  const found = await probeLimits();
+  if (found.kind === 'unavailable')
+    return note(
+      'limits',
+      `session limits (capacity.memoryMax, capacity.tasksMax, grove run --memory-max) are unavailable: ${found.reason}; a session given a limit runs without it and says so`,
+      null,
+    );
+  return ok(
+    'limits',
+    found.kind === 'systemd'
+      ? 'session limits are enforced by the user systemd (systemd-run --user --scope)'
+      : `session limits are enforced by cgroups Grove makes (cgroup v${found.version}, in ${found.memory}${found.pids === found.memory ? '' : ` and ${found.pids}`})`,
+  );
 }
 
 /** tmux matters only when Grove runs inside it ($TMUX is set). */

@@ -7,6 +7,7 @@ import {
   checkClipboard,
   checkGit,
   checkGitHub,
+  checkLimits,
   checkNode,
   checkSandbox,
   checkSqlite,
@@ -50,6 +51,7 @@ function checks(
     ['disk', () => checkDisk(options.paths)],
     ['database', () => checkDatabase(options.paths, options.migrationsDir)],
     ['sandbox', () => checkSandbox(ctx)],
+    ['limits', checkLimits],
     ['tmux', () => checkTmux(ctx)],
     ['clipboard', () => checkClipboard(ctx)],
   ];

@@ -124,6 +124,9 @@ async function startRun(
       command.mode ?? 'auto_edit',
       command.host,
       issue,
+      command.memoryMax === null && command.tasksMax === null
+        ? null
+        : { memoryMax: command.memoryMax, tasksMax: command.tasksMax },
     )
     .catch((error: unknown) => {
       throw new CommandError(

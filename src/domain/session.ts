@@ -137,6 +137,14 @@ export interface Session {
   readonly host?: string | null;
   /** The GitHub issue the session works on (its pull request closes it); null or absent: none. */
   readonly issue?: SessionIssue | null;
+  /** Its own limits (grove run --memory-max / --tasks-max); null or absent: the project's settings. */
+  readonly limits?: SessionLimitValues | null;
+}
+
+/** A session's own limits as given (validated by domain/limits.ts); null: the project's. */
+export interface SessionLimitValues {
+  readonly memoryMax: string | null;
+  readonly tasksMax: string | null;
 }
 
 /** Whole seconds of active work at `now` (epoch ms). */

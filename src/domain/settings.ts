@@ -18,6 +18,7 @@ import {
   validateMemoryFloor,
 } from './admission.js';
 import { MCP_IRREVERSIBLE_KEY } from './confirmation.js';
+import { MEMORY_MAX_KEY, TASKS_MAX_KEY, validateMemoryMax, validateTasksMax } from './limits.js';
 import { NETWORK_ALLOW_KEY, NETWORK_MODE_KEY, validateAllowList } from './network.js';
 import {
   SHARED_FOLDERS_KEY,
@@ -353,6 +354,28 @@ export const SETTING_ROWS: readonly SettingRow[] = [
       'clone: a copy-on-write clone where the file system makes one, else nothing. symlink: a clone, else a link into the main checkout, read-only to agents.',
     choices: () => SHARE_MODES,
     fallback: () => 'clone',
+  },
+  {
+    key: MEMORY_MAX_KEY,
+    label: 'Memory limit per session',
+    scope: 'project',
+    kind: 'text',
+    description:
+      "The most memory each session's agent and everything it starts may use (4G, 512M; empty: none), enforced by the OS where it can (Linux cgroups); grove run --memory-max overrides it.",
+    choices: () => [],
+    fallback: () => '',
+    validate: validateMemoryMax,
+  },
+  {
+    key: TASKS_MAX_KEY,
+    label: 'Process limit per session',
+    scope: 'project',
+    kind: 'text',
+    description:
+      "The most processes and threads each session's agent tree may have at once (512; empty: none), enforced by the OS where it can; grove run --tasks-max overrides it.",
+    choices: () => [],
+    fallback: () => '',
+    validate: validateTasksMax,
   },
   {
     key: 'check.command',

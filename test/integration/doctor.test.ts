@@ -1,3 +1,4 @@
+import { probeLimits } from '../../src/infra/agent/confine/limits.js';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -374,6 +375,20 @@ describe('grove doctor', () => {
     },
   );
 
+  it('says how session limits are enforced here, or in words why they are not', async () => {
+    const run = await doctor([], provideHealthy());
+    const backend = await probeLimits();
+    expect(line(run, 'limits')).toMatch(
+      backend.kind === 'unavailable'
+        ? /^note\s+limits\s+session limits \(capacity\.memoryMax, capacity\.tasksMax, grove run --memory-max\) are unavailable: .+; a session given a limit runs without it and says so$/
+        : backend.kind === 'systemd'
+          ? /^ok\s+limits\s+session limits are enforced by the user systemd/
+          : new RegExp(
+              `^ok\\s+limits\\s+session limits are enforced by cgroups Grove makes \\(cgroup v${backend.version}, in `,
+            ),
+    );
+  });
+
   it("says that copying inside tmux goes to tmux's paste buffer, with no display", async () => {
     const env = provideHealthy();
     provide('tmux');
@@ -405,6 +420,7 @@ describe('grove doctor', () => {
       'disk',
       'database',
       'sandbox',
+      'limits',
       'tmux',
       'clipboard',
     ]);

@@ -6,7 +6,7 @@ import {
   SETTING_ROWS,
   type ModelRole,
 } from '../../domain/settings.js';
-import { sizeOfDiff, type Session } from '../../domain/session.js';
+import { sizeOfDiff, type Session, type SessionLimitValues } from '../../domain/session.js';
 import { issueSlug, type SessionIssue } from '../../domain/issue.js';
 import {
   permissionModeDescription,
@@ -144,6 +144,8 @@ export class SessionService {
     host: string | null = null,
     /** The GitHub issue it starts from (its title gives the branch a slug); null: none. */
     issue: SessionIssue | null = null,
+    /** Its own memory and process-count limits (grove run --memory-max, --tasks-max); null: the project's. */
+    limits: SessionLimitValues | null = null,
   ): Promise<Session> {
     const { store, git, runtime } = this.deps;
     const project = await store.projects.get(projectId);
@@ -180,6 +182,7 @@ export class SessionService {
       updatedAt: now,
       ...(host === null ? {} : { host }),
       ...(issue === null ? {} : { issue }),
+      ...(limits === null ? {} : { limits }),
     });
     const session = await store.sessions.get(id);
     if (!session) throw new Error('The new session could not be read back.');

@@ -8,6 +8,7 @@ import type { TranscriptEntry } from '../../domain/transcript.js';
 import type { Session } from '../../domain/session.js';
 import type { SessionStatus } from '../../domain/session-status.js';
 import { readUsageLimit, waitingText } from '../../domain/usage-limit.js';
+import { limitHitText, type LimitHit } from '../../domain/limits.js';
 import type { HistoryEntry, TurnEvent } from '../../infra/agent/channel.js';
 import type { ApprovalHold } from '../../infra/agent/approval.js';
 import { storageFailure } from '../../infra/db/errors.js';
@@ -278,6 +279,9 @@ export class TurnRunner {
       ? await git.statusPorcelain(project.path).catch(() => null)
       : null;
     const channel = pool.get(session.id, session.agent as ProviderId);
+    // Limits set but not enforceable here: said once, and the turn runs without them (capacity.md).
+    const unenforced = await agents.limits.notice(session.id).catch(() => null);
+    if (unenforced) await sessions.note(session.id, 'notice', unenforced);
     let output;
     const guarded = this.guard.forSession(session, project.path, 'this turn');
     try {
@@ -316,17 +320,26 @@ export class TurnRunner {
           signal,
         ),
       );
+      // An agent tree that met its memory or process limit fails its turn, even if the CLI finished.
+      const met = await agents.limits.takeHit(session.id);
+      if (met) throw new LimitMet(met);
     } catch (error) {
       this.progress(session.id, null);
+      const met =
+        error instanceof LimitMet
+          ? error.hit
+          : await agents.limits.takeHit(session.id).catch(() => null);
       // A reply unreadable even after its repair round was still billed: counted all the same.
       const spent = spentBy(error);
       if (spent)
         await countUsage(store, session.id, session.model, 'turn', spent).catch((e: unknown) =>
           this.deps.runtime.logger.log('warn', 'usage not counted', e),
         );
-      const { message, diagnostics } = describeError(error);
+      const described = describeError(error);
+      const diagnostics = described.diagnostics;
+      const message = met ? limitMetText(met) : described.message;
       const limit =
-        signal.aborted || !isModelError(error)
+        met || signal.aborted || !isModelError(error)
           ? null
           : readUsageLimit(session.agent, message, this.now());
       if (limit) {
@@ -522,6 +535,19 @@ export function conversationHistory(entries: readonly TranscriptEntry[]): Histor
 async function mainCheckoutWritable(agents: TurnDeps['agents']): Promise<boolean> {
   const how = await agents.confinement().catch(() => null);
   return how?.kind !== 'confined';
+}
+
+/** A turn whose agent tree met its limit (the counters of its cgroup say so). */
+class LimitMet extends Error {
+  constructor(readonly hit: LimitHit) {
+    super(limitHitText(hit));
+  }
+}
+
+/** "The agent's process tree was stopped at its 4 GB memory limit. …" */
+function limitMetText(hit: LimitHit): string {
+  const text = limitHitText(hit);
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}. Its work so far is kept and committed.`;
 }
 
 /** An agent's failed model request (not a crash of Grove, a missing CLI or a stop). */

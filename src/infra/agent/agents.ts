@@ -113,6 +113,8 @@ export interface Agents {
   sweepLeftovers(): Promise<number>;
   /** The process groups of this process's running agents, by the session they work for. */
   running(): ReadonlyMap<string, readonly number[]>;
+  /** Session limits: the one a session's agents met since last asked, the line when they cannot be enforced, how (issue 27). */
+  readonly limits: AgentLauncher['limits'];
 }
 
 /** Providers whose CLI enforces the reply schema natively; the others get it in the prompt. */
@@ -221,6 +223,7 @@ export function createAgents(
     stopAll: () => launcher.stopAll(),
     sweepLeftovers: () => launcher.sweep(),
     running: () => launcher.running(),
+    limits: launcher.limits,
     turn,
     async utility(
       choice: ModelChoice,

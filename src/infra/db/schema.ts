@@ -82,6 +82,9 @@ export interface SessionTable {
   issue_number: Generated<number | null>;
   issue_title: Generated<string | null>;
   issue_url: Generated<string | null>;
+  /** The session's own limits as given (migration 021); null: the project's. */
+  memory_max: Generated<string | null>;
+  tasks_max: Generated<string | null>;
 }
 
 export interface SessionMessageTable {

@@ -151,6 +151,10 @@ export function decodeSession(row: SessionRow): Session {
             title: sanitizeLine(row.issue_title ?? ''),
             url: sanitizeLine(row.issue_url ?? ''),
           },
+    limits:
+      row.memory_max === null && row.tasks_max === null
+        ? null
+        : { memoryMax: row.memory_max, tasksMax: row.tasks_max },
   };
 }
 

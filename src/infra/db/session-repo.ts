@@ -3,6 +3,7 @@ import { ARCHIVE_STATUSES } from '../../domain/session-order.js';
 import { assertTransition, type SessionStatus } from '../../domain/session-status.js';
 import { timerAfterStatusChange, type PermissionMode, type Session } from '../../domain/session.js';
 import type { SessionIssue } from '../../domain/issue.js';
+import type { SessionLimitValues } from '../../domain/session.js';
 import { NotFoundError } from './errors.js';
 import { withTransaction, type Executor } from './executor.js';
 import { decodeSession, encodeSessionPatch, type SessionPatch } from './session-codec.js';
@@ -31,6 +32,8 @@ export interface NewSession {
   readonly host?: string | null;
   /** The GitHub issue the session starts from; null or absent: none. */
   readonly issue?: SessionIssue | null;
+  /** Its own limits (grove run --memory-max / --tasks-max); null or absent: the project's. */
+  readonly limits?: SessionLimitValues | null;
 }
 
 export interface SessionRepo {
@@ -169,6 +172,8 @@ export function createSessionRepo(db: Executor): SessionRepo {
           issue_number: session.issue?.number ?? null,
           issue_title: session.issue?.title ?? null,
           issue_url: session.issue?.url ?? null,
+          memory_max: session.limits?.memoryMax ?? null,
+          tasks_max: session.limits?.tasksMax ?? null,
         })
         .execute();
     },

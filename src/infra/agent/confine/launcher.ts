@@ -31,6 +31,9 @@ import {
   type ExposurePolicy,
 } from '../../../domain/agent-exposure.js';
 import { agentEnvironment } from './agent-env.js';
+import type { SessionLimits } from '../../../domain/limits.js';
+import type { LimitBackend } from './limits.js';
+import { createLimitKeeper, type LimitKeeper } from './limit-keeper.js';
 import { ownPaths } from './own-paths.js';
 import { sharedTargets } from '../../shared-folders.js';
 import { exposurePlan, groveHomeOf, mainCheckoutOf } from './host-exposure.js';
@@ -110,6 +113,8 @@ export interface AgentLauncher {
   sweep(): Promise<number>;
   /** The process groups of the agents running now that work for a session, by session id. */
   running(): ReadonlyMap<string, readonly number[]>;
+  /** Session limits (limit-keeper.ts): what a session's agents met, the line when they cannot be enforced, how. */
+  readonly limits: Pick<LimitKeeper, 'takeHit' | 'notice' | 'backend'>;
 }
 
 export interface LauncherOptions {
@@ -127,6 +132,10 @@ export interface LauncherOptions {
   readonly exposure?: () => Promise<ExposurePolicy>;
   /** The shared folders (setting worktree.shared, relative) of the project at this main checkout; none when absent. */
   readonly sharedFolders?: (mainCheckout: string) => Promise<readonly string[]>;
+  /** The memory and process-count limits of a session's agents (settings, grove run --memory-max); none when absent. */
+  readonly limits?: (sessionId: string) => Promise<SessionLimits>;
+  /** Finds how limits are enforced here (limits.ts; a given cgroup folder in tests). */
+  readonly limitProbe?: () => Promise<LimitBackend>;
 }
 
 /** The GROVE_ variables of `vars` a confined process may get (never GROVE_HOME). */
@@ -312,6 +321,25 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
   /** The session each running agent works for. */
   const owners = new Map<AgentProcess, string>();
   let proxy: NetworkProxy | null = null;
+  const limits = createLimitKeeper(options.limits, options.limitProbe);
+  /** spawnAgent, inside the session's limits when it has some (the command line is unchanged without). */
+  const spawnLimited = async (
+    spec: LaunchSpec,
+    command: string,
+    args: readonly string[],
+    how: { cwd: string; env: NodeJS.ProcessEnv },
+  ): Promise<AgentProcess> => {
+    const wrapped = await limits.prepare(spec.sessionId, command, args);
+    if (!wrapped.run) return spawnAgent(command, args, how);
+    const run = wrapped.run;
+    const resolved = resolveCommand(wrapped.command, process.env) ?? wrapped.command;
+    const proc = await spawnAgent(resolved, wrapped.args, how).catch(async (error: unknown) => {
+      await run.finish();
+      throw error;
+    });
+    limits.started(spec.sessionId ?? '', run, proc.exited);
+    return proc;
+  };
 
   /** Opens this agent's proxy listener; with bubblewrap the relay becomes the command. */
   const filtered = async (
@@ -412,7 +440,7 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
     let proc: AgentProcess;
     try {
       if (how.kind === 'unconfined') {
-        proc = await spawnAgent(command, spec.args, { cwd: spec.cwd, env });
+        proc = await spawnLimited(spec, command, spec.args, { cwd: spec.cwd, env });
       } else {
         if (!existsSync(spec.cwd))
           throw new SpawnError('ENOCWD', `the working folder ${spec.cwd} does not exist`);
@@ -431,16 +459,19 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
         proc =
           how.engine === 'bubblewrap'
             ? signalsFromExitCodes(
-                await spawnAgent(
+                await spawnLimited(
+                  spec,
                   resolveCommand('bwrap', process.env) ?? 'bwrap',
                   bubblewrapArgs(plan, run.command, run.args),
                   { cwd: spec.cwd, env: confinedEnv },
                 ),
               )
-            : await spawnAgent('/usr/bin/sandbox-exec', seatbeltArgs(plan, run.command, run.args), {
-                cwd: spec.cwd,
-                env: confinedEnv,
-              });
+            : await spawnLimited(
+                spec,
+                '/usr/bin/sandbox-exec',
+                seatbeltArgs(plan, run.command, run.args),
+                { cwd: spec.cwd, env: confinedEnv },
+              );
       }
     } catch (error) {
       release?.();
@@ -470,6 +501,7 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
   return {
     launch,
     confinement,
+    limits,
     running: () => {
       const bySession = new Map<string, number[]>();
       for (const [proc, sessionId] of owners) {
