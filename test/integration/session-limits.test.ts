@@ -47,6 +47,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }));
 
+function resolveBwrap(): string {
+  return ['/usr/bin/bwrap', '/bin/bwrap'].find((path) => existsSync(path)) ?? 'bwrap';
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -220,9 +224,11 @@ describe.skipIf(!own)(`grove run with limits (${own ? 'cgroups Grove makes' : wh
   });
   afterAll(() => world.cleanup());
 
-  const grove = (args: string[]) =>
+  /** The built binary; `wrap` runs it inside another command (bwrap with the cgroups read-only). */
+  const grove = (args: string[], wrap: readonly string[] = []) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-      const child = spawn(process.execPath, [GROVE_BIN, ...args], { cwd: repo, env });
+      const [command = process.execPath, ...rest] = [...wrap, process.execPath, GROVE_BIN, ...args];
+      const child = spawn(command, rest, { cwd: repo, env });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -301,6 +307,45 @@ describe.skipIf(!own)(`grove run with limits (${own ? 'cgroups Grove makes' : wh
     expect(free.code).toBe(0);
     expect(leftCgroups(found)).toEqual([]);
   }, 240_000);
+
+  it('on a machine whose cgroups Grove cannot write, runs the agent without its limit and says why, once', async () => {
+    // The same machine with /sys/fs/cgroup mounted read-only for Grove (and the agents it starts).
+    const readOnly = [
+      resolveBwrap(),
+      '--dev-bind',
+      '/',
+      '/',
+      '--ro-bind',
+      '/sys/fs/cgroup',
+      '/sys/fs/cgroup',
+      '--',
+    ];
+    const run = await grove(
+      [
+        'run',
+        '--json',
+        '--memory-max',
+        '64M',
+        '--tasks-max',
+        '40',
+        '[[file:free.txt]] [[hog:100]]',
+      ],
+      readOnly,
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(committed(run.stdout, 'free.txt')).toBe('free.txt');
+    const { sessionId } = JSON.parse(run.stdout) as { sessionId: string };
+    const shown = await grove(['show', '--json', sessionId]);
+    const notices = (
+      JSON.parse(shown.stdout) as { transcript: { kind: string; content: string }[] }
+    ).transcript.filter((e) => e.content.startsWith('[Limits Warning]'));
+    expect(notices.map((e) => e.content)).toEqual([
+      expect.stringMatching(
+        /^\[Limits Warning\] This session's limits \(64 MB memory, 40 processes\) are not enforced on this machine: .*Grove cannot make cgroups in \/sys\/fs\/cgroup\/.*\. The agent runs without them\.$/,
+      ),
+    ]);
+  }, 180_000);
 
   it('refuses a bad --memory-max before anything is made', async () => {
     const run = await grove(['run', '--memory-max', '4X', 'hi']);
