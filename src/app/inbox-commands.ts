@@ -48,6 +48,12 @@ export abstract class InboxCommands extends ReviewCommands {
     const items = await this.inbox();
     if (JSON.stringify(items) !== JSON.stringify(this.deps.app.state.inbox))
       this.deps.app.emit({ type: 'inboxLoaded', items });
+    // A prompt held here that no limit holds any more (raised or dropped in another process,
+    // grove approve / deny budget:ID): the session is no longer marked held.
+    const held = this.deps.app.state.budget?.held ?? {};
+    for (const sessionId of Object.keys(held))
+      if (!items.some((i) => i.kind === 'budget' && i.sessionId === sessionId))
+        this.deps.app.emit({ type: 'budgetHeld', sessionId, stop: null });
   }
 
   decideApproval(ref: string, choice: ApprovalChoice): void {

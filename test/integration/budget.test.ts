@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -9,6 +10,7 @@ import { budgetLines } from '../../src/cli/parallel.js';
 import { recoverInterruptedOperations } from '../../src/app/services/recovery.js';
 import { BUDGET_KEYS } from '../../src/domain/settings.js';
 import type { Session } from '../../src/domain/session.js';
+import { GROVE_BIN } from '../helpers/grove-env.js';
 import { makeReviewWorld, reply, waitFor, type ReviewWorld } from '../helpers/review-world.js';
 
 // Budgets on real SQLite with the real Claude Code CLI, whose model (the
@@ -167,6 +169,28 @@ describe('budgets', () => {
     await waitFor('the held prompt to leave the inbox', async () =>
       (await w.controller.inbox()).every((i) => i.sessionId !== session.id),
     );
+  });
+
+  it('no longer marks the session held once grove approve budget:ID in another process has raised the limit and run the prompt', async () => {
+    const session = await overBudget('100');
+    expect(w.app.state.budget?.held[session.id]).toBeDefined();
+
+    // grove approve from a shell: the built binary, another Grove process on the same GROVE_HOME.
+    const code = await new Promise<number | null>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [GROVE_BIN, 'approve', `budget:${session.id.slice(0, 8)}`, '--json'],
+        { env: w.env, cwd: w.repo },
+        () => resolve(child.exitCode),
+      );
+    });
+    expect(code).toBe(0);
+    expect(sentToModel('Second task for the budget')).toBe(true);
+
+    // This Grove's inbox refresh sees no limit holds the session any more.
+    w.controller.loadInbox();
+    await waitFor('the held mark to go', () => w.app.state.budget?.held[session.id] === undefined);
+    expect(w.app.state.inbox.filter((i) => i.sessionId === session.id)).toEqual([]);
   });
 
   it('runs no turn at all once the project budget is spent, and grove reply exits 5 with the prompt kept queued', async () => {
