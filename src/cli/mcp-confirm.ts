@@ -11,6 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod/mini';
 import { decideApproval } from '../app/awaited-intents.js';
 import { findApproval } from '../app/services/approvals.js';
+import { remoteBranchRefusal } from '../app/services/review/publish.js';
 import { guardRefusal } from '../app/services/agent-guard.js';
 import {
   askConfirmation,
@@ -201,6 +202,12 @@ export function registerIrreversibleTools(
       tool(async () => {
         const session = await landable(id, 'publish');
         const detail = branch?.trim() || null;
+        // A branch it could never publish to is refused now: nothing is asked.
+        const refused =
+          detail && !session.publishedBranch
+            ? remoteBranchRefusal(detail, session.baseBranch)
+            : null;
+        if (refused) throw new Error(refused);
         return confirmThen(
           {
             action: 'publish',

@@ -12,6 +12,7 @@ import {
   store,
   workId,
 } from '../helpers/github-world.js';
+import { git } from '../helpers/grove-env.js';
 import {
   inboxJson,
   setUpMcpClients,
@@ -87,6 +88,35 @@ describe('grove_publish', () => {
     expect(remoteHead(session.branch)).toBe((await load(workId)).headCommit);
     expect((await load(workId)).reviewRequest?.number).toBe(1);
     expect((await inboxJson(grove)).filter((i) => i.kind === 'confirm')).toEqual([]);
+  });
+
+  it('publishes to the remote branch the client names, shown in the request, once confirmed', async () => {
+    const c = await client();
+    const call = ask(c, 'grove_publish', { id: workId, branch: 'feature/greeting' });
+
+    const item = await confirmation();
+    expect(item.text).toContain(
+      'asks to publish session Add a greeting file as a pull request from branch feature/greeting',
+    );
+    expect(remoteHead('feature/greeting')).toBeNull();
+    expect((await grove(['approve', item.id])).code).toBe(0);
+
+    expectOk(await call);
+    expect(github.pulls.map((p) => p.head)).toEqual(['feature/greeting']);
+    expect(remoteHead('feature/greeting')).toBe((await load(workId)).headCommit);
+  });
+
+  it('refuses at once, asking nothing, to publish to the base branch', async () => {
+    const c = await client();
+    const main = git(repo, 'rev-parse', 'main');
+
+    const result = await ask(c, 'grove_publish', { id: workId, branch: 'main' });
+
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain(`"main" is the session's base branch`);
+    expect(await inboxJson(grove)).toEqual([]);
+    expect(remoteHead('main')).toBe(main);
+    expect(github.pulls).toEqual([]);
   });
 
   it('pushes nothing and opens nothing when the person refuses', async () => {

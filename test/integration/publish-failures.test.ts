@@ -13,6 +13,7 @@ import {
   load,
   remoteHead,
   repo,
+  store,
   transcript,
   world,
 } from '../helpers/github-world.js';
@@ -133,6 +134,39 @@ describe('publish failures', () => {
     expect(after.publishedBranch).toBeNull();
     expect(after.reviewRequest).toBeNull();
   });
+
+  it.each([
+    [
+      'the base branch',
+      'main',
+      /"main" is the session's base branch: publishing to it would push the work straight into main, past review/,
+    ],
+    ['not a branch name', 'x..y', /"x\.\.y" is not a valid branch name/],
+  ])(
+    'refuses %s as the remote branch, in words, and pushes nothing',
+    async (_, branch, message) => {
+      const session = await sessionAfterTurn();
+      const main = git(bare, 'rev-parse', 'main');
+
+      const run = await grove(['publish', session.id, '--branch', branch]);
+
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(git(bare, 'rev-parse', 'main')).toBe(main);
+      expect(remoteHead(session.branch)).toBeNull();
+      expect(github.pulls).toHaveLength(0);
+      const after = await load(session.id);
+      expect(after.status).toBe('Review');
+      expect(after.publishedBranch).toBeNull();
+
+      // In the TUI, the branch typed after p is refused before anything is queued.
+      const ctx = await controllerContext();
+      ctx.controller.publish(session.id, branch);
+      ctx.app.drain();
+      expect(ctx.app.state.notice?.text).toMatch(message);
+      expect(await store().store.operations.listUnfinished(session.id)).toEqual([]);
+    },
+  );
 
   it('with no token: says how to provide one and pushes nothing', async () => {
     const session = await sessionAfterTurn();

@@ -1,6 +1,7 @@
 import { closesLine } from '../../../domain/issue.js';
 import type { Operation } from '../../../domain/operation.js';
 import type { PullRequestInfo } from '../../../domain/review-request.js';
+import { sanitizeLine } from '../../../domain/sanitize.js';
 import type { Session } from '../../../domain/session.js';
 import type { ForgeConnection } from '../../ports.js';
 import { clearUnfinishedGit, commitPending } from './merge.js';
@@ -15,6 +16,19 @@ export function isValidBranchName(name: string): boolean {
     /^(?!\/|.*\/\/|.*\.\.|.*@\{|.*\.lock$|.*\/$)[A-Za-z0-9._/-]+$/.test(name) &&
     !name.startsWith('-')
   );
+}
+
+/**
+ * Why `name` cannot be the remote branch a session is first published to
+ * (null when it can): not a branch name, or the session's base branch, where
+ * the push would land the work in the base past review (and, forced, could
+ * drop what others pushed there).
+ */
+export function remoteBranchRefusal(name: string, baseBranch: string): string | null {
+  if (!isValidBranchName(name)) return `"${sanitizeLine(name)}" is not a valid branch name.`;
+  if (name === baseBranch)
+    return `"${name}" is the session's base branch: publishing to it would push the work straight into ${name}, past review. Name another branch.`;
+  return null;
 }
 
 /** Title and body of the pull request, from the session commit message and summary. */
@@ -79,8 +93,9 @@ export function publish(ctx: ReviewContext, sessionId: string, remoteBranch: str
   const session = app.state.sessions.find((s) => s.id === sessionId);
   if (!session) return;
   const name = remoteBranch.trim() || session.branch;
-  if (!isValidBranchName(name)) {
-    ctx.notice('error', `"${name}" is not a valid branch name.`);
+  const refused = session.publishedBranch ? null : remoteBranchRefusal(name, session.baseBranch);
+  if (refused) {
+    ctx.notice('error', refused);
     return;
   }
   app.task('Publishing', async () => {
@@ -142,6 +157,17 @@ export async function publishBranch(
     // The automatic re-push stays quiet: the flag's notice already says it.
     if (auto) return false;
     const text = `[Publish Error] ${refused}`;
+    await ctx.note(session.id, text);
+    await ctx.deps.sessions.publishSession(session.id);
+    throw new ReportedError(text);
+  }
+  const badBranch =
+    session.publishedBranch === null && requestedBranch !== null
+      ? remoteBranchRefusal(requestedBranch, session.baseBranch)
+      : null;
+  if (badBranch) {
+    if (auto) return false;
+    const text = `[Publish Error] ${badBranch} Nothing was pushed.`;
     await ctx.note(session.id, text);
     await ctx.deps.sessions.publishSession(session.id);
     throw new ReportedError(text);
