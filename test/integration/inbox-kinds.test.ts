@@ -127,6 +127,25 @@ describe('inbox: failed git steps', () => {
     expect(github.pulls).toHaveLength(1);
     expect(await inboxOf(workId)).toEqual([]);
   });
+
+  it('a merge into a main checkout with uncommitted changes waits as a failed git item, and leaves once they are committed and the merge is run again', async () => {
+    writeFileSync(join(repo, 'scratch.txt'), 'mine\n');
+    git(repo, 'add', 'scratch.txt');
+    const id = workId.slice(0, 8);
+
+    const refused = await grove(['merge', id]);
+    expect(refused.code).toBe(1);
+
+    const items = await inboxOf(workId);
+    expect(items.map((i) => i.kind)).toEqual(['failedGit']);
+    expect(items[0]?.text).toMatch(/^The merge failed: .*uncommitted changes/);
+    expect(items[0]?.action).toBe(`Read the session, then merge again (grove merge ${id})`);
+
+    git(repo, 'commit', '-q', '-m', 'Keep my scratch file');
+    const merged = await grove(['merge', id]);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(await inboxOf(workId)).toEqual([]);
+  });
 });
 
 describe('inbox: conflicts', () => {
