@@ -12,6 +12,7 @@ import {
 } from '../../src/domain/limits.js';
 import { SETTING_ROWS } from '../../src/domain/settings.js';
 import { parseHeadless } from '../../src/cli/args.js';
+import { startLimited } from '../../src/infra/agent/confine/limits.js';
 
 // Session limits (issue 27, item 3): the settings' checks, the session's
 // own value over the project's, the words shown, and grove run's flags.
@@ -105,5 +106,47 @@ describe('grove run --memory-max / --tasks-max', () => {
     expect(() => parseHeadless('run', ['-n', '2', '--tasks-max', '64', 'hi'])).toThrow(
       /cannot be used with -n N/,
     );
+  });
+});
+
+describe('a scope of the user systemd', () => {
+  it("limits the agent's command and gives systemd-run the user's bus, which the agent does not get", () => {
+    const saved = process.env['XDG_RUNTIME_DIR'];
+    const bus = process.env['DBUS_SESSION_BUS_ADDRESS'];
+    process.env['XDG_RUNTIME_DIR'] = '/run/user/1000';
+    delete process.env['DBUS_SESSION_BUS_ADDRESS'];
+    try {
+      const run = startLimited(
+        { kind: 'systemd' },
+        { memoryBytes: 4 * 1024 ** 3, tasks: 512 },
+        '/usr/bin/bwrap',
+        ['--', 'claude', '-p'],
+        { PATH: '/usr/bin' },
+      );
+      expect(run.command).toBe('systemd-run');
+      expect(run.args).toEqual([
+        '--user',
+        '--scope',
+        '--quiet',
+        expect.stringMatching(/^--unit=grove-\d+-\d+\.scope$/),
+        '-p',
+        `MemoryMax=${4 * 1024 ** 3}`,
+        '-p',
+        'TasksMax=512',
+        '--',
+        '/usr/bin/env',
+        '-u',
+        'XDG_RUNTIME_DIR',
+        '/usr/bin/bwrap',
+        '--',
+        'claude',
+        '-p',
+      ]);
+      expect(run.env).toEqual({ XDG_RUNTIME_DIR: '/run/user/1000' });
+    } finally {
+      if (saved === undefined) delete process.env['XDG_RUNTIME_DIR'];
+      else process.env['XDG_RUNTIME_DIR'] = saved;
+      if (bus !== undefined) process.env['DBUS_SESSION_BUS_ADDRESS'] = bus;
+    }
   });
 });

@@ -329,14 +329,17 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
     args: readonly string[],
     how: { cwd: string; env: NodeJS.ProcessEnv },
   ): Promise<AgentProcess> => {
-    const wrapped = await limits.prepare(spec.sessionId, command, args);
+    const wrapped = await limits.prepare(spec.sessionId, command, args, how.env);
     if (!wrapped.run) return spawnAgent(command, args, how);
     const run = wrapped.run;
     const resolved = resolveCommand(wrapped.command, process.env) ?? wrapped.command;
-    const proc = await spawnAgent(resolved, wrapped.args, how).catch(async (error: unknown) => {
-      await run.finish();
-      throw error;
-    });
+    const env = { ...how.env, ...run.env };
+    const proc = await spawnAgent(resolved, wrapped.args, { cwd: how.cwd, env }).catch(
+      async (error: unknown) => {
+        await run.finish();
+        throw error;
+      },
+    );
     limits.started(spec.sessionId ?? '', run, proc.exited);
     return proc;
   };

@@ -26,6 +26,7 @@ export interface LimitKeeper {
     sessionId: string | undefined,
     command: string,
     args: readonly string[],
+    env: NodeJS.ProcessEnv,
   ): Promise<{ command: string; args: readonly string[]; run: LimitedRun | null }>;
   /** Follows a started agent's run until it ends (then its cgroup is removed). */
   started(sessionId: string, run: LimitedRun, exited: Promise<unknown>): void;
@@ -59,12 +60,12 @@ export function createLimitKeeper(
 
   return {
     backend,
-    async prepare(sessionId, command, args) {
+    async prepare(sessionId, command, args, env) {
       const limits = await limitsFor(sessionId);
       if (!hasLimits(limits)) return { command, args, run: null };
       const how = await backend();
       if (how.kind === 'unavailable') return { command, args, run: null };
-      const run = startLimited(how, limits, command, args);
+      const run = startLimited(how, limits, command, args, env);
       return { command: run.command, args: run.args, run };
     },
     started(sessionId, run, exited) {

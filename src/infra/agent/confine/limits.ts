@@ -195,6 +195,8 @@ export interface LimitedRun {
   /** The command line that runs `command args` inside the limits. */
   readonly command: string;
   readonly args: readonly string[];
+  /** Variables the wrapper itself needs (the user bus for systemd-run), taken away again before the agent runs. */
+  readonly env: Readonly<Record<string, string>>;
   /** The limit met since the last call (counters read now, or as they were when the agent ended); null: none. */
   takeHit(): Promise<LimitHit | null>;
   /** Once the agent has ended: keeps the final counters and removes what was made. */
@@ -213,16 +215,20 @@ function counter(text: string, name: string): number | null {
 
 let made = 0;
 
-/** Makes this agent's cgroups (or its scope's command line); throws an Error in words. */
+/**
+ * Makes this agent's cgroups (or its scope's command line); throws an Error
+ * in words. `agentEnv` is the environment the agent gets.
+ */
 export function startLimited(
   backend: Exclude<LimitBackend, { kind: 'unavailable' }>,
   limits: SessionLimits,
   command: string,
   args: readonly string[],
+  agentEnv: NodeJS.ProcessEnv = {},
 ): LimitedRun {
   const name = `grove-${process.pid}-${++made}`;
   return backend.kind === 'systemd'
-    ? systemdRun(name, limits, command, args)
+    ? systemdRun(name, limits, command, args, agentEnv)
     : cgroupRun(backend, name, limits, command, args);
 }
 
@@ -285,6 +291,7 @@ function cgroupRun(
   let seen: Counters = { oomKills: 0, pidsMax: 0 };
   let final: Counters | null = null;
   return {
+    env: {},
     command: '/bin/sh',
     args: [
       '-c',
@@ -377,11 +384,20 @@ function systemdRun(
   limits: SessionLimits,
   command: string,
   args: readonly string[],
+  agentEnv: NodeJS.ProcessEnv,
 ): LimitedRun {
   const unit = `${name}.scope`;
+  // systemd-run finds the user's bus through these; the agent's filtered environment has neither.
+  const bus: Record<string, string> = {};
+  for (const variable of ['XDG_RUNTIME_DIR', 'DBUS_SESSION_BUS_ADDRESS']) {
+    const value = process.env[variable];
+    if (value !== undefined && agentEnv[variable] === undefined) bus[variable] = value;
+  }
+  const unset = Object.keys(bus).flatMap((variable) => ['-u', variable]);
   let result: Promise<string> | null = null;
   let reported = false;
   return {
+    env: bus,
     command: 'systemd-run',
     args: [
       '--user',
@@ -391,6 +407,7 @@ function systemdRun(
       ...(limits.memoryBytes === null ? [] : ['-p', `MemoryMax=${limits.memoryBytes}`]),
       ...(limits.tasks === null ? [] : ['-p', `TasksMax=${limits.tasks}`]),
       '--',
+      ...(unset.length > 0 ? ['/usr/bin/env', ...unset] : []),
       command,
       ...args,
     ],
