@@ -11,7 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod/mini';
 import { decideApproval } from '../app/awaited-intents.js';
 import { findApproval } from '../app/services/approvals.js';
-import { remoteBranchRefusal } from '../app/services/review/publish.js';
+import { remoteBranchRefusal } from '../domain/branch-name.js';
 import { guardRefusal } from '../app/services/agent-guard.js';
 import {
   askConfirmation,

@@ -1,7 +1,7 @@
 import { closesLine } from '../../../domain/issue.js';
 import type { Operation } from '../../../domain/operation.js';
 import type { PullRequestInfo } from '../../../domain/review-request.js';
-import { sanitizeLine } from '../../../domain/sanitize.js';
+import { remoteBranchRefusal } from '../../../domain/branch-name.js';
 import type { Session } from '../../../domain/session.js';
 import type { ForgeConnection } from '../../ports.js';
 import { clearUnfinishedGit, commitPending } from './merge.js';
@@ -10,26 +10,6 @@ import { guardRefusal } from '../agent-guard.js';
 import type { ReviewContext } from './context.js';
 
 const REMOTE = 'origin';
-
-export function isValidBranchName(name: string): boolean {
-  return (
-    /^(?!\/|.*\/\/|.*\.\.|.*@\{|.*\.lock$|.*\/$)[A-Za-z0-9._/-]+$/.test(name) &&
-    !name.startsWith('-')
-  );
-}
-
-/**
- * Why `name` cannot be the remote branch a session is first published to
- * (null when it can): not a branch name, or the session's base branch, where
- * the push would land the work in the base past review (and, forced, could
- * drop what others pushed there).
- */
-export function remoteBranchRefusal(name: string, baseBranch: string): string | null {
-  if (!isValidBranchName(name)) return `"${sanitizeLine(name)}" is not a valid branch name.`;
-  if (name === baseBranch)
-    return `"${name}" is the session's base branch: publishing to it would push the work straight into ${name}, past review. Name another branch.`;
-  return null;
-}
 
 /** Title and body of the pull request, from the session commit message and summary. */
 export function pullRequestText(session: Session): { title: string; body: string } {
