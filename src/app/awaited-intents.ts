@@ -12,6 +12,7 @@ import { ApprovalDesk, type DecideOutcome } from './services/approvals.js';
 import type { Runtime, Store } from './ports.js';
 import { acknowledgeGuard } from './services/agent-guard.js';
 import { cancelSession } from './services/review/cancel.js';
+import type { DropWhy } from './services/sessions.js';
 import {
   queueThreadsTurn,
   refreshNow,
@@ -65,10 +66,11 @@ export interface AwaitedIntents {
   raiseHeldBudget(sessionId: string): Promise<{ stop: BudgetStop; limit: number } | null>;
   /**
    * Drops the prompt a budget limit holds (the TUI drops it with Ctrl+C in the
-   * session): canceled, never sent; the session and its other work stay.
-   * Resolves with it (undefined: no prompt is queued).
+   * session), or the one that waits for its agent's usage limit (`why`):
+   * canceled, never sent; the session and its other work stay. Resolves with
+   * it (undefined: no prompt waits that way).
    */
-  dropHeldPrompt(sessionId: string): Promise<Operation | undefined>;
+  dropQueuedPrompt(sessionId: string, why: DropWhy): Promise<Operation | undefined>;
   /** Cancels the session without losing work (as the TUI's confirmed `c`). */
   cancelSession(sessionId: string): Promise<void>;
   /** The person saw what the agent guard put back: merge and publish are allowed again. */
@@ -143,7 +145,7 @@ export function awaitedIntents(controller: Controller): AwaitedIntents {
     abort: (sessionId) => workers.abort(sessionId),
     recoverGone: () => leases.recoverGone(),
     raiseHeldBudget: (sessionId) => controller.budget.raiseHeld(sessionId),
-    dropHeldPrompt: (sessionId) => controller.budget.dropHeld(sessionId),
+    dropQueuedPrompt: (sessionId, why) => sessions.dropQueuedPrompt(sessionId, why),
     cancelSession: (sessionId) => cancelSession(review.ctx, sessionId, (id) => workers.abort(id)),
     acknowledgeGuard: (sessionId) =>
       acknowledgeGuard(

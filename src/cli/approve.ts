@@ -1,6 +1,7 @@
 // grove approve ITEM [--once|--session]: answers a request an agent CLI holds for the
 // person, confirms an MCP client's irreversible request (src/cli/confirm.ts), or raises the
-// budget that holds a prompt (budget:ID, src/cli/budget-hold.ts).
+// budget that holds a prompt (budget:ID, src/cli/budget-hold.ts); a usage-limit wait
+// (usage:ID, src/cli/usage-wait.ts) is refused.
 import type { Infra } from '../compose.js';
 import { decideApproval } from '../app/awaited-intents.js';
 import {
@@ -15,6 +16,7 @@ import type { HeadlessCommand } from './args.js';
 import { approvalDecisionJson, printJson } from './command-json.js';
 import { answerConfirmation, isConfirmationRef } from './confirm.js';
 import { answerBudgetHold, isBudgetRef } from './budget-hold.js';
+import { denyUsageWait, isUsageRef, refuseUsageApproval } from './usage-wait.js';
 import { UsageError } from './usage-error.js';
 
 /** Decides the held request `item` (shared by grove approve and grove deny); prints what was done. */
@@ -25,6 +27,11 @@ export async function answerApproval(
   choice: ApprovalChoice,
   json: boolean,
 ): Promise<number> {
+  // A usage limit is the provider's: deny drops the waiting prompt, approve refuses.
+  if (isUsageRef(item))
+    return choice === 'denied'
+      ? denyUsageWait(infra, io, item, json)
+      : refuseUsageApproval(infra, io, item);
   if (isBudgetRef(item)) {
     // A raised limit is the session's own or the project's, as the limit that held it.
     if (choice === 'session' || choice === 'allowList')

@@ -4,78 +4,39 @@
 // (as grove reply runs a turn). Deny drops the held prompt: canceled, never sent; the session
 // and the rest of its work stay.
 import type { Infra } from '../compose.js';
-import { readInbox } from '../app/queries.js';
 import { budgetStatus } from '../app/services/budget.js';
 import { formatMeasure, type BudgetStop } from '../domain/budget.js';
 import { queuedPromptText } from '../domain/inbox.js';
-import type { Operation } from '../domain/operation.js';
-import { sanitizeLine } from '../domain/sanitize.js';
-import { shortId, type Session } from '../domain/session.js';
+import { shortId } from '../domain/session.js';
 import { budgetDecisionJson, printJson } from './command-json.js';
+import { EXIT, headlessContext, showProgress, type HeadlessIo } from './headless.js';
 import {
-  CommandError,
-  EXIT,
-  findSession,
-  headlessContext,
-  showProgress,
-  type HeadlessIo,
-} from './headless.js';
+  droppedLine,
+  firstLine,
+  isTurn,
+  nothingWaits,
+  waitingSession,
+  type HeldKind,
+} from './held-prompt.js';
 import { endTurn, followTurn } from './turn-result.js';
 
-const PREFIX = 'budget:';
+const BUDGET: HeldKind = {
+  inbox: 'budget',
+  prefix: 'budget:',
+  nothing: 'nothing is held at a budget limit',
+  notThisKind: 'no limit holds its queued prompt',
+  rest: 'held',
+};
 
 /** Whether ITEM names a budget hold (the inbox item's id, budget:<session id or prefix>). */
 export function isBudgetRef(item: string): boolean {
-  return item.startsWith(PREFIX);
-}
-
-function isTurn(op: Operation): boolean {
-  return op.status === 'queued' && (op.kind === 'start_prompt' || op.kind === 'reply');
+  return item.startsWith(BUDGET.prefix);
 }
 
 function limitWords(stop: BudgetStop, limit: number): string {
   const whose = stop.scope === 'session' ? "the session's" : "the project's";
   const what = stop.measure === 'usd' ? 'spending limit' : 'token budget';
   return `${whose} ${what} to ${formatMeasure(stop.measure, limit)} (it held at ${formatMeasure(stop.measure, stop.limit)})`;
-}
-
-function firstLine(prompt: string): string {
-  const line = sanitizeLine(prompt.trim().split('\n')[0] ?? '');
-  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
-}
-
-/** Why nothing is held in the session, in words (exit 1, nothing changed). */
-function nothingHeld(io: HeadlessIo, session: Session, why: string): number {
-  io.stderr.write(
-    `grove: nothing is held at a budget limit in session ${shortId(session.id)} (${why}); nothing was changed.\n`,
-  );
-  return EXIT.failed;
-}
-
-/** The session of budget:REF whose prompt a limit holds, or the exit code of a refusal. */
-async function heldSession(infra: Infra, io: HeadlessIo, item: string): Promise<Session | number> {
-  const ref = item.slice(PREFIX.length);
-  if (ref === '')
-    throw new CommandError(
-      "budget: needs the session's id (budget:ID, as grove inbox shows it)",
-      EXIT.usage,
-    );
-  if ((await infra.store.sessions.findByIdPrefix(ref)).length === 0) {
-    io.stderr.write(
-      `grove: nothing is held at a budget limit: no session matches '${sanitizeLine(ref)}'.\n`,
-    );
-    return EXIT.failed;
-  }
-  const session = await findSession(infra, ref);
-  const items = await readInbox({ store: infra.store, runtime: infra.runtime });
-  if (items.some((i) => i.kind === 'budget' && i.sessionId === session.id)) return session;
-  const queue = await infra.store.operations.listUnfinished(session.id);
-  const why = queue.some((op) => op.status === 'running')
-    ? 'its prompt runs now'
-    : queue.some(isTurn)
-      ? 'no limit holds its queued prompt'
-      : 'no prompt is queued';
-  return nothingHeld(io, session, why);
 }
 
 /** grove approve budget:ID (`approve`) or grove deny budget:ID; prints what was done. */
@@ -86,7 +47,7 @@ export async function answerBudgetHold(
   approve: boolean,
   json: boolean,
 ): Promise<number> {
-  const found = await heldSession(infra, io, item);
+  const found = await waitingSession(infra, io, BUDGET, item);
   if (typeof found === 'number') return found;
   const session = found;
   const project = await infra.store.projects.get(session.projectId);
@@ -94,27 +55,24 @@ export async function answerBudgetHold(
   const short = shortId(session.id);
   if (!approve) {
     const stop = (await budgetStatus(infra, session.id))?.stop;
-    const dropped = await ctx.intents.dropHeldPrompt(session.id);
-    if (!dropped || !stop) return nothingHeld(io, session, 'no prompt is queued');
+    const dropped = await ctx.intents.dropQueuedPrompt(session.id, 'budget');
+    if (!dropped || !stop) return nothingWaits(io, BUDGET, session, 'no prompt is queued');
     const after = (await infra.store.sessions.get(session.id)) ?? session;
-    const prompt = queuedPromptText(dropped);
-    if (json) {
-      printJson(io, budgetDecisionJson(after, 'dropped', stop, stop.limit, prompt));
-      return EXIT.ok;
-    }
-    const more = (await infra.store.operations.listUnfinished(session.id)).filter(isTurn).length;
-    io.stdout.write(
-      `budget:${short}: dropped the held prompt, never sent: ${firstLine(prompt)} (the session stays in ${after.status}${more > 0 ? `; ${more} more queued prompt${more === 1 ? ' is' : 's are'} still held` : ''})\n`,
-    );
+    if (json)
+      printJson(
+        io,
+        budgetDecisionJson(after, 'dropped', stop, stop.limit, queuedPromptText(dropped)),
+      );
+    else io.stdout.write(await droppedLine(infra, BUDGET, after, 'the held prompt', dropped));
     return EXIT.ok;
   }
   const held = (await infra.store.operations.listUnfinished(session.id)).find(isTurn);
-  if (!held) return nothingHeld(io, session, 'no prompt is queued');
+  if (!held) return nothingWaits(io, BUDGET, session, 'no prompt is queued');
   const prompt = queuedPromptText(held);
   const since = await infra.store.transcript.count(session.id);
   const startedAt = infra.clock.now();
   const raised = await ctx.intents.raiseHeldBudget(session.id);
-  if (!raised) return nothingHeld(io, session, 'no limit holds its queued prompt');
+  if (!raised) return nothingWaits(io, BUDGET, session, BUDGET.notThisKind);
   if (!json)
     io.stdout.write(
       `budget:${short}: raised ${limitWords(raised.stop, raised.limit)}; the held prompt runs: ${firstLine(prompt)}\n`,

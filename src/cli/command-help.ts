@@ -28,9 +28,9 @@ export const COMMAND_NAMES = [
 const EXIT_LINE =
   'Exit codes: 0 done, 1 the agent or a git step failed, 2 usage error,\n3 the agent asked questions, 4 timed out, 5 held at a budget limit,\n130 interrupted.';
 const APPROVE_EXIT =
-  "Exit codes: 0 done, 1 no such request waits (unknown, already decided or\nexpired) or nothing is held, or the held prompt's turn failed, 2 usage error,\n3 the agent asked questions, 5 held again at another limit, 130 interrupted.";
+  "Exit codes: 0 done, 1 no such request waits (unknown, already decided or\nexpired) or nothing is held or waits, or the held prompt's turn failed,\n2 usage error (a usage limit too), 3 the agent asked questions, 5 held again\nat another limit, 130 interrupted.";
 const DENY_EXIT =
-  'Exit codes: 0 done, 1 no such request waits (unknown, already decided or\nexpired) or nothing is held, 2 usage error.';
+  'Exit codes: 0 done, 1 no such request waits (unknown, already decided or\nexpired) or nothing is held or waits, 2 usage error.';
 const LAND_EXIT =
   'Exit codes: 0 done, 1 refused or a git step failed (the session keeps its\nwork), 2 usage error, 5 held behind a prompt at a budget limit,\n130 interrupted.';
 const TURN_OPTIONS = `  --mode MODE         auto-edit, read-only or plan: what the agent may do
@@ -164,7 +164,9 @@ client's request, confirm:…), confirms it: the grove mcp that asked does it.
 On a prompt held at a budget limit (budget:ID, ID the session's), does what
 yes does in the TUI: raises the limit by another full budget on top of what
 is spent (the session's own, or the project's setting) and runs the held
-prompt here, to the end of its turn.
+prompt here, to the end of its turn. A prompt that waits for its agent's
+usage limit (usage:ID) cannot be approved (exit 2): the limit is the
+provider's; it says when it lifts, and grove deny usage:ID drops the prompt.
 
 Options:
   --once     Approve this request only (the default)
@@ -179,8 +181,9 @@ ${APPROVE_EXIT}`,
 Denies a request an agent CLI holds for you (an approval in grove inbox).
 ITEM is the request's id as grove inbox shows it. The waiting turn goes on
 without it. On a confirmation (an MCP client's request, confirm:…), refuses
-it: nothing is done. On a prompt held at a budget limit (budget:ID), drops
-that prompt: it is never sent; the session and the rest of its work stay.
+it: nothing is done. On a prompt held at a budget limit (budget:ID), or one
+that waits for its agent's usage limit to lift (usage:ID), drops that
+prompt: it is never sent; the session and the rest of its work stay.
 
 Options:
   --json  Print the decision as a JSON object (see docs/usage/cli.md)

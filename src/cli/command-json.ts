@@ -68,6 +68,40 @@ export function confirmationDecisionJson(
   };
 }
 
+/** `grove deny usage:ID --json`: the prompt that waited for its agent's usage limit, dropped. */
+export const UsageDecisionSchema = z.object({
+  /** The inbox item: usage:<session id>. */
+  item: z.string(),
+  sessionId: z.string(),
+  /** dropped (the prompt canceled, never sent). */
+  decision: z.literal('dropped'),
+  /** The agent whose usage limit it waited for. */
+  agent: z.string(),
+  /** When the limit was to lift (ISO 8601). */
+  until: z.string(),
+  /** The prompt as the person wrote it. */
+  prompt: z.string(),
+  /** The session's status once done. */
+  status: z.string(),
+});
+
+export function usageDecisionJson(
+  session: Session,
+  agent: string,
+  until: number,
+  prompt: string,
+): z.infer<typeof UsageDecisionSchema> {
+  return {
+    item: `usage:${session.id}`,
+    sessionId: session.id,
+    decision: 'dropped',
+    agent,
+    until: new Date(until).toISOString(),
+    prompt,
+    status: session.status,
+  };
+}
+
 /** `grove approve|deny budget:ID --json`: the prompt a budget limit held, and what was done with it. */
 export const BudgetDecisionSchema = z.object({
   /** The inbox item: budget:<session id>. */

@@ -1,5 +1,6 @@
 // grove deny ITEM: denies a request an agent CLI holds for the person, refuses an MCP
-// client's request, or drops a prompt a budget limit holds (budget:ID).
+// client's request, drops a prompt a budget limit holds (budget:ID) or the prompt that
+// waits for its agent's usage limit (usage:ID).
 import type { Infra } from '../compose.js';
 import { answerApproval } from './approve.js';
 import type { HeadlessIo } from './headless.js';

@@ -28,7 +28,7 @@ export type InboxKind = (typeof INBOX_KINDS)[number];
 
 /** One thing waiting on the person. Its text is sanitized, one line. */
 export interface InboxItem {
-  /** Stable while the item waits: `kind:session id` (or the operation's id). */
+  /** Stable while the item waits: `kind:session id` (`usage:` for a usage-limit wait; or the operation's id). */
   readonly id: string;
   readonly kind: InboxKind;
   readonly sessionId: string;
@@ -224,11 +224,12 @@ export function deriveInbox(input: InboxInput, now: number): InboxItem[] {
     if (queuedTurn?.notBefore && queuedTurn.notBefore > now && !running) {
       const agent = oneLine(queuedTurn.waitAgent ?? session.agent);
       add({
+        id: `usage:${session.id}`,
         kind: 'usageLimit',
         since: queuedTurn.queuedAt,
         until: queuedTurn.notBefore,
         text: `${agent}'s usage limit: the prompt runs in ${formatDuration((queuedTurn.notBefore - now) / 1000)}`,
-        action: `Wait, or cancel the prompt (grove cancel ${id})`,
+        action: `Wait, or drop the prompt, never sent (grove deny usage:${id})`,
       });
     }
     if (last?.status === 'failed' && unfinished.length === 0) {

@@ -31,6 +31,7 @@ export function inboxCommandLine(item: InboxItem): string {
     case 'budget':
       return `grove approve budget:${id} (or grove deny budget:${id})`;
     case 'usageLimit':
+      return `grove deny usage:${id} (drops the waiting prompt)`;
     case 'conflict':
     case 'failedGit':
       return `grove show ${id}`;

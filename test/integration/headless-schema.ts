@@ -256,6 +256,19 @@ export const BudgetDecisionSchema = z
   })
   .strict();
 
+/** `grove deny usage:ID --json`: the prompt that waited for its agent's usage limit, dropped. */
+export const UsageDecisionSchema = z
+  .object({
+    item: z.string().regex(/^usage:[0-9a-f-]{36}$/),
+    sessionId: Uuid,
+    decision: z.literal('dropped'),
+    agent: z.string().min(1),
+    until: z.iso.datetime(),
+    prompt: z.string(),
+    status: Status,
+  })
+  .strict();
+
 /** `grove diff ID --json`. */
 export const DiffSchema = z
   .object({

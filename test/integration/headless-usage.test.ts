@@ -14,6 +14,7 @@ import {
   LandSchema,
   ListSchema,
   ResultSchema,
+  UsageDecisionSchema,
 } from './headless-schema.js';
 
 // Usage errors (exit 2), `--help` texts, and docs/usage/cli.md agreeing with
@@ -234,6 +235,7 @@ describe('cli.md', () => {
   it.each([
     ['grove approve ITEM --json', ApprovalDecisionSchema],
     ['grove approve budget:ID --json', BudgetDecisionSchema],
+    ['grove deny usage:ID --json', UsageDecisionSchema],
     ['grove diff ID --json', DiffSchema],
     ['grove publish ID --json', LandSchema],
     ['grove cancel ID --json', CancelSchema],

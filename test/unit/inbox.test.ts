@@ -119,6 +119,11 @@ describe('deriveInbox', () => {
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ kind: 'usageLimit', until: NOW + 90 * 60_000 });
     expect(items[0]?.text).toBe("codex's usage limit: the prompt runs in 1h 30m");
+    // Acted on with grove deny usage:ID (drops the prompt), not grove cancel (the whole session).
+    expect(items[0]?.id).toBe(`usage:${s.id}`);
+    expect(items[0]?.action).toBe(
+      `Wait, or drop the prompt, never sent (grove deny usage:${s.id.slice(0, 8)})`,
+    );
     // Once the time passed, the worker takes it: nothing waits on the person.
     expect(deriveInbox(input({ sessions: [s], operations: [queued] }), NOW + 91 * 60_000)).toEqual(
       [],

@@ -76,6 +76,9 @@ describe('the webhook request', () => {
     expect(inboxCommandLine({ ...ITEM, kind: 'budget' })).toBe(
       'grove approve budget:01234567 (or grove deny budget:01234567)',
     );
+    expect(inboxCommandLine({ ...ITEM, kind: 'usageLimit' })).toBe(
+      'grove deny usage:01234567 (drops the waiting prompt)',
+    );
     expect(inboxCommandLine({ ...ITEM, kind: 'approval', approvalId: 'abcdef0123456789' })).toBe(
       'grove approve abcdef01 --once (or --session; grove deny abcdef01)',
     );

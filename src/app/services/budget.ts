@@ -194,35 +194,6 @@ export class BudgetService {
     return { stop, limit };
   }
 
-  /**
-   * Drops the prompt a budget limit holds (`grove deny budget:ID`): the
-   * session's first queued turn, the one the worker's gate keeps back, is
-   * canceled and never sent. The session and the rest of its queue stay.
-   * Undefined when no prompt is queued.
-   */
-  async dropHeld(sessionId: string): Promise<Operation | undefined> {
-    const { store, runtime } = this.deps;
-    const held = (await store.operations.listUnfinished(sessionId)).find(
-      (op) => op.status === 'queued' && (op.kind === 'start_prompt' || op.kind === 'reply'),
-    );
-    if (!held) return undefined;
-    // Asked first: a worker that claims it from now on cancels it instead of running it.
-    await store.operations.requestCancel(held.id);
-    if ((await store.operations.get(held.id))?.status === 'queued')
-      await store.operations.finish(
-        held.id,
-        'canceled',
-        'dropped while a budget limit held it',
-        runtime.clock.now(),
-      );
-    const prompt = queuedPromptText(held);
-    await this.note(
-      sessionId,
-      `[Budget] The held prompt was dropped, never sent${prompt ? `: ${prompt.split('\n')[0]?.slice(0, 120) ?? ''}` : ''}.`,
-    );
-    return held;
-  }
-
   /** Spending of the project and each of its sessions, for the header and the session view. */
   async refresh(projectId: number): Promise<void> {
     const { store, app } = this.deps;

@@ -14,6 +14,8 @@ import {
   type PermissionMode,
 } from '../../domain/permission-mode.js';
 import type { TranscriptKind } from '../../domain/transcript.js';
+import { queuedPromptText } from '../../domain/inbox.js';
+import type { Operation } from '../../domain/operation.js';
 import { activeProject, sessionById } from '../state.js';
 import type { App } from '../app.js';
 import type { GitClient, Runtime, Store } from '../ports.js';
@@ -92,6 +94,20 @@ export interface SessionServiceDeps {
   readonly shutdown: AbortSignal;
 }
 
+/** Why a waiting prompt is dropped: a budget limit holds it, or its agent's usage limit. */
+export type DropWhy = 'budget' | 'usageLimit';
+
+const DROP_WORDS: Record<DropWhy, { readonly error: string; readonly notice: string }> = {
+  budget: {
+    error: 'dropped while a budget limit held it',
+    notice: '[Budget] The held prompt was dropped, never sent',
+  },
+  usageLimit: {
+    error: "dropped while it waited for its agent's usage limit",
+    notice: '[Usage limit] The waiting prompt was dropped, never sent',
+  },
+};
+
 /**
  * Session lifecycle outside of turns: creating a session and its worktree,
  * discarding an unstarted one, appending transcript rows, opening views.
@@ -122,6 +138,29 @@ export class SessionService {
       sessionId,
       entries: [{ position, kind, content, createdAt: this.now }],
     });
+  }
+
+  /**
+   * Drops the session's first queued prompt, the one that waits (`why`): a
+   * budget limit holds it (`grove deny budget:ID`) or it waits for its agent's
+   * usage limit to lift (`grove deny usage:ID`). It is canceled and never sent;
+   * the transcript says so; the session and the rest of its queue stay.
+   * Undefined when no prompt waits that way.
+   */
+  async dropQueuedPrompt(sessionId: string, why: DropWhy): Promise<Operation | undefined> {
+    const { store } = this.deps;
+    const head = (await store.operations.listUnfinished(sessionId)).find(
+      (op) => op.status === 'queued' && (op.kind === 'start_prompt' || op.kind === 'reply'),
+    );
+    if (!head || (why === 'usageLimit' && !((head.notBefore ?? 0) > this.now))) return undefined;
+    const words = DROP_WORDS[why];
+    // Asked first: a worker that claims it from now on cancels it instead of running it.
+    await store.operations.requestCancel(head.id);
+    if ((await store.operations.get(head.id))?.status === 'queued')
+      await store.operations.finish(head.id, 'canceled', words.error, this.now);
+    const prompt = queuedPromptText(head).split('\n')[0]?.slice(0, 120) ?? '';
+    await this.note(sessionId, 'notice', `${words.notice}${prompt ? `: ${prompt}` : ''}.`);
+    return head;
   }
 
   async publishSession(sessionId: string): Promise<Session | undefined> {
