@@ -2,7 +2,16 @@
 // (header, quick_check, migration history) so a file Grove refuses is left
 // byte-identical; only then is it opened for writing, switched to WAL and
 // migrated.
-import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -60,6 +69,7 @@ export function openDatabase(
   } catch (error) {
     throw DatabaseError.unreadable(file, describe(error), error);
   }
+  createAtomically(file);
   inspectExisting(file, migrations);
 
   let sqlite: BetterSqlite3.Database;
@@ -99,6 +109,34 @@ export function openDatabase(
 }
 
 /**
+ * Makes a missing database file whole before anyone can see it: SQLite
+ * creates an empty file and writes its header only at the first write, so a
+ * second Grove starting in that moment would find 0 bytes and refuse it
+ * (DatabaseError.empty). The file is made under a private name, given its
+ * header (WAL mode, which is kept in the header), and linked into place; a
+ * link never replaces a file, so when two processes race, one wins and the
+ * other opens the winner's file.
+ */
+function createAtomically(file: string): void {
+  if (existsSync(file)) return;
+  const temp = `${file}.new-${process.pid}`;
+  try {
+    const sqlite = new BetterSqlite3(temp);
+    try {
+      sqlite.pragma('journal_mode = WAL');
+    } finally {
+      sqlite.close();
+    }
+    makePrivateFile(temp);
+    linkSync(temp, file);
+  } catch (error) {
+    if (!isErrno(error, 'EEXIST')) throw classify(file, error);
+  } finally {
+    for (const path of [temp, `${temp}-wal`, `${temp}-shm`]) rmSync(path, { force: true });
+  }
+}
+
+/**
  * Refuses an existing file Grove must not touch. Reads only: the header
  * bytes, then a read-only connection for quick_check and the recorded
  * migrations.
@@ -116,7 +154,7 @@ function inspectExisting(file: string, migrations: readonly Migration[]): void {
   }
   // SQLite would take an empty file as a new, empty database: every session
   // (and the worktrees it knows of) would be forgotten. Grove never leaves
-  // one behind itself (it writes the header as it creates the file).
+  // one behind itself, nor shows one to another Grove (createAtomically).
   if (size === 0) throw DatabaseError.empty(file);
   if (!hasSqliteHeader(file)) throw DatabaseError.notSqlite(file);
 
