@@ -62,6 +62,14 @@ export interface TestHost {
   readonly log: () => string;
   /** Runs `ssh -F config alias command` (one string, as the remote shell reads it). */
   ssh(command: string): string;
+  /**
+   * The host drops off the network for a while: kills the sshd and every
+   * process it started (connections, sessions: a detached run, reparented
+   * away from them, keeps going), keeping its folder, port and host key.
+   */
+  down(): Promise<void>;
+  /** The host answers again: starts the sshd on the same port with the same config and host key. */
+  up(): Promise<void>;
   /** Stops the sshd and every process it started (connections, sessions), and removes its folder. */
   stop(): Promise<void>;
 }
@@ -181,24 +189,48 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestHost> {
     ].join('\n'),
   );
   const logFile = join(dir, 'sshd.log');
-  const child: ChildProcess = spawn(SSHD, ['-D', '-f', serverConfig, '-E', logFile], {
-    stdio: 'ignore',
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const log = (): string => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
-  try {
-    await waitUntil(
-      `sshd listens on 127.0.0.1:${port}`,
-      () => {
-        if (child.exitCode !== null) throw new Error(`sshd exited: ${log()}`);
-        return log().includes(`Server listening on 127.0.0.1 port ${port}`);
-      },
-      10_000,
-    );
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
+  let server: { child: ChildProcess; exited: Promise<void> } | null = null;
+  /** Starts the sshd; resolves once it listens (a line of its log after `logFrom` bytes). */
+  const listen = async (): Promise<void> => {
+    const logFrom = log().length;
+    const child: ChildProcess = spawn(SSHD, ['-D', '-f', serverConfig, '-E', logFile], {
+      stdio: 'ignore',
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    server = { child, exited };
+    try {
+      await waitUntil(
+        `sshd listens on 127.0.0.1:${port}`,
+        () => {
+          if (child.exitCode !== null) throw new Error(`sshd exited: ${log().slice(logFrom)}`);
+          return log().slice(logFrom).includes(`Server listening on 127.0.0.1 port ${port}`);
+        },
+        10_000,
+      );
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw error;
+    }
+  };
+  /** Kills the sshd and every process below it. */
+  const halt = async (): Promise<void> => {
+    const running = server;
+    if (!running) return;
+    server = null;
+    const pid = running.child.pid;
+    const below = pid === undefined ? [] : descendants(pid);
+    for (const p of below) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    running.child.kill('SIGTERM');
+    await running.exited;
+  };
+  await listen();
 
   const knownHosts = join(dir, 'known_hosts');
   writeFileSync(knownHosts, `[127.0.0.1]:${port} ${hostKey}\n`);
@@ -236,20 +268,15 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestHost> {
     dir,
     log,
     ssh: (command) => run('ssh', ['-F', config, '-o', 'BatchMode=yes', '-T', '--', alias, command]),
+    down: halt,
+    async up() {
+      if (stopped || server) return;
+      await listen();
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
-      const pid = child.pid;
-      const below = pid === undefined ? [] : descendants(pid);
-      for (const p of below) {
-        try {
-          process.kill(p, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
-      child.kill('SIGTERM');
-      await exited;
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };

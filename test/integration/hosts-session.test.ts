@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { gate } from '../helpers/fake-model/server.js';
 import { git } from '../helpers/grove-env.js';
 import { liveProcesses } from '../helpers/processes.js';
 import { REAL_CLI_BIN } from '../helpers/real-clis.js';
@@ -73,6 +75,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!sshd) return;
+  // Back up after a test that failed while the host was away.
+  await sshd.up();
   sshd.ssh(`rm -rf ${ROOT}`);
   await sshd.stop();
   rmSync(claudeDir, { recursive: true, force: true });
@@ -211,6 +215,89 @@ describe('a session on a host', () => {
     ]);
   }, 180_000);
 
+  it('rides out the host being away for longer than 12 tries: reconnects on the 1, 2, 4, 7, 10 s schedule, says so, and every line arrives once, in order', async () => {
+    // The drop outlasts the old follower (12 tries in a row, about 76 s of waits, then it gave up).
+    const DROP_MS = 100_000;
+    const resume = gate();
+    const finish = gate();
+    h.utilities();
+    h.server.script('anthropic', [
+      { when: 'away for a while', toolCall: { kind: 'shell', command: 'echo before-drop' } },
+      {
+        when: 'away for a while',
+        until: resume.opened,
+        then: { toolCall: { kind: 'shell', command: 'echo during-drop-1' } },
+      },
+      { when: 'away for a while', toolCall: { kind: 'shell', command: 'echo during-drop-2' } },
+      { when: 'away for a while', toolCall: { kind: 'shell', command: 'echo during-drop-3' } },
+      {
+        when: 'away for a while',
+        until: finish.opened,
+        then: { text: reply('Done after the long drop.') },
+      },
+    ]);
+    const asked = (): number =>
+      h.server
+        .modelRequests('anthropic')
+        .filter((r) => JSON.stringify(r.body).includes('away for a while')).length;
+    const before = asked();
+    const running = h.start(
+      ['run', '--host', 'build', '--progress', '--output', 'json', 'away for a while'],
+      { env },
+    );
+    // The agent ran its first command and waits for the model: the host goes away.
+    await until('the agent asks for its second step', () => asked() >= before + 2, 120_000);
+    await host().down();
+    const droppedAt = Date.now();
+    resume.open();
+    // The agent goes on on the host while it is unreachable, and prints more.
+    await until('the agent asks for its last step', () => asked() >= before + 5, 60_000);
+    await until(
+      'the host has been away long enough',
+      () => Date.now() - droppedAt >= DROP_MS,
+      DROP_MS + 10_000,
+    );
+    expect(running.child.exitCode, running.stderr()).toBeNull();
+    await host().up();
+    await until(
+      'Grove is back in touch',
+      () => running.stderr().includes('Working (reconnected to build)'),
+      60_000,
+    );
+    finish.open();
+    const run = await running.done;
+    expectExit(run, 0);
+
+    const tries = [...run.stderr.matchAll(/Reconnecting to build \(try (\d+), next in (\d+)s\)/g)];
+    expect(tries.length, show(run)).toBeGreaterThan(0);
+    expect(tries[0]?.slice(1)).toEqual(['1', '1']);
+    const last = Math.max(...tries.map((t) => Number(t[1])));
+    // More tries than the old follower allowed, the later ones 10 s apart (±20 %: 8 to 12 s).
+    expect(last, show(run)).toBeGreaterThan(12);
+    for (const t of tries.filter((t) => Number(t[1]) >= 5))
+      expect(Number(t[2])).toBeGreaterThanOrEqual(8);
+    expect(run.stderr.lastIndexOf('Working (reconnected to build)')).toBeGreaterThan(
+      run.stderr.lastIndexOf('Reconnecting to build'),
+    );
+
+    const result = ResultSchema.parse(JSON.parse(run.stdout));
+    const shown = ShowSchema.parse(
+      JSON.parse((await h.grove(['show', result.sessionId, '--json'], { env })).stdout),
+    );
+    const lines = shown.transcript.map((e) => `${e.kind}: ${e.content}`);
+    const marks = ['before-drop', 'during-drop-1', 'during-drop-2', 'during-drop-3'];
+    for (const mark of marks)
+      expect(
+        lines.filter((l) => l.includes(`echo ${mark}`)),
+        show(run),
+      ).toHaveLength(1);
+    const order = marks.map((mark) => lines.findIndex((l) => l.includes(`echo ${mark}`)));
+    expect(order).toEqual([...order].sort((x, y) => x - y));
+    expect(lines.filter((l) => l.startsWith('assistant_answer'))).toEqual([
+      'assistant_answer: Done after the long drop.',
+    ]);
+  }, 400_000);
+
   it('stops the whole agent on the host when the turn is stopped, and brings back what it wrote', async () => {
     h.utilities();
     h.server.script('anthropic', [
@@ -235,6 +322,54 @@ describe('a session on a host', () => {
     expect(shown.transcript.some((e) => e.content.startsWith('[Stopped]'))).toBe(true);
     expect(git(h.repo, 'ls-tree', '--name-only', shown.branch)).toContain('partial.txt');
   }, 180_000);
+
+  it('a stop while the host is away says it cannot reach it yet, keeps trying, and ends the agent there once it is back', async () => {
+    h.utilities();
+    h.server.script('anthropic', [
+      {
+        when: 'stop me while away',
+        toolCall: { kind: 'shell', command: 'touch away.txt; sleep 301' },
+      },
+    ]);
+    const running = h.start(
+      ['run', '--host', 'build', '--progress', '--output', 'json', 'stop me while away'],
+      { env },
+    );
+    await until(
+      'the agent works on the host',
+      () => hostProcesses().includes('sleep 301'),
+      120_000,
+    );
+    await host().down();
+    // The test host is this machine: its user's processes, seen without ssh.
+    const onHost = (): string =>
+      execFileSync('ps', ['-u', host().user, '-o', 'args='], { encoding: 'utf8' });
+    running.child.kill('SIGINT');
+    await until(
+      'Grove says it cannot reach the host to stop the agent',
+      () => /Stopping: cannot reach build yet \(try \d+, next in \d+s\)/.test(running.stderr()),
+      60_000,
+    );
+    // Nothing was claimed: the turn goes on stopping and the agent still runs there.
+    expect(running.child.exitCode).toBeNull();
+    expect(onHost()).toContain('sleep 301');
+    await host().up();
+    const run = await running.done;
+    expect(run.code, show(run)).not.toBe(0);
+    await until('the host has no agent left', () => !onHost().includes('sleep 301'), 30_000);
+    const { sessionId } = ResultSchema.parse(JSON.parse(run.stdout));
+    const shown = ShowSchema.parse(
+      JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),
+    );
+    const notices = shown.transcript.map((e) => e.content);
+    const told = notices.findIndex((c) =>
+      c.startsWith('Could not reach build to stop the agent there yet'),
+    );
+    const stopped = notices.findIndex((c) => c.startsWith('[Stopped]'));
+    expect(told, show(run)).toBeGreaterThanOrEqual(0);
+    expect(stopped).toBeGreaterThan(told);
+    expect(git(h.repo, 'ls-tree', '--name-only', shown.branch)).toContain('away.txt');
+  }, 240_000);
 
   it('refuses to run an agent on a host without a working bubblewrap, unless unconfined runs were allowed for it', async () => {
     const fake = hostOwnedDir('grove-host-nobwrap-');

@@ -128,8 +128,10 @@ export interface RemoteAgentStarter {
       readonly command: string;
       readonly args: readonly string[];
       readonly input: string;
-      /** Called when the link dropped and Grove reconnects, with a line for the progress row. */
+      /** A line for the progress row while the link is down (Reconnecting to build (try 3, next in 4s)), and once it is back. */
       readonly onReconnect?: (text: string) => void;
+      /** A line for the transcript (a stop that cannot reach the host yet). */
+      readonly onNotice?: (text: string) => void;
     },
   ): Promise<TurnProcess>;
 }

@@ -8,9 +8,17 @@
 import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { HostPlace } from '../../domain/host.js';
+import { reconnectDelayMs, reconnectingLine } from '../../domain/reconnect.js';
 import type { RemoteAgentStarter, TurnProcess } from '../agent/channel.js';
 import { shellCommand, shellQuote } from './quote.js';
-import { cancelRun, followRun, newRunId, startRun, type RemoteRunner } from './remote-run.js';
+import {
+  cancelRun,
+  followRun,
+  newRunId,
+  pause,
+  startRun,
+  type RemoteRunner,
+} from './remote-run.js';
 import { runScript } from './remote-script.js';
 import type { Ssh } from './ssh.js';
 
@@ -90,28 +98,41 @@ export function remoteAgentStarter(ssh: Ssh): RemoteAgentStarter {
         cwd: place.worktree,
         runId,
       });
-      return followAgent(runner, runId, dir, spec.onReconnect);
+      return followAgent(runner, runId, dir, {
+        progress: spec.onReconnect,
+        notice: spec.onNotice,
+      });
     },
   };
 }
 
-/** The run as a TurnProcess: stdout streamed from byte 0 (reconnecting as needed), stderr read at the end. */
-function followAgent(
-  runner: RemoteRunner,
-  runId: string,
-  dir: string,
-  onReconnect: ((text: string) => void) | undefined,
-): TurnProcess {
+interface Tell {
+  /** A line for the progress row. */
+  readonly progress: ((text: string) => void) | undefined;
+  /** A line for the transcript. */
+  readonly notice: ((text: string) => void) | undefined;
+}
+
+/**
+ * The run as a TurnProcess: stdout streamed from byte 0 (reconnecting as
+ * needed, for as long as it takes, the progress row saying so), stderr read
+ * at the end. A stop while the host cannot be reached keeps trying on the
+ * same schedule, the transcript saying so once, and the process ends only
+ * once the run's process group on the host is really gone.
+ */
+function followAgent(runner: RemoteRunner, runId: string, dir: string, tell: Tell): TurnProcess {
   const stdout = new PassThrough();
-  const stop = new AbortController();
+  /** Aborted once the following ended: the run is over (or gone), nothing left to stop. */
+  const over = new AbortController();
   let stderr = '';
   let cancelling: Promise<void> | null = null;
   const name = runner.host.name;
   const followed = followRun(runner, runId, {
     offset: 0,
     onData: (chunk) => stdout.write(chunk),
-    signal: stop.signal,
-    onReconnect: () => onReconnect?.(`Reconnecting to ${name}…`),
+    onReconnect: (attempt, _offset, delayMs) =>
+      tell.progress?.(reconnectingLine(name, attempt, delayMs)),
+    onReconnected: () => tell.progress?.(`Working (reconnected to ${name})`),
   }).then(
     (end) => ({ code: end.exitCode, signal: null }),
     (error: unknown) => {
@@ -119,6 +140,28 @@ function followAgent(
       return { code: null, signal: null };
     },
   );
+  void followed.then(() => over.abort());
+  const cancel = async (): Promise<void> => {
+    for (let attempt = 1; !over.signal.aborted; attempt++) {
+      try {
+        await cancelRun(runner, runId, over.signal);
+        return;
+      } catch (error) {
+        if (over.signal.aborted) return;
+        const delayMs = reconnectDelayMs(attempt, Math.random());
+        if (attempt === 1) {
+          const why = error instanceof Error ? error.message : String(error);
+          tell.notice?.(
+            `Could not reach ${name} to stop the agent there yet (${why}). It may still be working on ${name}; Grove keeps trying, and the turn ends once the agent is stopped.`,
+          );
+        }
+        tell.progress?.(
+          `Stopping: cannot reach ${name} yet (try ${String(attempt)}, next in ${String(Math.max(1, Math.round(delayMs / 1000)))}s)`,
+        );
+        await pause(delayMs, over.signal);
+      }
+    }
+  };
   const exited = followed.then(async (end) => {
     stdout.end();
     await finished(stdout).catch(() => undefined);
@@ -140,11 +183,8 @@ function followAgent(
     exited,
     stderrTail: () => stderr,
     kill() {
-      cancelling ??= cancelRun(runner, runId).catch((error: unknown) => {
-        // The host cannot be reached: stop following; the run is ended when the link is back (grove cancel).
-        stderr = `${error instanceof Error ? error.message : String(error)}\n`;
-        stop.abort();
-      });
+      // Once stopped on the host the following sees its exit (143) and ends the turn.
+      cancelling ??= cancel();
     },
   };
 }

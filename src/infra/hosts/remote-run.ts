@@ -10,12 +10,15 @@
 //
 // The output is read by byte offset: `follow` streams a file from an offset
 // and counts the bytes it was given, so when the link drops (the ssh process
-// or the shared connection dies) it reconnects with backoff and goes on from
-// the last byte it has, none lost and none twice. `cancel` kills the whole
+// or the shared connection dies, the host is away for minutes) it reconnects
+// on domain/reconnect.ts's schedule (1, 2, 4, 7, 10 s with jitter, then every
+// 10 s, with no last try) and goes on from the last byte it has, none lost
+// and none twice. `cancel` kills the whole
 // process group on the host.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Host } from '../../domain/host.js';
+import { reconnectDelayMs } from '../../domain/reconnect.js';
 import { shellCommand } from './quote.js';
 import { HostError, ROOT_PRELUDE, runScript } from './remote-script.js';
 import type { Ssh } from './ssh.js';
@@ -72,14 +75,18 @@ done
 cat -- "$dir/pid"
 `;
 
+/** What the follow script says on stderr once it reads the file: the link is up. */
+const FOLLOWING = 'grove-following';
+
 /**
  * Streams $3 (out or err) from byte offset $4 until the run has ended and
- * every byte is read. GNU tail follows with inotify and stops once the run's
+ * every byte is read, after saying FOLLOWING on stderr. GNU tail follows with inotify and stops once the run's
  * leader is gone (--pid), after a last read; elsewhere the file is polled.
  */
 const FOLLOW_SCRIPT = `${RUN_DIR}file=$dir/$3 from=$(($4 + 1))
 [ -f "$dir/pid" ] || { echo "no such run" >&2; exit 3; }
 [ -e "$file" ] || : >> "$file"
+echo ${FOLLOWING} >&2
 if [ -e "$dir/exit" ]; then exec tail -c +"$from" -- "$file"; fi
 if tail --version 2>/dev/null | grep -q GNU; then
   exec tail -c +"$from" -f --pid="$(cat -- "$dir/pid")" -- "$file"
@@ -209,12 +216,15 @@ export interface FollowOptions {
   /** Each piece of output, in order; the offset after it is `offset + bytes so far`. */
   readonly onData: (chunk: Buffer) => void;
   readonly signal?: AbortSignal;
-  /** Called when the link dropped and a reconnection is about to be tried. */
-  readonly onReconnect?: (attempt: number, offset: number) => void;
-  /** Waits between reconnections, growing to this many ms (default 10 s). */
-  readonly maxBackoffMs?: number;
-  /** Gives up after this many failed reconnections in a row (default 12). */
-  readonly maxAttempts?: number;
+  /**
+   * Called when the link dropped, before the wait for try `attempt` (1 for
+   * the first after a drop) of `delayMs`.
+   */
+  readonly onReconnect?: (attempt: number, offset: number, delayMs: number) => void;
+  /** Called when the link is back after a drop, as the output goes on from `offset`. */
+  readonly onReconnected?: (offset: number) => void;
+  /** A number in [0, 1) for each wait's jitter (default Math.random). */
+  readonly random?: () => number;
 }
 
 export interface FollowEnd {
@@ -231,7 +241,8 @@ function streamOnce(
   offset: number,
   onData: (chunk: Buffer) => void,
   signal: AbortSignal | undefined,
-): Promise<{ code: number | null; stderr: string }> {
+  onFollowing: () => void,
+): Promise<{ code: number | null; stderr: string; following: boolean }> {
   const command = shellCommand([
     'sh',
     '-c',
@@ -249,9 +260,15 @@ function streamOnce(
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
+    let following = false;
     child.stdout.on('data', (chunk: Buffer) => onData(chunk));
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < 4000) stderr += chunk.toString('utf8');
+      if (!following && stderr.includes(`${FOLLOWING}\n`)) {
+        following = true;
+        stderr = stderr.replace(`${FOLLOWING}\n`, '');
+        onFollowing();
+      }
     });
     const stop = (): void => {
       child.kill('SIGTERM');
@@ -259,17 +276,18 @@ function streamOnce(
     signal?.addEventListener('abort', stop, { once: true });
     child.once('error', (error) => {
       signal?.removeEventListener('abort', stop);
-      resolve({ code: null, stderr: error.message });
+      resolve({ code: null, stderr: error.message, following });
     });
     // 'close': every byte of stdout has been handed to onData.
     child.once('close', (code) => {
       signal?.removeEventListener('abort', stop);
-      resolve({ code, stderr });
+      resolve({ code, stderr, following });
     });
   });
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Waits `ms`, or less when the signal aborts. */
+export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done(): void {
@@ -284,9 +302,10 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 /**
  * Streams the run's output from `offset` until the run has ended and every
  * byte is read. A dropped link (ssh killed, the connection gone, the host
- * away for a while) is reconnected with growing waits, from the offset of the
- * last byte received. Throws a HostError when the run does not exist or the
- * host stays away; stops (throwing) when the signal aborts.
+ * away for a while) is tried again on domain/reconnect.ts's schedule, from
+ * the offset of the last byte received, for as long as it takes: only a host
+ * that answers and says there is no such run (a HostError) or the signal
+ * (throwing) ends the following early.
  */
 export async function followRun(
   runner: RemoteRunner,
@@ -297,18 +316,30 @@ export async function followRun(
   if (!Number.isSafeInteger(options.offset) || options.offset < 0)
     throw new HostError(`${String(options.offset)} is not an offset`);
   const { signal } = options;
-  const maxBackoff = options.maxBackoffMs ?? 10_000;
-  const maxAttempts = options.maxAttempts ?? 12;
+  const random = options.random ?? Math.random;
   let offset = options.offset;
   let failures = 0;
   const onData = (chunk: Buffer): void => {
     offset += chunk.length;
     options.onData(chunk);
   };
+  const onFollowing = (): void => {
+    // Back after a drop: the tail reads on from the offset.
+    if (failures > 0) options.onReconnected?.(offset);
+    failures = 0;
+  };
   for (;;) {
     if (signal?.aborted) throw new HostError(`following run ${runId} was stopped`);
     const before = offset;
-    const ended = await streamOnce(runner, runId, options.stream ?? 'out', offset, onData, signal);
+    const ended = await streamOnce(
+      runner,
+      runId,
+      options.stream ?? 'out',
+      offset,
+      onData,
+      signal,
+      onFollowing,
+    );
     if (signal?.aborted) throw new HostError(`following run ${runId} was stopped`);
     if (ended.code === 3) throw new HostError(`no run ${runId} on ${runner.host.name}`);
     if (ended.code === 0) {
@@ -316,13 +347,10 @@ export async function followRun(
       const exitCode = await runStatus(runner, runId, signal).catch(() => null);
       if (exitCode !== null) return { offset, exitCode };
     }
-    // A link that carried bytes before it dropped starts the waits again.
-    failures = offset > before ? 1 : failures + 1;
-    if (failures > maxAttempts)
-      throw new HostError(
-        `lost the link to ${runner.host.name} while following run ${runId} (${ended.stderr.trim().split('\n')[0] ?? ''})`,
-      );
-    options.onReconnect?.(failures, offset);
-    await sleep(Math.min(maxBackoff, 250 * 2 ** (failures - 1)), signal);
+    // A link that was up (or carried bytes) before it dropped starts the waits again.
+    failures = ended.following || offset > before ? 1 : failures + 1;
+    const delayMs = reconnectDelayMs(failures, random());
+    options.onReconnect?.(failures, offset, delayMs);
+    await pause(delayMs, signal);
   }
 }

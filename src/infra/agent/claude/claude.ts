@@ -217,6 +217,7 @@ async function startClaude(
       args: claudeArgs(request),
       input: promptInput(request),
       onReconnect: (text) => onEvent({ type: 'progress', text }),
+      onNotice: (text) => onEvent({ type: 'notice', text }),
     });
     return { proc, send: null, close: () => undefined };
   }
