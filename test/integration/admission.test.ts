@@ -70,6 +70,15 @@ async function status(id: string): Promise<string | undefined> {
   return (await infra.store.sessions.get(id))?.status;
 }
 
+/** SIGKILL, unless the process ended since the listing (a child of the tree exits by itself). */
+function killIfAlive(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
 const finished = (id: string) => async () => (await status(id)) === 'Review';
 
 describe('admission by free memory', () => {
@@ -152,7 +161,7 @@ describe('admission by turn slots', () => {
     await waitUntil('the second waits', () => grove.app.state.admission[b]);
 
     // The agent's process tree dies mid-turn (its sandbox's leader, killed).
-    for (const p of processesWith(worktree)) process.kill(p.pid, 'SIGKILL');
+    for (const p of processesWith(worktree)) killIfAlive(p.pid);
 
     await waitUntil('the next turn ran', finished(b), 120_000);
     expect(asked('Next task')).toBe(true);

@@ -23,8 +23,8 @@ import { waitUntil } from '../helpers/wait.js';
 // clock, never upper bounds.
 
 const BURST = 12;
-/** Slack for the receiver's arrival times against the sender's own clock. */
-const SLACK_MS = 250;
+/** Slack for the receiver's arrival times against the sender's own clock (a POST slowed on its way). */
+const SLACK_MS = 1000;
 
 let world: GroveWorld;
 let infra: Infra;
@@ -152,10 +152,16 @@ describe('the webhook under a burst of items', () => {
       `grove answer ${ids[0]?.slice(0, 8) ?? ''} "<your answers>"`,
     );
     const times = arrivals.map((a) => a.at);
+    // Arrival times, not send times: one POST slowed on its way (the first one's connection, a
+    // loaded machine) shortens the gap after it, so each gap gets the slack, and the first ten
+    // together must take their 2 s each (a limit of one a second would take 9 s).
     for (let i = 1; i < times.length; i++)
       expect(times[i]! - times[i - 1]!, `gap before POST ${i + 1}`).toBeGreaterThanOrEqual(
         2000 - SLACK_MS,
       );
+    expect(times[9]! - times[0]!, 'the first ten POSTs').toBeGreaterThanOrEqual(
+      9 * 2000 - SLACK_MS,
+    );
     // No 60-second window holds more than ten: the eleventh waits for the first to be a minute old.
     for (let i = 10; i < times.length; i++)
       expect(times[i]! - times[i - 10]!, `POST ${i + 1}`).toBeGreaterThanOrEqual(60_000 - SLACK_MS);
