@@ -26,3 +26,8 @@ export function reconnectDelayMs(attempt: number, random: number): number {
 export function reconnectingLine(host: string, attempt: number, delayMs: number): string {
   return `Reconnecting to ${host} (try ${String(attempt)}, next in ${String(Math.max(1, Math.round(delayMs / 1000)))}s)`;
 }
+
+/** Whether a progress line is one of reconnectingLine's: the session's host cannot be reached right now. */
+export function isReconnectingLine(text: string | null | undefined): boolean {
+  return typeof text === 'string' && /^Reconnecting to \S+ \(try \d+, next in \d+s\)$/.test(text);
+}

@@ -98,6 +98,8 @@ export interface RowFacts {
   readonly variant: string | null;
   readonly needsYou: boolean;
   readonly marked: boolean;
+  /** Its host cannot be reached right now and Grove is reconnecting (the progress line says so). */
+  readonly reconnecting?: boolean;
 }
 
 /** A row's badges, most important first (a narrow row leaves out from the end). */
@@ -135,7 +137,12 @@ export function rowBadges(session: Session, facts: RowFacts): RowBadge[] {
       tone: 'accent',
     });
   // Where the agent runs, when not here: the host's name (issue 24), last to go on a narrow row.
-  if (session.host) badges.push({ full: ` [@${session.host}]`, short: ' [@]', tone: 'muted' });
+  if (session.host)
+    badges.push(
+      facts.reconnecting
+        ? { full: ` [@${session.host} reconnecting]`, short: ' [@…]', tone: 'warn' }
+        : { full: ` [@${session.host}]`, short: ' [@]', tone: 'muted' },
+    );
   return badges;
 }
 

@@ -4,6 +4,7 @@
 import { createElement } from 'react';
 import { renderToString } from 'ink';
 import { describe, expect, it } from 'vitest';
+import { isReconnectingLine, reconnectingLine } from '../../src/domain/reconnect.js';
 import { Root } from '../../src/ui/Root.js';
 import { fitBadges, rowBadges, type RowFacts } from '../../src/ui/list-row.js';
 import { createTheme } from '../../src/ui/theme.js';
@@ -53,5 +54,36 @@ describe('the host badge', () => {
     );
     const line = frame.split('\n').find((l) => l.includes('On the build box')) ?? '';
     expect(line).toContain('[@build]');
+  });
+
+  it('says reconnecting while the host cannot be reached, in the list at 120 columns', () => {
+    const session = makeSession('InProgress', {
+      id: 'r',
+      title: 'On the build box',
+      host: 'build',
+    });
+    const line = reconnectingLine('build', 4, 7000);
+    expect(isReconnectingLine(line)).toBe(true);
+    expect(isReconnectingLine('Working (reconnected to build)')).toBe(false);
+    expect(isReconnectingLine('Thinking…')).toBe(false);
+    const badges = rowBadges(session, { ...FACTS, reconnecting: true });
+    expect(badges.map((b) => b.full)).toEqual([' [@build reconnecting]']);
+    expect(fitBadges(badges, 13)).toEqual([' [@…]']);
+    const frame = (progress: string): string => {
+      const state = appState({
+        sessions: [session],
+        selectedSessionId: 'r',
+        columns: 120,
+        progress: { r: progress },
+      });
+      const out = renderToString(
+        createElement(Root, { state, theme: createTheme({ NO_COLOR: '1' }), home: undefined }),
+        { columns: 120 },
+      );
+      return out.split('\n').find((l) => l.includes('On the build box')) ?? '';
+    };
+    expect(frame(line)).toContain('[@build reconnecting]');
+    expect(frame('Working (reconnected to build)')).toContain('[@build]');
+    expect(frame('Working (reconnected to build)')).not.toContain('reconnecting');
   });
 });

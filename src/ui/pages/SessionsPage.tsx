@@ -1,4 +1,5 @@
 import type { SessionGroup } from '../../domain/best-of.js';
+import { isReconnectingLine } from '../../domain/reconnect.js';
 import { waitingText, type UsageLimit } from '../../domain/usage-limit.js';
 import { admissionText, type AdmissionWait } from '../../domain/admission.js';
 import { Box, Text } from 'ink';
@@ -57,6 +58,7 @@ const SessionRow = memo(function SessionRow({
   variant = null,
   needsYou = false,
   marked = false,
+  reconnecting = false,
   width,
   resourceColumns,
   diskColumn,
@@ -77,6 +79,8 @@ const SessionRow = memo(function SessionRow({
   variant?: string | null;
   /** Needs the person (questions, ready for review, a failed merge, its PR merged or closed); cleared on open. */
   needsYou?: boolean;
+  /** Its host cannot be reached right now: Grove is reconnecting. */
+  reconnecting?: boolean;
   /** Marked (Space) for R to start. */
   marked?: boolean;
   width: number;
@@ -105,6 +109,7 @@ const SessionRow = memo(function SessionRow({
     variant,
     needsYou,
     marked,
+    reconnecting,
   });
   const layout = titleLayout(badges, titleWidth);
   const tones: Record<BadgeTone, string | undefined> = {
@@ -286,6 +291,7 @@ export function SessionsPage({
             variant={variantBadge(state.groups, row.session.id)}
             needsYou={state.attention[row.session.id] !== undefined}
             marked={state.marked.includes(row.session.id)}
+            reconnecting={isReconnectingLine(state.progress[row.session.id])}
             width={width}
             resourceColumns={resourceColumns}
             diskColumn={diskColumn}
