@@ -7,6 +7,10 @@ import type { TmuxTerminal } from '../helpers/tmux.js';
 import { setUpE2eWorld } from '../helpers/e2e-world.js';
 import { reply } from '../helpers/fake-model/reply.js';
 
+/** The session header's mode after agent/model [effort], the agent's resource figures while its processes run, and the disk use once walked. */
+const HEADER_PLAN =
+  /claude\/\S+ \[\w+\] {2}(?:CPU .*? process(?:es)? {2})?(?:disk \S+ \S+ {2})?Plan/;
+
 // The prompt composer in a real terminal: `@` file completion, a slash
 // command, the prompt history (kept across restarts) and `y` over OSC 52.
 
@@ -96,7 +100,7 @@ describe('the prompt composer', () => {
     await t.keys('Enter');
 
     await t.waitFor('[Mode] Plan');
-    expect(await t.screen()).toMatch(/claude\/\S+ \[\w+\]\s+Plan/);
+    expect(await t.screen()).toMatch(HEADER_PLAN);
   });
 
   it("keeps a new session's composer open after /mode, so the task typed next is text, not keys", async () => {
@@ -107,7 +111,7 @@ describe('the prompt composer', () => {
     await t.type('/mode pl');
     await t.waitFor('▶ plan');
     await t.keys('Enter');
-    await t.waitFor(/claude\/\S+ \[\w+\]\s+Plan/);
+    await t.waitFor(HEADER_PLAN);
 
     // d would open the diff view and o a shell, were the composer closed.
     await t.type('do the task');

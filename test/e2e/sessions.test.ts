@@ -150,8 +150,9 @@ describe('agent sessions in the TUI', () => {
     await t.keys('Enter');
     await t.waitFor('1. Create hello.txt.', 20_000);
     const planned = await t.waitFor(/Review/);
-    // The header: agent/model [effort], then what its agent's processes use while any run, then the mode.
-    expect(planned).toMatch(/\] {2}(?:CPU .*? process(?:es)? {2})?Plan {2}/);
+    // The header: agent/model [effort], then what its agent's processes use while any run and
+    // the worktree's disk use once walked, then the mode.
+    expect(planned).toMatch(/\] {2}(?:CPU .*? process(?:es)? {2})?(?:disk \S+ \S+ {2})?Plan {2}/);
     const turn = e2e.server
       .modelRequests('anthropic')
       .find(
@@ -166,7 +167,9 @@ describe('agent sessions in the TUI', () => {
     const switched = await t.waitFor(
       '[Mode] Auto Edit: edits and commands, confined to the worktree.',
     );
-    expect(switched).toMatch(/\] {2}(?:CPU .*? process(?:es)? {2})?Auto Edit {2}/);
+    expect(switched).toMatch(
+      /\] {2}(?:CPU .*? process(?:es)? {2})?(?:disk \S+ \S+ {2})?Auto Edit {2}/,
+    );
   });
 
   it('stops a running turn with Ctrl+C and keeps the session in Review', async () => {
