@@ -186,7 +186,8 @@ export function makeAgentTmp(root: string = tmpdir()): string {
   return realpathSync(mkdtempSync(join(root, `grove-agent-${process.pid}-${ownTag}-`)));
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this pid exists (another user's counts too). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

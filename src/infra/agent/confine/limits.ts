@@ -25,6 +25,7 @@ import {
 import { join } from 'node:path';
 import type { LimitHit, SessionLimits } from '../../../domain/limits.js';
 import { runTool } from '../../exec.js';
+import { pidAlive } from './leftovers.js';
 
 /** How limits are enforced on this machine. */
 export type LimitBackend =
@@ -356,20 +357,11 @@ export function sweepLimitCgroups(backend: LimitBackend): number {
     }
     for (const name of names) {
       const pid = /^grove-(\d+)-\d+$/.exec(name)?.[1];
-      if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+      if (pid === undefined || Number(pid) === process.pid || pidAlive(Number(pid))) continue;
       if (removeCgroup(join(base, name))) removed++;
     }
   }
   return removed;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

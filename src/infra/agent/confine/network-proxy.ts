@@ -14,6 +14,7 @@ import {
   normalizeHost,
   type AllowEntry,
 } from '../../../domain/network.js';
+import { pidAlive } from './leftovers.js';
 
 /**
  * node:http, loaded when the first proxy starts. A static ESM import of it
@@ -165,15 +166,6 @@ const HOP_BY_HOP = new Set([
 
 const FOLDER_PREFIX = 'grove-net-';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes the socket folders of Grove processes that are gone (killed before
  * they could close their proxy); the number removed. Run by the start-up sweep.
@@ -188,7 +180,7 @@ export function sweepProxyFolders(root = tmpdir()): number {
   }
   for (const name of names) {
     const pid = /^grove-net-(\d+)-/.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+    if (pid === undefined || Number(pid) === process.pid || pidAlive(Number(pid))) continue;
     try {
       rmSync(join(root, name), { recursive: true, force: true });
       removed += 1;
