@@ -56,8 +56,12 @@ function usageLimit(seconds: number) {
   };
 }
 
+/** The turn's requests for the prompt (Grove's title request quotes it too, and may come late). */
 const promptRequests = (): number =>
-  h.server.modelRequests('openai').filter((r) => JSON.stringify(r.body).includes(PROMPT)).length;
+  h.server.modelRequests('openai').filter((r) => {
+    const body = JSON.stringify(r.body);
+    return body.includes(PROMPT) && !body.includes(TITLE);
+  }).length;
 
 /**
  * Starts `grove run` with Codex on a prompt its usage limit stops, lifting in `seconds`
