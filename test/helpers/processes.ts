@@ -29,6 +29,15 @@ function info(pid: number): ProcessInfo | null {
   }
 }
 
+/** SIGKILL, unless the process ended since the listing (a child of the tree exits by itself). */
+export function killIfAlive(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
 /** Live (not zombie) processes on this machine. */
 export function liveProcesses(): ProcessInfo[] {
   const out: ProcessInfo[] = [];

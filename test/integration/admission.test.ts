@@ -7,7 +7,7 @@ import {
 } from '../../src/domain/admission.js';
 import { gate, type Gate } from '../helpers/fake-model/server.js';
 import { startGroveApp, type GroveApp } from '../helpers/grove-app.js';
-import { processesWith } from '../helpers/processes.js';
+import { killIfAlive, processesWith } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 import { harness, reply, type Harness } from './headless-harness.js';
 
@@ -68,15 +68,6 @@ function asked(prompt: string): boolean {
 
 async function status(id: string): Promise<string | undefined> {
   return (await infra.store.sessions.get(id))?.status;
-}
-
-/** SIGKILL, unless the process ended since the listing (a child of the tree exits by itself). */
-function killIfAlive(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
 }
 
 const finished = (id: string) => async () => (await status(id)) === 'Review';

@@ -12,7 +12,7 @@ import {
   type RemoteRunner,
 } from '../../src/infra/hosts/remote-run.js';
 import { controlDir, createSsh } from '../../src/infra/hosts/ssh.js';
-import { liveProcesses } from '../helpers/processes.js';
+import { killIfAlive, liveProcesses } from '../helpers/processes.js';
 import { sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -110,7 +110,7 @@ describe('a detached run on a host', () => {
       (p) => p.cmdline.startsWith('ssh') && p.cmdline.includes(sockets),
     );
     expect(ours.some((p) => p.cmdline.startsWith('ssh: '))).toBe(true); // the shared connection
-    for (const p of ours) process.kill(p.pid, 'SIGKILL');
+    for (const p of ours) killIfAlive(p.pid); // the shared connection's end may end the others first
     dropped = true;
     const atDrop = received;
 

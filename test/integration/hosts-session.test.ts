@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { gate } from '../helpers/fake-model/server.js';
 import { git } from '../helpers/grove-env.js';
-import { liveProcesses } from '../helpers/processes.js';
+import { killIfAlive, liveProcesses } from '../helpers/processes.js';
 import { REAL_CLI_BIN } from '../helpers/real-clis.js';
 import { ensureHostUser, sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
 import { expectExit, harness, reply, show, until, type Harness } from './headless-harness.js';
@@ -197,7 +197,8 @@ describe('a session on a host', () => {
     await until('the agent works on the host', () => hostProcesses().includes('sleep 5'), 120_000);
     const ours = groveSshProcesses();
     expect(ours.some((p) => p.cmdline.startsWith('ssh: '))).toBe(true); // the shared connection
-    for (const p of ours) process.kill(p.pid, 'SIGKILL');
+    // Killing the shared connection may end the others first.
+    for (const p of ours) killIfAlive(p.pid);
     const run = await running.done;
     expectExit(run, 0);
     const result = ResultSchema.parse(JSON.parse(run.stdout));
