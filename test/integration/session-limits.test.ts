@@ -5,6 +5,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   realpathSync,
   rmSync,
@@ -224,17 +225,76 @@ describe.skipIf(!own)(`grove run with limits (${own ? 'cgroups Grove makes' : wh
   });
   afterAll(() => world.cleanup());
 
-  /** The built binary; `wrap` runs it inside another command (bwrap with the cgroups read-only). */
+  /**
+   * What Grove's cgroups and their processes are doing now: for a run that
+   * did not end in time (once on CI, a 1 s run took over 240 s).
+   */
+  const cgroupState = (): string =>
+    found.kind !== 'cgroup'
+      ? ''
+      : [...new Set([found.memory, found.pids])]
+          .flatMap((base) =>
+            readdirSync(base)
+              .filter((name) => name.startsWith('grove-'))
+              .map((name) => join(base, name)),
+          )
+          .map((cg) => {
+            const read = (file: string) => {
+              try {
+                return readFileSync(join(cg, file), 'utf8').trim();
+              } catch {
+                return '-';
+              }
+            };
+            const procs = read('cgroup.procs')
+              .split('\n')
+              .filter((pid) => /^\d+$/.test(pid))
+              .map((pid) => {
+                const stat = (file: string) => {
+                  try {
+                    return readFileSync(`/proc/${pid}/${file}`, 'utf8').replace(/\0/g, ' ').trim();
+                  } catch {
+                    return '-';
+                  }
+                };
+                return `  ${pid} ${stat('stat').split(' ')[2] ?? '?'} wchan=${stat('wchan')} ${stat('cmdline').slice(0, 200)}`;
+              });
+            return [
+              cg,
+              `  oom_control: ${read('memory.oom_control').replace(/\n/g, ', ')}`,
+              `  usage: ${read('memory.usage_in_bytes')} events: ${read('pids.events').replace(/\n/g, ', ')}`,
+              ...procs,
+            ].join('\n');
+          })
+          .join('\n');
+
+  /**
+   * The built binary; `wrap` runs it inside another command (bwrap with the
+   * cgroups read-only). A run that has not ended after 100 s is killed and
+   * fails the test with what it printed and the state of Grove's cgroups.
+   */
   const grove = (args: string[], wrap: readonly string[] = []) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
       const [command = process.execPath, ...rest] = [...wrap, process.execPath, GROVE_BIN, ...args];
-      const child = spawn(command, rest, { cwd: repo, env });
+      const child = spawn(command, rest, { cwd: repo, env, detached: true });
       let stdout = '';
       let stderr = '';
+      const timer = setTimeout(() => {
+        const state = cgroupState();
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        fail(
+          new Error(
+            `grove ${args.join(' ')} did not end in 100 s.\nstdout: ${stdout}\nstderr: ${stderr}\ncgroups:\n${state}`,
+          ),
+        );
+      }, 100_000);
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.stdin.end();
-      child.on('close', (code) => done({ code, stdout, stderr }));
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        done({ code, stdout, stderr });
+      });
     });
 
   const committed = (sessionJson: string, file: string): string => {
