@@ -263,6 +263,24 @@ async function scrollScenario() {
   }
 }
 
+/** The new worktree's `git worktree add` of a GIT_TRACE2_EVENT file: how long it took and when it ended (ms since the epoch). */
+function checkoutOf(trace) {
+  if (!existsSync(trace)) return null;
+  const bySid = new Map();
+  for (const line of readFileSync(trace, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const e = JSON.parse(line);
+    if (e.sid.includes('/')) continue;
+    const p = bySid.get(e.sid) ?? {};
+    bySid.set(e.sid, p);
+    if (e.event === 'start') p.add = e.argv.includes('worktree') && e.argv.includes('add');
+    if (e.event === 'start') p.start = Date.parse(e.time);
+    if (e.event === 'exit') p.end = Date.parse(e.time);
+  }
+  const add = [...bySid.values()].find((p) => p.add && p.end !== undefined);
+  return add ? { ms: add.end - add.start, end: add.end } : null;
+}
+
 /** Git processes and full-tree walks (status, add -A, commit, an index refresh) of a GIT_TRACE2_EVENT file. */
 function gitCounts(trace, worktree, main) {
   const bySid = new Map();
@@ -325,6 +343,7 @@ async function turnOn(folders) {
     const counts = [];
     let sessionId = null;
     let worktree = null;
+    let beforeAgent = null;
     for (let turn = 0; turn < 3; turn++) {
       if (existsSync(calls)) rmSync(calls);
       const trace = join(w.dir, `trace-${turn}.json`);
@@ -346,6 +365,18 @@ async function turnOn(folders) {
       const lines = [...log.matchAll(/Grove's own ([\d.]+) ms/g)];
       costs.push(Number(lines.at(-1)?.[1] ?? NaN));
       counts.push(gitCounts(trace, worktree, w.repo));
+      if (turn === 0 && existsSync(calls)) {
+        // The agent's own start (the fake claude's first line), against the checkout's end.
+        const started = readFileSync(calls, 'utf8')
+          .split('\n')
+          .find((l) => l.startsWith('turn '));
+        const checkout = checkoutOf(trace);
+        if (started && checkout)
+          beforeAgent = {
+            checkout: checkout.ms,
+            after: Number(started.split(' ')[1]) - checkout.end,
+          };
+      }
       // Title generation runs beside the turn; a short-lived `grove run` waits for it.
       kinds.push(
         existsSync(calls)
@@ -363,6 +394,10 @@ async function turnOn(folders) {
         .map((c) => c.toFixed(0))
         .join(' and ')} ms (goal ≤ 300 ms: ${verdict(Math.max(...costs) <= 300)})`,
     );
+    if (beforeAgent)
+      console.log(
+        `  before the first turn's agent, ${size} files: the checkout ${beforeAgent.checkout.toFixed(0)} ms, then ${beforeAgent.after.toFixed(0)} ms until the agent's process runs (its own start included; goal ≤ 300 ms: ${verdict(beforeAgent.after <= 300)})`,
+      );
     const follow = counts[1];
     if (follow)
       console.log(

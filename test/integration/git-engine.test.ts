@@ -7,9 +7,11 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   realpathSync,
   rmSync,
   statSync,
@@ -22,6 +24,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitCommonDirOf, gitDirOf } from '../../src/infra/git/git-dir.js';
 import { createGitClient, GitError } from '../../src/infra/git/git-client.js';
 import { git } from '../../src/infra/git/run.js';
+import { settleCheckout } from '../../src/infra/git/settle.js';
 import { GIT_PROCESS_LIMITS } from '../../src/infra/git/simple.js';
 
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
@@ -276,23 +279,23 @@ describe('worktrees made together', () => {
 });
 
 describe('a new worktree', () => {
-  it('has an index git trusts at once, and still sees a same-size edit made right after', async () => {
-    const repo = makeRepo('racy');
-    const run = (cwd: string, ...args: string[]): string =>
-      execFileSync(REAL_GIT, args, { cwd, env: clientEnv(), encoding: 'utf8' });
+  const run = (cwd: string, ...args: string[]): string =>
+    execFileSync(REAL_GIT, args, { cwd, env: clientEnv(), encoding: 'utf8' });
+
+  /** A repository of 200 files and a tracked link to a file outside, whose time must not change. */
+  function racyRepo(name: string): { repo: string; outside: string; outsideTime: number } {
+    const repo = makeRepo(name);
     for (let i = 0; i < 200; i++) writeFileSync(join(repo, `f${i}.txt`), `file ${i}\n`);
-    // A tracked link to a file outside: its target's time must not change.
-    const outside = join(dir, 'outside.txt');
+    const outside = join(dir, `${name}-outside.txt`);
     writeFileSync(outside, 'outside\n');
-    const outsideTime = statSync(outside).mtimeMs;
     symlinkSync(outside, join(repo, 'link'));
     run(repo, 'add', '-A');
     run(repo, 'commit', '-q', '-m', 'Files');
-    const worktree = join(dir, 'wt', 'racy');
+    return { repo, outside, outsideTime: statSync(outside).mtimeMs };
+  }
 
-    await createGitClient(clientEnv()).addWorktree(repo, worktree, 'grove/racy', 'main');
-
-    // git trusts an entry only if its time (in whole seconds) is older than the index's.
+  /** git trusts an entry only if its time (in whole seconds) is older than the index's; and a same-size edit made at once is still a change. */
+  function expectSettled(worktree: string, outside: string, outsideTime: number): void {
     const index = run(
       worktree,
       'rev-parse',
@@ -307,10 +310,36 @@ describe('a new worktree', () => {
     expect(entrySeconds.length).toBe(202);
     expect(entrySeconds.filter((second) => second >= indexSecond)).toEqual([]);
     expect(statSync(outside).mtimeMs).toBe(outsideTime);
-    // An edit that keeps the size, made at once, is still a change.
     writeFileSync(join(worktree, 'f7.txt'), 'FILE 7\n');
     expect(run(worktree, 'status', '--porcelain')).toBe(' M f7.txt\n');
+  }
+
+  it('has an index git trusts at once, and still sees a same-size edit made right after', async () => {
+    const { repo, outside, outsideTime } = racyRepo('racy');
+    const worktree = join(dir, 'wt', 'racy');
+    await createGitClient(clientEnv()).addWorktree(repo, worktree, 'grove/racy', 'main');
+    expectSettled(worktree, outside, outsideTime);
   });
+
+  it.each(['back', 'forward'] as const)(
+    'settles a checkout %s: git trusts it, and an edit made the moment it is settled is seen',
+    async (way) => {
+      const { repo, outside, outsideTime } = racyRepo(`racy-${way}`);
+      const worktree = join(dir, 'wt', `racy-${way}`);
+      run(repo, 'worktree', 'add', '-q', '-b', `grove/racy-${way}`, worktree, 'main');
+      const before = new Map(
+        readdirSync(worktree)
+          .filter((f) => f.endsWith('.txt'))
+          .map((f) => [f, lstatSync(join(worktree, f)).mtimeMs]),
+      );
+      expect(await settleCheckout(worktree, way)).toBe(way);
+      // Forward touches no file of the checkout.
+      if (way === 'forward')
+        for (const [file, time] of before)
+          expect(lstatSync(join(worktree, file)).mtimeMs).toBe(time);
+      expectSettled(worktree, outside, outsideTime);
+    },
+  );
 });
 
 describe('answers and errors', () => {

@@ -1,7 +1,8 @@
-import { copyFile, lutimes, mkdir, readFile, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { GitError, git, gitOut } from './run.js';
+import { settleCheckout } from './settle.js';
 
 const adminQueues = new Map<string, Promise<unknown>>();
 
@@ -64,32 +65,6 @@ export async function addWorktree(
     }
   });
   await settleCheckout(path);
-}
-
-/**
- * A fresh checkout writes its files and its index within the same second,
- * and git (which compares these times in whole seconds) cannot trust a
- * file whose time is not older than the index: until an index is written in
- * a later second, every git command there hashes every file again (slow on a
- * large repository, several times in a session's first turn: figures in
- * docs/performance.md). So the
- * checkout's files are dated a second back and the index refreshed at once:
- * any later change, in this second or after, is newer than what the index
- * holds, so nothing is missed. Symbolic links get their own time
- * (`lutimes`), never their target's. Runs before the agent starts, so no
- * file of its is touched.
- */
-async function settleCheckout(path: string): Promise<void> {
-  const earlier = new Date((Math.floor(Date.now() / 1000) - 1) * 1000);
-  const files = (await gitOut(['ls-files', '-z'], { cwd: path })).split('\0').filter(Boolean);
-  // A few hundred at a time: all 10,000 at once would queue as many promises for nothing.
-  for (let at = 0; at < files.length; at += 256)
-    await Promise.all(
-      files
-        .slice(at, at + 256)
-        .map((file) => lutimes(join(path, file), earlier, earlier).catch(() => {})),
-    );
-  await git(['update-index', '-q', '--refresh'], { cwd: path, okCodes: [1] });
 }
 
 /**
