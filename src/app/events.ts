@@ -1,3 +1,4 @@
+import type { PullRequestChecks } from '../domain/checks.js';
 import type { IssueList } from '../domain/issue.js';
 import type { UsageLimit } from '../domain/usage-limit.js';
 import type { SessionGroup } from '../domain/best-of.js';
@@ -164,6 +165,12 @@ export type AppEvent =
       readonly sessionId: string;
       readonly threads: readonly ReviewThread[];
       readonly error: string | null;
+    }
+  /** A session's pull-request checks as stored after a refresh (a 304 included). */
+  | {
+      readonly type: 'pullRequestChecksLoaded';
+      readonly sessionId: string;
+      readonly checks: PullRequestChecks;
     }
   | { readonly type: 'agentsDetected'; readonly agents: readonly AgentAvailability[] }
   | { readonly type: 'sandboxChecked'; readonly missing: boolean }

@@ -385,6 +385,11 @@ export function reduce(state: AppState, event: AppEvent): AppState {
           [event.sessionId]: { threads: event.threads, error: event.error },
         },
       };
+    case 'pullRequestChecksLoaded':
+      return {
+        ...state,
+        pullRequestChecks: { ...state.pullRequestChecks, [event.sessionId]: event.checks },
+      };
     case 'agentsDetected':
       return {
         ...state,

@@ -1,3 +1,4 @@
+import type { PullRequestChecks } from '../domain/checks.js';
 import type { IssueList } from '../domain/issue.js';
 import type { UsageLimit } from '../domain/usage-limit.js';
 import type { SessionGroup } from '../domain/best-of.js';
@@ -355,6 +356,8 @@ export interface AppState {
   readonly diffComments: Readonly<Record<string, readonly DiffComment[]>>;
   /** Pull-request review threads per published session (loaded with the session view and by the poller). */
   readonly reviewThreads: Readonly<Record<string, ReviewThreadsView>>;
+  /** The head commit's checks per published session, as the poller last stored them. */
+  readonly pullRequestChecks: Readonly<Record<string, PullRequestChecks>>;
   readonly agents: readonly AgentAvailability[] | null;
   /** No sandbox engine can confine agents here (null: not checked yet); with the opt-out on they run unconfined. */
   readonly sandboxMissing: boolean | null;
@@ -419,6 +422,7 @@ export function initialState(init: {
     diff: null,
     diffComments: {},
     reviewThreads: {},
+    pullRequestChecks: {},
     agents: null,
     sandboxMissing: null,
     resources: null,

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { diskUsage } from '../infra/disk-usage.js';
+import { checksSummary, type PullRequestChecks } from '../domain/checks.js';
 import type { Session } from '../domain/session.js';
 import { activeWorkSeconds } from '../domain/session.js';
 import { permissionModeFlag } from '../domain/permission-mode.js';
@@ -182,6 +183,44 @@ export function listItem(
 export async function worktreeBytes(session: Session): Promise<number | null> {
   if (session.host || !existsSync(session.worktreePath)) return null;
   return diskUsage(session.worktreePath);
+}
+
+/**
+ * The head commit's checks of the session's pull request, as the poller last
+ * stored them (`grove show --json`); null before any was read.
+ */
+export function checksJson(checks: PullRequestChecks | undefined) {
+  if (!checks) return null;
+  return {
+    headSha: checks.headSha,
+    state: checks.state,
+    error: checks.error,
+    fetchedAt: new Date(checks.fetchedAt).toISOString(),
+    items: checks.checks.map((c) => ({
+      kind: c.kind,
+      name: c.name,
+      state: c.state,
+      conclusion: c.conclusion,
+      url: c.url,
+      logTail: c.logTail,
+      logError: c.logError,
+    })),
+  };
+}
+
+/** `grove show`'s checks lines: the badge and counts, then each failing check with its log tail. */
+export function checksLines(checks: PullRequestChecks | undefined): string[] {
+  if (!checks) return [];
+  const lines = [
+    `checks ${checks.state ?? 'none'} at ${checks.headSha.slice(0, 7)}${checks.checks.length > 0 ? ` (${checksSummary(checks.checks)})` : ''}`,
+  ];
+  if (checks.error) lines.push(`  ${checks.error}`);
+  for (const check of checks.checks.filter((c) => c.state === 'failing')) {
+    lines.push(`  failing: ${check.name}${check.conclusion ? ` (${check.conclusion})` : ''}`);
+    if (check.logError) lines.push(`    ${check.logError}`);
+    for (const line of check.logTail?.split('\n') ?? []) lines.push(`    | ${line}`);
+  }
+  return lines;
 }
 
 /** The session's usage, split by role and model, with its totals. */

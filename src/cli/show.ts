@@ -6,6 +6,8 @@ import { permissionModeLabel } from '../domain/permission-mode.js';
 import { waitingText } from '../domain/usage-limit.js';
 import { EXIT, findSession, type HeadlessIo } from './headless.js';
 import {
+  checksJson,
+  checksLines,
   resourcesJson,
   sampleAgents,
   sessionResult,
@@ -54,6 +56,7 @@ export async function showJson(
     guard: session.guardFlag ?? null,
     resources: resourcesJson((await sampleAgents(infra.paths.run))?.sessions[session.id]),
     diskBytes: await worktreeBytes(session),
+    checks: checksJson(await infra.store.pullRequestChecks.get(session.id)),
     waiting: waiting
       ? { agent: waiting.agent, until: new Date(waiting.until).toISOString() }
       : null,
@@ -114,6 +117,8 @@ export async function showCommand(
     io.stdout.write(
       `pull request #${session.reviewRequest.number} ${session.reviewRequest.state}: ${session.reviewRequest.url}\n`,
     );
+  for (const line of checksLines(await infra.store.pullRequestChecks.get(session.id)))
+    io.stdout.write(`${line}\n`);
   if (session.keptBranch)
     io.stdout.write(
       `kept branch ${session.keptBranch} (restore: ${restoreCommand(session.keptBranch)})\n`,

@@ -9,7 +9,7 @@ export interface PullRequestInfo {
   readonly headBranch: string;
   readonly baseBranch: string;
   readonly reviewDecision: 'approved' | 'changes_requested' | 'review_required' | null;
-  /** e.g. "3 passed, 1 failed", or null when the head commit has no checks. */
-  readonly checksSummary: string | null;
+  /** The head commit's sha (its checks are read by the poller, app/services/review/pr-checks.ts). */
+  readonly headSha: string;
   readonly mergedAt: string | null;
 }

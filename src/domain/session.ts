@@ -1,3 +1,4 @@
+import type { CheckState } from './checks.js';
 import type { SessionIssue } from './issue.js';
 import type { PermissionMode } from './permission-mode.js';
 import type { SessionStatus } from './session-status.js';
@@ -72,6 +73,8 @@ export interface ReviewRequest {
   readonly isDraft: boolean;
   readonly reviewDecision: string | null;
   readonly checksSummary: string | null;
+  /** The badge of the head commit's checks (issue 28); null or absent: none read. */
+  readonly checksState?: CheckState | null;
   readonly headBranch: string;
   readonly baseBranch: string;
 }

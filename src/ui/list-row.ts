@@ -1,5 +1,6 @@
 import type { SessionOverlap } from '../domain/overlap.js';
 import type { Session } from '../domain/session.js';
+import { checksBadge } from './checks-layout.js';
 import { cellWidth, fit } from './text.js';
 
 /**
@@ -127,6 +128,9 @@ export function rowBadges(session: Session, facts: RowFacts): RowBadge[] {
       tone: conflicts ? 'error' : 'warn',
     });
   }
+  // The pull request's checks (issue 28): failing, pending or passed.
+  const checks = checksBadge(session);
+  if (checks) badges.push(checks);
   if (facts.held) badges.push({ full: ' [budget reached]', short: ' [budget]', tone: 'warn' });
   else if (facts.waiting)
     badges.push({ full: ` [${facts.waiting}]`, short: ' [waiting]', tone: 'warn' });

@@ -17,6 +17,7 @@ import type { StyledLine } from './transcript-lines.js';
 import { markdownLines, windowLines } from './transcript-lines.js';
 import { composerAssistHeight } from './composer-assist-layout.js';
 import { threadsPanelHeight } from './threads-panel-layout.js';
+import { checkLines } from './checks-layout.js';
 
 /** The page height the session view gets (the screen minus bars and footer). */
 export function sessionPageHeight(state: AppState): number {
@@ -132,6 +133,7 @@ export function sessionLayout(state: AppState, session: Session, height: number)
     ...summaryLines(session, width - 2),
     ...overlapTail(state, session, width - 2),
     ...(threads ? [] : threadLines(state, session, width - 2)),
+    ...checkLines(state.pullRequestChecks[session.id], session, width - 2),
   ];
   for (const prompt of queued)
     tail.push({ text: `≡ queued › ${truncate(prompt, width - 14)}`, style: 'muted' });

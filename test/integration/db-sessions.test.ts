@@ -150,6 +150,7 @@ describe('sessions repository', () => {
       isDraft: true,
       reviewDecision: null,
       checksSummary: '2/2 passed',
+      checksState: null,
       headBranch: 'grove/3f2a9c1e',
       baseBranch: 'main',
     });

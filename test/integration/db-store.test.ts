@@ -181,6 +181,8 @@ describe('review requests repository', () => {
       writtenTitle: 'Title',
       writtenBody: 'Body',
       lastRefreshedAt: T0 + 1,
+      // Its checks are the poller's (checks-repo.ts): none read yet.
+      checksState: null,
     });
   });
 

@@ -128,6 +128,29 @@ export const ShowSchema = ResultSchema.extend({
   resources: ResourcesSchema,
   /** The worktree's size on disk in bytes (du -s); null: no worktree on this machine. */
   diskBytes: z.number().int().nonnegative().nullable(),
+  /** The pull request's head-commit checks as the poller last read them (docs/usage/github.md). */
+  checks: z
+    .object({
+      headSha: z.string(),
+      state: z.enum(['pending', 'failing', 'passing']).nullable(),
+      error: z.string().nullable(),
+      fetchedAt: z.iso.datetime(),
+      items: z.array(
+        z
+          .object({
+            kind: z.enum(['check_run', 'status']),
+            name: z.string(),
+            state: z.enum(['pending', 'failing', 'passing']),
+            conclusion: z.string().nullable(),
+            url: z.string().nullable(),
+            logTail: z.string().nullable(),
+            logError: z.string().nullable(),
+          })
+          .strict(),
+      ),
+    })
+    .strict()
+    .nullable(),
   transcript: z.array(
     z.object({ kind: z.string().min(1), content: z.string(), at: z.iso.datetime() }).strict(),
   ),

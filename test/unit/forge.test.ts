@@ -143,6 +143,37 @@ describe('toForgeError', () => {
     expect(error.reason).toBe('rate_limited');
     expect(error.resetAt).toBe(1_060_000);
   });
+
+  it("waits as a secondary rate limit's retry-after says, not until the primary limit's reset", () => {
+    const error = toForgeError(
+      failure(
+        403,
+        { message: 'You have exceeded a secondary rate limit. Please wait a few minutes.' },
+        { 'retry-after': '120', 'x-ratelimit-remaining': '4000', 'x-ratelimit-reset': '99999999' },
+      ),
+      'acme/widgets',
+      () => 1_000_000,
+    );
+    expect(error.reason).toBe('rate_limited');
+    expect(error.resetAt).toBe(1_120_000);
+    expect(error.message).toMatch(/^GitHub's secondary rate limit stopped Grove's requests/);
+  });
+
+  it('waits a minute on a secondary rate limit that names no wait, and on a 429 with retry-after', () => {
+    const quiet = toForgeError(
+      failure(403, { message: 'You have exceeded a secondary rate limit' }, {}),
+      'acme/widgets',
+      () => 1_000_000,
+    );
+    expect(quiet.resetAt).toBe(1_060_000);
+    const tooMany = toForgeError(
+      failure(429, { message: 'Too Many Requests' }, { 'retry-after': '5' }),
+      'acme/widgets',
+      () => 1_000_000,
+    );
+    expect(tooMany.reason).toBe('rate_limited');
+    expect(tooMany.resetAt).toBe(1_005_000);
+  });
 });
 
 describe('resolveGitHubToken', () => {

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { ReviewRequest } from '../../domain/session.js';
 import type { Executor } from './executor.js';
 import type { SessionReviewRequestTable } from './schema.js';
-import { isReviewRequestState } from './session-codec.js';
+import { isChecksState, isReviewRequestState } from './session-codec.js';
 
 /** A session's pull request as stored, with what Grove itself last wrote to it. */
 export interface ReviewRequestRecord extends ReviewRequest {
@@ -15,7 +15,9 @@ export interface ReviewRequestRecord extends ReviewRequest {
 }
 
 /** Fields left out keep their stored value (or the column default on first insert). */
-export interface ReviewRequestInput extends ReviewRequest {
+export interface ReviewRequestInput extends Omit<ReviewRequest, 'checksSummary' | 'checksState'> {
+  /** Left out: the stored summary stays (the checks refresh writes it, checks-repo.ts). */
+  readonly checksSummary?: string | null;
   readonly forge?: string;
   readonly writtenTitle?: string | null;
   readonly writtenBody?: string | null;
@@ -39,6 +41,7 @@ function decode(row: Selectable<SessionReviewRequestTable>): ReviewRequestRecord
     isDraft: row.is_draft !== 0,
     reviewDecision: row.review_decision,
     checksSummary: row.checks_summary,
+    checksState: isChecksState(row.checks_state) ? row.checks_state : null,
     headBranch: row.head_branch,
     baseBranch: row.base_branch,
     writtenTitle: row.written_title,
@@ -56,7 +59,7 @@ export function createReviewRequestRepo(db: Executor): ReviewRequestRepo {
         state: data.state,
         is_draft: data.isDraft ? 1 : 0,
         review_decision: data.reviewDecision,
-        checks_summary: data.checksSummary,
+        ...(data.checksSummary !== undefined ? { checks_summary: data.checksSummary } : {}),
         head_branch: data.headBranch,
         base_branch: data.baseBranch,
         ...(data.forge !== undefined ? { forge: data.forge } : {}),

@@ -250,6 +250,14 @@ export interface SessionReviewRequestTable {
   written_title: string | null;
   written_body: string | null;
   last_refreshed_at: number | null;
+  /** The pull request's checks (migrations/022_pull_request_checks.sql). */
+  checks_head_sha: Generated<string | null>;
+  checks_runs_etag: Generated<string | null>;
+  checks_statuses_etag: Generated<string | null>;
+  checks_json: Generated<string>;
+  checks_state: Generated<string | null>;
+  checks_error: Generated<string | null>;
+  checks_fetched_at: Generated<number | null>;
 }
 
 /** The last git figures of a session branch, with the tips they were read at (migrations/017_session_archive.sql). */

@@ -3,6 +3,7 @@
 // value decodes to its empty form rather than hiding the whole session.
 import type { Selectable, Updateable } from 'kysely';
 import * as z from 'zod/mini';
+import type { CheckState } from '../../domain/checks.js';
 import { isPermissionMode } from '../../domain/permission-mode.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { isSessionStatus } from '../../domain/session-status.js';
@@ -27,6 +28,7 @@ export interface JoinedReviewRequest {
   rr_is_draft: number | null;
   rr_review_decision: string | null;
   rr_checks_summary: string | null;
+  rr_checks_state: string | null;
   rr_head_branch: string | null;
   rr_base_branch: string | null;
 }
@@ -46,6 +48,10 @@ function parseJson<T>(text: string | null, schema: z.ZodMiniType<T>, fallback: T
   }
 }
 
+export function isChecksState(value: string | null): value is CheckState {
+  return value === 'pending' || value === 'failing' || value === 'passing';
+}
+
 export function isReviewRequestState(value: string): value is ReviewRequest['state'] {
   return value === 'open' || value === 'merged' || value === 'closed';
 }
@@ -60,6 +66,7 @@ function decodeReviewRequest(row: JoinedReviewRequest): ReviewRequest | null {
     isDraft: row.rr_is_draft !== 0,
     reviewDecision: row.rr_review_decision,
     checksSummary: row.rr_checks_summary,
+    checksState: isChecksState(row.rr_checks_state) ? row.rr_checks_state : null,
     headBranch: row.rr_head_branch ?? '',
     baseBranch: row.rr_base_branch ?? '',
   };
@@ -185,6 +192,7 @@ const PLAIN_COLUMNS = {
   parentSessionId: 'parent_session_id',
   forkContext: 'fork_context',
   guardFlag: 'guard_flag',
+  host: 'host',
 } as const satisfies Partial<Record<keyof Session, keyof SessionTable>>;
 
 /** Boolean session fields stored as 0/1. */

@@ -122,6 +122,7 @@ function selectSessions(db: Executor) {
       'rr.is_draft as rr_is_draft',
       'rr.review_decision as rr_review_decision',
       'rr.checks_summary as rr_checks_summary',
+      'rr.checks_state as rr_checks_state',
       'rr.head_branch as rr_head_branch',
       'rr.base_branch as rr_base_branch',
     ]);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from './executor.js';
 import { createApprovalRepo, type ApprovalRepo } from './approval-repo.js';
+import { createChecksRepo, type ChecksRepo } from './checks-repo.js';
 import { createConfirmationRepo, type ConfirmationRepo } from './confirmation-repo.js';
 import { createComposerRepo, type ComposerRepo } from './composer-repo.js';
 import { createDiffCommentRepo, type DiffCommentRepo } from './diff-comment-repo.js';
@@ -23,6 +24,7 @@ export type { GitStepRepo } from './git-step-repo.js';
 export type { GroupRepo } from './group-repo.js';
 export type { HostRepo } from './host-repo.js';
 export type { ApprovalRepo } from './approval-repo.js';
+export type { ChecksRepo } from './checks-repo.js';
 export type { ConfirmationRepo } from './confirmation-repo.js';
 export type { DiffCommentPatch, DiffCommentRepo, NewDiffComment } from './diff-comment-repo.js';
 export type { ProjectRepo } from './project-repo.js';
@@ -47,6 +49,8 @@ export interface Store {
   readonly reviewRequests: ReviewRequestRepo;
   /** Unresolved pull-request review threads of published sessions. */
   readonly reviewThreads: ReviewThreadRepo;
+  /** The check runs and commit statuses of published sessions' pull requests. */
+  readonly pullRequestChecks: ChecksRepo;
   /** Multi-step git operations under way (what recovery finishes or undoes). */
   readonly gitSteps: GitStepRepo;
   /** Inline comments on session diffs (drafts and sent ones). */
@@ -87,6 +91,7 @@ export function createStore(db: Executor): Store {
     usage: createUsageRepo(db),
     reviewRequests: createReviewRequestRepo(db),
     reviewThreads: createReviewThreadRepo(db),
+    pullRequestChecks: createChecksRepo(db),
     gitSteps: createGitStepRepo(db),
     diffComments: createDiffCommentRepo(db),
     composer: createComposerRepo(db),

@@ -84,18 +84,30 @@ export function toForgeError(
       status,
     );
   const remaining = header(failure, 'x-ratelimit-remaining');
-  if (status === 429 || (status === 403 && (remaining === '0' || /rate limit/i.test(text)))) {
+  const retryAfter = Number(header(failure, 'retry-after'));
+  const waits = Number.isFinite(retryAfter) && retryAfter > 0;
+  // A secondary rate limit (too many requests at once, or too fast) says how
+  // long to wait in retry-after, or nothing (then at least a minute); the
+  // primary one is used up (remaining 0) until x-ratelimit-reset.
+  const secondary =
+    /secondary rate limit|abuse detection/i.test(text) || (waits && remaining !== '0');
+  if (
+    status === 429 ||
+    (status === 403 && (remaining === '0' || secondary || /rate limit/i.test(text)))
+  ) {
     const reset = Number(header(failure, 'x-ratelimit-reset'));
-    const retryAfter = Number(header(failure, 'retry-after'));
-    const resetAt =
-      Number.isFinite(reset) && reset > 0
-        ? reset * 1000
-        : Number.isFinite(retryAfter) && retryAfter > 0
-          ? now() + retryAfter * 1000
+    const resetAt = waits
+      ? now() + retryAfter * 1000
+      : secondary
+        ? now() + 60_000
+        : Number.isFinite(reset) && reset > 0
+          ? reset * 1000
           : null;
     return new ForgeError(
       'rate_limited',
-      `GitHub's rate limit is used up${resetAt ? `; it resets at ${clock(resetAt)}` : ''}. Try again then.`,
+      secondary
+        ? `GitHub's secondary rate limit stopped Grove's requests (too many too fast); they wait until ${clock(resetAt ?? now() + 60_000)}.`
+        : `GitHub's rate limit is used up${resetAt ? `; it resets at ${clock(resetAt)}` : ''}. Try again then.`,
       status,
       resetAt,
     );

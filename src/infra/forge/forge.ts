@@ -1,8 +1,10 @@
+import type { CheckInfo } from '../../domain/checks.js';
 import type { IssueInfo, IssueRepository } from '../../domain/issue.js';
 import type { PullRequestInfo } from '../../domain/review-request.js';
 import type { ReviewThreadInfo } from '../../domain/review-thread.js';
 import type { Logger } from '../log.js';
 import { ForgeError } from './errors.js';
+import type { Conditional } from './github-checks.js';
 import { parseGitHubRemote } from './remote.js';
 import { resolveGitHubToken, runGh, type GhRunner } from './token.js';
 
@@ -38,6 +40,20 @@ export interface ForgeConnection {
   openIssues(limit: number, signal: AbortSignal): Promise<IssueInfo[]>;
   /** The login the token belongs to ("assigned to me"). */
   viewer(signal: AbortSignal): Promise<string>;
+  /** A commit's check runs, asked with If-None-Match when an ETag is given (a 304: not changed). */
+  checkRuns(
+    sha: string,
+    etag: string | null,
+    signal: AbortSignal,
+  ): Promise<Conditional<CheckInfo[]>>;
+  /** A commit's combined status, the same way. */
+  commitStatuses(
+    sha: string,
+    etag: string | null,
+    signal: AbortSignal,
+  ): Promise<Conditional<CheckInfo[]>>;
+  /** The tail of a GitHub Actions job's log, sanitized and capped. */
+  jobLogTail(jobId: number, signal: AbortSignal): Promise<string>;
   /** Epoch ms until which the API asked us to wait (rate limit), or null. */
   readonly waitUntil: number | null;
 }
@@ -88,6 +104,9 @@ export function createForge(env: NodeJS.ProcessEnv, logger: Logger, gh: GhRunner
         issue: (number, signal) => client.getIssue(number, signal),
         openIssues: (limit, signal) => client.listOpenIssues(limit, signal),
         viewer: (signal) => client.viewer(signal),
+        checkRuns: (sha, etag, signal) => client.checkRuns(sha, etag, signal),
+        commitStatuses: (sha, etag, signal) => client.commitStatuses(sha, etag, signal),
+        jobLogTail: (jobId, signal) => client.jobLogTail(jobId, signal),
         get waitUntil() {
           return client.rateLimit.remaining === 0 ? client.rateLimit.resetAt : null;
         },

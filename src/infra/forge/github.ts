@@ -2,6 +2,7 @@ import { Octokit } from '@octokit/rest';
 import type { PullRequestInfo } from '../../domain/review-request.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import { toForgeError } from './errors.js';
+import { createChecksClient, type ChecksClient } from './github-checks.js';
 import { createIssueClient, type IssueClient } from './github-issues.js';
 import { createReviewThreadClient, type ReviewThreadClient } from './github-threads.js';
 import type { GitHubRepo } from './remote.js';
@@ -22,8 +23,8 @@ interface RawPull {
   base: { ref: string };
 }
 
-/** The GitHub calls Grove makes, normalised: REST for pull requests and issues, GraphQL for review threads. */
-export interface ReviewRequestClient extends ReviewThreadClient, IssueClient {
+/** The GitHub calls Grove makes, normalised: REST for pull requests, issues and checks, GraphQL for review threads. */
+export interface ReviewRequestClient extends ReviewThreadClient, IssueClient, ChecksClient {
   findOpenPullRequest(headBranch: string, signal: AbortSignal): Promise<PullRequestInfo | null>;
   createDraftPullRequest(
     input: { head: string; base: string; title: string; body: string },
@@ -52,27 +53,6 @@ function reviewDecision(
   if (states.includes('CHANGES_REQUESTED')) return 'changes_requested';
   if (states.includes('APPROVED')) return 'approved';
   return reviews.length > 0 || latest.size > 0 ? 'review_required' : null;
-}
-
-function checksSummary(
-  runs: readonly { status?: string | null; conclusion?: string | null }[],
-): string | null {
-  if (runs.length === 0) return null;
-  let passed = 0;
-  let failed = 0;
-  let pending = 0;
-  for (const run of runs) {
-    if (run.status !== 'completed') pending++;
-    else if (['success', 'neutral', 'skipped'].includes(run.conclusion ?? '')) passed++;
-    else failed++;
-  }
-  return [
-    passed ? `${passed} passed` : '',
-    failed ? `${failed} failed` : '',
-    pending ? `${pending} pending` : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
 }
 
 export function createGitHubClient(repo: GitHubRepo, token: string): ReviewRequestClient {
@@ -109,23 +89,16 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
   };
 
   const normalise = async (pull: RawPull, signal: AbortSignal): Promise<PullRequestInfo> => {
-    const [reviews, checks] = await Promise.all([
-      call(() =>
-        octokit.pulls.listReviews({
-          ...base,
-          pull_number: pull.number,
-          per_page: 100,
-          ...req(signal),
-        }),
-      )
-        .then((r) => r.data)
-        .catch(() => []),
-      call(() =>
-        octokit.checks.listForRef({ ...base, ref: pull.head.sha, per_page: 100, ...req(signal) }),
-      )
-        .then((r) => r.data.check_runs)
-        .catch(() => []),
-    ]);
+    const reviews = await call(() =>
+      octokit.pulls.listReviews({
+        ...base,
+        pull_number: pull.number,
+        per_page: 100,
+        ...req(signal),
+      }),
+    )
+      .then((r) => r.data)
+      .catch(() => []);
     const merged = pull.merged === true || Boolean(pull.merged_at);
     // Text from GitHub is untrusted: anyone with write access sets titles and bodies.
     return {
@@ -138,7 +111,7 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
       headBranch: sanitizeLine(pull.head.ref),
       baseBranch: sanitizeLine(pull.base.ref),
       reviewDecision: reviewDecision(reviews),
-      checksSummary: checksSummary(checks),
+      headSha: sanitizeLine(pull.head.sha),
       mergedAt: pull.merged_at ?? null,
     };
   };
@@ -151,6 +124,7 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
     rateLimit,
     ...threads,
     ...createIssueClient(octokit, repo, call, req),
+    ...createChecksClient(octokit, repo, call, req),
     async findOpenPullRequest(headBranch, signal) {
       const { data } = await call(() =>
         octokit.pulls.list({

@@ -49,6 +49,25 @@ export function failWith(state: GitHubState, res: ServerResponse, rule: FailureR
       );
       return 403;
     }
+    case 'secondary_rate_limited':
+      // The primary budget is not used up: retry-after says how long to wait.
+      res.writeHead(403, {
+        'content-type': 'application/json; charset=utf-8',
+        'retry-after': String(rule.retryAfter ?? 60),
+        'x-ratelimit-limit': String(limit),
+        'x-ratelimit-remaining': String(state.remaining),
+        'x-ratelimit-reset': String(state.resetAt),
+        'x-ratelimit-resource': 'core',
+      });
+      res.end(
+        JSON.stringify({
+          message:
+            'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID FAKE.',
+          documentation_url: `${DOCS}/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits`,
+          status: '403',
+        }),
+      );
+      return 403;
     case 'missing_scope':
       send(
         state,

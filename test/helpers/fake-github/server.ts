@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkActions, checkRunRoute } from './checks.js';
+import { checkActions, checkRunRoute, logDownloadRoute } from './checks.js';
 import { failWith, matchFailure, type ArmedFailure } from './failures.js';
 import { issueActions, issueRoute, userRoute } from './issues.js';
 import { pullActions, pullRoute } from './pulls.js';
@@ -51,6 +51,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     threads: [],
     issues: [],
     checkRuns: new Map(),
+    statuses: new Map(),
+    checkRunSeq: 8000,
     commentSeq: 0,
     remaining: options.rateLimit ?? 5000,
     limit: options.rateLimit ?? 5000,
@@ -77,6 +79,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       if (rule) {
         rule.left--;
         record.status = failWith(state, res, rule);
+        return;
+      }
+      // The job-log download GitHub redirects to is signed, not authorized.
+      const download = logDownloadRoute(state, record, res);
+      if (download !== undefined) {
+        record.status = download;
         return;
       }
       if (!authorized(record.authorization, token)) {

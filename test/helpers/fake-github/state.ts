@@ -5,9 +5,26 @@ import type { FakeIssue, FakePull, FakeThread, GitHubRequest } from './types.js'
 export const DOCS = 'https://docs.github.com/rest';
 
 export interface CheckRun {
+  /** The check run's id, which is also its GitHub Actions job's. */
+  readonly id: number;
   name: string;
   status: string;
   conclusion: string | null;
+  /** The job's log (null: none, the log route answers 404). */
+  log: string | null;
+  /** The app that reports it (github-actions unless a test says). */
+  app: string;
+  /** When it was set (ISO), so its answer, and its ETag, stay the same. */
+  readonly at: string;
+}
+
+export interface CommitStatus {
+  readonly id: number;
+  readonly context: string;
+  readonly state: 'pending' | 'success' | 'failure' | 'error';
+  readonly description: string | null;
+  readonly targetUrl: string | null;
+  readonly at: string;
 }
 
 /** What the fake's routes share: its repository, records and rate-limit budget. */
@@ -22,6 +39,10 @@ export interface GitHubState {
   readonly threads: FakeThread[];
   readonly issues: FakeIssue[];
   readonly checkRuns: Map<string, CheckRun[]>;
+  /** Commit statuses by sha, oldest first. */
+  readonly statuses: Map<string, CommitStatus[]>;
+  /** The last check run or status id given. */
+  checkRunSeq: number;
   commentSeq: number;
   remaining: number;
   readonly limit: number;

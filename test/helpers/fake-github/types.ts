@@ -1,7 +1,8 @@
 /**
  * A local stand-in for the GitHub REST API on 127.0.0.1: the pull request
  * endpoints Grove calls (list by head, create, get, update, reviews, check
- * runs, issues and their comments, the token's user), GitHub's response shapes and rate-limit headers, programmable
+ * runs and commit statuses with ETags and 304s, Actions job logs through
+ * GitHub's redirect, issues and their comments, the token's user), GitHub's response shapes and rate-limit headers, programmable
  * failures, and "on GitHub" actions (merge, close, reopen, edit) a test can
  * take. Point Grove at it with GROVE_GITHUB_API_URL=server.url.
  *
@@ -32,6 +33,8 @@ export interface GitHubRequest {
 export type FailureKind =
   | 'bad_credentials'
   | 'rate_limited'
+  /** 403 "You have exceeded a secondary rate limit" with retry-after (`retryAfter`, default 60 s). */
+  | 'secondary_rate_limited'
   | 'missing_scope'
   | 'not_found'
   | 'validation'
@@ -53,6 +56,8 @@ export interface FailureRule {
   readonly status?: number;
   /** For `rate_limited`: epoch seconds of x-ratelimit-reset (default now + 1 h). */
   readonly resetAt?: number;
+  /** For `secondary_rate_limited`: seconds of retry-after. */
+  readonly retryAfter?: number;
   /** For `validation`: the error message. */
   readonly message?: string;
 }
@@ -160,13 +165,30 @@ export interface FakeGitHub {
   /** "On GitHub": someone writes on a thread, or resolves it. */
   commentOnThread(id: string, author: string, body: string): void;
   resolveThread(id: string): void;
-  /** Check runs reported for a commit sha. */
+  /**
+   * "On GitHub": the check runs of a commit sha (replacing any before), each
+   * a GitHub Actions job whose log (when given) GET /actions/jobs/ID/logs
+   * serves through a 302 to a plain-text download.
+   */
   setCheckRuns(
     sha: string,
     runs: {
       name: string;
       status: 'queued' | 'in_progress' | 'completed';
       conclusion: string | null;
+      log?: string;
+      /** The app reporting it (default github-actions; another has no job log). */
+      app?: string;
+    }[],
+  ): void;
+  /** "On GitHub": the commit statuses of a sha, oldest first (replacing any before). */
+  setCommitStatuses(
+    sha: string,
+    statuses: {
+      context: string;
+      state: 'pending' | 'success' | 'failure' | 'error';
+      description?: string;
+      targetUrl?: string;
     }[],
   ): void;
   /** "On GitHub": someone files an issue (numbers are shared with pull requests). */

@@ -1,6 +1,8 @@
 import { parseInterval } from '../../../domain/settings.js';
 import type { Session } from '../../../domain/session.js';
 import type { ForgeConnection } from '../../ports.js';
+import type { PullRequestChecks } from '../../../domain/checks.js';
+import { checksFailed, rateLimitWait, refreshChecks } from './pr-checks.js';
 import { storePullRequest } from './publish.js';
 import type { ReviewContext } from './context.js';
 import { refreshThreads } from './review-threads.js';
@@ -24,7 +26,8 @@ function followed(session: Session): boolean {
  * Keeps published sessions in step with their pull requests: merged →
  * Merged (read-only until the base branch is synced), closed → Canceled
  * (branch and worktree kept), reopened → Review; an open one's unresolved
- * review threads are fetched and stored. Runs every
+ * review threads and its head commit's checks (check runs and commit
+ * statuses, asked with ETags; pr-checks.ts) are fetched and stored. Runs every
  * `github.pollInterval` (60 s by default, `off` stops it), waits out rate
  * limits and backs off on errors.
  */
@@ -32,6 +35,8 @@ export class PullRequestPoller {
   private timer: NodeJS.Timeout | null = null;
   private failures = 0;
   private stopped = true;
+  /** Epoch ms until which a rate limit met reading checks keeps the poller away from GitHub. */
+  private checksWaitUntil = 0;
 
   constructor(
     private readonly ctx: ReviewContext,
@@ -103,6 +108,36 @@ export class PullRequestPoller {
     }
   }
 
+  /**
+   * The head commit's checks. A failure is stored in words with the checks
+   * read before and does not stop the pull request refresh; a rate limit
+   * (primary or secondary) keeps the poller away until GitHub says.
+   */
+  private async followChecks(
+    sessionId: string,
+    headSha: string,
+    connection: ForgeConnection,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let checks: PullRequestChecks;
+    try {
+      checks = await refreshChecks(this.ctx, sessionId, headSha, connection, signal);
+    } catch (error) {
+      const wait = rateLimitWait(error, this.ctx.now());
+      if (wait !== null) this.checksWaitUntil = Math.max(this.checksWaitUntil, wait);
+      this.ctx.deps.runtime.logger.log('warn', 'pull request checks refresh failed', error);
+      checks = await checksFailed(this.ctx, sessionId, headSha, error);
+    }
+    this.ctx.deps.app.emit({ type: 'pullRequestChecksLoaded', sessionId, checks });
+  }
+
+  /** Until when the poller waits for GitHub's rate limit (epoch ms), or null. */
+  private waitUntil(connection: ForgeConnection): number | null {
+    const now = this.ctx.now();
+    const wait = Math.max(connection.waitUntil ?? 0, this.checksWaitUntil);
+    return wait > now ? wait : null;
+  }
+
   /** One refresh of every followed pull request of the active project. Returns a rate-limit wait, if any. */
   async poll(): Promise<number | null> {
     const { store, app, forge, git } = this.ctx.deps;
@@ -119,8 +154,8 @@ export class PullRequestPoller {
     for (const session of sessions) {
       const link = session.reviewRequest;
       if (!link) continue;
-      if (connection.waitUntil && connection.waitUntil > this.ctx.now())
-        return connection.waitUntil;
+      const wait = this.waitUntil(connection);
+      if (wait !== null) return wait;
       const pr = await connection.get(link.number, signal);
       // The session may have moved on (a turn started, a cancel) while GitHub answered.
       const current = await store.sessions.get(session.id);
@@ -149,12 +184,12 @@ export class PullRequestPoller {
           `[Review Request] Pull request #${pr.number} was reopened; the session is back in Review.`,
         );
       } else {
+        if (pr.state === 'open')
+          await this.followChecks(session.id, pr.headSha, connection, signal);
         await this.ctx.deps.sessions.publishSession(session.id);
         await this.refreshThreads(current, connection, signal);
       }
     }
-    return connection.waitUntil && connection.waitUntil > this.ctx.now()
-      ? connection.waitUntil
-      : null;
+    return this.waitUntil(connection);
   }
 }

@@ -48,7 +48,6 @@ export async function storePullRequest(
     state: pr.state,
     isDraft: pr.isDraft,
     reviewDecision: pr.reviewDecision,
-    checksSummary: pr.checksSummary,
     headBranch: pr.headBranch,
     baseBranch: pr.baseBranch,
     ...(written ? { writtenTitle: written.title, writtenBody: written.body } : {}),
