@@ -2,6 +2,7 @@ import { completionFor, noAssist } from '../domain/composer-assist.js';
 import { insertText } from '../domain/composer.js';
 import { recordPrompt } from '../domain/prompt-history.js';
 import { acpAgentIds } from '../domain/slash-commands.js';
+import { knownHosts } from '../domain/host.js';
 import type { AppEvent } from './events.js';
 import type { AppState } from './state.js';
 
@@ -47,6 +48,8 @@ export function reduceComposer(state: AppState, event: ComposerEvent): AppState 
       const completion = completionFor(mode.composer, null, event.files, {
         agent: session.agent,
         acpAgents: acpAgentIds(next.agents),
+        hosts: knownHosts(next.settings),
+        newSession: session.prompt === null,
       });
       return { ...next, mode: { ...mode, assist: { ...mode.assist, completion } } };
     }

@@ -28,6 +28,7 @@ import { buildServices, type ControllerDeps } from './service-graph.js';
 import { InboxCommands } from './inbox-commands.js';
 import { DiskWalks } from './services/disk.js';
 import { loadIssues, startFromIssue, type IssueCommandDeps } from './issue-commands.js';
+import { changeSessionHost, createOnDefaultHost } from './host-commands.js';
 import type { ApprovalDesk } from './services/approvals.js';
 
 export type { ControllerDeps };
@@ -255,7 +256,7 @@ export class Controller extends InboxCommands implements AppIntents {
         );
         return;
       }
-      const session = await this.sessions.create(projectId, choice, app.state.settings);
+      const session = await createOnDefaultHost(this.deps, this.sessions, projectId, choice);
       app.emit({ type: 'sessionUpdated', session });
       app.emit({ type: 'selectSession', sessionId: session.id });
       app.emit({ type: 'transcriptLoaded', sessionId: session.id, entries: [] });
@@ -394,6 +395,8 @@ export class Controller extends InboxCommands implements AppIntents {
   }
 
   changeSessionChoice(sessionId: string, change: SessionChoiceChange): void {
+    if ('host' in change)
+      return changeSessionHost(this.deps, this.sessions, sessionId, change.host);
     const { app, store, runtime } = this.deps;
     app.task('Changing the model', async () => {
       const session = await store.sessions.get(sessionId);

@@ -115,9 +115,12 @@ export interface AppIntents {
   raiseBudget(sessionId: string, scope: BudgetScope, measure: BudgetMeasure, limit: number): void;
 }
 
-/** One of a session's agent, model or reasoning level, changed by a slash command. */
+/** One of a session's agent, model, reasoning level or host (null: this machine), changed by a slash command. */
 export type SessionChoiceChange =
-  { readonly agent: ProviderId } | { readonly model: string } | { readonly reasoning: string };
+  | { readonly agent: ProviderId }
+  | { readonly model: string }
+  | { readonly reasoning: string }
+  | { readonly host: string | null };
 
 /** A comment as the diff view's editor hands it over. */
 export interface CommentInput {

@@ -3,6 +3,7 @@ import { checkText, parseVariants, type SessionGroup } from '../domain/best-of.j
 import type { ModelChoice } from '../domain/providers.js';
 import { shortId, type Session } from '../domain/session.js';
 import { INSTALLED_AGENTS_KEY } from '../domain/settings.js';
+import { defaultHost } from '../domain/host.js';
 import { acpAgentValues } from './acp-agent-choice.js';
 import type { HeadlessCommand } from './args.js';
 import {
@@ -38,6 +39,11 @@ export async function runBestOf(
     [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(','),
     ...acpAgentValues(infra.agents.acpAgents(), command.agent ?? command.agents),
   };
+  const away = command.host === null ? defaultHost(settings) : null;
+  if (away !== null)
+    ctx.progress(
+      `Best of ${n} runs on this machine: the default host ${away} is for single sessions.`,
+    );
   const variants = parseVariants(command.agents, n);
   const choices: ModelChoice[] = variants
     ? variants.map((v) =>

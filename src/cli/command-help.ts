@@ -63,7 +63,9 @@ Options:
                       ranking; see docs/usage/parallel.md)
   --agents LIST       With -n: the variants' agents, cycled (claude,codex:gpt-5.5)
   --host NAME         Run the session's agent on host NAME (grove host add;
-                      Claude Code only; see docs/usage/hosts.md)
+                      Claude Code only; see docs/usage/hosts.md). Without it
+                      the project's default host (Settings); --host local
+                      runs it on this machine despite that default
   --issue N|URL       Start from issue N (or its URL) of the project's GitHub
                       repository (see docs/usage/github.md)
   --memory-max SIZE   The most memory the session's agent tree may use (4G,
@@ -90,7 +92,8 @@ ${EXIT_LINE}`,
   ls: `Usage: grove ls [-C DIR] [--json] [--all]
 
 Lists the project's sessions, newest first: the active ones, or all of them
-(the archive too) with --all.
+(the archive too) with --all. A line is the session's id, status, size,
+active time, agent/model (with @HOST for a session on a host) and title.
 
 Options:
   -C DIR  The repository (default: the current directory)

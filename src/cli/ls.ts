@@ -36,7 +36,7 @@ export async function lsCommand(
   for (const s of sessions) {
     io.stdout.write(
       `${shortId(s.id)}  ${s.status.padEnd(11)} [${s.size}]`.padEnd(30) +
-        ` ${formatDuration(activeWorkSeconds(s, now)).padStart(7)}  ${s.agent}/${s.model}  ${s.title || '(untitled)'}\n`,
+        ` ${formatDuration(activeWorkSeconds(s, now)).padStart(7)}  ${s.agent}/${s.model}${s.host ? ` @${s.host}` : ''}  ${s.title || '(untitled)'}\n`,
     );
   }
   return EXIT.ok;

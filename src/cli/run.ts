@@ -20,6 +20,13 @@ import { readIssue, sessionIssue } from '../app/services/issues.js';
 import { finishTurn, followTurn } from './turn-result.js';
 import { runBestOf } from './best-of.js';
 import { findHost } from './host.js';
+import {
+  HOST_AGENT,
+  LOCAL_HOST_NAME,
+  defaultHost,
+  hostChoice,
+  knownHosts,
+} from '../domain/host.js';
 import type { HeadlessCommand } from './args.js';
 
 /** A failure before the turn started: no session is left behind, and the prompt is given back. */
@@ -104,17 +111,17 @@ async function startRun(
       EXIT.failed,
     );
   }
-  if (command.host !== null) {
-    await findHost(infra, command.host);
-    if (choice.agent !== 'claude')
-      throw new CommandError(
-        notStarted(
-          `only Claude Code runs on hosts yet, not ${choice.agent}: use --agent claude with --host`,
-          prompt,
-        ),
-        EXIT.usage,
-      );
-  }
+  const host = await sessionHost(infra, command.host, ctx.app.state.settings, prompt);
+  if (host !== null && choice.agent !== HOST_AGENT)
+    throw new CommandError(
+      notStarted(
+        command.host === null
+          ? `only Claude Code runs on hosts yet, not ${choice.agent}, and this project's default host is ${host}: use --agent claude, or --host ${LOCAL_HOST_NAME} to run ${choice.agent} on this machine`
+          : `only Claude Code runs on hosts yet, not ${choice.agent}: use --agent claude with --host`,
+        prompt,
+      ),
+      EXIT.usage,
+    );
   const startedAt = infra.clock.now();
   const session = await ctx.intents
     .createSession(
@@ -122,7 +129,7 @@ async function startRun(
       choice,
       ctx.app.state.settings,
       command.mode ?? 'auto_edit',
-      command.host,
+      host,
       issue,
       command.memoryMax === null && command.tasksMax === null
         ? null
@@ -162,4 +169,32 @@ async function startRun(
   }
   const operationId = await submitTurn(ctx, session.id, prompt);
   return finishTurn(ctx, session, { operationId, prompt, since: 0, startedAt }, command);
+}
+
+/**
+ * Where the session runs: `--host NAME` (`--host local`: this machine), else
+ * the project's default host (Settings), refused in words when no host has
+ * that name any more; null: this machine.
+ */
+async function sessionHost(
+  infra: Infra,
+  flag: string | null,
+  settings: Readonly<Record<string, string>>,
+  prompt: string,
+): Promise<string | null> {
+  if (flag !== null) {
+    const name = hostChoice(flag);
+    if (name !== null) await findHost(infra, name);
+    return name;
+  }
+  const name = defaultHost(settings);
+  if (name === null || knownHosts(settings).includes(name)) return name;
+  const hosts = knownHosts(settings);
+  throw new CommandError(
+    notStarted(
+      `this project's default host is ${name}, and no host has that name (${hosts.length === 0 ? 'there are none' : `hosts: ${hosts.join(', ')}`}): choose another in Settings (Default host), or run on this machine with --host ${LOCAL_HOST_NAME}`,
+      prompt,
+    ),
+    EXIT.failed,
+  );
 }

@@ -96,3 +96,92 @@ export interface HostPlace {
 export function allowUnconfinedKey(name: string): string {
   return `host.${name}.allowUnconfined`;
 }
+
+/** The project setting that names the host new sessions run on (empty or `local`: this machine). */
+export const DEFAULT_HOST_KEY = 'host.default';
+
+/**
+ * Not a stored setting: the names of the hosts there are (comma-separated),
+ * merged into the values by whoever read them, so that the default host is
+ * checked against them and the composer offers them.
+ */
+export const KNOWN_HOSTS_KEY = 'hosts.known';
+
+/** The hosts named in the values (KNOWN_HOSTS_KEY), in their order. */
+export function knownHosts(values: Readonly<Record<string, string>>): string[] {
+  return (values[KNOWN_HOSTS_KEY] ?? '').split(',').filter((name) => name !== '');
+}
+
+/** A host name as the person gave it: empty and `local` are this machine (null). */
+export function hostChoice(value: string | undefined): string | null {
+  const name = (value ?? '').trim();
+  return name === '' || name === LOCAL_HOST_NAME ? null : name;
+}
+
+/** The host the project's new sessions run on, as stored (null: this machine). It may name a host since removed. */
+export function defaultHost(values: Readonly<Record<string, string>>): string | null {
+  return hostChoice(values[DEFAULT_HOST_KEY]);
+}
+
+/** Why `name` is not one of the hosts there are, in words with what is; null when it is one (or this machine). */
+export function unknownHostProblem(name: string, hosts: readonly string[]): string | null {
+  const chosen = hostChoice(name);
+  if (chosen === null || hosts.includes(chosen)) return null;
+  return `No host is named '${chosen}' (${hosts.length === 0 ? 'there are none yet: grove host add NAME DEST' : `hosts: ${hosts.join(', ')}`}; ${LOCAL_HOST_NAME} is this machine).`;
+}
+
+/** The only agent CLI that runs on hosts yet. */
+export const HOST_AGENT = 'claude';
+
+/** What the composer is asked to do with a session, as far as its host goes. */
+export type HostPick =
+  /** `/host NAME` (null: this machine). */
+  | { readonly kind: 'host'; readonly host: string | null }
+  /** `/agent ID`. */
+  | { readonly kind: 'agent'; readonly agent: string }
+  /** Enter on a prompt, fanned out to `bestOf` sessions when more than 1. */
+  | { readonly kind: 'prompt'; readonly bestOf: number };
+
+/** The parts of a session the host rules read. */
+export interface HostedSession {
+  readonly status: string;
+  readonly prompt: string | null;
+  readonly agent: string;
+  readonly host?: string | null;
+}
+
+/**
+ * Why the composer cannot do `pick` for `session`, in words with what to do
+ * instead; null when it can. Only Claude Code runs on hosts yet, a session's
+ * host is chosen before its first prompt, and best of N runs on this machine.
+ */
+export function hostPickProblem(
+  session: HostedSession,
+  pick: HostPick,
+  agentName: (id: string) => string,
+): string | null {
+  const here = session.host ?? null;
+  switch (pick.kind) {
+    case 'host':
+      if (pick.host === here) return null;
+      if (session.status !== 'Draft' || session.prompt !== null)
+        return `The host is chosen before the first prompt: this session runs on ${here ?? 'this machine'}.`;
+      if (pick.host !== null && session.agent !== HOST_AGENT)
+        return `Only Claude Code runs on hosts yet, not ${agentName(session.agent)}: /agent ${HOST_AGENT} first.`;
+      return null;
+    case 'agent':
+      if (here === null || pick.agent === HOST_AGENT) return null;
+      return `Only Claude Code runs on hosts yet: /host ${LOCAL_HOST_NAME} first to run ${agentName(pick.agent)} here.`;
+    case 'prompt':
+      if (here === null) return null;
+      if (session.agent !== HOST_AGENT)
+        return `Only Claude Code runs on hosts yet: /agent ${HOST_AGENT}, or /host ${LOCAL_HOST_NAME} for ${agentName(session.agent)}. Not sent.`;
+      if (pick.bestOf > 1)
+        return `Best of ${pick.bestOf} runs on this machine only: /host ${LOCAL_HOST_NAME} first, or alt+n back to 1.`;
+      return null;
+    default: {
+      const never: never = pick;
+      return never;
+    }
+  }
+}

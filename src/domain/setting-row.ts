@@ -14,8 +14,8 @@ export interface SettingRow {
   /** Choices given the current values (for choice rows). */
   choices(values: SettingValues): readonly string[];
   fallback(values: SettingValues): string;
-  /** Why a typed value (text rows) cannot be stored, or null when it can. */
-  validate?(value: string): string | null;
+  /** Why a typed value (text rows) cannot be stored, or null when it can (`values`: the settings now, with the values never stored such as the known hosts). */
+  validate?(value: string, values?: SettingValues): string | null;
 }
 
 export type SettingValues = Readonly<Record<string, string>>;

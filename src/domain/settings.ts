@@ -28,6 +28,7 @@ import {
 } from './shared-folders.js';
 import { PROVIDERS, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
 import { sessionHookRows } from './session-hook.js';
+import { DEFAULT_HOST_KEY, LOCAL_HOST_NAME, knownHosts, unknownHostProblem } from './host.js';
 
 import type { SettingRow, SettingValues } from './setting-row.js';
 
@@ -323,6 +324,16 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     description: 'Where session worktrees are created (empty: GROVE_HOME/wt).',
     choices: () => [],
     fallback: () => '',
+  },
+  {
+    key: DEFAULT_HOST_KEY,
+    label: 'Default host',
+    scope: 'project',
+    kind: 'text',
+    description: `Where this project's new sessions run: ${LOCAL_HOST_NAME} (this machine) or the name of a host (grove host add NAME DEST). grove run --host NAME (or --host ${LOCAL_HOST_NAME}) and /host in the composer choose otherwise for one session. Only Claude Code runs on hosts yet.`,
+    choices: () => [],
+    fallback: () => LOCAL_HOST_NAME,
+    validate: (value, values) => unknownHostProblem(value, knownHosts(values ?? {})),
   },
   {
     key: 'setup.command',

@@ -5,6 +5,7 @@ import {
   permissionModeLabel,
   type PermissionMode,
 } from './permission-mode.js';
+import { LOCAL_HOST_NAME, hostChoice } from './host.js';
 import { PROVIDERS, agentName, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
 
 /**
@@ -13,10 +14,19 @@ import { PROVIDERS, agentName, isAcpAgentId, providerInfo, type ProviderId } fro
  * end) is a command; `/usr/bin/env …` is not, it is sent as a prompt.
  */
 export type SlashName =
-  'model' | 'agent' | 'reasoning' | 'mode' | 'review' | 'diff' | 'merge' | 'publish' | 'clear';
+  | 'model'
+  | 'agent'
+  | 'reasoning'
+  | 'mode'
+  | 'host'
+  | 'review'
+  | 'diff'
+  | 'merge'
+  | 'publish'
+  | 'clear';
 
 /** What a command's argument is chosen from. */
-type ArgKind = 'model' | 'agent' | 'reasoning' | 'mode';
+type ArgKind = 'model' | 'agent' | 'reasoning' | 'mode' | 'host';
 
 export interface SlashCommand {
   readonly name: SlashName;
@@ -33,6 +43,11 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   },
   { name: 'reasoning', description: "Change this session's reasoning level", arg: 'reasoning' },
   { name: 'mode', description: 'Permission mode: auto-edit, read-only or plan', arg: 'mode' },
+  {
+    name: 'host',
+    description: 'Where this new session runs: local or a host',
+    arg: 'host',
+  },
   { name: 'review', description: 'Regenerate the focused review' },
   { name: 'diff', description: 'Show the diff' },
   { name: 'merge', description: 'Add to the merge queue' },
@@ -46,6 +61,10 @@ export interface SlashContext {
   readonly agent: string;
   /** The agents there are to choose from besides the built-in ones (the ACP agents of agents.json, as `acp:` ids). */
   readonly acpAgents?: readonly string[];
+  /** The hosts there are (grove host add), by name: `/host` offers them after `local`. */
+  readonly hosts?: readonly string[];
+  /** True before the session's first prompt: only then does the picker offer `/host` (a host is set once). */
+  readonly newSession?: boolean;
 }
 
 /** The ACP agents among detected agents, for SlashContext.acpAgents. */
@@ -59,6 +78,8 @@ export type SlashAction =
   | { readonly name: 'agent'; readonly agent: ProviderId }
   | { readonly name: 'reasoning'; readonly reasoning: string }
   | { readonly name: 'mode'; readonly mode: PermissionMode }
+  /** `host: null` is this machine. */
+  | { readonly name: 'host'; readonly host: string | null }
   | { readonly name: 'review' | 'diff' | 'merge' | 'publish' | 'clear' };
 
 export type SlashParse =
@@ -107,6 +128,11 @@ export function argChoices(
         value: permissionModeFlag(mode),
         description: permissionModeLabel(mode),
       }));
+    case 'host':
+      return [
+        { value: LOCAL_HOST_NAME, description: 'this machine' },
+        ...(context.hosts ?? []).map((name) => ({ value: name, description: 'SSH host' })),
+      ];
     default: {
       const never: never = kind;
       return never;
@@ -129,6 +155,11 @@ export function parseSlash(text: string, context: SlashContext): SlashParse {
     return { kind: 'run', action: { name: command.name as 'review' } };
   }
   const choices = argChoices(command.arg, context).map((c) => c.value);
+  if (command.arg === 'host' && (context.hosts ?? []).length === 0 && parts.arg !== LOCAL_HOST_NAME)
+    return {
+      kind: 'error',
+      message: `/host: there are no hosts yet (add one with grove host add NAME DEST); ${LOCAL_HOST_NAME} is this machine.`,
+    };
   if (parts.arg === '')
     return { kind: 'error', message: `/${command.name} needs one of: ${choices.join(', ')}` };
   if (!choices.includes(parts.arg))
@@ -156,6 +187,8 @@ export function parseSlash(text: string, context: SlashContext): SlashParse {
         ? { kind: 'run', action: { name: 'mode', mode } }
         : { kind: 'error', message: `/mode: unknown mode '${parts.arg}'` };
     }
+    case 'host':
+      return { kind: 'run', action: { name: 'host', host: hostChoice(parts.arg) } };
     default: {
       const never: never = command.arg;
       return never;
@@ -182,7 +215,9 @@ export function slashCompletions(text: string, context: SlashContext): readonly 
   const nameOnly = /^\/([a-z-]*)$/.exec(text);
   if (nameOnly) {
     const typed = nameOnly[1] ?? '';
-    return SLASH_COMMANDS.filter((c) => c.name.startsWith(typed)).map((c) => ({
+    return SLASH_COMMANDS.filter(
+      (c) => c.name.startsWith(typed) && (c.name !== 'host' || context.newSession === true),
+    ).map((c) => ({
       text: c.arg ? `/${c.name} ` : `/${c.name}`,
       label: `/${c.name}`,
       description: c.description,

@@ -66,10 +66,14 @@ describe('parseSlash', () => {
 });
 
 describe('slashCompletions', () => {
-  it('lists every command, with its description, for a lone slash', () => {
-    const items = slashCompletions('/', claude) ?? [];
+  it('lists every command, with its description, for a lone slash (/host only before the first prompt)', () => {
+    const items = slashCompletions('/', { ...claude, newSession: true }) ?? [];
     expect(items.map((i) => i.label)).toEqual(SLASH_COMMANDS.map((c) => `/${c.name}`));
     expect(items.every((i) => i.description !== '')).toBe(true);
+    const later = slashCompletions('/', claude) ?? [];
+    expect(later.map((i) => i.label)).toEqual(
+      SLASH_COMMANDS.filter((c) => c.name !== 'host').map((c) => `/${c.name}`),
+    );
   });
 
   it('filters the commands as the name is typed', () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_HOST_KEY, KNOWN_HOSTS_KEY } from '../../domain/host.js';
 import { SETTING_ROWS, dependentKeys, settingValue } from '../../domain/settings.js';
 import { filterQuery } from '../../domain/session-filter.js';
 import type { Session } from '../../domain/session.js';
@@ -8,7 +9,7 @@ import { ARCHIVE_PAGE, archiveUnread, type ArchiveView, type Tab } from '../stat
 export const ACTIVE_PROJECT_KEY = 'ui.activeProject';
 export const ACTIVE_TAB_KEY = 'ui.tab';
 
-/** Global and project settings merged into one map (project rows win). */
+/** Global and project settings merged into one map (project rows win), with the names of the hosts there are (KNOWN_HOSTS_KEY). */
 export async function loadSettings(
   store: Store,
   projectId: number | null,
@@ -20,6 +21,7 @@ export async function loadSettings(
     if (value !== undefined && value !== null) values[row.key] = value;
   }
   if (projectId !== null) Object.assign(values, await store.settings.listProject(projectId));
+  values[KNOWN_HOSTS_KEY] = (await store.hosts.list()).map((host) => host.name).join(',');
   return values;
 }
 
@@ -132,16 +134,26 @@ export class ProjectService {
   setSetting(key: string, value: string): void {
     const row = SETTING_ROWS.find((r) => r.key === key);
     if (!row) return;
-    const invalid = row.validate?.(value) ?? null;
-    if (invalid) {
+    const refuse = (why: string): void =>
       this.app.emit({
         type: 'notice',
-        notice: { level: 'warn', text: `${invalid} Nothing was changed.` },
+        notice: { level: 'warn', text: `${why} Nothing was changed.` },
       });
+    const invalid = row.validate?.(value, this.app.state.settings) ?? null;
+    // The hosts known here may be older than the store's (grove host add in another terminal): asked again below.
+    if (invalid && key !== DEFAULT_HOST_KEY) {
+      refuse(invalid);
       return;
     }
     const projectId = this.app.state.activeProjectId;
     this.app.task('Saving the setting', async () => {
+      if (invalid) {
+        const again = row.validate?.(value, await loadSettings(this.store, projectId)) ?? null;
+        if (again) {
+          refuse(again);
+          return;
+        }
+      }
       const write = async (k: string, v: string): Promise<void> => {
         const target = SETTING_ROWS.find((r) => r.key === k);
         if (target?.scope === 'global') await this.store.settings.setGlobal(k, v);

@@ -24,7 +24,14 @@ import { pastedImagePath } from '../../domain/mentions.js';
 import { nextPermissionMode } from '../../domain/permission-mode.js';
 import { newerEntry, olderEntry, searchHistory } from '../../domain/prompt-history.js';
 import { assertNever } from '../../domain/assert-never.js';
-import { acpAgentIds, parseSlash, type SlashAction } from '../../domain/slash-commands.js';
+import {
+  acpAgentIds,
+  parseSlash,
+  type SlashAction,
+  type SlashContext,
+} from '../../domain/slash-commands.js';
+import { hostPickProblem, knownHosts } from '../../domain/host.js';
+import { agentName, providerInfo } from '../../domain/providers.js';
 import type { Session } from '../../domain/session.js';
 import type { KeyContext } from './context.js';
 import { editBuffer } from './input.js';
@@ -59,19 +66,31 @@ function edited(
 ): void {
   const files =
     ctx.state.fileIndex?.worktree === session.worktreePath ? ctx.state.fileIndex.files : null;
-  const completion = completionFor(buffer, assist.completion, files, {
-    agent: session.agent,
-    acpAgents: acpAgentIds(ctx.state.agents),
-  });
+  const completion = completionFor(buffer, assist.completion, files, slashContext(ctx, session));
   // The file list is listed on the first `@` (and refreshed when it is old); the app drops repeated asks.
   if (completion?.kind === 'file' && (assist.completion?.kind !== 'file' || !files))
     ctx.intents.loadFiles(session.id);
   update(ctx, mode, buffer, { ...assist, completion, history: null, error: null });
 }
 
+/** An agent's name as the person knows it (Codex, an ACP agent's own name). */
+function nameOf(id: string): string {
+  return providerInfo(id)?.name ?? agentName(id);
+}
+
+/** What the composer's commands choose from for this session: its agent's models, the agents, the hosts. */
+function slashContext(ctx: KeyContext, session: Session): SlashContext {
+  return {
+    agent: session.agent,
+    acpAgents: acpAgentIds(ctx.state.agents),
+    hosts: knownHosts(ctx.state.settings),
+    newSession: session.prompt === null,
+  };
+}
+
 /**
  * A command that changes the session (/model, /agent, /reasoning, /mode,
- * /review, /clear) leaves the composer open and empty, so the task typed next
+ * /host, /review, /clear) leaves the composer open and empty, so the task typed next
  * goes into it, never to the session view's keys; one that opens another view
  * or a confirmation (/diff, /merge, /publish) closes it.
  */
@@ -107,6 +126,9 @@ function runSlash(
     case 'mode':
       ctx.intents.setPermissionMode(session.id, action.mode);
       return;
+    case 'host':
+      ctx.intents.changeSessionChoice(session.id, { host: action.host });
+      return;
     case 'review':
       ctx.intents.regenerateReview(session.id);
       return;
@@ -137,10 +159,21 @@ function send(
 ): void {
   const text = buffer.text.trim();
   if (text === '' && assist.images.length === 0) return;
-  const parsed = parseSlash(text, {
-    agent: session.agent,
-    acpAgents: acpAgentIds(ctx.state.agents),
-  });
+  const parsed = parseSlash(text, slashContext(ctx, session));
+  const bestOf = session.prompt === null ? (mode.bestOf ?? 1) : 1;
+  // Where it runs: only Claude Code on a host, the host chosen before the first prompt (the line says why, nothing runs).
+  const problem =
+    parsed.kind === 'prompt'
+      ? hostPickProblem(session, { kind: 'prompt', bestOf }, nameOf)
+      : parsed.kind === 'run' && parsed.action.name === 'host'
+        ? hostPickProblem(session, { kind: 'host', host: parsed.action.host }, nameOf)
+        : parsed.kind === 'run' && parsed.action.name === 'agent'
+          ? hostPickProblem(session, { kind: 'agent', agent: parsed.action.agent }, nameOf)
+          : null;
+  if (problem !== null) {
+    update(ctx, mode, buffer, { ...assist, completion: null, error: problem });
+    return;
+  }
   switch (parsed.kind) {
     case 'run':
       runSlash(ctx, mode, session, parsed.action, assist);

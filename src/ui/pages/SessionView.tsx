@@ -9,6 +9,7 @@ import {
 import { activeWorkSeconds, formatDuration, formatTokens, shortId } from '../../domain/session.js';
 import { isWorking } from '../../domain/session-status.js';
 import { ALLOW_UNCONFINED_KEY } from '../../domain/settings.js';
+import { knownHosts } from '../../domain/host.js';
 import type { TextBuffer } from '../../domain/composer.js';
 import type { Theme } from '../theme.js';
 import { ComposerBox } from '../components/Composer.js';
@@ -97,7 +98,7 @@ function Header({ session, state, theme }: { session: Session; state: AppState; 
         {`  [${session.size}]  `}
         <Text color={theme.diffAdded}>+{session.addedLines}</Text>/
         <Text color={theme.diffDeleted}>-{session.deletedLines}</Text>
-        {`  ${timer}  ${session.agent}/${session.model} [${session.reasoning}]  `}
+        {`  ${timer}  ${session.agent}/${session.model} [${session.reasoning}]${session.host ? ` on ${session.host}` : ''}  `}
         {usage ? `${usage}  ` : ''}
         <Text color={session.permissionMode === 'auto_edit' ? theme.muted : theme.accent}>
           {permissionModeLabel(session.permissionMode)}
@@ -217,13 +218,7 @@ export function SessionView({
           width={width}
           theme={theme}
           mode={session.permissionMode}
-          title={
-            isWorking(session.status)
-              ? 'Prompt (queued until the turn ends)'
-              : session.prompt === null
-                ? `Task for the agent${bestOfComposer(state) > 1 ? ` · best of ${bestOfComposer(state)}` : ''}`
-                : 'Reply'
-          }
+          title={composerTitle(state, session)}
         />
       ) : null}
       {composer && state.mode.kind === 'session' ? (
@@ -249,6 +244,18 @@ export function SessionView({
       ) : null}
     </Box>
   );
+}
+
+/** The composer's title: a new session's says where it runs once there are hosts to choose from (`/host`). */
+function composerTitle(state: AppState, session: Session): string {
+  if (isWorking(session.status)) return 'Prompt (queued until the turn ends)';
+  if (session.prompt !== null) return 'Reply';
+  const n = bestOfComposer(state);
+  const where =
+    session.host || knownHosts(state.settings).length > 0
+      ? ` · on ${session.host ?? 'this machine'} (/host)`
+      : '';
+  return `Task for the agent${n > 1 ? ` · best of ${n}` : ''}${where}`;
 }
 
 /** Best of N set in the composer (`alt+n`), 1 when not set. */
