@@ -7,6 +7,7 @@ import type { AppEvent } from './events.js';
 import { reduceComposer, tickNotice } from './composer-state.js';
 import { reduceAsk } from './popups.js';
 import { NO_ARCHIVE, diffMode, placeDiffCursor, sessionById, type AppState } from './state.js';
+import { holdOnOpen, holds, loadedEntries } from './transcript-hold.js';
 import { attentionReason } from '../domain/attention.js';
 import { emptyBuffer } from '../domain/composer.js';
 import { NO_FILTER, filterSessions, matchesQuery } from '../domain/session-filter.js';
@@ -85,6 +86,11 @@ function mergeEntries(
   const last = existing[existing.length - 1]?.position ?? -1;
   const fresh = added.filter((entry) => entry.position > last);
   return fresh.length === 0 ? existing : [...existing, ...fresh];
+}
+
+/** The session whose view is open, if any. */
+function openSessionId(state: AppState): string | null {
+  return state.mode.kind === 'session' ? state.mode.sessionId : null;
 }
 
 /** Keeps the list selection on a session that still exists. */
@@ -200,16 +206,19 @@ export function reduce(state: AppState, event: AppEvent): AppState {
             : withoutKey(state.attention, event.mode.sessionId),
       };
     case 'sessionOpened':
-      return reduce(state, {
-        type: 'mode',
-        mode: {
-          kind: 'session',
-          sessionId: event.sessionId,
-          scrollBack: 0,
-          composer: event.compose ? emptyBuffer : null,
-          question: null,
+      return reduce(
+        { ...state, ...holdOnOpen(state, event.sessionId) },
+        {
+          type: 'mode',
+          mode: {
+            kind: 'session',
+            sessionId: event.sessionId,
+            scrollBack: 0,
+            composer: event.compose ? emptyBuffer : null,
+            question: null,
+          },
         },
-      });
+      );
     case 'markSession':
       if (event.sessionId === null) return { ...state, marked: [] };
       return {
@@ -248,6 +257,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
         mode: { kind: 'list' },
         sessionFilter: NO_FILTER,
         transcripts: {},
+        transcriptOrder: [],
         progress: {},
         queued: {},
         waiting: {},
@@ -292,6 +302,7 @@ export function reduce(state: AppState, event: AppEvent): AppState {
           sessions: state.sessions.filter((s) => s.id !== event.sessionId),
           archive: archiveAfter(state, sessionById(state, event.sessionId), undefined),
           transcripts: withoutKey(state.transcripts, event.sessionId),
+          transcriptOrder: state.transcriptOrder.filter((id) => id !== event.sessionId),
           progress: withoutKey(state.progress, event.sessionId),
           queued: withoutKey(state.queued, event.sessionId),
           waiting: withoutKey(state.waiting, event.sessionId),
@@ -303,10 +314,20 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       );
     case 'settingsLoaded':
       return { ...state, settings: withAgentChoices(event.settings, state.agents) };
-    case 'transcriptLoaded':
-      return { ...state, transcripts: { ...state.transcripts, [event.sessionId]: event.entries } };
+    case 'transcriptLoaded': {
+      // Read when its session is opened (or made, or forked): held from now on.
+      const hold = holdOnOpen(state, event.sessionId);
+      const entries = loadedEntries(event.entries, hold.transcripts[event.sessionId]);
+      return {
+        ...state,
+        ...hold,
+        transcripts: { ...hold.transcripts, [event.sessionId]: entries },
+      };
+    }
     case 'transcriptAppended': {
       const existing = state.transcripts[event.sessionId];
+      // A transcript not held is read whole when its session is opened.
+      if (!existing && !holds(state, event.sessionId, openSessionId(state))) return state;
       const merged = mergeEntries(existing, event.entries);
       if (merged === existing) return state;
       return { ...state, transcripts: { ...state.transcripts, [event.sessionId]: merged } };

@@ -340,7 +340,10 @@ export interface AppState {
   readonly settings: Readonly<Record<string, string>>;
   readonly mode: Mode;
   readonly popup: Popup | null;
+  /** The transcripts held in memory (app/transcript-hold.ts): the open session's and a few opened before. */
   readonly transcripts: Readonly<Record<string, readonly TranscriptEntry[]>>;
+  /** The sessions whose transcripts are held, most recently opened first. */
+  readonly transcriptOrder: readonly string[];
   /** Transient progress line per working session. */
   readonly progress: Readonly<Record<string, string>>;
   /** Prompts waiting behind a running turn, per session (newest last). */
@@ -414,6 +417,7 @@ export function initialState(init: {
     mode: { kind: 'list' },
     popup: null,
     transcripts: {},
+    transcriptOrder: [],
     progress: {},
     queued: {},
     waiting: {},

@@ -2,6 +2,7 @@ import { sanitizeText } from '../domain/sanitize.js';
 import type { TranscriptEntry } from '../domain/transcript.js';
 import { LruCache } from './render-cache.js';
 import { truncate, wrapPlain } from './text.js';
+import { TRANSCRIPTS_HELD } from '../app/transcript-hold.js';
 
 export type LineStyle =
   'prompt' | 'answer' | 'notice' | 'error' | 'output' | 'summary' | 'muted' | 'heading';
@@ -173,7 +174,8 @@ interface HeightIndex {
 }
 
 const heightIndexes = new Map<string, HeightIndex>();
-const HEIGHT_INDEX_LIMIT = 64;
+/** As many as the app holds transcripts: an index keeps its transcript's entries alive. */
+const HEIGHT_INDEX_LIMIT = TRANSCRIPTS_HELD;
 let rendererGeneration = 0;
 
 function sameEntry(a: TranscriptEntry, b: TranscriptEntry): boolean {
