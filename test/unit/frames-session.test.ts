@@ -1,12 +1,14 @@
 // Frame snapshots of the session view: a finished turn (markdown answer in
 // English, Chinese and emoji), a running one, the composer and its slash
-// picker, a question, the review-thread panel. Text in
+// picker, a new session on a host with the /host picker, a question, the
+// review-thread panel. Text in
 // __snapshots__/frames/session-*.txt; after a deliberate layout change:
 // `npx vitest run -u test/unit/frames-session.test.ts`, then read the diff.
 import { describe, expect, it } from 'vitest';
 import { bufferFrom } from '../../src/domain/composer.js';
 import { noAssist } from '../../src/domain/composer-assist.js';
 import { slashCompletions } from '../../src/domain/slash-commands.js';
+import { KNOWN_HOSTS_KEY } from '../../src/domain/host.js';
 import { FRAME_SIZES, drawScreen, expectFrame, withMarkdownAnswers } from '../helpers/frames.js';
 import {
   frameSession,
@@ -84,6 +86,35 @@ describe.each(FRAME_SIZES)('the session view at %i×%i', (columns, rows) => {
       sessionScreen(columns, rows, finished, {
         composer: bufferFrom('谢谢！Please also add a test 🧪\nfor the lock timer'),
       }),
+    );
+  });
+
+  it('draws a new session on a host: its header and composer say where it runs, /host lists the places', async () => {
+    const hosted = frameSession('Draft', 6, { title: '', prompt: null, host: 'build' });
+    await expectFrame(
+      'session-host-picker',
+      sessionScreen(
+        columns,
+        rows,
+        hosted,
+        {
+          composer: bufferFrom('/host '),
+          assist: {
+            ...noAssist,
+            completion: {
+              kind: 'slash',
+              items:
+                slashCompletions('/host ', {
+                  agent: 'claude',
+                  hosts: ['build', 'gpu-box'],
+                  newSession: true,
+                }) ?? [],
+              selected: 1,
+            },
+          },
+        },
+        { transcripts: { f6: [] }, settings: { [KNOWN_HOSTS_KEY]: 'build,gpu-box' } },
+      ),
     );
   });
 

@@ -5,6 +5,7 @@ import type { ComposerAssist } from '../../src/domain/composer-assist.js';
 import { DEFAULT_HOST_KEY, KNOWN_HOSTS_KEY } from '../../src/domain/host.js';
 import { SETTING_ROWS, settingValue } from '../../src/domain/settings.js';
 import type { Session } from '../../src/domain/session.js';
+import { parseHeadless } from '../../src/cli/args.js';
 import { pressKeys, type IntentCall } from '../helpers/keys.js';
 import { appState } from '../helpers/render.js';
 import { makeSession } from '../helpers/session-factory.js';
@@ -156,6 +157,22 @@ describe('the Default host setting', () => {
     );
     expect(row?.validate?.('build', { [KNOWN_HOSTS_KEY]: '' })).toBe(
       "No host is named 'build' (there are none yet: grove host add NAME DEST; local is this machine).",
+    );
+  });
+});
+
+describe('grove run --host with best of N', () => {
+  it('takes --host local with -n (best of N runs on this machine)', () => {
+    expect(parseHeadless('run', ['--host', 'local', '-n', '2', 'task'])).toMatchObject({
+      kind: 'run',
+      host: 'local',
+      n: 2,
+    });
+  });
+
+  it('refuses a host with -n, saying best of N runs here', () => {
+    expect(() => parseHeadless('run', ['--host', 'build', '-n', '2', 'task'])).toThrow(
+      '--host cannot be used with -n N yet (best of N runs on this machine)',
     );
   });
 });
