@@ -1,7 +1,10 @@
 // `grove host add|ls|rm|check` (issue 24): hosts as data. Adding a host does
 // not connect; `check` does (src/cli/host-check.ts).
 import {
+  DEFAULT_HOST_KEY,
   DEFAULT_HOST_ROOT,
+  LOCAL_HOST_NAME,
+  hostChoice,
   destinationProblem,
   hostNameProblem,
   allowUnconfinedKey,
@@ -142,6 +145,14 @@ async function removeHost(
     return EXIT.failed;
   }
   await infra.store.hosts.remove(name);
+  // A project may still name it as its default host: its new sessions are then refused in words, and it says so now.
+  for (const project of await infra.store.projects.list()) {
+    const chosen = await infra.store.settings.getProject(project.id, DEFAULT_HOST_KEY);
+    if (hostChoice(chosen) === name)
+      io.stderr.write(
+        `grove: ${name} was the default host of ${project.path}: its new sessions are refused until another is chosen in Settings (Default host), or started with --host ${LOCAL_HOST_NAME}.\n`,
+      );
+  }
   if (json) printJson(io, hostJson(host));
   else io.stdout.write(`Removed host ${name}.\n`);
   return EXIT.ok;

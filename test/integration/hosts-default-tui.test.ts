@@ -21,9 +21,10 @@ afterEach(async () => {
   await w.close();
 });
 
-async function host(...args: string[]): Promise<void> {
+async function host(...args: string[]): Promise<string> {
   const run = await runGrove(w.env, w.repo, ['host', ...args]);
   expect(run.code, run.out).toBe(0);
+  return run.stderr;
 }
 
 function notices(): string[] {
@@ -63,7 +64,10 @@ describe('the default host in the TUI', () => {
 
     w.controller.setSetting(DEFAULT_HOST_KEY, 'old');
     await waitFor('the setting to be stored', async () => (await stored()) === 'old');
-    await host('rm', 'old');
+    // Removed all the same, with a word about the project that named it.
+    expect(await host('rm', 'old')).toBe(
+      `grove: old was the default host of ${w.repo}: its new sessions are refused until another is chosen in Settings (Default host), or started with --host local.\n`,
+    );
     const before = notices().length;
     w.controller.createSession();
     await waitFor('the refusal', () => notices().length > before);
