@@ -166,6 +166,17 @@ describe('sessions repository', () => {
     expect(ids).toEqual(['a', 'b']);
   });
 
+  it('lists the live sessions and only the archived ones touched since a time', async () => {
+    await store.sessions.insert(newSession({ id: 'live-old', status: 'Review', createdAt: T0 }));
+    await store.sessions.insert(newSession({ id: 'done-old', status: 'Done', createdAt: T0 }));
+    await store.sessions.insert(newSession({ id: 'merged-new', status: 'Merged', createdAt: T0 }));
+    await store.sessions.update('merged-new', { title: 'merged just now' }, T0 + 500);
+
+    const ids = (await store.sessions.listTouchedSince(projectId, T0 + 100)).map((s) => s.id);
+
+    expect(ids.sort()).toEqual(['live-old', 'merged-new']);
+  });
+
   it('finds sessions by id prefix, ignoring dashes and case', async () => {
     await store.sessions.insert(newSession({ id: 'abcd1234-ef00-4000-8000-000000000001' }));
     await store.sessions.insert(newSession({ id: 'abcd9999-ef00-4000-8000-000000000002' }));

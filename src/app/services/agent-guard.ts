@@ -285,7 +285,8 @@ export class AgentGuard {
     const { store } = this.deps;
     const refs = new Set<string>();
     let mainCheckout = false;
-    for (const s of await store.sessions.listByProject(scope.projectId)) {
+    // Not the whole archive: a finished session that did not change since is not Grove's doing now.
+    for (const s of await store.sessions.listTouchedSince(scope.projectId, since)) {
       if (scope.sessionIds.includes(s.id)) continue;
       const active = isWorking(s.status) || s.status === 'Queued' || s.updatedAt >= since;
       if (!active) continue;

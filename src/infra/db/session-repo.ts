@@ -43,6 +43,8 @@ export interface SessionRepo {
   listByProject(projectId: number): Promise<Session[]>;
   /** The project's live sessions (not in the archive: Merged, Done, Canceled); most recently updated first. */
   listLive(projectId: number): Promise<Session[]>;
+  /** The live sessions and the archived ones updated at or after `since` (ms), not the rest of the archive. */
+  listTouchedSince(projectId: number, since: number): Promise<Session[]>;
   /**
    * A page of the project's archive, most recently updated first: sessions
    * whose title, branch or first prompt holds `query` (ASCII letters in any
@@ -141,6 +143,15 @@ function queuedAtAfter(current: Session, next: SessionStatus, now: number): numb
 }
 
 export function createSessionRepo(db: Executor): SessionRepo {
+  const listLive = async (projectId: number): Promise<Session[]> => {
+    const rows = await selectSessions(db)
+      .where('session.project_id', '=', projectId)
+      .where(IS_LIVE)
+      .orderBy('session.updated_at', 'desc')
+      .orderBy('session.id')
+      .execute();
+    return rows.map(decodeSession);
+  };
   return {
     async insert(session) {
       const timer = timerAfterStatusChange(
@@ -190,14 +201,20 @@ export function createSessionRepo(db: Executor): SessionRepo {
       return rows.map(decodeSession);
     },
 
-    async listLive(projectId) {
-      const rows = await selectSessions(db)
-        .where('session.project_id', '=', projectId)
-        .where(IS_LIVE)
-        .orderBy('session.updated_at', 'desc')
-        .orderBy('session.id')
-        .execute();
-      return rows.map(decodeSession);
+    listLive: (projectId) => listLive(projectId),
+
+    async listTouchedSince(projectId, since) {
+      const [live, archived] = await Promise.all([
+        listLive(projectId),
+        selectSessions(db)
+          .where('session.project_id', '=', projectId)
+          .where(IS_ARCHIVED)
+          .where('session.updated_at', '>=', since)
+          .orderBy('session.updated_at', 'desc')
+          .orderBy('session.id')
+          .execute(),
+      ]);
+      return [...live, ...archived.map(decodeSession)];
     },
 
     async listArchive(projectId, page) {
