@@ -27,6 +27,7 @@ import type { BudgetMeasure, BudgetScope } from '../domain/budget.js';
 import { buildServices, type ControllerDeps } from './service-graph.js';
 import { InboxCommands } from './inbox-commands.js';
 import { DiskWalks } from './services/disk.js';
+import { AgentLookup } from './services/agent-lookup.js';
 import { loadIssues, startFromIssue, type IssueCommandDeps } from './issue-commands.js';
 import { changeSessionHost, createOnDefaultHost } from './host-commands.js';
 import type { ApprovalDesk } from './services/approvals.js';
@@ -73,6 +74,7 @@ export class Controller extends InboxCommands implements AppIntents {
     });
     this.sessions = services.sessions;
     this.disks = new DiskWalks(deps, this.stopping.signal);
+    this.agentLookup = new AgentLookup(deps.app, deps.agents);
     this.projects = services.projects;
     this.workers = services.workers;
     this.turns = services.turns;
@@ -93,30 +95,21 @@ export class Controller extends InboxCommands implements AppIntents {
 
   /** Background work that runs for the life of the TUI. */
   start(): void {
-    const { app, agents } = this.deps;
+    const { app } = this.deps;
     this.notifications?.start();
-    app.task('Looking for agent CLIs', async () => {
-      app.emit({ type: 'agentsDetected', agents: await agents.detect() });
-    });
+    this.agentLookup.start();
     this.projects.loadArchive(true); // start-up read only the live sessions (start.ts)
-    if (app.state.activeProjectId !== null) this.gitStatus.restart(app.state.activeProjectId);
-    if (app.state.activeProjectId !== null) this.composer.loadProject(app.state.activeProjectId);
     const activeId = app.state.activeProjectId;
-    if (activeId !== null) app.task('Reading the budgets', () => this.budget.refresh(activeId));
-    if (activeId !== null)
+    if (activeId !== null) {
+      this.gitStatus.restart(activeId);
+      this.composer.loadProject(activeId);
+      app.task('Reading the budgets', () => this.budget.refresh(activeId));
       app.task('Reading the best-of-N groups', () => this.bestOf.load(activeId));
-    // A group a gone Grove left in checking or judging is evaluated again.
-    if (activeId !== null)
+      // A group a gone Grove left in checking or judging is evaluated again.
       app.task('Resuming stranded best-of-N groups', () => this.bestOf.resumeStranded(activeId));
+    }
     // Disk reclaim at start-up, when the setting asks for it (off by default).
-    app.task('Reclaiming disk', () =>
-      reclaimOnStart({
-        app,
-        store: this.deps.store,
-        git: this.deps.git,
-        runtime: this.deps.runtime,
-      }),
-    );
+    app.task('Reclaiming disk', () => reclaimOnStart(this.deps));
     // Sessions changed by another Grove process (a headless command) show up here.
     this.refreshTimer = setInterval(() => {
       this.projects
@@ -140,6 +133,7 @@ export class Controller extends InboxCommands implements AppIntents {
   }
 
   private readonly disks: DiskWalks;
+  private readonly agentLookup: AgentLookup;
 
   measureDisk(): void {
     this.disks.all();
@@ -202,6 +196,7 @@ export class Controller extends InboxCommands implements AppIntents {
 
   rememberTab(tab: Tab): void {
     this.projects.rememberTab(tab);
+    this.agentLookup.tabShown(tab);
   }
 
   activateProject(projectId: number): void {

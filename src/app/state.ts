@@ -39,6 +39,8 @@ export interface AgentAvailability {
   readonly path: string | null;
   readonly version: string | null;
   readonly error?: string;
+  /** Found on PATH, its version not asked yet (it is when the Projects tab is first shown). */
+  readonly unasked?: true;
 }
 
 export interface GitStatusView {

@@ -71,7 +71,7 @@ describe('quitting the TUI', () => {
   });
 });
 
-describe('agent detection at start-up', () => {
+describe('agent detection', () => {
   it("ends an agent CLI's --version that is still running when the person quits", async () => {
     // A `gemini` first on PATH that answers --version slowly and shrugs off SIGTERM and SIGHUP,
     // as a large CLI busy starting up can.
@@ -90,6 +90,9 @@ describe('agent detection at start-up', () => {
       processesWithEnv(`ANTHROPIC_BASE_URL=${e2e.server.url}`)
         .filter((p) => p.cmdline.startsWith('sleep 60'))
         .map((p) => p.pid);
+    // The versions are asked when the Projects tab is first shown, not at start-up.
+    await e2e.term.keys('Tab', 'Tab');
+    await e2e.term.waitFor('Agent CLIs');
     await waitUntil('the slow --version to be running', () => versions().length > 0, 20_000);
 
     await e2e.term.keys('q');

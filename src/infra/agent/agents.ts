@@ -74,7 +74,8 @@ export interface UtilityReply {
 export interface Agents {
   /** A channel for one session (kept for its follow-up turns). */
   create(provider: ProviderId): AgentChannel;
-  detect(): Promise<readonly DetectedAgent[]>;
+  /** The agent CLIs on PATH; with `versions`, each asked for its version too (seconds of CPU for a Node-based CLI). */
+  detect(versions?: boolean): Promise<readonly DetectedAgent[]>;
   /** The agent CLIs on PATH (a quick look, no version check), in the registry's order, then the ACP agents found. */
   installed(): readonly ProviderId[];
   /** The ACP agents named in GROVE_HOME/agents.json (or why the file was refused). */
@@ -204,8 +205,8 @@ export function createAgents(
   return {
     create: (provider) => createChannel(provider, options(TURN_TIMEOUT_MS), acpAgents),
     // The ACP agents of agents.json too: found or not (no version: ACP has no common flag for it).
-    detect: async () => [
-      ...(await detectAgents(env)),
+    detect: async (versions = true) => [
+      ...(await detectAgents(env, versions)),
       ...acpAgents.agents.map((a) => ({
         id: a.id,
         binary: a.command,

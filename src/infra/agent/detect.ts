@@ -9,6 +9,8 @@ export interface DetectedAgent {
   readonly path: string | null;
   readonly version: string | null;
   readonly error?: string;
+  /** Found on PATH but not asked its version yet (a look at start-up only finds the CLIs). */
+  readonly unasked?: true;
 }
 
 /** The first executable `name` on PATH, or null. */
@@ -47,12 +49,20 @@ async function endsWithGrove<T>(
   }
 }
 
-/** Finds the agent CLIs on PATH and asks each for its version (3 s each, in parallel). Never throws. */
-export async function detectAgents(env: NodeJS.ProcessEnv): Promise<DetectedAgent[]> {
+/**
+ * Finds the agent CLIs on PATH and, with `versions`, asks each for its
+ * version (3 s each, in parallel). Never throws.
+ */
+export async function detectAgents(
+  env: NodeJS.ProcessEnv,
+  versions = true,
+): Promise<DetectedAgent[]> {
   return Promise.all(
     PROVIDERS.map(async (provider): Promise<DetectedAgent> => {
       const path = which(provider.binary, env);
       if (!path) return { id: provider.id, binary: provider.binary, path: null, version: null };
+      if (!versions)
+        return { id: provider.id, binary: provider.binary, path, version: null, unasked: true };
       try {
         const { execa } = await loadExeca();
         const child = execa(path, ['--version'], {

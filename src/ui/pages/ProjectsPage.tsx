@@ -58,7 +58,7 @@ export function ProjectsPage({
           state.agents === null
             ? 'checking…'
             : found?.path
-              ? `${found.version ?? 'unknown version'}  ${found.path}`
+              ? `${found.version ?? (found.unasked ? 'asking its version…' : 'unknown version')}  ${found.path}`
               : `not found on PATH (${provider.binary})`;
         return (
           <Text key={provider.id} wrap="truncate-end">
