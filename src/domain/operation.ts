@@ -36,6 +36,17 @@ export interface Operation {
   readonly notBefore?: number | null;
   /** The agent whose limit it waits for. */
   readonly waitAgent?: string | null;
+  /** A turn on a host: the run it started there and how far its output was read (absent where not read). */
+  readonly remoteRun?: RemoteRunMark | null;
+}
+
+/** The detached run of a turn on a host (infra/hosts/remote-run.ts), as the operation keeps it. */
+export interface RemoteRunMark {
+  readonly runId: string;
+  /** Its process group on the host, as startRun reported it (null: not known). */
+  readonly pgid: number | null;
+  /** The bytes of its stdout the transcript has taken in. */
+  readonly offset: number;
 }
 
 export function isOperationKind(value: string): value is OperationKind {

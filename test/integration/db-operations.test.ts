@@ -71,6 +71,7 @@ describe('operations repository', () => {
       lastError: null,
       notBefore: null,
       waitAgent: null,
+      remoteRun: null,
     });
   });
 
@@ -275,6 +276,30 @@ describe('failInterrupted', () => {
       { id: rebase, status: 'failed', last_error: INTERRUPTED_BY_RESTART },
     ]);
     expect((await store.sessions.get('s1'))?.status).toBe('Review');
+  });
+
+  it("puts a dead owner's running turn on a host back in the queue, its run and offset kept, the session still working", async () => {
+    await store.sessions.setStatus('s1', 'InProgress', T0 + 1_000);
+    const turn = await store.operations.enqueue('s1', 'reply', { prompt: 'on a host' }, T0);
+    await store.operations.claimNext('s1', 'host:dead', T0 + 1_000);
+    await store.operations.setRemoteRun(turn, 'r-0123456789abcdef01234567', 4242);
+    await store.operations.setRemoteOffset(turn, 900);
+    // The offset never moves back (a late write of an older line).
+    await store.operations.setRemoteOffset(turn, 300);
+
+    const affected = await store.operations.failInterrupted(T0 + 31_000, () => false);
+
+    expect(affected).toEqual([]);
+    const [op] = await store.operations.listUnfinished('s1');
+    expect(op).toMatchObject({
+      id: turn,
+      status: 'queued',
+      owner: null,
+      remoteRun: { runId: 'r-0123456789abcdef01234567', pgid: 4242, offset: 900 },
+    });
+    expect((await store.sessions.get('s1'))?.status).toBe('InProgress');
+    // The next worker takes it as it would any queued prompt.
+    expect((await store.operations.claimNext('s1', 'host:new', T0 + 32_000))?.id).toBe(turn);
   });
 
   it("stops the timer at the dead owner's last heartbeat, so the time Grove was down is not counted", async () => {

@@ -174,10 +174,43 @@ describe('a detached run on a host', () => {
     expect(end.exitCode).toBe(143);
   });
 
+  it('believes none of the run files the agent can write: an early exit file, a pid file naming another process, an offset past the output', async () => {
+    const run = await startRun(runner, 'echo one; sleep 4; echo two; exit 3');
+    started.push(run.runId);
+    const dir = runDir(run.runId);
+    // Another process of the host user, in a group of its own.
+    const decoy = Number(
+      h().ssh(`setsid sh -c 'exec sleep 305' </dev/null >/dev/null 2>&1 & echo $!`).trim(),
+    );
+    h().ssh(`echo 0 > ${dir}/exit; echo ${String(decoy)} > ${dir}/pid`);
+    // The run goes on: its leader lives, whatever the exit file says.
+    expect(await runStatus(runner, run.runId, undefined, run.pgid)).toBeNull();
+    const chunks: Buffer[] = [];
+    const end = await followRun(runner, run.runId, {
+      offset: 0,
+      pgid: run.pgid,
+      onData: (c) => chunks.push(c),
+    });
+    expect(Buffer.concat(chunks).toString()).toBe('one\ntwo\n');
+    expect(end.exitCode).toBe(3);
+    await expect(
+      followRun(runner, run.runId, { offset: 100, pgid: run.pgid, onData: () => undefined }),
+    ).rejects.toThrow(/shorter than the 100 bytes/);
+
+    const held = await startRun(runner, 'sleep 306');
+    started.push(held.runId);
+    h().ssh(`echo ${String(decoy)} > ${runDir(held.runId)}/pid`);
+    await cancelRun(runner, held.runId, undefined, held.pgid);
+    expect(groupOnHost(held.pgid)).toEqual([]);
+    // The process the pid file named was left alone.
+    expect(groupOnHost(decoy)).toHaveLength(1);
+    h().ssh(`kill ${String(decoy)}; true`);
+  });
+
   it('refuses a run id that is not one of its own', async () => {
     await expect(runStatus(runner, '../../etc')).rejects.toThrow(/is not a run id/);
     await expect(
       followRun(runner, 'r-000000000000000000000000', { offset: 0, onData: () => undefined }),
-    ).rejects.toThrow(/no run r-0+ on test/);
+    ).rejects.toThrow(/run r-0+ is no longer on test \(its folder is gone/);
   });
 });

@@ -149,8 +149,12 @@ export class LeaseWatch {
     );
     const sessions = new Map<string, number>();
     // A prompt whose session was canceled meanwhile is only cleared by the worker, not announced.
+    // A turn re-attached to its run on a host says so itself (turn.ts), not as a queued prompt.
     for (const op of orphaned)
-      sessions.set(op.sessionId, (sessions.get(op.sessionId) ?? 0) + (op.cancelRequested ? 0 : 1));
+      sessions.set(
+        op.sessionId,
+        (sessions.get(op.sessionId) ?? 0) + (op.cancelRequested || op.remoteRun ? 0 : 1),
+      );
     for (const [sessionId, count] of sessions) {
       if (count > 0 && !this.resumed.has(sessionId)) {
         this.resumed.add(sessionId);

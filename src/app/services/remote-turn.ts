@@ -1,4 +1,6 @@
 import type { HostPlace } from '../../domain/host.js';
+import type { Operation } from '../../domain/operation.js';
+import type { RemoteRunCursor } from '../../infra/agent/channel.js';
 import type { Session } from '../../domain/session.js';
 import type { TurnDeps } from './turn-deps.js';
 
@@ -48,4 +50,82 @@ export async function bringBackFromHost(
 ): Promise<void> {
   if (!deps.hosts) return;
   await deps.hosts.bringBack(place, projectPath, session.worktreePath, message);
+}
+
+/** How often at most the read offset of a host's run is written for lines that made no transcript entry. */
+const OFFSET_WRITE_MS = 500;
+
+/**
+ * Keeps a turn's run on a host durably with its operation (issue 24, item 4):
+ * the run once it started, and how far its stdout was taken in. A
+ * transcript entry a line made is written with the offset after that line,
+ * in one transaction; the lines that make none (progress) move the offset at
+ * most every OFFSET_WRITE_MS, once the entries before them are written. So a
+ * Grove killed at any moment re-attaches where its transcript ends: no line
+ * lost, none twice.
+ */
+export class RemoteRunRecord {
+  readonly cursor: RemoteRunCursor;
+  private readonly writes = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private written: number;
+
+  constructor(
+    private readonly deps: Pick<TurnDeps, 'store' | 'sessions' | 'runtime'>,
+    private readonly operation: Operation,
+  ) {
+    const mark = operation.remoteRun ?? null;
+    this.written = mark?.offset ?? 0;
+    this.cursor = {
+      runId: mark?.runId ?? null,
+      pgid: mark?.pgid ?? null,
+      offset: mark?.offset ?? 0,
+      started: (runId, pgid) => deps.store.operations.setRemoteRun(operation.id, runId, pgid),
+      line: () => this.schedule(),
+    };
+  }
+
+  /** True: this turn goes on with a run a Grove before it started. */
+  get reattaching(): boolean {
+    return this.cursor.runId !== null;
+  }
+
+  /** A transcript entry of the line being read, with the offset after that line. */
+  note(sessionId: string, kind: 'notice' | 'tool', text: string): Promise<void> {
+    const offset = this.cursor.offset;
+    const id = this.operation.id;
+    const write = this.deps.sessions.note(sessionId, kind, text, (tx) =>
+      tx.operations.setRemoteOffset(id, offset),
+    );
+    this.writes.add(write);
+    void write.finally(() => this.writes.delete(write)).catch(() => undefined);
+    return write;
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, OFFSET_WRITE_MS);
+  }
+
+  /** Writes the offset of the lines read so far, after the entries they made. */
+  async flush(): Promise<void> {
+    const offset = this.cursor.offset;
+    if (offset <= this.written) return;
+    await Promise.allSettled([...this.writes]);
+    await this.deps.store.operations.setRemoteOffset(this.operation.id, offset).then(
+      () => {
+        this.written = Math.max(this.written, offset);
+      },
+      (error: unknown) => this.deps.runtime.logger.log('warn', 'run offset write failed', error),
+    );
+  }
+
+  /** Stops the timer (the turn is over). */
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
 }

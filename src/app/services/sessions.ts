@@ -130,9 +130,22 @@ export class SessionService {
    * Appends a transcript entry. Its text is sanitized: notices quote file
    * names, git and setup-script output, and prompts may be pasted from anywhere.
    */
-  async note(sessionId: string, kind: TranscriptKind, raw: string): Promise<void> {
+  async note(
+    sessionId: string,
+    kind: TranscriptKind,
+    raw: string,
+    /** Written in the same transaction as the entry (how far a host's run was read). */
+    alongside?: (tx: Store) => Promise<void>,
+  ): Promise<void> {
     const content = sanitizeText(raw);
-    const position = await this.deps.store.transcript.append(sessionId, kind, content, this.now);
+    const { store } = this.deps;
+    const position = alongside
+      ? await store.transaction(async (tx) => {
+          const at = await tx.transcript.append(sessionId, kind, content, this.now);
+          await alongside(tx);
+          return at;
+        })
+      : await store.transcript.append(sessionId, kind, content, this.now);
     this.deps.app.emit({
       type: 'transcriptAppended',
       sessionId,

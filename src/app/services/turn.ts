@@ -17,7 +17,7 @@ import { ensureWorktree } from './session-setup.js';
 import { AgentGuard, takeGuardCost } from './agent-guard.js';
 import { commitTurn, describeError, generateTitle, type TurnContext } from './turn-commit.js';
 import { countUsage, spentBy } from './usage.js';
-import { bringBackFromHost, placeOnHost } from './remote-turn.js';
+import { bringBackFromHost, placeOnHost, RemoteRunRecord } from './remote-turn.js';
 import type { TurnDeps } from './turn-deps.js';
 
 export type { TurnDeps };
@@ -45,6 +45,9 @@ export function answerText(response: AgentResponse): string {
 }
 
 export class TurnRunner {
+  /** The host run of each turn under way (remote-turn.ts), by operation. */
+  private readonly runs = new Map<string, RemoteRunRecord | null>();
+
   /** Detached work (title generation) a short-lived process should wait for. */
   private readonly background = new Set<Promise<void>>();
 
@@ -134,17 +137,18 @@ export class TurnRunner {
     else row.timer = setTimeout(write, wait);
   }
 
-  /** A request the permission mode did not allow: kept in the transcript, in order. */
-  private denied(sessionId: string, text: string): void {
+  /** A request the permission mode did not allow: kept in the transcript, in order (with a host run's offset). */
+  private denied(sessionId: string, text: string, run?: RemoteRunRecord | null): void {
     // A request Grove denied at once is a decision too: the log keeps it (held ones the desk logs).
     if (text.startsWith('[Denied]'))
       this.deps.runtime.logger.log('info', 'agent request denied', {
         sessionId,
         text: sanitizeLine(text),
       });
-    this.deps.sessions
-      .note(sessionId, 'notice', text)
-      .catch((error: unknown) => this.deps.runtime.logger.log('warn', 'denial note failed', error));
+    (run
+      ? run.note(sessionId, 'notice', text)
+      : this.deps.sessions.note(sessionId, 'notice', text)
+    ).catch((error: unknown) => this.deps.runtime.logger.log('warn', 'denial note failed', error));
   }
 
   /** Runs a start_prompt or reply operation: one agent turn and everything after it. */
@@ -161,6 +165,8 @@ export class TurnRunner {
       if (error instanceof ReportedError || error instanceof DeferredTurn) throw error;
       throw await this.failTurn(operation.sessionId, error);
     } finally {
+      this.runs.get(operation.id)?.close();
+      this.runs.delete(operation.id);
       const row = this.progressRows.get(operation.sessionId);
       if (row?.timer) clearTimeout(row.timer);
       this.progressRows.delete(operation.sessionId);
@@ -249,29 +255,37 @@ export class TurnRunner {
       throw new ReportedError(message);
     }
 
+    // A turn on a host keeps its run with the operation; one a Grove before this one started is re-attached.
+    const run = place ? new RemoteRunRecord(this.deps, operation) : null;
+    this.runs.set(operation.id, run);
     // The conversation so far, for a provider that lost its copy (Grove replays it then).
     const history = conversationHistory(await store.transcript.list(session.id));
-    // A new turn clears pending questions and the focused review of the old diff.
-    await store.sessions.update(
-      session.id,
-      {
-        questions: [],
-        focusedReviewText: null,
-        focusedReviewStatus: null,
-        focusedReviewDiffHash: null,
-      },
-      this.now(),
-    );
-    session = await this.setStatus(session.id, 'InProgress');
-    // Inline diff comments are shown in short (one line each); the agent gets the whole prompt.
-    const display =
-      typeof operation.payload['display'] === 'string' ? operation.payload['display'] : prompt;
-    await sessions.note(session.id, 'user_prompt', display);
-    if (operation.kind === 'start_prompt' && session.titleProvisional) {
-      // From the person's task alone: a fork's first prompt starts with its parent's context.
-      const job = generateTitle(this.context, session, session.prompt ?? display, project.path);
-      this.background.add(job);
-      void job.finally(() => this.background.delete(job));
+    if (run?.reattaching) {
+      session = await this.setStatus(session.id, 'InProgress');
+      await sessions.note(session.id, 'notice', reattachNotice(place?.host.name ?? ''));
+    } else {
+      // A new turn clears pending questions and the focused review of the old diff.
+      await store.sessions.update(
+        session.id,
+        {
+          questions: [],
+          focusedReviewText: null,
+          focusedReviewStatus: null,
+          focusedReviewDiffHash: null,
+        },
+        this.now(),
+      );
+      session = await this.setStatus(session.id, 'InProgress');
+      // Inline diff comments are shown in short (one line each); the agent gets the whole prompt.
+      const display =
+        typeof operation.payload['display'] === 'string' ? operation.payload['display'] : prompt;
+      await sessions.note(session.id, 'user_prompt', display);
+      if (operation.kind === 'start_prompt' && session.titleProvisional) {
+        // From the person's task alone: a fork's first prompt starts with its parent's context.
+        const job = generateTitle(this.context, session, session.prompt ?? display, project.path);
+        this.background.add(job);
+        void job.finally(() => this.background.delete(job));
+      }
     }
 
     takeGuardCost(session.id);
@@ -297,6 +311,7 @@ export class TurnRunner {
             cwd: place ? place.worktree : session.worktreePath,
             mainCheckout: place ? '' : project.path,
             ...(place ? { remote: place } : {}),
+            ...(run ? { remoteRun: run.cursor } : {}),
             model: session.model,
             reasoning: session.reasoning,
             permissionMode: session.permissionMode,
@@ -307,11 +322,11 @@ export class TurnRunner {
           },
           (event) => {
             if (event.type === 'denied' || event.type === 'notice') {
-              this.denied(session?.id ?? operation.sessionId, event.text);
+              this.denied(session?.id ?? operation.sessionId, event.text, run);
               return;
             }
             if (event.type === 'tool') {
-              this.toolCall(session?.id ?? operation.sessionId, event.text);
+              this.toolCall(session?.id ?? operation.sessionId, event.text, run);
               return;
             }
             const text = progressText(event);
@@ -506,13 +521,19 @@ export class TurnRunner {
   }
 
   /** A tool call or command the agent ran: kept in the transcript, folded to its first line. */
-  private toolCall(sessionId: string, text: string): void {
-    this.deps.sessions
-      .note(sessionId, 'tool', text)
-      .catch((error: unknown) =>
-        this.deps.runtime.logger.log('warn', 'tool call note failed', error),
-      );
+  private toolCall(sessionId: string, text: string, run: RemoteRunRecord | null): void {
+    (run
+      ? run.note(sessionId, 'tool', text)
+      : this.deps.sessions.note(sessionId, 'tool', text)
+    ).catch((error: unknown) =>
+      this.deps.runtime.logger.log('warn', 'tool call note failed', error),
+    );
   }
+}
+
+/** The transcript notice of a turn on a host that a Grove killed mid-turn left running there. */
+export function reattachNotice(host: string): string {
+  return `[Re-attached] The Grove process that started this turn stopped while the agent was still working on ${host}; this Grove re-attached to it and reads its output on from where the transcript ends.`;
 }
 
 /** The person's prompts and the agent's answers, oldest first: what a provider that lost its conversation is given again. */

@@ -17,6 +17,7 @@ import {
   type ChannelOptions,
   type HistoryEntry,
   type RemoteAgentStarter,
+  type RemoteRunCursor,
   type RequestKind,
   type TurnEvent,
   type TurnResult,
@@ -52,6 +53,8 @@ export interface SessionTurnInput {
   readonly hold?: ApprovalHold;
   /** The session runs on a host, there (cwd is then the host's worktree). */
   readonly remote?: HostPlace | null;
+  /** Its run there (TurnRequest.remoteRun). */
+  readonly remoteRun?: RemoteRunCursor;
 }
 
 export interface SessionTurnOutput {
@@ -192,6 +195,7 @@ export function createAgents(
         ...(input.images && input.images.length > 0 ? { images: input.images } : {}),
         ...(input.hold ? { hold: input.hold } : {}),
         ...(input.remote ? { remote: input.remote } : {}),
+        ...(input.remoteRun ? { remoteRun: input.remoteRun } : {}),
       },
       onEvent,
       signal,

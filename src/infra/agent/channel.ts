@@ -38,6 +38,30 @@ export interface TurnRequest {
   readonly hold?: ApprovalHold;
   /** The session runs on a host: its agent starts there, in this place (cwd is the host's worktree). */
   readonly remote?: HostPlace | null;
+  /** For a turn on a host: the run it starts, or re-attaches to (RemoteRunCursor). */
+  readonly remoteRun?: RemoteRunCursor;
+}
+
+/**
+ * A turn's run on a host, shared by the turn (which keeps it durably with
+ * its operation) and the starter (remote-agent.ts). With a run id the starter
+ * re-attaches to that run, reading its stdout on from `offset`; without one
+ * it starts a run and calls `started` before reading any output.
+ */
+export interface RemoteRunCursor {
+  runId: string | null;
+  /** Its process group on the host, as it was when the run started (null: not known). */
+  pgid: number | null;
+  /**
+   * The end of the last whole stdout line handed on: while the turn's
+   * handler of that line runs (synchronously, as it is read), this is where
+   * a re-attach would go on from.
+   */
+  offset: number;
+  /** The new run, before any of its output is read. */
+  readonly started?: (runId: string, pgid: number) => Promise<void>;
+  /** After each line was handed on and read. */
+  readonly line?: () => void;
 }
 
 /**
@@ -132,6 +156,8 @@ export interface RemoteAgentStarter {
       readonly onReconnect?: (text: string) => void;
       /** A line for the transcript (a stop that cannot reach the host yet). */
       readonly onNotice?: (text: string) => void;
+      /** The run to re-attach to, or to record once started. */
+      readonly cursor?: RemoteRunCursor;
     },
   ): Promise<TurnProcess>;
 }

@@ -89,9 +89,11 @@ export async function runProtocolTurn(
     text: 'The reply was not in the expected format; asking the agent to restate it…',
   });
   const schemaInPrompt = request.outputSchema === null;
+  // The repair is a run of its own on a host: not the first one's, which a re-attach would follow.
+  const { remoteRun: _firstRun, ...again } = request;
   const second = await channel.runTurn(
     {
-      ...request,
+      ...again,
       // The images went with the first prompt; the repair asks only for the reply again.
       images: [],
       prompt: buildRepairPrompt(parsed.diagnostic, schemaInPrompt),

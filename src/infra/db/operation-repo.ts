@@ -96,6 +96,10 @@ export interface OperationRepo {
    * operations were failed.
    */
   failInterrupted(now: number, isOwnerAlive: OwnerLiveness): Promise<string[]>;
+  /** Records the run a turn started on a host (its stdout read from byte 0). */
+  setRemoteRun(id: string, runId: string, pgid: number): Promise<void>;
+  /** Records that the transcript took in the run's stdout up to `offset` (never moves back). */
+  setRemoteOffset(id: string, offset: number): Promise<void>;
 }
 
 /**
@@ -146,6 +150,14 @@ function decodeOperation(row: Selectable<SessionOperationTable>): Operation | un
     lastError: row.last_error,
     notBefore: row.not_before,
     waitAgent: row.wait_agent,
+    remoteRun:
+      row.remote_run_id === null
+        ? null
+        : {
+            runId: row.remote_run_id,
+            pgid: row.remote_pgid,
+            offset: Number.isSafeInteger(row.remote_offset) ? Math.max(0, row.remote_offset) : 0,
+          },
   };
 }
 
@@ -377,7 +389,16 @@ export function createOperationRepo(db: Executor): OperationRepo {
       return withTransaction(db, async (trx) => {
         const unfinished = await trx
           .selectFrom('session_operation')
-          .select(['id', 'session_id', 'owner', 'status', 'kind', 'heartbeat_at', 'started_at'])
+          .select([
+            'id',
+            'session_id',
+            'owner',
+            'status',
+            'kind',
+            'heartbeat_at',
+            'started_at',
+            'remote_run_id',
+          ])
           .where('status', 'in', UNFINISHED)
           .orderBy('queued_at')
           .orderBy(insertionOrder)
@@ -388,11 +409,28 @@ export function createOperationRepo(db: Executor): OperationRepo {
           if (!alive.has(key)) alive.set(key, isOwnerAlive(owner, heartbeatAt));
           return alive.get(key) === true;
         };
-        const dead = unfinished.filter(
+        const gone = unfinished.filter(
           (op) =>
             !ownerAlive(op.owner, op.heartbeat_at) &&
             !(op.status === 'queued' && KEPT_WHEN_QUEUED.has(op.kind)),
         );
+        // A turn whose agent runs detached on a host goes on there: it is queued
+        // again, to be re-attached by the next worker that takes the session.
+        const reattach = gone.filter(
+          (op) =>
+            op.status === 'running' && op.remote_run_id !== null && KEPT_WHEN_QUEUED.has(op.kind),
+        );
+        if (reattach.length > 0)
+          await trx
+            .updateTable('session_operation')
+            .set({ status: 'queued', owner: null, heartbeat_at: null, progress: null })
+            .where(
+              'id',
+              'in',
+              reattach.map((op) => op.id),
+            )
+            .execute();
+        const dead = gone.filter((op) => !reattach.includes(op));
         if (dead.length === 0) return [];
         await trx
           .updateTable('session_operation')
@@ -422,6 +460,22 @@ export function createOperationRepo(db: Executor): OperationRepo {
         }
         return sessionIds;
       });
+    },
+
+    async setRemoteRun(id, runId, pgid) {
+      await db
+        .updateTable('session_operation')
+        .set({ remote_run_id: runId, remote_pgid: pgid, remote_offset: 0 })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async setRemoteOffset(id, offset) {
+      await db
+        .updateTable('session_operation')
+        .set({ remote_offset: sql<number>`max(remote_offset, ${offset})` })
+        .where('id', '=', id)
+        .execute();
     },
   };
 }

@@ -115,6 +115,10 @@ export interface SessionOperationTable {
   /** Queued behind an agent's usage limit: not taken before this time, waiting for `wait_agent` (migration 010). */
   not_before: Generated<number | null>;
   wait_agent: Generated<string | null>;
+  /** A turn on a host: its run there, process group and stdout bytes taken in (migration 023). */
+  remote_run_id: Generated<string | null>;
+  remote_pgid: Generated<number | null>;
+  remote_offset: Generated<number>;
 }
 
 /** Best-of-N: one prompt fanned out to several sessions (migration 011): see group-repo.ts. */

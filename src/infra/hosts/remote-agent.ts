@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { HostPlace } from '../../domain/host.js';
 import { reconnectDelayMs, reconnectingLine } from '../../domain/reconnect.js';
-import type { RemoteAgentStarter, TurnProcess } from '../agent/channel.js';
+import type { RemoteAgentStarter, RemoteRunCursor, TurnProcess } from '../agent/channel.js';
 import { shellCommand, shellQuote } from './quote.js';
 import {
   cancelRun,
@@ -82,6 +82,13 @@ export function remoteAgentStarter(ssh: Ssh): RemoteAgentStarter {
   return {
     async start(place, spec) {
       const runner: RemoteRunner = { ssh, host: place.host };
+      const tell = { progress: spec.onReconnect, notice: spec.onNotice };
+      const cursor = spec.cursor;
+      if (cursor?.runId) {
+        // Re-attach (a Grove that was killed mid-turn): its output read on from where the transcript is.
+        const dir = `${place.root}/runs/${cursor.runId}`;
+        return followAgent(runner, cursor.runId, cursor.pgid, dir, tell, cursor);
+      }
       const runId = newRunId();
       const dir = `${place.root}/runs/${runId}`;
       const promptFile = `${dir}/prompt`;
@@ -94,14 +101,18 @@ export function remoteAgentStarter(ssh: Ssh): RemoteAgentStarter {
         [dir],
         { timeoutMs: 60_000, input: spec.input },
       );
-      await startRun(runner, agentCommand(place, [spec.command, ...spec.args], promptFile), {
-        cwd: place.worktree,
-        runId,
-      });
-      return followAgent(runner, runId, dir, {
-        progress: spec.onReconnect,
-        notice: spec.onNotice,
-      });
+      const run = await startRun(
+        runner,
+        agentCommand(place, [spec.command, ...spec.args], promptFile),
+        { cwd: place.worktree, runId },
+      );
+      if (cursor) {
+        cursor.runId = runId;
+        cursor.pgid = run.pgid;
+        cursor.offset = 0;
+        await cursor.started?.(runId, run.pgid);
+      }
+      return followAgent(runner, runId, run.pgid, dir, tell, cursor);
     },
   };
 }
@@ -120,16 +131,25 @@ interface Tell {
  * same schedule, the transcript saying so once, and the process ends only
  * once the run's process group on the host is really gone.
  */
-function followAgent(runner: RemoteRunner, runId: string, dir: string, tell: Tell): TurnProcess {
+function followAgent(
+  runner: RemoteRunner,
+  runId: string,
+  pgid: number | null,
+  dir: string,
+  tell: Tell,
+  cursor: RemoteRunCursor | undefined,
+): TurnProcess {
   const stdout = new PassThrough();
+  const lines = cursor ? new LineFeed(stdout, cursor) : null;
   /** Aborted once the following ended: the run is over (or gone), nothing left to stop. */
   const over = new AbortController();
   let stderr = '';
   let cancelling: Promise<void> | null = null;
   const name = runner.host.name;
   const followed = followRun(runner, runId, {
-    offset: 0,
-    onData: (chunk) => stdout.write(chunk),
+    offset: cursor?.offset ?? 0,
+    pgid,
+    onData: (chunk) => (lines ? lines.add(chunk) : stdout.write(chunk)),
     onReconnect: (attempt, _offset, delayMs) =>
       tell.progress?.(reconnectingLine(name, attempt, delayMs)),
     onReconnected: () => tell.progress?.(`Working (reconnected to ${name})`),
@@ -144,7 +164,7 @@ function followAgent(runner: RemoteRunner, runId: string, dir: string, tell: Tel
   const cancel = async (): Promise<void> => {
     for (let attempt = 1; !over.signal.aborted; attempt++) {
       try {
-        await cancelRun(runner, runId, over.signal);
+        await cancelRun(runner, runId, over.signal, pgid);
         return;
       } catch (error) {
         if (over.signal.aborted) return;
@@ -163,6 +183,7 @@ function followAgent(runner: RemoteRunner, runId: string, dir: string, tell: Tel
     }
   };
   const exited = followed.then(async (end) => {
+    await lines?.end();
     stdout.end();
     await finished(stdout).catch(() => undefined);
     if (end.code !== null && end.code !== 0) {
@@ -187,4 +208,58 @@ function followAgent(runner: RemoteRunner, runId: string, dir: string, tell: Tel
       cancelling ??= cancel();
     },
   };
+}
+
+/**
+ * Hands the run's stdout on one whole line at a time, each read by the
+ * channel (its handlers run as the line arrives) before the next: while a
+ * line is handled the cursor's offset is the end of that line, which is what
+ * the turn records with the transcript entry the line made.
+ */
+class LineFeed {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private fed: number;
+
+  constructor(
+    private readonly out: PassThrough,
+    private readonly cursor: RemoteRunCursor,
+  ) {
+    this.fed = cursor.offset;
+  }
+
+  add(chunk: Buffer): void {
+    let start = 0;
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, start)) {
+      const line = Buffer.concat([...this.pending, chunk.subarray(start, at + 1)]);
+      this.pending = [];
+      this.pendingBytes = 0;
+      start = at + 1;
+      this.feed(line);
+    }
+    if (start < chunk.length) {
+      this.pending.push(chunk.subarray(start));
+      this.pendingBytes += chunk.length - start;
+    }
+  }
+
+  /** Feeds what is left (a last line with no newline) and waits until every line was read. */
+  async end(): Promise<void> {
+    if (this.pendingBytes > 0) this.feed(Buffer.concat(this.pending));
+    this.pending = [];
+    await this.chain;
+  }
+
+  private feed(line: Buffer): void {
+    this.fed += line.length;
+    const end = this.fed;
+    this.chain = this.chain.then(async () => {
+      this.cursor.offset = end;
+      this.out.write(line);
+      // The channel's line handler has run by now (readline is synchronous on data).
+      await new Promise((resolve) => setImmediate(resolve));
+      this.cursor.line?.();
+    });
+  }
 }

@@ -79,22 +79,56 @@ cat -- "$dir/pid"
 const FOLLOWING = 'grove-following';
 
 /**
+ * Whether process $pgid is this run's leader (the wrapper, whose command line
+ * names the run folder). The pid file is the agent's to rewrite, and a pid is
+ * reused after a reboot: neither may point Grove at another process.
+ */
+const OURS = `ours() {
+  if [ -r "/proc/$pgid/cmdline" ]; then
+    tr '\\000' ' ' < "/proc/$pgid/cmdline" 2>/dev/null | grep -qF -- "grove-run $dir "
+  else
+    ps -o args= -p "$pgid" 2>/dev/null | grep -qF -- "grove-run $dir "
+  fi
+}
+`;
+
+/**
+ * $5: the run's process group as startRun reported it ('' for the pid
+ * file's). Sets pgid, or exits 3 when there is no such run.
+ */
+const RUN_PGID = `[ -f "$dir/pid" ] || { echo "no such run" >&2; exit 3; }
+pgid=\${5:-$(cat -- "$dir/pid")}
+case $pgid in ''|*[!0-9]*) echo "bad pid file" >&2; exit 5 ;; esac
+${OURS}`;
+
+/**
  * Streams $3 (out or err) from byte offset $4 until the run has ended and
- * every byte is read, after saying FOLLOWING on stderr. GNU tail follows with inotify and stops once the run's
- * leader is gone (--pid), after a last read; elsewhere the file is polled.
+ * every byte is read, after saying FOLLOWING on stderr. GNU tail follows with
+ * inotify and stops once the run's leader is gone (--pid), after a last read;
+ * elsewhere the file is polled. The run has ended when its leader is gone and
+ * its exit file is there (an exit file the agent wrote early is not believed);
+ * a leader gone with no exit file (the host rebooted, the process was killed)
+ * exits 5, and a file shorter than the offset (rewritten on the host) 4.
  */
 const FOLLOW_SCRIPT = `${RUN_DIR}file=$dir/$3 from=$(($4 + 1))
-[ -f "$dir/pid" ] || { echo "no such run" >&2; exit 3; }
-[ -e "$file" ] || : >> "$file"
+${RUN_PGID}[ -e "$file" ] || : >> "$file"
+[ "$(wc -c < "$file")" -ge "$4" ] || { echo "the output is shorter than what was read" >&2; exit 4; }
 echo ${FOLLOWING} >&2
-if [ -e "$dir/exit" ]; then exec tail -c +"$from" -- "$file"; fi
+gone() {
+  ours && return 1
+  [ -e "$dir/exit" ] && return 0
+  echo "the run's process is gone and left no exit code" >&2; exit 5
+}
+if gone; then exec tail -c +"$from" -- "$file"; fi
 if tail --version 2>/dev/null | grep -q GNU; then
-  exec tail -c +"$from" -f --pid="$(cat -- "$dir/pid")" -- "$file"
+  tail -c +"$from" -f --pid="$pgid" -- "$file" || exit 1
+  gone || exit 1
+  exit 0
 fi
 off=$4
 while :; do
   ended=0
-  [ -e "$dir/exit" ] && ended=1
+  gone && ended=1
   size=$(wc -c < "$file")
   if [ "$size" -gt "$off" ]; then
     tail -c +$((off + 1)) -- "$file" | head -c $((size - off))
@@ -105,19 +139,23 @@ while :; do
 done
 `;
 
-/** Prints the exit code, or nothing while the run goes on. */
-const STATUS_SCRIPT = `${RUN_DIR}[ -f "$dir/pid" ] || { echo "no such run" >&2; exit 3; }
-if [ -s "$dir/exit" ]; then cat -- "$dir/exit"; fi
+/** Prints the exit code, or nothing while the run goes on (its leader lives: an early exit file is not believed). */
+const STATUS_SCRIPT = `${RUN_DIR}${RUN_PGID}ours && exit 0
+if [ -s "$dir/exit" ]; then head -c 16 -- "$dir/exit"; fi
 `;
 
 /**
- * Ends the run's process group: TERM, then KILL after 5 s for what is left,
- * and its systemd scope when it has one. Writes \`exit\` (143) when the
+ * Ends the run's process group ($3: as startRun reported it; '' for the pid
+ * file's): TERM, then KILL after 5 s for what is left, and its systemd scope
+ * when it has one. Writes \`exit\` (143) when the
  * wrapper had no time to.
  */
-const CANCEL_SCRIPT = `${RUN_DIR}[ -f "$dir/pid" ] || { echo "no such run" >&2; exit 3; }
-pgid=$(cat -- "$dir/pid")
-case $pgid in ''|*[!0-9]*) echo "bad pid file" >&2; exit 1 ;; esac
+const CANCEL_SCRIPT = `${RUN_DIR}${RUN_PGID}
+# A live process of that number that is not this run's leader is someone else's: left alone.
+# (A group whose leader is gone keeps its number until its last member ends: still this run's.)
+if kill -0 "$pgid" 2>/dev/null && ! ours; then
+  echo "process $pgid on the host is not this run's; nothing was stopped" >&2; exit 0
+fi
 # A member that is not a zombie (those are gone; dash's kill takes no '--').
 alive() {
   if command -v ps >/dev/null 2>&1; then
@@ -173,11 +211,23 @@ export async function startRun(
   return { runId, pgid };
 }
 
-/** The run's exit code, or null while it runs. */
+/** The process group argument of the scripts: startRun's, checked ('' for the pid file's). */
+function pgidArgument(pgid: number | null | undefined): string {
+  if (pgid === null || pgid === undefined) return '';
+  if (!Number.isSafeInteger(pgid) || pgid <= 1)
+    throw new HostError(`${String(pgid)} is not a process group`);
+  return String(pgid);
+}
+
+/**
+ * The run's exit code, or null while it runs. The exit file is the agent's
+ * to write: what is not a number from 0 to 255 counts as a failure (1).
+ */
 export async function runStatus(
   runner: RemoteRunner,
   runId: string,
   signal?: AbortSignal,
+  pgid?: number | null,
 ): Promise<number | null> {
   runIdProblem(runId);
   const out = await runScript(
@@ -185,18 +235,25 @@ export async function runStatus(
     runner.host,
     `run ${runId}`,
     STATUS_SCRIPT,
-    [runner.host.root, runId],
+    [runner.host.root, runId, '', '', pgidArgument(pgid)],
     { timeoutMs: 30_000, ...(signal ? { signal } : {}) },
   );
   const text = out.trim();
-  return text === '' ? null : Number(text);
+  if (text === '') return null;
+  const code = /^\d{1,3}$/.test(text) ? Number(text) : 1;
+  return code <= 255 ? code : 1;
 }
 
-/** Kills the run's whole process group on the host. */
+/**
+ * Kills the run's whole process group on the host: `pgid` as startRun
+ * reported it (the pid file there is the agent's to rewrite). A live process
+ * of that number that is not the run's leader is left alone.
+ */
 export async function cancelRun(
   runner: RemoteRunner,
   runId: string,
   signal?: AbortSignal,
+  pgid?: number | null,
 ): Promise<void> {
   runIdProblem(runId);
   await runScript(
@@ -204,7 +261,7 @@ export async function cancelRun(
     runner.host,
     `cancelling run ${runId}`,
     CANCEL_SCRIPT,
-    [runner.host.root, runId],
+    [runner.host.root, runId, '', '', pgidArgument(pgid)],
     { timeoutMs: 60_000, ...(signal ? { signal } : {}) },
   );
 }
@@ -212,6 +269,8 @@ export async function cancelRun(
 export interface FollowOptions {
   /** The first byte wanted (what the caller already has). */
   readonly offset: number;
+  /** The run's process group as startRun reported it (absent: the pid file's). */
+  readonly pgid?: number | null;
   readonly stream?: RunStream;
   /** Each piece of output, in order; the offset after it is `offset + bytes so far`. */
   readonly onData: (chunk: Buffer) => void;
@@ -239,6 +298,7 @@ function streamOnce(
   runId: string,
   stream: RunStream,
   offset: number,
+  pgid: string,
   onData: (chunk: Buffer) => void,
   signal: AbortSignal | undefined,
   onFollowing: () => void,
@@ -252,6 +312,7 @@ function streamOnce(
     runId,
     stream,
     String(offset),
+    pgid,
   ]);
   const [file, ...options] = runner.ssh.command;
   return new Promise((resolve) => {
@@ -316,6 +377,7 @@ export async function followRun(
   if (!Number.isSafeInteger(options.offset) || options.offset < 0)
     throw new HostError(`${String(options.offset)} is not an offset`);
   const { signal } = options;
+  const pgid = pgidArgument(options.pgid);
   const random = options.random ?? Math.random;
   let offset = options.offset;
   let failures = 0;
@@ -336,15 +398,27 @@ export async function followRun(
       runId,
       options.stream ?? 'out',
       offset,
+      pgid,
       onData,
       signal,
       onFollowing,
     );
     if (signal?.aborted) throw new HostError(`following run ${runId} was stopped`);
-    if (ended.code === 3) throw new HostError(`no run ${runId} on ${runner.host.name}`);
+    if (ended.code === 3)
+      throw new HostError(
+        `the agent's run ${runId} is no longer on ${runner.host.name} (its folder is gone: the host was cleaned or rebooted)`,
+      );
+    if (ended.code === 4)
+      throw new HostError(
+        `the output of run ${runId} on ${runner.host.name} is shorter than the ${String(offset)} bytes Grove had read of it: it was changed there`,
+      );
+    if (ended.code === 5)
+      throw new HostError(
+        `the agent's process on ${runner.host.name} is gone and left no exit code (the host was rebooted, or the process was killed there)`,
+      );
     if (ended.code === 0) {
       // tail ended: the run is over and everything was read, unless the link dropped just then.
-      const exitCode = await runStatus(runner, runId, signal).catch(() => null);
+      const exitCode = await runStatus(runner, runId, signal, options.pgid).catch(() => null);
       if (exitCode !== null) return { offset, exitCode };
     }
     // A link that was up (or carried bytes) before it dropped starts the waits again.

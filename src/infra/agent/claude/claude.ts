@@ -218,6 +218,7 @@ async function startClaude(
       input: promptInput(request),
       onReconnect: (text) => onEvent({ type: 'progress', text }),
       onNotice: (text) => onEvent({ type: 'notice', text }),
+      ...(request.remoteRun ? { cursor: request.remoteRun } : {}),
     });
     return { proc, send: null, close: () => undefined };
   }
