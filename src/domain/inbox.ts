@@ -21,6 +21,7 @@ export const INBOX_KINDS = [
   'usageLimit',
   'conflict',
   'reviewThreads',
+  'ciFixer',
   'failedTurn',
   'failedGit',
 ] as const;
@@ -67,6 +68,8 @@ export interface InboxInput {
   readonly approvals?: readonly HeldApproval[];
   /** Irreversible actions MCP clients asked for, still waiting, whose asker is still there. */
   readonly confirmations?: readonly Confirmation[];
+  /** Published sessions whose CI fixer stopped (app/services/review/ci-fixer.ts): why, and when. */
+  readonly ciFixerStops?: ReadonlyMap<string, { readonly reason: string; readonly at: number }>;
 }
 
 const TURN_KINDS: ReadonlySet<OperationKind> = new Set<OperationKind>(['start_prompt', 'reply']);
@@ -93,6 +96,8 @@ export function inboxKindLabel(kind: InboxKind): string {
       return 'conflict';
     case 'reviewThreads':
       return 'review';
+    case 'ciFixer':
+      return 'CI fixer';
     case 'failedTurn':
       return 'failed turn';
     case 'failedGit':
@@ -260,6 +265,15 @@ export function deriveInbox(input: InboxInput, now: number): InboxItem[] {
           action: `Reply to try again (Enter on the session, or grove reply ${id} "...")`,
         });
     }
+    // Until the person writes in the session (or the checks pass, which clears the stop).
+    const fixerStop = input.ciFixerStops?.get(session.id);
+    if (fixerStop && !ops.some((op) => TURN_KINDS.has(op.kind) && op.queuedAt > fixerStop.at))
+      add({
+        kind: 'ciFixer',
+        since: fixerStop.at,
+        text: `The CI fixer stopped: ${oneLine(fixerStop.reason)}`,
+        action: `Read the failing checks and reply to the agent, or fix it yourself (Enter on the session, or grove reply ${id} "...")`,
+      });
     const waiting = (threads.get(session.id) ?? []).filter(
       (t) => t.state === 'open' || t.state === 'answered',
     );

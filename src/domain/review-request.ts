@@ -12,4 +12,6 @@ export interface PullRequestInfo {
   /** The head commit's sha (its checks are read by the poller, app/services/review/pr-checks.ts). */
   readonly headSha: string;
   readonly mergedAt: string | null;
+  /** GitHub says it conflicts with its base (mergeable false, or mergeable_state dirty); unknown: absent. */
+  readonly conflicted?: boolean;
 }

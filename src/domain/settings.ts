@@ -28,6 +28,7 @@ import {
 } from './shared-folders.js';
 import { PROVIDERS, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
 import { sessionHookRows } from './session-hook.js';
+import { ciFixerRows } from './ci-fixer.js';
 import { DEFAULT_HOST_KEY, LOCAL_HOST_NAME, knownHosts, unknownHostProblem } from './host.js';
 
 import type { SettingRow, SettingValues } from './setting-row.js';
@@ -543,6 +544,7 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     validate: validateMemoryFloor,
   },
   ...budgetRows(),
+  ...ciFixerRows(),
   ...sessionHookRows(),
   ...notifyRows(),
   {

@@ -25,6 +25,7 @@ export function inboxCommandLine(item: InboxItem): string {
     case 'question':
       return `grove answer ${id} "<your answers>"`;
     case 'failedTurn':
+    case 'ciFixer':
       return `grove reply ${id} "<what to do next>"`;
     case 'reviewThreads':
       return `grove threads ${id}`;

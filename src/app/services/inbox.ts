@@ -44,13 +44,27 @@ export async function loadInbox(deps: {
     const stop = (await budgetStatus({ store, runtime }, sessionId).catch(() => undefined))?.stop;
     if (stop) budgetStops.set(sessionId, stop);
   }
+  const ciFixerStops = new Map<string, { reason: string; at: number }>();
+  for (const session of sessions.filter((s) => s.reviewRequest !== null)) {
+    const stopped = (await store.ciFixer.get(session.id)).stopped;
+    if (stopped) ciFixerStops.set(session.id, stopped);
+  }
   const approvals = await store.approvals.listWaiting(runtime.clock.now());
   // A request whose grove mcp is gone would be performed by nobody: it is not shown.
   const confirmations = (await store.confirmations.listWaiting(runtime.clock.now())).filter((c) =>
     askerAlive({ store, runtime }, c),
   );
   return deriveInbox(
-    { projects, sessions, operations, reviewThreads, budgetStops, approvals, confirmations },
+    {
+      projects,
+      sessions,
+      operations,
+      reviewThreads,
+      budgetStops,
+      approvals,
+      confirmations,
+      ciFixerStops,
+    },
     runtime.clock.now(),
   );
 }

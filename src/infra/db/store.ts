@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from './executor.js';
 import { createApprovalRepo, type ApprovalRepo } from './approval-repo.js';
 import { createChecksRepo, type ChecksRepo } from './checks-repo.js';
+import { createCiFixerRepo, type CiFixerRepo } from './ci-fixer-repo.js';
 import { createConfirmationRepo, type ConfirmationRepo } from './confirmation-repo.js';
 import { createComposerRepo, type ComposerRepo } from './composer-repo.js';
 import { createDiffCommentRepo, type DiffCommentRepo } from './diff-comment-repo.js';
@@ -25,6 +26,7 @@ export type { GroupRepo } from './group-repo.js';
 export type { HostRepo } from './host-repo.js';
 export type { ApprovalRepo } from './approval-repo.js';
 export type { ChecksRepo } from './checks-repo.js';
+export type { CiFixerRepo } from './ci-fixer-repo.js';
 export type { ConfirmationRepo } from './confirmation-repo.js';
 export type { DiffCommentPatch, DiffCommentRepo, NewDiffComment } from './diff-comment-repo.js';
 export type { ProjectRepo } from './project-repo.js';
@@ -51,6 +53,8 @@ export interface Store {
   readonly reviewThreads: ReviewThreadRepo;
   /** The check runs and commit statuses of published sessions' pull requests. */
   readonly pullRequestChecks: ChecksRepo;
+  /** The CI fixer's failure streak of published sessions. */
+  readonly ciFixer: CiFixerRepo;
   /** Multi-step git operations under way (what recovery finishes or undoes). */
   readonly gitSteps: GitStepRepo;
   /** Inline comments on session diffs (drafts and sent ones). */
@@ -92,6 +96,7 @@ export function createStore(db: Executor): Store {
     reviewRequests: createReviewRequestRepo(db),
     reviewThreads: createReviewThreadRepo(db),
     pullRequestChecks: createChecksRepo(db),
+    ciFixer: createCiFixerRepo(db),
     gitSteps: createGitStepRepo(db),
     diffComments: createDiffCommentRepo(db),
     composer: createComposerRepo(db),

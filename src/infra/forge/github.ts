@@ -17,6 +17,9 @@ interface RawPull {
   draft?: boolean | null;
   merged?: boolean | null;
   merged_at?: string | null;
+  /** Only on a single pull request: false (or mergeable_state dirty) when it conflicts with its base. */
+  mergeable?: boolean | null;
+  mergeable_state?: string;
   title: string;
   body?: string | null;
   head: { ref: string; sha: string };
@@ -113,6 +116,7 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
       reviewDecision: reviewDecision(reviews),
       headSha: sanitizeLine(pull.head.sha),
       mergedAt: pull.merged_at ?? null,
+      conflicted: pull.mergeable === false || pull.mergeable_state === 'dirty',
     };
   };
 

@@ -32,17 +32,29 @@ export async function pullRebase(
   );
 }
 
-/** Pushes; a rejected push is a GitError carrying the remote's reason. */
+/**
+ * Pushes; a rejected push is a GitError carrying the remote's reason.
+ * `lease` forces only while the remote branch is still at `expected`
+ * (--force-with-lease=BRANCH:SHA), whatever the remote-tracking ref says.
+ */
 export async function push(
   dir: string,
   remote: string,
   refspec: string,
-  options: { forceWithLease?: boolean; setUpstream?: boolean } = {},
+  options: {
+    forceWithLease?: boolean;
+    setUpstream?: boolean;
+    lease?: { readonly branch: string; readonly expected: string };
+  } = {},
 ): Promise<{ stdout: string; stderr: string }> {
   const args = [
     'push',
     '--porcelain',
-    ...(options.forceWithLease ? ['--force-with-lease'] : []),
+    ...(options.lease
+      ? [`--force-with-lease=refs/heads/${options.lease.branch}:${options.lease.expected}`]
+      : options.forceWithLease
+        ? ['--force-with-lease']
+        : []),
     ...(options.setUpstream ? ['--set-upstream'] : []),
     remote,
     refspec,

@@ -84,8 +84,15 @@ function pullJson(state: GitHubState, p: FakePull, full: boolean) {
   return {
     ...simple,
     merged: p.mergedAt !== null,
-    mergeable: p.state === 'open' ? true : null,
-    mergeable_state: p.state === 'open' ? (p.draft ? 'draft' : 'clean') : 'unknown',
+    mergeable: p.state === 'open' ? p.conflicted !== true : null,
+    mergeable_state:
+      p.state === 'open'
+        ? p.conflicted === true
+          ? 'dirty'
+          : p.draft
+            ? 'draft'
+            : 'clean'
+        : 'unknown',
     merged_by: p.mergedAt ? USER : null,
     comments: 0,
     review_comments: 0,
@@ -196,7 +203,10 @@ export function pullRoute(
 /** What a person does to pull requests "on GitHub". */
 export function pullActions(
   state: GitHubState,
-): Pick<FakeGitHub, 'pull' | 'open' | 'merge' | 'close' | 'reopen' | 'edit' | 'review'> {
+): Pick<
+  FakeGitHub,
+  'pull' | 'open' | 'merge' | 'setConflicted' | 'close' | 'reopen' | 'edit' | 'review'
+> {
   const get = (n: number): FakePull => getPull(state, n);
   return {
     pull: get,
@@ -220,6 +230,9 @@ export function pullActions(
       pull.closedAt = stamp;
       pull.updatedAt = stamp;
       pull.mergeCommitSha = 'f'.repeat(40);
+    },
+    setConflicted(n, conflicted) {
+      get(n).conflicted = conflicted;
     },
     close(n) {
       const pull = get(n);

@@ -77,6 +77,8 @@ export interface FakePull {
   updatedAt: string;
   closedAt: string | null;
   reviews: { login: string; state: string }[];
+  /** Conflicts with its base: mergeable false, mergeable_state dirty (setConflicted). */
+  conflicted?: boolean;
 }
 
 export interface FakeIssue {
@@ -139,6 +141,8 @@ export interface FakeGitHub {
   }): FakePull;
   /** "On GitHub": merge, close, reopen, edit, review. */
   merge(number: number): void;
+  /** "On GitHub": the base moved so that the pull request conflicts (mergeable false, dirty), or no longer does. */
+  setConflicted(number: number, conflicted: boolean): void;
   close(number: number): void;
   reopen(number: number): void;
   edit(number: number, change: { title?: string; body?: string }): void;

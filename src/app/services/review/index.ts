@@ -10,6 +10,7 @@ import { SyncMain } from './sync-main.js';
 import { previewSync, unchangedSince } from './sync-preview.js';
 import { publish, publishBranch, requestPublish, runPublish } from './publish.js';
 import { PullRequestPoller } from './pr-poller.js';
+import { isCiFixerOperation, runCiFixerRebase } from './ci-fixer.js';
 import {
   answerThreads,
   loadThreads,
@@ -229,6 +230,8 @@ export class ReviewService {
 
   async runRebase(operation: Operation, signal: AbortSignal): Promise<void> {
     await this.restoreWorktree(operation.sessionId);
+    // The CI fixer's rebase of a conflicted pull request: onto origin's base, force-pushed with lease.
+    if (isCiFixerOperation(operation)) return runCiFixerRebase(this.ctx, operation, signal);
     return runRebase(this.ctx, operation, signal);
   }
 

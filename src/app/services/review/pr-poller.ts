@@ -2,6 +2,8 @@ import { parseInterval } from '../../../domain/settings.js';
 import type { Session } from '../../../domain/session.js';
 import type { ForgeConnection } from '../../ports.js';
 import type { PullRequestChecks } from '../../../domain/checks.js';
+import type { PullRequestInfo } from '../../../domain/review-request.js';
+import { followCiFixer } from './ci-fixer.js';
 import { checksFailed, rateLimitWait, refreshChecks } from './pr-checks.js';
 import { storePullRequest } from './publish.js';
 import type { ReviewContext } from './context.js';
@@ -118,7 +120,7 @@ export class PullRequestPoller {
     headSha: string,
     connection: ForgeConnection,
     signal: AbortSignal,
-  ): Promise<void> {
+  ): Promise<PullRequestChecks> {
     let checks: PullRequestChecks;
     try {
       checks = await refreshChecks(this.ctx, sessionId, headSha, connection, signal);
@@ -129,6 +131,18 @@ export class PullRequestPoller {
       checks = await checksFailed(this.ctx, sessionId, headSha, error);
     }
     this.ctx.deps.app.emit({ type: 'pullRequestChecksLoaded', sessionId, checks });
+    return checks;
+  }
+
+  /** The CI fixer's look at the pull request; a failure is logged and does not stop the refresh. */
+  private async followCiFixer(
+    session: Session,
+    pr: PullRequestInfo,
+    checks: PullRequestChecks | null,
+  ): Promise<void> {
+    await followCiFixer(this.ctx, session, pr, checks).catch((error: unknown) =>
+      this.ctx.deps.runtime.logger.log('warn', 'the CI fixer could not look', error),
+    );
   }
 
   /** Until when the poller waits for GitHub's rate limit (epoch ms), or null. */
@@ -184,10 +198,14 @@ export class PullRequestPoller {
           `[Review Request] Pull request #${pr.number} was reopened; the session is back in Review.`,
         );
       } else {
-        if (pr.state === 'open')
-          await this.followChecks(session.id, pr.headSha, connection, signal);
+        const checks =
+          pr.state === 'open'
+            ? await this.followChecks(session.id, pr.headSha, connection, signal)
+            : null;
         await this.ctx.deps.sessions.publishSession(session.id);
         await this.refreshThreads(current, connection, signal);
+        // Opt-in (github.ciFixer): a new failing run, or a conflict with the base, is answered.
+        if (pr.state === 'open') await this.followCiFixer(current, pr, checks);
       }
     }
     return this.waitUntil(connection);
