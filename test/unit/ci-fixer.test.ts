@@ -10,7 +10,10 @@ import {
   type CiFixerFacts,
 } from '../../src/domain/ci-fixer.js';
 import type { PullRequestChecks } from '../../src/domain/checks.js';
+import { deriveInbox } from '../../src/domain/inbox.js';
+import type { Operation } from '../../src/domain/operation.js';
 import { SETTING_ROWS, settingValue } from '../../src/domain/settings.js';
+import { makeSession } from '../helpers/session-factory.js';
 
 const checks = (logTail: string | null, name = 'test'): PullRequestChecks => ({
   headSha: 'a'.repeat(40),
@@ -122,5 +125,49 @@ describe('ciFixPrompt', () => {
   it('keys a failure by head commit and failing names only', () => {
     expect(failureKey(checks('a'))).toBe(`${'a'.repeat(40)}|check_run:test`);
     expect(failureKey(checks('b'))).toBe(failureKey(checks('a')));
+  });
+});
+
+describe('the CI fixer in the inbox', () => {
+  const NOW = 1_800_000_000_000;
+  const session = makeSession('Review', { title: 'Greet' });
+  const stops = new Map([
+    [session.id, { reason: 'it made its 2 attempts\nand more', at: NOW - 1000 }],
+  ]);
+  const turn = (queuedAt: number, payload: Record<string, unknown> = {}): Operation => ({
+    id: `op-${queuedAt}`,
+    sessionId: session.id,
+    kind: 'reply',
+    status: 'done',
+    payload,
+    cancelRequested: false,
+    owner: null,
+    queuedAt,
+    startedAt: queuedAt,
+    finishedAt: queuedAt + 10,
+    lastError: null,
+  });
+  const inbox = (operations: Operation[]) =>
+    deriveInbox(
+      {
+        projects: [{ id: session.projectId, displayName: 'alpha' }],
+        sessions: [session],
+        operations,
+        reviewThreads: [],
+        budgetStops: new Map(),
+        ciFixerStops: stops,
+      },
+      NOW,
+    );
+
+  it('shows a stop on one line until the person writes in the session', () => {
+    expect(inbox([turn(NOW - 5000, { ciFix: 'k' })])).toEqual([
+      expect.objectContaining({
+        kind: 'ciFixer',
+        since: NOW - 1000,
+        text: 'The CI fixer stopped: it made its 2 attempts',
+      }),
+    ]);
+    expect(inbox([turn(NOW - 500)])).toEqual([]);
   });
 });
