@@ -152,6 +152,7 @@ export function buildServices(
     onQueueChanged: (sessionId) => hooks.publishQueue(sessionId),
     hold: (sessionId, next) => s.budget.hold(sessionId, next),
     ...(s.admission ? { admission: s.admission } : {}),
+    stopLeftRun: (operation) => s.turns.stopLeftRun(operation),
   });
   s.review = new ReviewService({
     app,

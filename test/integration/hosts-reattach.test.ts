@@ -299,4 +299,46 @@ describe('a Grove killed mid-turn on a host', () => {
     const lines = await transcript(sessionId);
     expect(once(lines, 'echo started-it'), lines.join('\n')).toBe(1);
   }, 400_000);
+
+  it('grove cancel of a turn no Grove re-attached to ends its run on the host and keeps what the agent wrote', async () => {
+    const prompt = 'cancel while left alone';
+    h.utilities('Cancel while left alone');
+    h.server.script('anthropic', [
+      {
+        when: prompt,
+        toolCall: {
+          kind: 'shell',
+          command: "printf 'so far\\n' > partial.txt; echo wrote-partial",
+        },
+      },
+      { when: prompt, toolCall: { kind: 'shell', command: 'echo holding; sleep 305' } },
+    ]);
+    const before = asked(prompt);
+    const { sessionId } = await killedMidTurn(
+      'Cancel while left alone',
+      prompt,
+      'wrote-partial',
+      before,
+    );
+    await until('the agent sleeps on the host', () => onHost().includes('sleep 305'), 60_000);
+    commitMessage('Keep partial.txt');
+
+    const cancel = await h.grove(['cancel', sessionId, '--yes'], { env });
+    expectExit(cancel, 0);
+    // Its whole process group ended: the agent, its shell and the sleep it started.
+    await until(
+      'the run is gone on the host',
+      () => !onHost().includes('sleep 305') && !/claude\S* -p/.test(onHost()),
+      60_000,
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${onHost()}\n${show(cancel)}`);
+    });
+    const lines = await transcript(sessionId);
+    expect(lines.join('\n')).toContain("[Cancel] The agent's run on build was stopped");
+    const shown = ShowSchema.parse(
+      JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),
+    );
+    expect(shown.status).toBe('Canceled');
+    expect(git(h.repo, 'show', `${shown.branch}:partial.txt`)).toBe('so far');
+  }, 400_000);
 });

@@ -52,6 +52,51 @@ export async function bringBackFromHost(
   await deps.hosts.bringBack(place, projectPath, session.worktreePath, message);
 }
 
+/** How long a cancel waits for the host to stop a left run and give its work back. */
+const STOP_LEFT_RUN_MS = 180_000;
+
+/**
+ * A canceled turn whose run a Grove before this one started on the host and
+ * no Grove re-attached to (it was killed mid-turn; the turn was queued again):
+ * the run's whole process group there is ended (cancelRun checks its leader is
+ * still the run's wrapper), and what the agent wrote is committed there and
+ * fetched back, as a stopped turn's is. The transcript says what happened.
+ */
+export async function stopLeftRun(
+  deps: Pick<TurnDeps, 'store' | 'hosts' | 'sessions'>,
+  operation: Operation,
+): Promise<void> {
+  const mark = operation.remoteRun;
+  if (!mark) return;
+  const session = await deps.store.sessions.get(operation.sessionId);
+  const project = session ? await deps.store.projects.get(session.projectId) : undefined;
+  if (!session?.host || !project) return;
+  const name = session.host;
+  const signal = AbortSignal.timeout(STOP_LEFT_RUN_MS);
+  let stopped = false;
+  try {
+    const place = await placeOnHost(deps, session, project.path, signal);
+    if (!place || !deps.hosts) return;
+    await deps.hosts.stopRun(place, mark.runId, mark.pgid, signal);
+    stopped = true;
+    await bringBackFromHost(deps, place, session, project.path, 'Work of a canceled turn');
+    await deps.sessions.note(
+      session.id,
+      'notice',
+      `[Cancel] The agent's run on ${name} was stopped and what it wrote was brought back.`,
+    );
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    await deps.sessions.note(
+      session.id,
+      'notice',
+      stopped
+        ? `[Error] The agent's run on ${name} was stopped, but its work was not brought back: ${why}`
+        : `[Error] Could not stop the agent's run on ${name} (${why}). It may still be working there; what it writes from now on is not brought back.`,
+    );
+  }
+}
+
 /** How often at most the read offset of a host's run is written for lines that made no transcript entry. */
 const OFFSET_WRITE_MS = 500;
 

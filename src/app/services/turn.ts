@@ -17,7 +17,7 @@ import { ensureWorktree } from './session-setup.js';
 import { AgentGuard, takeGuardCost } from './agent-guard.js';
 import { commitTurn, describeError, generateTitle, type TurnContext } from './turn-commit.js';
 import { countUsage, spentBy } from './usage.js';
-import { bringBackFromHost, placeOnHost, RemoteRunRecord } from './remote-turn.js';
+import { bringBackFromHost, placeOnHost, RemoteRunRecord, stopLeftRun } from './remote-turn.js';
 import type { TurnDeps } from './turn-deps.js';
 
 export type { TurnDeps };
@@ -513,6 +513,11 @@ export class TurnRunner {
           )
           .catch(() => {}),
     );
+  }
+
+  /** A canceled turn's run left on a host by a Grove before this one: stopped, its work brought back. */
+  stopLeftRun(operation: Operation): Promise<void> {
+    return stopLeftRun(this.deps, operation);
   }
 
   /** Diff size and bucket, after every turn (SessionService.refreshDiff). */

@@ -25,6 +25,12 @@ export interface WorkerDeps {
    * worker when there is room; the slot is given back however the turn ends.
    */
   readonly admission?: Pick<Admission, 'admit' | 'release' | 'withdraw'>;
+  /**
+   * A queued operation canceled before it started that holds a run a Grove
+   * before this one left on a host (killed mid-turn): that run is stopped
+   * and its work brought back before the operation ends canceled.
+   */
+  readonly stopLeftRun?: (operation: Operation) => Promise<void>;
 }
 
 /** A queued turn the `hold` gate kept from starting, and why. */
@@ -185,6 +191,8 @@ export class SessionWorkers {
       return true;
     }
     if (!next || (next.kind !== 'start_prompt' && next.kind !== 'reply')) return false;
+    // A canceled turn only ends (its run on a host stopped): no budget is spent.
+    if (next.cancelRequested) return false;
     const reason = await hold(sessionId, next).catch(
       (error: unknown) =>
         `the budget could not be checked: ${error instanceof Error ? error.message : String(error)}`,
@@ -208,6 +216,7 @@ export class SessionWorkers {
     const turn =
       next !== undefined &&
       (next.kind === 'start_prompt' || next.kind === 'reply') &&
+      !next.cancelRequested &&
       (!next.notBefore || next.notBefore <= now());
     if (!turn) {
       admission.withdraw(sessionId);
@@ -266,6 +275,12 @@ export class SessionWorkers {
       }, CANCEL_POLL_MS);
       try {
         if (await store.operations.isCancelRequested(op.id)) {
+          if (op.remoteRun && this.deps.stopLeftRun)
+            await this.deps
+              .stopLeftRun(op)
+              .catch((error: unknown) =>
+                logger.log('error', `stopping the run of ${op.id} on its host failed`, error),
+              );
           await store.operations.finish(op.id, 'canceled', null, now());
           this.report(op, 'canceled', null);
           continue;

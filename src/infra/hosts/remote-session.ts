@@ -18,6 +18,7 @@ import {
   type RemoteProject,
 } from './remote-git.js';
 import { HostError, runScript } from './remote-script.js';
+import { cancelRun } from './remote-run.js';
 import type { Ssh } from './ssh.js';
 
 /** Says `worktree` when the session's worktree exists, `bwrap` when bubblewrap can make a sandbox for the host user. */
@@ -171,6 +172,13 @@ export interface HostSessions {
     message: string,
     signal?: AbortSignal,
   ): Promise<string>;
+  /** Ends a run a turn started on the host, its whole process group (remote-run.ts: cancelRun). */
+  stopRun(
+    place: HostPlace,
+    runId: string,
+    pgid: number | null,
+    signal?: AbortSignal,
+  ): Promise<void>;
 }
 
 export function createHostSessions(
@@ -189,5 +197,7 @@ export function createHostSessions(
     },
     bringBack: (place, repo, localWorktree, message, signal) =>
       bringBack(ssh, place, repo, localWorktree, message, signal),
+    stopRun: (place, runId, pgid, signal) =>
+      cancelRun({ ssh, host: place.host }, runId, signal, pgid),
   };
 }

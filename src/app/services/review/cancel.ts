@@ -73,6 +73,16 @@ export async function cancelSession(
     );
   for (let waited = 0; waited < 45_000 && (await othersRunning()); waited += 250)
     await new Promise((resolve) => setTimeout(resolve, 250));
+  // A turn on a host whose run a killed Grove left there, which no Grove re-attached to:
+  // the worker ends that run's process group on the host and brings its work back.
+  if (
+    (await store.operations.listUnfinished(sessionId)).some(
+      (op) => op.status === 'queued' && op.remoteRun,
+    )
+  ) {
+    ctx.deps.queue.notify(sessionId);
+    await ctx.deps.queue.idle(sessionId);
+  }
   // Prompts no worker will take soon (held at a budget, or waiting for a usage limit to lift) end here.
   for (const op of await store.operations.listUnfinished(sessionId))
     if (op.status === 'queued')
