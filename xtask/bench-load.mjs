@@ -4,7 +4,7 @@
 // PATH that speaks Claude Code's stream-json (the real CLI is too heavy to
 // run twenty at once on a shared 2-core machine: its start-up CPU would be
 // the figure, not Grove's).
-//   node xtask/bench-load.mjs [--only idle,streaming,scroll,turn,soak]
+//   node xtask/bench-load.mjs [--only idle,streaming,scroll,turn,soak,remote]
 // Scenarios:
 //   idle       20 sessions in the database, nothing running: steady CPU, wake-ups.
 //   streaming  20 sessions streaming at once (a tool use every 100 ms each,
@@ -18,6 +18,10 @@
 //   soak       1,000 turns across 50 sessions driven by keys: RSS every 10 s,
 //              growth after the first 50 turns, memory after a minute idle
 //              (xtask/bench-load/soak.mjs; only when named).
+//   remote     turns of a session on an SSH host (a private sshd on 127.0.0.1,
+//              root only): Grove's own time per turn beyond ssh and the agent,
+//              ssh processes per turn, control connection reuse
+//              (xtask/bench-load/remote.mjs; only when named).
 import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
@@ -32,6 +36,7 @@ import {
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { installFakeClaude } from './bench-load/fake-claude.mjs';
+import { remoteScenario } from './bench-load/remote.mjs';
 import { soakScenario } from './bench-load/soak.mjs';
 import {
   BIN,
@@ -432,11 +437,14 @@ const SCENARIOS = {
   scroll: scrollScenario,
   turn: turnScenario,
   soak: soakScenario,
+  remote: remoteScenario,
 };
 /** Every scenario `--only` can name. */
 export const NAMED_LOAD_SCENARIOS = Object.keys(SCENARIOS);
-/** What `npm run bench` runs: the soak (20 minutes and more) only when named. */
-export const LOAD_SCENARIOS = NAMED_LOAD_SCENARIOS.filter((name) => name !== 'soak');
+/** What `npm run bench` runs: the soak (20 minutes and more) and remote (root, an sshd) only when named. */
+export const LOAD_SCENARIOS = NAMED_LOAD_SCENARIOS.filter(
+  (name) => name !== 'soak' && name !== 'remote',
+);
 
 /** Runs the load scenarios (all, or the named ones) one after the other. */
 export async function runLoadBench(only = LOAD_SCENARIOS) {

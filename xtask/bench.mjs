@@ -388,7 +388,7 @@ async function archiveBench() {
   );
 }
 
-// Grove under load (xtask/bench-load.mjs): --only idle,streaming,scroll,turn,soak runs those alone.
+// Grove under load (xtask/bench-load.mjs): --only idle,streaming,scroll,turn,soak,remote runs those alone.
 const onlyLoad = process.argv.includes('--only')
   ? process.argv[process.argv.indexOf('--only') + 1]
       .split(',')
