@@ -351,11 +351,29 @@ export async function remoteScenario() {
         sshMs,
         agentMs,
         ssh: ssh.length,
+        sshEach: ssh.sort((a, b) => a.start - b.start).map((i) => i.end - i.start),
         sshWhat: ssh.map((i) => i.fields.slice(3).join(' ').split(' ')[0] || '(none)'),
         agents: agents.map((i) => i.fields[0]),
         hostTurns: hostTurns.length,
         logins: sshd.logins() - loginsBefore,
       });
+    }
+    // The same follow-up turns of a session on this machine (the Node fake claude): Grove's own there.
+    let localId = null;
+    const local = [];
+    for (let turn = 0; turn <= 3; turn++) {
+      const r =
+        turn === 0
+          ? grove('run', '--host', 'local', '--output', 'json', 'Bench local turn: change a file')
+          : grove('reply', localId, '--output', 'json', `Bench local turn ${turn}: again`);
+      localId ??= JSON.parse(r.stdout).sessionId;
+      await sleep(200);
+      const agents = intervals(localCalls, r.started, r.ended, 1);
+      if (turn > 0)
+        local.push({
+          own: r.ended - r.started - unionMs(agents, r.started, r.ended),
+          kinds: agents.map((i) => i.fields[0]),
+        });
     }
     // Node's own start (the local fake claude is a Node script; its log starts after it).
     const boot = median(
@@ -375,10 +393,19 @@ export async function remoteScenario() {
     );
     for (const [i, t] of follow.entries())
       console.log(`  follow-up ${i + 1} (grove reply): ${describe(t)}`);
+    console.log(
+      `  each ssh process of follow-up 1, in order (ms, the followed stream lasts as long as the agent): ${follow[0].sshEach.join(', ')}`,
+    );
     const counts = follow.map((t) => t.ssh);
     const byWhat = follow[0].sshWhat.reduce((m, k) => ({ ...m, [k]: (m[k] ?? 0) + 1 }), {});
     console.log(
       `Grove's own time per remote follow-up turn (wall minus ssh and agent time; includes Grove's ~${fmt(boot)} ms Node start and each local agent process's Node start): median ${fmt(median(follow.map((t) => t.own)))} ms`,
+    );
+    // Not a difference to subtract: here the agents start in the local sandbox (its set-up and
+    // their Node start count as Grove's) and the commit message is an agent's; on the host the
+    // turn commits with the agent's summary.
+    console.log(
+      `  for comparison, grove reply of a session on this machine (wall minus the agents, ${local[0].kinds.join(', ')}; their sandbox and Node start count here): ${local.map((l) => fmt(l.own)).join(', ')} ms, median ${fmt(median(local.map((l) => l.own)))} ms`,
     );
     console.log(
       `ssh processes per follow-up turn: ${counts.join(', ')} (first turn ${turns[0].ssh}); one follow-up's by command: ${Object.entries(
