@@ -3,6 +3,7 @@ import type { Executor } from './executor.js';
 import { createApprovalRepo, type ApprovalRepo } from './approval-repo.js';
 import { createChecksRepo, type ChecksRepo } from './checks-repo.js';
 import { createCiFixerRepo, type CiFixerRepo } from './ci-fixer-repo.js';
+import { createPullRequestPollRepo, type PullRequestPollRepo } from './pull-request-poll-repo.js';
 import { createConfirmationRepo, type ConfirmationRepo } from './confirmation-repo.js';
 import { createComposerRepo, type ComposerRepo } from './composer-repo.js';
 import { createDiffCommentRepo, type DiffCommentRepo } from './diff-comment-repo.js';
@@ -27,6 +28,7 @@ export type { HostRepo } from './host-repo.js';
 export type { ApprovalRepo } from './approval-repo.js';
 export type { ChecksRepo } from './checks-repo.js';
 export type { CiFixerRepo } from './ci-fixer-repo.js';
+export type { PullRequestPollRepo } from './pull-request-poll-repo.js';
 export type { ConfirmationRepo } from './confirmation-repo.js';
 export type { DiffCommentPatch, DiffCommentRepo, NewDiffComment } from './diff-comment-repo.js';
 export type { ProjectRepo } from './project-repo.js';
@@ -55,6 +57,8 @@ export interface Store {
   readonly pullRequestChecks: ChecksRepo;
   /** The CI fixer's failure streak of published sessions. */
   readonly ciFixer: CiFixerRepo;
+  /** What the pull request poller kept of each pull request (its ETags) between looks. */
+  readonly pullRequestPolls: PullRequestPollRepo;
   /** Multi-step git operations under way (what recovery finishes or undoes). */
   readonly gitSteps: GitStepRepo;
   /** Inline comments on session diffs (drafts and sent ones). */
@@ -97,6 +101,7 @@ export function createStore(db: Executor): Store {
     reviewThreads: createReviewThreadRepo(db),
     pullRequestChecks: createChecksRepo(db),
     ciFixer: createCiFixerRepo(db),
+    pullRequestPolls: createPullRequestPollRepo(db),
     gitSteps: createGitStepRepo(db),
     diffComments: createDiffCommentRepo(db),
     composer: createComposerRepo(db),

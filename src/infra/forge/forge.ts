@@ -1,6 +1,6 @@
 import type { CheckInfo } from '../../domain/checks.js';
 import type { IssueInfo, IssueRepository } from '../../domain/issue.js';
-import type { PullRequestInfo } from '../../domain/review-request.js';
+import type { PullRequestInfo, PullRequestPoll } from '../../domain/review-request.js';
 import type { ReviewThreadInfo } from '../../domain/review-thread.js';
 import type { Logger } from '../log.js';
 import { ForgeError } from './errors.js';
@@ -20,6 +20,16 @@ export interface ForgeConnection {
     signal: AbortSignal,
   ): Promise<PullRequestInfo>;
   get(number: number, signal: AbortSignal): Promise<PullRequestInfo>;
+  /**
+   * The pull request and its reviews asked with If-None-Match on the ETags
+   * `prior` kept (304s cost no rate limit); `changed` false: both unchanged,
+   * and `poll` is `prior`.
+   */
+  poll(
+    number: number,
+    prior: PullRequestPoll | null,
+    signal: AbortSignal,
+  ): Promise<{ changed: boolean; poll: PullRequestPoll }>;
   update(
     number: number,
     input: { title?: string; body?: string },
@@ -96,6 +106,7 @@ export function createForge(env: NodeJS.ProcessEnv, logger: Logger, gh: GhRunner
         findOpen: (head, signal) => client.findOpenPullRequest(head, signal),
         createDraft: (input, signal) => client.createDraftPullRequest(input, signal),
         get: (number, signal) => client.getPullRequest(number, signal),
+        poll: (number, prior, signal) => client.pollPullRequest(number, prior, signal),
         update: (number, input, signal) => client.updatePullRequest(number, input, signal),
         reviewThreads: (number, signal) => client.listReviewThreads(number, signal),
         replyToThread: (threadId, body, signal) =>

@@ -65,7 +65,7 @@ interface Answer {
 }
 
 /** Runs a GET; null when GitHub answered 304 Not Modified. */
-async function conditional(work: () => Promise<Answer>): Promise<Answer | null> {
+export async function conditional(work: () => Promise<Answer>): Promise<Answer | null> {
   try {
     return await work();
   } catch (error) {
@@ -74,10 +74,14 @@ async function conditional(work: () => Promise<Answer>): Promise<Answer | null> 
   }
 }
 
-const etagOf = (answer: Answer): string | null => {
+export const etagOf = (answer: Answer): string | null => {
   const etag = answer.headers.etag;
   return etag === undefined ? null : String(etag);
 };
+
+/** The If-None-Match header for an ETag kept from the last answer. */
+export const ifNoneMatch = (etag: string | null): Record<string, string> =>
+  etag ? { 'if-none-match': etag } : {};
 
 function unreadable(what: string): ForgeError {
   return new ForgeError('server', `GitHub answered with ${what} Grove could not read.`);
@@ -90,7 +94,6 @@ export function createChecksClient(
   req: Req,
 ): ChecksClient {
   const base = { owner: repo.owner, repo: repo.repo };
-  const ifNoneMatch = (etag: string | null) => (etag ? { 'if-none-match': etag } : {});
   return {
     async checkRuns(sha, etag, signal) {
       const answer = await call(() =>

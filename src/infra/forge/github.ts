@@ -1,8 +1,14 @@
 import { Octokit } from '@octokit/rest';
-import type { PullRequestInfo } from '../../domain/review-request.js';
+import type { PullRequestInfo, PullRequestPoll } from '../../domain/review-request.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
-import { toForgeError } from './errors.js';
-import { createChecksClient, type ChecksClient } from './github-checks.js';
+import { ForgeError, toForgeError } from './errors.js';
+import {
+  conditional,
+  createChecksClient,
+  etagOf,
+  ifNoneMatch,
+  type ChecksClient,
+} from './github-checks.js';
 import { createIssueClient, type IssueClient } from './github-issues.js';
 import { createReviewThreadClient, type ReviewThreadClient } from './github-threads.js';
 import type { GitHubRepo } from './remote.js';
@@ -34,6 +40,16 @@ export interface ReviewRequestClient extends ReviewThreadClient, IssueClient, Ch
     signal: AbortSignal,
   ): Promise<PullRequestInfo>;
   getPullRequest(number: number, signal: AbortSignal): Promise<PullRequestInfo>;
+  /**
+   * The pull request and its reviews, each asked with If-None-Match on the
+   * ETag `prior` kept (a 304 costs no rate limit): `changed` false when
+   * GitHub answered 304 to both, and then `poll` is `prior` itself.
+   */
+  pollPullRequest(
+    number: number,
+    prior: PullRequestPoll | null,
+    signal: AbortSignal,
+  ): Promise<{ changed: boolean; poll: PullRequestPoll }>;
   updatePullRequest(
     number: number,
     input: { title?: string; body?: string },
@@ -91,17 +107,7 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
     }
   };
 
-  const normalise = async (pull: RawPull, signal: AbortSignal): Promise<PullRequestInfo> => {
-    const reviews = await call(() =>
-      octokit.pulls.listReviews({
-        ...base,
-        pull_number: pull.number,
-        per_page: 100,
-        ...req(signal),
-      }),
-    )
-      .then((r) => r.data)
-      .catch(() => []);
+  const toInfo = (pull: RawPull, decision: PullRequestInfo['reviewDecision']): PullRequestInfo => {
     const merged = pull.merged === true || Boolean(pull.merged_at);
     // Text from GitHub is untrusted: anyone with write access sets titles and bodies.
     return {
@@ -113,12 +119,43 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
       body: sanitizeText(pull.body ?? ''),
       headBranch: sanitizeLine(pull.head.ref),
       baseBranch: sanitizeLine(pull.base.ref),
-      reviewDecision: reviewDecision(reviews),
+      reviewDecision: decision,
       headSha: sanitizeLine(pull.head.sha),
       mergedAt: pull.merged_at ?? null,
       conflicted: pull.mergeable === false || pull.mergeable_state === 'dirty',
     };
   };
+
+  /** The reviews (If-None-Match on `etag`): null when unchanged (304); a failure reads as no reviews. */
+  const reviews = async (
+    number: number,
+    etag: string | null,
+    signal: AbortSignal,
+  ): Promise<{ decision: PullRequestInfo['reviewDecision']; etag: string | null } | null> => {
+    try {
+      const answer = await call(() =>
+        conditional(() =>
+          octokit.pulls.listReviews({
+            ...base,
+            pull_number: number,
+            per_page: 100,
+            headers: ifNoneMatch(etag),
+            ...req(signal),
+          }),
+        ),
+      );
+      if (!answer) return null;
+      return {
+        decision: reviewDecision(answer.data as Parameters<typeof reviewDecision>[0]),
+        etag: etagOf(answer),
+      };
+    } catch {
+      return { decision: null, etag: null };
+    }
+  };
+
+  const normalise = async (pull: RawPull, signal: AbortSignal): Promise<PullRequestInfo> =>
+    toInfo(pull, (await reviews(pull.number, null, signal))?.decision ?? null);
 
   const threads = createReviewThreadClient(octokit, repo, (error) => {
     if (error.resetAt) rateLimit.resetAt = error.resetAt;
@@ -163,6 +200,35 @@ export function createGitHubClient(repo: GitHubRepo, token: string): ReviewReque
         octokit.pulls.get({ ...base, pull_number: number, ...req(signal) }),
       );
       return normalise(data, signal);
+    },
+    async pollPullRequest(number, prior, signal) {
+      const pull = await call(() =>
+        conditional(() =>
+          octokit.pulls.get({
+            ...base,
+            pull_number: number,
+            headers: ifNoneMatch(prior?.pullEtag ?? null),
+            ...req(signal),
+          }),
+        ),
+      );
+      const asked = await reviews(number, prior?.reviewsEtag ?? null, signal);
+      if (prior && !pull && !asked) return { changed: false, poll: prior };
+      const decision = asked ? asked.decision : (prior?.info.reviewDecision ?? null);
+      let info: PullRequestInfo;
+      if (pull) info = toInfo(pull.data as RawPull, decision);
+      else if (prior) info = { ...prior.info, reviewDecision: decision };
+      // No ETag was sent without a kept answer, so GitHub cannot have answered 304.
+      else throw new ForgeError('server', `GitHub answered 304 for pull request #${number}.`);
+      return {
+        changed: true,
+        poll: {
+          info,
+          pullEtag: pull ? etagOf(pull) : (prior?.pullEtag ?? null),
+          reviewsEtag: asked ? asked.etag : (prior?.reviewsEtag ?? null),
+          threadsReadAt: prior?.threadsReadAt ?? null,
+        },
+      };
     },
     async updatePullRequest(number, input, signal) {
       const { data } = await call(() =>

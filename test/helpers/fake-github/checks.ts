@@ -1,37 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { now, send, type GitHubState } from './state.js';
+import { now, send, sendConditional, type GitHubState } from './state.js';
 import type { FakeGitHub, GitHubRequest } from './types.js';
 
 /** Where the job-log redirect points: a download outside the API that wants no token, as GitHub's does. */
 export const LOG_DOWNLOADS = '/_downloads/job-logs/';
-
-/**
- * Answers a GET with `body` and its ETag, or 304 Not Modified (no body, and
- * no rate limit spent, as on GitHub) when If-None-Match names that ETag.
- */
-function sendConditional(
-  state: GitHubState,
-  req: GitHubRequest,
-  res: ServerResponse,
-  body: unknown,
-): number {
-  const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 32)}"`;
-  const asked = req.headers['if-none-match'];
-  if (asked !== undefined && String(asked).split(/,\s*/).includes(etag)) {
-    res.writeHead(304, {
-      etag,
-      'x-ratelimit-limit': String(state.limit),
-      'x-ratelimit-remaining': String(state.remaining),
-      'x-ratelimit-reset': String(state.resetAt),
-      'x-ratelimit-resource': 'core',
-    });
-    res.end();
-    return 304;
-  }
-  send(state, res, 200, body, { etag });
-  return 200;
-}
 
 /**
  * The checks routes: GET /commits/REF/check-runs, /commits/REF/status (the

@@ -9,6 +9,7 @@ import {
   notFound,
   now,
   send,
+  sendConditional,
   type GitHubState,
 } from './state.js';
 import type { FakeGitHub, FakePull, GitHubRequest } from './types.js';
@@ -95,7 +96,10 @@ function pullJson(state: GitHubState, p: FakePull, full: boolean) {
         : 'unknown',
     merged_by: p.mergedAt ? USER : null,
     comments: 0,
-    review_comments: 0,
+    // As on GitHub: a review comment or reply changes the count, so the answer and its ETag.
+    review_comments: state.threads
+      .filter((t) => t.pull === p.number)
+      .reduce((n, t) => n + t.comments.length, 0),
     maintainer_can_modify: false,
     commits: 1,
     additions: 1,
@@ -185,9 +189,13 @@ export function pullRoute(
   if (!pull) return notFound(state, res);
   if (req.method === 'GET') {
     const sha = headSha(state, pull.head);
-    if (sha && pull.state === 'open') pull.headSha = sha;
-    send(state, res, 200, pullJson(state, pull, true));
-    return 200;
+    if (sha && pull.state === 'open' && sha !== pull.headSha) {
+      // A push updates the pull request (its head and updated_at), as on GitHub.
+      pull.headSha = sha;
+      pull.updatedAt = now();
+    }
+    // With an ETag and 304 Not Modified to If-None-Match, as GitHub answers.
+    return sendConditional(state, req, res, pullJson(state, pull, true));
   }
   if (req.method === 'PATCH') {
     if (typeof body['title'] === 'string') pull.title = body['title'];
@@ -254,7 +262,10 @@ export function pullActions(
       pull.updatedAt = now();
     },
     review(n, login, verdict) {
-      get(n).reviews.push({ login, state: verdict });
+      // A submitted review updates the pull request's updated_at on GitHub.
+      const pull = get(n);
+      pull.updatedAt = now();
+      pull.reviews.push({ login, state: verdict, at: pull.updatedAt });
     },
   };
 }

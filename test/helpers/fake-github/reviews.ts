@@ -1,6 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { USER } from './repos.js';
-import { findPull, getPull, notFound, now, send, type GitHubState } from './state.js';
+import {
+  findPull,
+  getPull,
+  notFound,
+  now,
+  send,
+  sendConditional,
+  type GitHubState,
+} from './state.js';
 import type { FakeGitHub, FakeThread, FakeThreadComment, GitHubRequest } from './types.js';
 
 /** GET /pulls/N/reviews; undefined when the request is not that. */
@@ -14,10 +22,10 @@ export function reviewRoute(
   if (!m || req.method !== 'GET') return undefined;
   const pull = findPull(state, Number(m[1]));
   if (!pull) return notFound(state, res);
-  send(
+  return sendConditional(
     state,
+    req,
     res,
-    200,
     pull.reviews.map((r, i) => ({
       id: 7000 + i,
       node_id: `PRR_${i}`,
@@ -26,11 +34,10 @@ export function reviewRoute(
       state: r.state,
       html_url: `https://github.com/${state.owner}/${state.repo}/pull/${pull.number}#pullrequestreview-${7000 + i}`,
       commit_id: pull.headSha,
-      submitted_at: now(),
+      submitted_at: r.at,
       author_association: 'MEMBER',
     })),
   );
-  return 200;
 }
 
 const commentJson = (state: GitHubState, thread: FakeThread, c: FakeThreadComment) => ({
@@ -61,6 +68,15 @@ const newComment = (state: GitHubState, author: string, body: string): FakeThrea
   createdAt: now(),
 });
 
+/**
+ * A review comment or reply updates its pull request on GitHub (updated_at
+ * and review_comments, so the pull request's ETag); resolving a thread does not.
+ */
+function touch(state: GitHubState, pull: number): void {
+  const found = findPull(state, pull);
+  if (found) found.updatedAt = now();
+}
+
 /** POST /graphql: the review-thread query and mutations Grove sends. */
 export function graphqlRoute(state: GitHubState, req: GitHubRequest, res: ServerResponse): number {
   const { owner, repo, threads } = state;
@@ -84,6 +100,7 @@ export function graphqlRoute(state: GitHubState, req: GitHubRequest, res: Server
       typeof vars['body'] === 'string' ? vars['body'] : '',
     );
     thread.comments.push(comment);
+    touch(state, thread.pull);
     return answer({
       addPullRequestReviewThreadReply: {
         comment: { id: comment.id, url: commentJson(state, thread, comment).url },
@@ -171,11 +188,14 @@ export function threadActions(
         ],
       };
       threads.push(thread);
+      touch(state, pull);
       return thread;
     },
     thread: find,
     commentOnThread(id, author, body) {
-      find(id).comments.push(newComment(state, author, body));
+      const thread = find(id);
+      thread.comments.push(newComment(state, author, body));
+      touch(state, thread.pull);
     },
     resolveThread(id) {
       find(id).isResolved = true;

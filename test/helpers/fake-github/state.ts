@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import type { ServerResponse } from 'node:http';
 import type { FakeIssue, FakePull, FakeThread, GitHubRequest } from './types.js';
@@ -89,6 +90,33 @@ export function send(
     ...headers,
   });
   res.end(text);
+}
+
+/**
+ * Answers a GET with `body` and its ETag, or 304 Not Modified (no body, and
+ * no rate limit spent, as on GitHub) when If-None-Match names that ETag.
+ */
+export function sendConditional(
+  state: GitHubState,
+  req: GitHubRequest,
+  res: ServerResponse,
+  body: unknown,
+): number {
+  const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 32)}"`;
+  const asked = req.headers['if-none-match'];
+  if (asked !== undefined && String(asked).split(/,\s*/).includes(etag)) {
+    res.writeHead(304, {
+      etag,
+      'x-ratelimit-limit': String(state.limit),
+      'x-ratelimit-remaining': String(state.remaining),
+      'x-ratelimit-reset': String(state.resetAt),
+      'x-ratelimit-resource': 'core',
+    });
+    res.end();
+    return 304;
+  }
+  send(state, res, 200, body, { etag });
+  return 200;
 }
 
 export function notFound(state: GitHubState, res: ServerResponse): number {

@@ -1,10 +1,18 @@
 /**
  * A local stand-in for the GitHub REST API on 127.0.0.1: the pull request
  * endpoints Grove calls (list by head, create, get, update, reviews, check
- * runs and commit statuses with ETags and 304s, Actions job logs through
- * GitHub's redirect, issues and their comments, the token's user), GitHub's response shapes and rate-limit headers, programmable
- * failures, and "on GitHub" actions (merge, close, reopen, edit) a test can
- * take. Point Grove at it with GROVE_GITHUB_API_URL=server.url.
+ * runs and commit statuses, Actions job logs through GitHub's redirect,
+ * issues and their comments, the token's user), GitHub's response shapes and
+ * rate-limit headers, programmable failures, and "on GitHub" actions (merge,
+ * close, reopen, edit) a test can take. Point Grove at it with
+ * GROVE_GITHUB_API_URL=server.url.
+ *
+ * GET of a pull request, of its reviews, and of a commit's check runs and
+ * statuses answer with an ETag (a hash of the body) and 304 Not Modified,
+ * costing no rate limit, to If-None-Match naming it, as GitHub does. As on
+ * GitHub, a push (seen at the next GET), a submitted review, and a review
+ * comment or reply (which also counts in `review_comments`) change the pull
+ * request's `updated_at`, so its ETag; resolving a thread changes neither.
  *
  * Review threads live behind POST /graphql as on GitHub: the
  * `reviewThreads` connection of a pull request (paged), and the mutations
@@ -76,7 +84,8 @@ export interface FakePull {
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
-  reviews: { login: string; state: string }[];
+  /** Submitted reviews; `at` (ISO) keeps the reviews' answer, and its ETag, the same until one is added. */
+  reviews: { login: string; state: string; at: string }[];
   /** Conflicts with its base: mergeable false, mergeable_state dirty (setConflicted). */
   conflicted?: boolean;
 }

@@ -2,7 +2,12 @@ import { parseInterval } from '../../../domain/settings.js';
 import type { Session } from '../../../domain/session.js';
 import type { ForgeConnection } from '../../ports.js';
 import type { PullRequestChecks } from '../../../domain/checks.js';
-import type { PullRequestInfo } from '../../../domain/review-request.js';
+import {
+  threadsDue,
+  threadsKey,
+  type PullRequestInfo,
+  type PullRequestPoll,
+} from '../../../domain/review-request.js';
 import { followCiFixer } from './ci-fixer.js';
 import { checksFailed, rateLimitWait, refreshChecks } from './pr-checks.js';
 import { storePullRequest } from './publish.js';
@@ -29,7 +34,10 @@ function followed(session: Session): boolean {
  * Merged (read-only until the base branch is synced), closed → Canceled
  * (branch and worktree kept), reopened → Review; an open one's unresolved
  * review threads and its head commit's checks (check runs and commit
- * statuses, asked with ETags; pr-checks.ts) are fetched and stored. Runs every
+ * statuses, asked with ETags; pr-checks.ts) are fetched and stored. The pull
+ * request and its reviews are asked with the ETags of the last answer (an
+ * idle look is all 304s), and the threads (GraphQL, no ETags) only when
+ * one of those moved, or every THREADS_RECHECK_MS. Runs every
  * `github.pollInterval` (60 s by default, `off` stops it), waits out rate
  * limits and backs off on errors.
  */
@@ -92,11 +100,19 @@ export class PullRequestPoller {
    */
   private async refreshThreads(
     session: Session,
+    poll: PullRequestPoll,
     connection: ForgeConnection,
     signal: AbortSignal,
   ): Promise<void> {
+    const fetch = threadsDue(poll, this.ctx.now());
     try {
-      await refreshThreads(this.ctx, session, connection, signal);
+      await refreshThreads(this.ctx, session, connection, signal, fetch);
+      const key = threadsKey(poll);
+      if (fetch && key !== null)
+        await this.ctx.deps.store.pullRequestPolls.save(session.id, {
+          ...poll,
+          threadsReadAt: { key, at: this.ctx.now() },
+        });
     } catch (error) {
       const threads = await this.ctx.deps.store.reviewThreads.list(session.id);
       this.ctx.deps.app.emit({
@@ -170,11 +186,22 @@ export class PullRequestPoller {
       if (!link) continue;
       const wait = this.waitUntil(connection);
       if (wait !== null) return wait;
-      const pr = await connection.get(link.number, signal);
+      // Asked with the ETags of the last answer: an unchanged pull request costs
+      // a 304 (no rate limit) and nothing is written.
+      const kept = await store.pullRequestPolls.get(session.id);
+      const { changed, poll } = await connection.poll(
+        link.number,
+        kept?.info.number === link.number ? kept : null,
+        signal,
+      );
+      const pr = poll.info;
       // The session may have moved on (a turn started, a cancel) while GitHub answered.
       const current = await store.sessions.get(session.id);
       if (!current || current.status !== session.status) continue;
-      await storePullRequest(this.ctx, session.id, pr, null);
+      if (changed) {
+        await storePullRequest(this.ctx, session.id, pr, null);
+        await store.pullRequestPolls.save(session.id, poll);
+      }
       if (pr.state === 'merged' && session.status !== 'Canceled') {
         if (session.status === 'Question') await this.ctx.setStatus(session.id, 'Review');
         await this.ctx.setStatus(session.id, 'Merged');
@@ -203,7 +230,7 @@ export class PullRequestPoller {
             ? await this.followChecks(session.id, pr.headSha, connection, signal)
             : null;
         await this.ctx.deps.sessions.publishSession(session.id);
-        await this.refreshThreads(current, connection, signal);
+        await this.refreshThreads(current, poll, connection, signal);
         // Opt-in (github.ciFixer): a new failing run, or a conflict with the base, is answered.
         if (pr.state === 'open') await this.followCiFixer(current, pr, checks);
       }

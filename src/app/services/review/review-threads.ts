@@ -46,27 +46,27 @@ async function emitStored(
 
 /**
  * Fetches the pull request's unresolved review threads and stores them
- * (Grove's progress on known threads is kept). A thread left `sent` by a
- * turn that is over without answering it (failed, stopped, a restart) is
- * open again.
+ * (Grove's progress on known threads is kept); with `fetch` false (the
+ * poller saw the pull request unchanged) only the stored ones are looked
+ * at. A thread left `sent` by a turn that is over without answering it
+ * (failed, stopped, a restart) is open again.
  */
 export async function refreshThreads(
   ctx: ReviewContext,
   session: Session,
   connection: ForgeConnection,
   signal: AbortSignal,
+  fetch = true,
 ): Promise<ReviewThread[]> {
   const { store } = ctx.deps;
   const link = session.reviewRequest;
   if (!link) return [];
-  const fetched = await connection.reviewThreads(link.number, signal);
+  // Not fetched (the pull request did not change): the stored threads are checked alone.
+  const fetched = fetch ? await connection.reviewThreads(link.number, signal) : null;
   await store.transaction(async (tx) => {
-    const stored = await tx.reviewThreads.replaceFetched(
-      session.id,
-      link.number,
-      fetched,
-      ctx.now(),
-    );
+    const stored = fetched
+      ? await tx.reviewThreads.replaceFetched(session.id, link.number, fetched, ctx.now())
+      : await tx.reviewThreads.list(session.id);
     const stale: string[] = [];
     for (const thread of stored) {
       if (thread.state !== 'sent' || thread.operationId === null) continue;
