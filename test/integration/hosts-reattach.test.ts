@@ -341,4 +341,38 @@ describe('a Grove killed mid-turn on a host', () => {
     expect(shown.status).toBe('Canceled');
     expect(git(h.repo, 'show', `${shown.branch}:partial.txt`)).toBe('so far');
   }, 400_000);
+
+  it('grove cancel of such a turn while the host is away says the agent may go on there', async () => {
+    const prompt = 'cancel while the host is away';
+    h.utilities('Cancel while the host is away');
+    h.server.script('anthropic', [
+      { when: prompt, toolCall: { kind: 'shell', command: 'echo before-away' } },
+      { when: prompt, toolCall: { kind: 'shell', command: 'echo holding; sleep 306' } },
+    ]);
+    const before = asked(prompt);
+    const { sessionId } = await killedMidTurn(
+      'Cancel while the host is away',
+      prompt,
+      'before-away',
+      before,
+    );
+    await until('the agent sleeps on the host', () => onHost().includes('sleep 306'), 60_000);
+    commitMessage('Nothing to keep');
+    await host().down();
+    try {
+      expectExit(await h.grove(['cancel', sessionId, '--yes'], { env }), 0);
+      const lines = await transcript(sessionId);
+      expect(lines.join('\n')).toMatch(
+        /\[Error\] Could not stop the agent's run on build \([\s\S]+\)\. It may still be working there/,
+      );
+      // The run goes on, detached; nothing claimed it was stopped.
+      expect(onHost()).toContain('sleep 306');
+    } finally {
+      await host().up();
+      host().ssh(
+        `for f in ${ROOT}/runs/*/pid; do kill -KILL "-$(cat "$f")" 2>/dev/null; done; true`,
+      );
+    }
+    await until('the run is gone on the host', () => !onHost().includes('sleep 306'), 30_000);
+  }, 400_000);
 });
