@@ -15,6 +15,7 @@ import { compileBundle } from './infra/code-cache.js';
 import { repoRoot, type RepoRootPrefetch } from './infra/git/repo-root.js';
 import { grovePaths } from './infra/paths.js';
 import { nodeV8Flags, reportYoungGeneration, setMemoryFlags } from './memory-flags.js';
+import { IdleCollector } from './idle-memory.js';
 import { versionProblem } from './node-version.js';
 import type * as startModule from './start.js';
 
@@ -75,9 +76,12 @@ const app = compileBundle<StartModule>(bundle, {
 (globalThis as { __groveYogaModule?: unknown }).__groveYogaModule = await yoga?.catch(
   () => undefined,
 );
+/** Set once the memory flags are (settleMemory). */
+let idle: IdleCollector | undefined;
 const { start } = app.run();
 if (prefetch === null) process.once('exit', () => app.save());
 start(prefetch, {
+  onFrame: () => idle?.frame(),
   afterFirstFrame: () => {
     // Written now rather than at exit: a TUI may run for days, and a crash would lose it.
     app.save();
@@ -114,10 +118,11 @@ function settleMemory(): void {
       if (report) reportYoungGeneration(report, flags);
       if (!flags.includes('--expose-gc')) return;
       const gc = runInNewContext('gc') as ((options: object) => void) | undefined;
-      setTimeout(
-        () => gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' }),
-        2000,
-      ).unref();
+      if (!gc) return;
+      const collect = (): void => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+      setTimeout(collect, 2000).unref();
+      // And again each time the TUI goes quiet after a stretch of work (idle-memory.ts).
+      idle = new IdleCollector(collect);
     })
     .catch(() => {});
 }

@@ -295,6 +295,7 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
     renderer,
     now: () => clock.now(),
     onFrame: (ms) => {
+      hooks.onFrame?.();
       if (firstFrame) {
         firstFrame = false;
         phases.push(`first frame ${performance.now().toFixed(0)}`);
@@ -367,6 +368,8 @@ function io(): HeadlessIo {
 export interface StartHooks {
   /** Called once, after the TUI's first frame is on the screen. */
   readonly afterFirstFrame?: () => void;
+  /** Called after each frame the TUI draws. */
+  readonly onFrame?: () => void;
 }
 
 /** Runs Grove with the process's arguments; `prefetch` is a repository lookup the entry point started. */
