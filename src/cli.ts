@@ -26,6 +26,7 @@ Headless commands (they share the store with a running TUI):
   deny ITEM          Deny a request an agent holds, or drop a budget-held prompt
   show ID            Show a session
   link ID            Link a session to a GitHub issue (--issue N), or --unlink
+  ci-fixer ID        Set a session's own CI fixer: on, off or project
   diff ID            Print a session's diff
   merge ID           Rebase and squash-merge a session into its base branch
   rebase ID          Rebase a session onto its base branch

@@ -92,6 +92,8 @@ export interface AppIntents {
   /** Runs the sync the person confirmed (of `branch` at `head`). */
   confirmSync(branch: string, head: string): void;
   requestPublish(sessionId: string): void;
+  /** `/ci-fixer on|off|project`: the session's own CI fixer switch (null: the project's setting). */
+  setCiFixer(sessionId: string, own: 'on' | 'off' | null): void;
   publish(sessionId: string, remoteBranch: string): void;
   regenerateReview(sessionId: string): void;
   /** Copies the most useful handle of the session: PR URL, restore command or worktree path. */

@@ -2,6 +2,7 @@ import type { CommentInput } from './intents.js';
 import type { ControllerDeps } from './service-graph.js';
 import type { BestOfService } from './services/best-of.js';
 import type { ComposerService } from './services/composer.js';
+import { setCiFixerSwitch } from './services/review/ci-fixer.js';
 import type { ReviewService } from './services/review/index.js';
 
 /**
@@ -80,6 +81,12 @@ export abstract class ReviewCommands {
 
   requestPublish(sessionId: string): void {
     this.review.requestPublish(sessionId);
+  }
+
+  setCiFixer(sessionId: string, own: 'on' | 'off' | null): void {
+    this.deps.app.task('Changing the CI fixer', async () => {
+      await setCiFixerSwitch(this.review.ctx, sessionId, own);
+    });
   }
 
   publish(sessionId: string, remoteBranch: string): void {

@@ -11,6 +11,7 @@ import { UsageError } from './usage-error.js';
 import { validateMemoryMax, validateTasksMax } from '../domain/limits.js';
 import { parseHostCommand, type HostCommand } from './host-args.js';
 import { LOCAL_HOST_NAME } from '../domain/host.js';
+import { parseCiFixerSwitch } from '../domain/ci-fixer.js';
 import { COMMAND_HELP, COMMAND_NAMES } from './command-help.js';
 
 export { COMMAND_HELP, COMMAND_NAMES };
@@ -71,6 +72,7 @@ export type HeadlessCommand =
   | { kind: 'deny'; item: string; json: boolean }
   | { kind: 'show'; dir: string | null; id: string; json: boolean }
   | { kind: 'link'; id: string; issue: string | null; json: boolean }
+  | { kind: 'ci-fixer'; id: string; own: 'on' | 'off' | null; json: boolean }
   | { kind: 'diff'; dir: string | null; id: string; json: boolean }
   | {
       kind: 'merge';
@@ -387,6 +389,19 @@ function parseCommand(
       if ((issue === null || issue === '') === (values.unlink !== true))
         throw new UsageError('give --issue N|URL to link the session, or --unlink');
       return { kind: 'link', id: needId(name, positionals), issue, json: values.json === true };
+    }
+    case 'ci-fixer': {
+      const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+      if (values.help) return { kind: 'help', command: name };
+      noMore(positionals, 2);
+      const choice = parseCiFixerSwitch(positionals[1] ?? '');
+      if (!choice) throw new UsageError('give on, off or project after the session ID');
+      return {
+        kind: 'ci-fixer',
+        id: needId(name, positionals),
+        own: choice.own,
+        json: values.json === true,
+      };
     }
     case 'show': {
       const { values, positionals } = parse(args, { json: { type: 'boolean' } });

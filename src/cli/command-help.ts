@@ -14,6 +14,7 @@ export const COMMAND_NAMES = [
   'deny',
   'show',
   'link',
+  'ci-fixer',
   'diff',
   'merge',
   'rebase',
@@ -215,6 +216,18 @@ Options:
 
 Exit codes: 0 done, 1 the issue could not be read or was refused (the link is
 unchanged), 2 usage error (an unknown or ambiguous ID too).`,
+  'ci-fixer': `Usage: grove ci-fixer ID on|off|project [--json]
+
+Sets session ID's own CI fixer switch over the project's CI fixer setting
+(github.ciFixer): on, and a new failing run of its pull request gets a turn
+with the failing checks' log tails whose result Grove pushes to the pull
+request's branch on its own; off, never for this session; project, the
+project's setting again. The transcript says what now applies.
+
+Options:
+  --json  Print {"sessionId": ..., "ciFixer": "on", "off" or null, "on": true|false}
+
+Exit codes: 0 done, 2 usage error (an unknown or ambiguous ID too).`,
   diff: `Usage: grove diff ID [--json]
 
 Prints the session's diff against its base branch, uncommitted and untracked

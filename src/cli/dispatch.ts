@@ -18,6 +18,7 @@ import { mcpCommand } from './mcp.js';
 import { approveCommand } from './approve.js';
 import { denyCommand } from './deny.js';
 import { showCommand } from './show.js';
+import { ciFixerCommand } from './ci-fixer.js';
 import { linkCommand } from './link.js';
 import { landCommand } from './land.js';
 import { cancelCommand } from './cancel.js';
@@ -67,6 +68,8 @@ export async function runHeadless(
       return showCommand(infra, io, command);
     case 'link':
       return linkCommand(infra, io, command);
+    case 'ci-fixer':
+      return ciFixerCommand(infra, io, command);
     case 'diff': {
       const session = await findSession(infra, command.id);
       const diff = await sessionDiff(infra, io, session);

@@ -40,9 +40,28 @@ export function ciFixerRows(): SettingRow[] {
   ];
 }
 
-/** Whether the fixer is on for a project (its settings' values). */
-export function ciFixerOn(values: SettingValues): boolean {
-  return values[CI_FIXER_KEY] === 'on';
+/**
+ * Whether the fixer is on: the session's own switch (`on`, `off`) when it
+ * has one, else the project's setting (its settings' values).
+ */
+export function ciFixerOn(values: SettingValues, own: 'on' | 'off' | null = null): boolean {
+  return (own ?? values[CI_FIXER_KEY]) === 'on';
+}
+
+/** A session's CI fixer switch as typed (`on`, `off`, `project`: the project's); null when it is none. */
+export function parseCiFixerSwitch(text: string): { readonly own: 'on' | 'off' | null } | null {
+  const word = text.trim().toLowerCase();
+  if (word === 'on' || word === 'off') return { own: word };
+  return word === 'project' ? { own: null } : null;
+}
+
+/** The transcript line a session's switch leaves: what now applies, and that Grove then pushes on its own. */
+export function ciFixerSwitchNote(values: SettingValues, own: 'on' | 'off' | null): string {
+  const on = ciFixerOn(values, own);
+  const which = own === null ? "the project's setting applies" : 'for this session';
+  return on
+    ? `[CI Fixer] On (${which}): a new failing run of this session's pull request gets a turn with the failing checks' log tails, and Grove pushes the result to the pull request's branch on its own.`
+    : `[CI Fixer] Off (${which}): failing runs of this session's pull request start nothing.`;
 }
 
 export function ciFixerAttempts(values: SettingValues): number {

@@ -21,7 +21,7 @@ const SECTIONS: readonly [ModeName, string, string][] = [
   [
     'composer',
     'Prompt composer',
-    "Multiline prompt input. Bracketed paste inserts text as typed; a pasted path of a PNG, JPEG, GIF or WebP file attaches the image. Typing `@` opens a fuzzy picker of the worktree's files; `/` at the start opens the slash commands; a command that changes the session (/model, /agent, /reasoning, /mode, /host, /review, /clear) leaves the composer open for the prompt, while /diff, /merge and /publish close it. Up/Down on an empty prompt walk the project's prompt history.",
+    "Multiline prompt input. Bracketed paste inserts text as typed; a pasted path of a PNG, JPEG, GIF or WebP file attaches the image. Typing `@` opens a fuzzy picker of the worktree's files; `/` at the start opens the slash commands; a command that changes the session (/model, /agent, /reasoning, /mode, /host, /ci-fixer, /review, /clear) leaves the composer open for the prompt, while /diff, /merge and /publish close it. Up/Down on an empty prompt walk the project's prompt history.",
   ],
   [
     'historySearch',

@@ -301,7 +301,7 @@ export const KEYMAP = {
     {
       keys: ['/'],
       action: 'slash',
-      help: 'At the start of the prompt: pick a command (/model, /agent, /reasoning, /mode, /host, /review, /diff, /merge, /publish, /clear)',
+      help: 'At the start of the prompt: pick a command (/model, /agent, /reasoning, /mode, /host, /ci-fixer, /review, /diff, /merge, /publish, /clear)',
       hint: 'command',
     },
     {

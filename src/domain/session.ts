@@ -142,6 +142,8 @@ export interface Session {
   readonly issue?: SessionIssue | null;
   /** Its own limits (grove run --memory-max / --tasks-max); null or absent: the project's settings. */
   readonly limits?: SessionLimitValues | null;
+  /** Its own CI fixer switch over the project's github.ciFixer; null or absent: the project's. */
+  readonly ciFixer?: 'on' | 'off' | null;
 }
 
 /** A session's own limits as given (validated by domain/limits.ts); null: the project's. */

@@ -5,6 +5,7 @@ import {
   permissionModeLabel,
   type PermissionMode,
 } from './permission-mode.js';
+import { parseCiFixerSwitch } from './ci-fixer.js';
 import { LOCAL_HOST_NAME, hostChoice } from './host.js';
 import { PROVIDERS, agentName, isAcpAgentId, providerInfo, type ProviderId } from './providers.js';
 
@@ -19,6 +20,7 @@ export type SlashName =
   | 'reasoning'
   | 'mode'
   | 'host'
+  | 'ci-fixer'
   | 'review'
   | 'diff'
   | 'merge'
@@ -26,7 +28,7 @@ export type SlashName =
   | 'clear';
 
 /** What a command's argument is chosen from. */
-type ArgKind = 'model' | 'agent' | 'reasoning' | 'mode' | 'host';
+type ArgKind = 'model' | 'agent' | 'reasoning' | 'mode' | 'host' | 'ciFixer';
 
 export interface SlashCommand {
   readonly name: SlashName;
@@ -47,6 +49,11 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     name: 'host',
     description: 'Where this new session runs: local or a host',
     arg: 'host',
+  },
+  {
+    name: 'ci-fixer',
+    description: "This session's CI fixer: on, off, or the project's setting",
+    arg: 'ciFixer',
   },
   { name: 'review', description: 'Regenerate the focused review' },
   { name: 'diff', description: 'Show the diff' },
@@ -80,6 +87,8 @@ export type SlashAction =
   | { readonly name: 'mode'; readonly mode: PermissionMode }
   /** `host: null` is this machine. */
   | { readonly name: 'host'; readonly host: string | null }
+  /** `own: null` is the project's setting. */
+  | { readonly name: 'ci-fixer'; readonly own: 'on' | 'off' | null }
   | { readonly name: 'review' | 'diff' | 'merge' | 'publish' | 'clear' };
 
 export type SlashParse =
@@ -132,6 +141,12 @@ export function argChoices(
       return [
         { value: LOCAL_HOST_NAME, description: 'this machine' },
         ...(context.hosts ?? []).map((name) => ({ value: name, description: 'SSH host' })),
+      ];
+    case 'ciFixer':
+      return [
+        { value: 'on', description: "fix this session's failing CI, pushing on its own" },
+        { value: 'off', description: 'never for this session' },
+        { value: 'project', description: "the project's CI fixer setting" },
       ];
     default: {
       const never: never = kind;
@@ -189,6 +204,11 @@ export function parseSlash(text: string, context: SlashContext): SlashParse {
     }
     case 'host':
       return { kind: 'run', action: { name: 'host', host: hostChoice(parts.arg) } };
+    case 'ciFixer':
+      return {
+        kind: 'run',
+        action: { name: 'ci-fixer', own: parseCiFixerSwitch(parts.arg)?.own ?? null },
+      };
     default: {
       const never: never = command.arg;
       return never;

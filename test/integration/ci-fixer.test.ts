@@ -145,6 +145,65 @@ describe('the CI fixer', () => {
     expect(await transcript(session.id)).not.toContain('[CI Fixer]');
   });
 
+  it('follows a session opted in with grove ci-fixer ID on while the project setting is off, until it is set back to the project', async () => {
+    const session = await publishedSession();
+    const branch = session.publishedBranch ?? '';
+    const on = await grove(['ci-fixer', session.id, 'on', '--json']);
+    expect(on.code).toBe(0);
+    expect(JSON.parse(on.stdout)).toEqual({ sessionId: session.id, ciFixer: 'on', on: true });
+    expect((await load(session.id)).ciFixer).toBe('on');
+    expect(await transcript(session.id)).toContain(
+      "[CI Fixer] On (for this session): a new failing run of this session's pull request gets a turn with the failing checks' log tails, and Grove pushes the result to the pull request's branch on its own.",
+    );
+    const sha = github.pull(1).headSha;
+    fail(sha);
+    scriptFix('Hello\n');
+    const ctx = await controllerContext();
+    await pollAndRun(ctx, session.id);
+    expect(fixerRequests()[0]).toContain('Failing check: test (failure)');
+    expect(remoteHead(branch)).not.toBe(sha);
+
+    // Back to the project's setting (off): a new failure on the new head starts nothing.
+    const back = await grove(['ci-fixer', session.id, 'project']);
+    expect(back.code).toBe(0);
+    expect(back.stdout).toBe(
+      "CI fixer: Off (the project's setting applies): failing runs of this session's pull request start nothing.\n",
+    );
+    expect((await load(session.id)).ciFixer).toBeNull();
+    const pushed = remoteHead(branch) ?? '';
+    const asked = fixerRequests().length;
+    fail(pushed, 'still wrong');
+    await ctx.controller.review.pullRequests.poll();
+    await ctx.controller.review.pullRequests.poll();
+    expect(await fixerOps(session.id)).toEqual([]);
+    expect(fixerRequests()).toHaveLength(asked);
+    expect(remoteHead(branch)).toBe(pushed);
+  });
+
+  it('leaves a session opted out with grove ci-fixer ID off alone while the project setting is on; a bad switch is refused and changes nothing', async () => {
+    const session = await publishedSession();
+    await turnOn(session);
+    const bad = await grove(['ci-fixer', session.id, 'maybe']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('give on, off or project after the session ID');
+    expect((await load(session.id)).ciFixer ?? null).toBeNull();
+    const off = await grove(['ci-fixer', session.id, 'off']);
+    expect(off.code).toBe(0);
+    expect((await load(session.id)).ciFixer).toBe('off');
+    const before = remoteHead(session.publishedBranch ?? '');
+    fail(github.pull(1).headSha);
+    const ctx = await controllerContext();
+    await ctx.controller.review.pullRequests.poll();
+    await ctx.controller.review.pullRequests.poll();
+    expect((await load(session.id)).reviewRequest?.checksState).toBe('failing');
+    expect(await fixerOps(session.id)).toEqual([]);
+    expect(fixerRequests()).toEqual([]);
+    expect(remoteHead(session.publishedBranch ?? '')).toBe(before);
+    expect(await transcript(session.id)).toContain(
+      '[CI Fixer] Off (for this session): failing runs',
+    );
+  });
+
   it('answers a new failing run with a turn that gets the log tail, pushes the fix to the pull request branch, and is done when the next run passes', async () => {
     const session = await publishedSession();
     const branch = session.publishedBranch ?? '';

@@ -32,6 +32,7 @@ const COMMANDS = [
   'deny',
   'show',
   'link',
+  'ci-fixer',
   'diff',
   'merge',
   'rebase',

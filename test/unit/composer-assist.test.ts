@@ -27,6 +27,9 @@ describe('parseSlash', () => {
     ['/reasoning low', { name: 'reasoning', reasoning: 'low' }],
     ['/mode read-only', { name: 'mode', mode: 'read_only' }],
     ['  /mode plan  ', { name: 'mode', mode: 'plan' }],
+    ['/ci-fixer on', { name: 'ci-fixer', own: 'on' }],
+    ['/ci-fixer off', { name: 'ci-fixer', own: 'off' }],
+    ['/ci-fixer project', { name: 'ci-fixer', own: null }],
   ])('runs %s', (text, action) => {
     expect(parseSlash(text, claude)).toEqual({ kind: 'run', action });
   });
@@ -50,6 +53,8 @@ describe('parseSlash', () => {
     ['/model gpt-5.5', "'gpt-5.5' is not one of sonnet, opus, haiku"],
     ['/reasoning default', "'default' is not one of low, medium, high, xhigh, max"],
     ['/clear now', 'takes no argument'],
+    ['/ci-fixer', 'needs one of: on, off, project'],
+    ['/ci-fixer always', "'always' is not one of on, off, project"],
   ])('refuses %j in words', (text, message) => {
     expect(parseSlash(text, claude)).toMatchObject({
       kind: 'error',

@@ -85,6 +85,8 @@ export interface SessionTable {
   /** The session's own limits as given (migration 021); null: the project's. */
   memory_max: Generated<string | null>;
   tasks_max: Generated<string | null>;
+  /** The session's own CI fixer switch (migration 026): on, off; null: the project's setting. */
+  ci_fixer: Generated<string | null>;
 }
 
 export interface SessionMessageTable {

@@ -162,6 +162,7 @@ export function decodeSession(row: SessionRow): Session {
       row.memory_max === null && row.tasks_max === null
         ? null
         : { memoryMax: row.memory_max, tasksMax: row.tasks_max },
+    ciFixer: row.ci_fixer === 'on' || row.ci_fixer === 'off' ? row.ci_fixer : null,
   };
 }
 
@@ -193,6 +194,7 @@ const PLAIN_COLUMNS = {
   forkContext: 'fork_context',
   guardFlag: 'guard_flag',
   host: 'host',
+  ciFixer: 'ci_fixer',
 } as const satisfies Partial<Record<keyof Session, keyof SessionTable>>;
 
 /** Boolean session fields stored as 0/1. */

@@ -129,6 +129,9 @@ function runSlash(
     case 'host':
       ctx.intents.changeSessionChoice(session.id, { host: action.host });
       return;
+    case 'ci-fixer':
+      ctx.intents.setCiFixer(session.id, action.own);
+      return;
     case 'review':
       ctx.intents.regenerateReview(session.id);
       return;

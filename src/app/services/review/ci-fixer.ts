@@ -4,6 +4,7 @@ import {
   ciFixPrompt,
   ciFixerAttempts,
   ciFixerOn,
+  ciFixerSwitchNote,
   conflictKey,
   decideCiFix,
   failureKey,
@@ -73,8 +74,8 @@ async function personWroteSince(
 
 /**
  * Called by the pull request poller after it read an open pull request and
- * its head's checks. With `github.ciFixer` on for the project and the
- * session idle in Review: a conflicted pull request gets a rebase (a queued
+ * its head's checks. With the fixer on (the session's own switch, else the
+ * project's `github.ciFixer`) and the session idle in Review: a conflicted pull request gets a rebase (a queued
  * operation: runCiFixerRebase), a new failing run a fixing turn whose
  * prompt quotes the failing checks' log tails; the checks passing end the
  * streak. The limits (attempts, the same failure, the budget, a person's
@@ -88,7 +89,11 @@ export async function followCiFixer(
 ): Promise<CiFixerAction> {
   const { store, runtime } = ctx.deps;
   const settings = await loadSettings(store, session.projectId);
-  if (!ciFixerOn(settings) || pr.state !== 'open' || !session.publishedBranch)
+  if (
+    !ciFixerOn(settings, session.ciFixer ?? null) ||
+    pr.state !== 'open' ||
+    !session.publishedBranch
+  )
     return { kind: 'none' };
   const state = await store.ciFixer.get(session.id);
   const current = checks?.headSha === pr.headSha ? checks : null;
@@ -232,4 +237,24 @@ export async function runCiFixerRebase(
       failure,
     );
   }
+}
+
+/**
+ * A session's own CI fixer switch: `on` or `off` over the project's
+ * github.ciFixer, `null` the project's again. Stored with the session, and
+ * the transcript says what now applies (and, when on, that Grove pushes on
+ * its own). Returns the session (undefined: there is none).
+ */
+export async function setCiFixerSwitch(
+  ctx: ReviewContext,
+  sessionId: string,
+  own: 'on' | 'off' | null,
+): Promise<Session | undefined> {
+  const { store } = ctx.deps;
+  const before = await store.sessions.get(sessionId);
+  if (!before) return undefined;
+  await store.sessions.update(sessionId, { ciFixer: own }, ctx.now());
+  const after = await ctx.deps.sessions.publishSession(sessionId);
+  await ctx.note(sessionId, ciFixerSwitchNote(await loadSettings(store, before.projectId), own));
+  return after;
 }
