@@ -199,7 +199,12 @@ describe('agent sessions in the TUI', () => {
     const t = await start();
     await t.keys('Tab');
     await t.waitFor('Setup command');
-    for (let i = 0; i < 10; i++) await t.keys('j');
+    // Down the Settings rows until the setup command's (new settings move it).
+    for (let i = 0; i < 40 && !/▶ Setup command/.test(await t.screen()); i++) {
+      const before = await t.screen();
+      await t.keys('j');
+      await waitUntil('the selection to move', async () => (await t.screen()) !== before, 5_000);
+    }
     await t.waitFor(/▶ Setup command/);
     await t.keys('Enter');
     await t.waitFor('Enter saves');

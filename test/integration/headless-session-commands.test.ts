@@ -71,11 +71,17 @@ describe('grove show', () => {
       guard,
       resources,
       diskBytes,
+      checks,
       ...rest
     } = shown;
     const { durationMs: _runDuration, ...expected } = session;
     expect(rest).toEqual(expected);
-    expect({ group, waiting, guard }).toEqual({ group: null, waiting: null, guard: null });
+    expect({ group, waiting, guard, checks }).toEqual({
+      group: null,
+      waiting: null,
+      guard: null,
+      checks: null,
+    });
     // No agent runs now; the worktree takes some room on disk.
     expect(resources).toBeNull();
     expect(diskBytes).toBeGreaterThan(0);
