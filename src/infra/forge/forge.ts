@@ -1,15 +1,15 @@
-import type { CheckInfo } from '../../domain/checks.js';
 import type { IssueInfo, IssueRepository } from '../../domain/issue.js';
 import type { PullRequestInfo, PullRequestPoll } from '../../domain/review-request.js';
 import type { ReviewThreadInfo } from '../../domain/review-thread.js';
 import type { Logger } from '../log.js';
 import { ForgeError } from './errors.js';
-import type { Conditional } from './github-checks.js';
+import type { ChecksClient } from './github-checks.js';
 import { parseGitHubRemote } from './remote.js';
 import { resolveGitHubToken, runGh, type GhRunner } from './token.js';
 
 /** A GitHub repository the app can open pull requests on (infra/forge behind it). */
-export interface ForgeConnection {
+/** A repository's forge, with its checks (github-checks.ts: check runs, statuses, job logs). */
+export interface ForgeConnection extends ChecksClient {
   /** `owner/repo` (and the host for Enterprise). */
   readonly label: string;
   /** The repository itself (issue URLs are checked against it). */
@@ -50,20 +50,6 @@ export interface ForgeConnection {
   openIssues(limit: number, signal: AbortSignal): Promise<IssueInfo[]>;
   /** The login the token belongs to ("assigned to me"). */
   viewer(signal: AbortSignal): Promise<string>;
-  /** A commit's check runs, asked with If-None-Match when an ETag is given (a 304: not changed). */
-  checkRuns(
-    sha: string,
-    etag: string | null,
-    signal: AbortSignal,
-  ): Promise<Conditional<CheckInfo[]>>;
-  /** A commit's combined status, the same way. */
-  commitStatuses(
-    sha: string,
-    etag: string | null,
-    signal: AbortSignal,
-  ): Promise<Conditional<CheckInfo[]>>;
-  /** The tail of a GitHub Actions job's log, sanitized and capped. */
-  jobLogTail(jobId: number, signal: AbortSignal): Promise<string>;
   /** Epoch ms until which the API asked us to wait (rate limit), or null. */
   readonly waitUntil: number | null;
 }

@@ -94,18 +94,33 @@ export function createChecksClient(
   req: Req,
 ): ChecksClient {
   const base = { owner: repo.owner, repo: repo.repo };
+  /** A commit's checks or statuses (the first 100), with If-None-Match when an ETag is given; null: 304. */
+  const commitRead = (
+    route:
+      | 'GET /repos/{owner}/{repo}/commits/{ref}/check-runs'
+      | 'GET /repos/{owner}/{repo}/commits/{ref}/status',
+    sha: string,
+    etag: string | null,
+    signal: AbortSignal,
+  ): Promise<Answer | null> =>
+    call(() =>
+      conditional(() =>
+        octokit.request(route, {
+          ...base,
+          ref: sha,
+          per_page: 100,
+          headers: ifNoneMatch(etag),
+          ...req(signal),
+        }),
+      ),
+    );
   return {
     async checkRuns(sha, etag, signal) {
-      const answer = await call(() =>
-        conditional(() =>
-          octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
-            ...base,
-            ref: sha,
-            per_page: 100,
-            headers: ifNoneMatch(etag),
-            ...req(signal),
-          }),
-        ),
+      const answer = await commitRead(
+        'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
+        sha,
+        etag,
+        signal,
       );
       if (!answer) return { changed: false };
       const parsed = RawRuns.safeParse(answer.data);
@@ -129,16 +144,11 @@ export function createChecksClient(
     },
 
     async commitStatuses(sha, etag, signal) {
-      const answer = await call(() =>
-        conditional(() =>
-          octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/status', {
-            ...base,
-            ref: sha,
-            per_page: 100,
-            headers: ifNoneMatch(etag),
-            ...req(signal),
-          }),
-        ),
+      const answer = await commitRead(
+        'GET /repos/{owner}/{repo}/commits/{ref}/status',
+        sha,
+        etag,
+        signal,
       );
       if (!answer) return { changed: false };
       const parsed = RawStatus.safeParse(answer.data);
