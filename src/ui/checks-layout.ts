@@ -3,7 +3,7 @@
 // check with the tail of its job log (sanitized and capped when it was read).
 import { checksBadgeText, checksSummary, type PullRequestChecks } from '../domain/checks.js';
 import type { Session } from '../domain/session.js';
-import type { RowBadge } from './list-row.js';
+import type { RowBadge } from './row-badge.js';
 import { truncate } from './text.js';
 import type { StyledLine } from './transcript-lines.js';
 

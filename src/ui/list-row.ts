@@ -2,6 +2,7 @@ import type { SessionOverlap } from '../domain/overlap.js';
 import type { Session } from '../domain/session.js';
 import { checksBadge } from './checks-layout.js';
 import { cellWidth, fit } from './text.js';
+import type { RowBadge } from './row-badge.js';
 
 /**
  * The layout of a session-list row, in cells: which columns fit, how wide the
@@ -63,15 +64,7 @@ export function listColumns(
 }
 
 /** What colours a badge: the view maps it to a theme token. */
-export type BadgeTone = 'muted' | 'accent' | 'warn' | 'error';
-
-/** A badge after a row's title, with the short form a narrow row shows. */
-export interface RowBadge {
-  readonly full: string;
-  readonly short: string;
-  readonly tone: BadgeTone;
-  readonly bold?: boolean;
-}
+export type { BadgeTone, RowBadge } from './row-badge.js';
 
 /** The badge of a session whose agent asked questions that are still open ("" when none). */
 export function questionBadge(session: Pick<Session, 'questions'>): string {
