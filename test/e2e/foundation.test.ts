@@ -174,7 +174,7 @@ describe('command-line errors', () => {
     [['-C'], /-C/],
     [
       ['frob'],
-      /unknown command 'frob' \(commands: run, reply, ls, inbox, watch, mcp, answer, approve, deny, show, link, diff, merge, rebase, cancel, publish, threads, gc, doctor, host\)/,
+      /unknown command 'frob' \(commands: run, reply, ls, inbox, watch, mcp, answer, approve, deny, show, link, ci-fixer, diff, merge, rebase, cancel, publish, threads, gc, doctor, host\)/,
     ],
     [['-C', '.', 'extra'], /unexpected argument 'extra'/],
   ])('rejects %j with a usage error and exit code 2', (args, message) => {
