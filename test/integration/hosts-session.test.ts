@@ -94,6 +94,14 @@ function hostProcesses(): string {
   return host().ssh('ps -u "$(id -u)" -o args=');
 }
 
+/** The host user's processes of this file's sessions (other test files run theirs as the same user at the same time). */
+function ourHostProcesses(): string {
+  return hostProcesses()
+    .split('\n')
+    .filter((line) => line.includes(ROOT))
+    .join('\n');
+}
+
 /** The host's worktree of a session. */
 function hostFile(sessionId: string, file: string): string {
   return host().ssh(`cat ${ROOT}/worktrees/*/${sessionId}/${file}`);
@@ -315,7 +323,7 @@ describe('a session on a host', () => {
     expect(run.code, show(run)).not.toBe(0);
     // Nothing of the agent's process group is left on the host.
     await until('the host has no agent left', () => !hostProcesses().includes('sleep 300'), 30_000);
-    expect(hostProcesses()).not.toMatch(CLAUDE_RUNNING);
+    expect(ourHostProcesses()).not.toMatch(CLAUDE_RUNNING);
     const { sessionId } = ResultSchema.parse(JSON.parse(run.stdout));
     const shown = ShowSchema.parse(
       JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),

@@ -281,10 +281,16 @@ describe.skipIf(!own)(`grove run with limits (${own ? 'cgroups Grove makes' : wh
       let stderr = '';
       const timer = setTimeout(() => {
         const state = cgroupState();
+        let log = '';
+        try {
+          log = readFileSync(join(world.groveHome, 'logs', 'grove.log'), 'utf8').slice(-4000);
+        } catch {
+          log = '(no log)';
+        }
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
         fail(
           new Error(
-            `grove ${args.join(' ')} did not end in 100 s.\nstdout: ${stdout}\nstderr: ${stderr}\ncgroups:\n${state}`,
+            `grove ${args.join(' ')} did not end in 100 s.\nstdout: ${stdout}\nstderr: ${stderr}\ncgroups:\n${state}\nGrove's log (its end):\n${log}`,
           ),
         );
       }, 100_000);
