@@ -1,18 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentEnv } from '../helpers/agent-env.js';
-import { startGitHubProject } from '../helpers/fake-github/project.js';
+import { gitHubAgentEnv, startGitHubProject } from '../helpers/fake-github/project.js';
 import type { FakeGitHub } from '../helpers/fake-github/server.js';
+import { reply } from '../helpers/fake-model/reply.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  GROVE_BIN,
-  agentWorldEnv,
-  makeWorld,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { GROVE_BIN, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
 import { withStore } from '../helpers/seed.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -27,13 +19,6 @@ import { waitUntil } from '../helpers/wait.js';
 
 const TOKEN = 'grove-e2e-secret-loop-7d2e';
 const FIX = "Grove's CI fixer asks you";
-
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-  });
 
 let world: GroveWorld;
 let model: FakeModelServer;
@@ -57,13 +42,7 @@ beforeEach(async () => {
     await store.settings.setGlobal('github.pollInterval', '1s');
     await store.settings.setGlobal('git.statusInterval', 'off');
   });
-  mkdirSync(join(world.home, 'gh-config'), { recursive: true });
-  env = {
-    ...agentWorldEnv(world, agentEnv(model, world.home)),
-    GITHUB_TOKEN: TOKEN,
-    GROVE_GITHUB_API_URL: github.url,
-    GH_CONFIG_DIR: join(world.home, 'gh-config'),
-  };
+  env = gitHubAgentEnv(world, model, github, TOKEN);
 });
 
 afterEach(async () => {

@@ -1,19 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentEnv } from '../helpers/agent-env.js';
-import { startGitHubProject } from '../helpers/fake-github/project.js';
+import { gitHubAgentEnv, startGitHubProject } from '../helpers/fake-github/project.js';
 import type { FakeGitHub } from '../helpers/fake-github/server.js';
+import { reply } from '../helpers/fake-model/reply.js';
 import { gate, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  git,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { git, makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
 import { withStore } from '../helpers/seed.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 
@@ -22,13 +13,6 @@ import type { TmuxTerminal } from '../helpers/tmux.js';
 // pull request when it is merged on (fake) GitHub.
 
 const TOKEN = 'grove-e2e-secret-3b9d0c7a51';
-
-const reply = (answer: string) =>
-  JSON.stringify({
-    answer,
-    questions: [],
-    summary: { turn: `turn: ${answer}`, session: `session: ${answer}` },
-  });
 
 let world: GroveWorld;
 let model: FakeModelServer;
@@ -68,13 +52,7 @@ afterEach(async () => {
 });
 
 async function start(): Promise<TmuxTerminal> {
-  mkdirSync(join(world.home, 'gh-config'), { recursive: true });
-  const env = {
-    ...agentWorldEnv(world, agentEnv(model, world.home)),
-    GITHUB_TOKEN: TOKEN,
-    GROVE_GITHUB_API_URL: github.url,
-    GH_CONFIG_DIR: join(world.home, 'gh-config'),
-  };
+  const env = gitHubAgentEnv(world, model, github, TOKEN);
   const t = await startGrove(world, repo, { env, columns: 160, rows: 34 });
   term = t;
   await t.waitFor('No sessions yet.');

@@ -1,18 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentEnv } from '../helpers/agent-env.js';
-import { startGitHubProject } from '../helpers/fake-github/project.js';
+import { gitHubAgentEnv, startGitHubProject } from '../helpers/fake-github/project.js';
 import type { FakeGitHub } from '../helpers/fake-github/server.js';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import {
-  agentWorldEnv,
-  makeWorld,
-  newSession,
-  startGrove,
-  type GroveWorld,
-} from '../helpers/grove-env.js';
+import { makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
 import { withStore } from '../helpers/seed.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 
@@ -71,13 +62,7 @@ function remoteFile(branch: string, path: string): string {
 
 describe('pull-request review threads in the TUI', () => {
   it('sends a thread to the agent, pushes its change, answers the thread and resolves it after the yes', async () => {
-    mkdirSync(join(world.home, 'gh-config'), { recursive: true });
-    const env = {
-      ...agentWorldEnv(world, agentEnv(model, world.home)),
-      GITHUB_TOKEN: TOKEN,
-      GROVE_GITHUB_API_URL: github.url,
-      GH_CONFIG_DIR: join(world.home, 'gh-config'),
-    };
+    const env = gitHubAgentEnv(world, model, github, TOKEN);
     const t = await startGrove(world, repo, { env, columns: 160, rows: 40 });
     term = t;
     await t.waitFor('No sessions yet.');

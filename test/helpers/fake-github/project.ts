@@ -1,5 +1,8 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, makeRepo, type GroveWorld } from '../grove-env.js';
+import { agentEnv } from '../agent-env.js';
+import type { FakeModelServer } from '../fake-model/server.js';
+import { agentWorldEnv, git, makeRepo, type GroveWorld } from '../grove-env.js';
 import { startFakeGitHub } from './server.js';
 import type { FakeGitHub } from './types.js';
 
@@ -19,4 +22,23 @@ export async function startGitHubProject(
   git(repo, 'config', `url.${bare}.pushInsteadOf`, remoteUrl);
   const github = await startFakeGitHub({ owner: 'acme', repo: 'widgets', token, bareRepo: bare });
   return { repo, bare, github };
+}
+
+/**
+ * The environment of a Grove that talks to the fake model and to the fake
+ * GitHub with `token` (a `gh` config folder of its own, empty).
+ */
+export function gitHubAgentEnv(
+  world: GroveWorld,
+  model: FakeModelServer,
+  github: FakeGitHub,
+  token: string,
+): Record<string, string> {
+  mkdirSync(join(world.home, 'gh-config'), { recursive: true });
+  return {
+    ...agentWorldEnv(world, agentEnv(model, world.home)),
+    GITHUB_TOKEN: token,
+    GROVE_GITHUB_API_URL: github.url,
+    GH_CONFIG_DIR: join(world.home, 'gh-config'),
+  };
 }
