@@ -53,15 +53,31 @@ describe('the webhook', () => {
     await withStore(e2e.world.groveHome, async (store) => {
       await store.settings.setGlobal('notify.webhook', url);
     });
+    // The title is written beside the turn; the question is held until the
+    // title is stored, so the POST's title header is the written one, not the
+    // prompt's (on a loaded machine the turn could otherwise end first).
+    const titled = waitUntil(
+      'the title is stored',
+      () =>
+        withStore(e2e.world.groveHome, async (store) => {
+          const project = (await store.projects.list()).find((p) => p.displayName === 'other');
+          const sessions = project ? await store.sessions.listByProject(project.id) : [];
+          return sessions.some((s) => s.title === 'Pick a greeting' && !s.titleProvisional);
+        }).then((stored) => stored || undefined),
+      60_000,
+    );
     e2e.server.script('anthropic', [
       { when: 'Write a title for a coding task', text: reply('Pick a greeting') },
       {
         when: 'Greet the user',
-        text: reply('', {
-          questions: [
-            { text: 'Which \u001b[31mgreeting\u001b[0m?\r\nX-Evil: yes', options: ['hello', 'hi'] },
-          ],
-        }),
+        until: titled,
+        then: {
+          text: reply('', {
+            questions: [
+              { text: 'Which \u001b[31mgreeting\u001b[0m?\r\nX-Evil: yes', options: ['hello', 'hi'] },
+            ],
+          }),
+        },
       },
     ]);
     const t = await startGrove(e2e.world, here, { env, columns: 120, rows: 30 });
