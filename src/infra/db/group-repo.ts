@@ -6,7 +6,7 @@ import {
   type RankEntry,
   type SessionGroup,
 } from '../../domain/best-of.js';
-import type { Executor } from './executor.js';
+import { withTransaction, type Executor } from './executor.js';
 import type { SessionGroupMemberTable, SessionGroupTable } from './schema.js';
 
 /** Best-of-N groups: their sessions, each variant's check result and the judge's ranking. */
@@ -105,35 +105,38 @@ export function createGroupRepo(db: Executor): GroupRepo {
   };
   return {
     async create({ id, projectId, prompt, sessionIds }, now) {
-      await db
-        .insertInto('session_group')
-        .values({
-          id,
-          project_id: projectId,
-          prompt,
-          status: 'running',
-          ranking: null,
-          note: null,
-          chosen_session_id: null,
-          created_at: now,
-          evaluator: null,
-        })
-        .execute();
-      if (sessionIds.length > 0) {
-        await db
-          .insertInto('session_group_member')
-          .values(
-            sessionIds.map((sessionId, i) => ({
-              session_id: sessionId,
-              group_id: id,
-              position: i + 1,
-              check_exit: null,
-              check_timed_out: null,
-              check_output: null,
-            })),
-          )
+      // One transaction: another process never reads a group without its variants.
+      await withTransaction(db, async (trx) => {
+        await trx
+          .insertInto('session_group')
+          .values({
+            id,
+            project_id: projectId,
+            prompt,
+            status: 'running',
+            ranking: null,
+            note: null,
+            chosen_session_id: null,
+            created_at: now,
+            evaluator: null,
+          })
           .execute();
-      }
+        if (sessionIds.length > 0) {
+          await trx
+            .insertInto('session_group_member')
+            .values(
+              sessionIds.map((sessionId, i) => ({
+                session_id: sessionId,
+                group_id: id,
+                position: i + 1,
+                check_exit: null,
+                check_timed_out: null,
+                check_output: null,
+              })),
+            )
+            .execute();
+        }
+      });
     },
     async get(id) {
       const rows = await db.selectFrom('session_group').selectAll().where('id', '=', id).execute();
