@@ -45,6 +45,8 @@ import { whenAnswerNeeded } from './ui/transcript-lines.js';
 import { loadKeyBindings } from './infra/key-bindings-file.js';
 import { setKeymap } from './domain/key-lookup.js';
 import { readProcessTable } from './infra/proc.js';
+import { checkIntegrity } from './infra/db/integrity.js';
+import { checkDatabaseWhenDue } from './app/services/database-check.js';
 
 /** Says why on stderr and ends once it is written (cli/exit.ts). */
 function fail(message: string, code: number): Promise<never> {
@@ -304,6 +306,13 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
           `first frame after ${(performance.now() - started).toFixed(1)} ms (render ${ms.toFixed(1)} ms); start-up: ${phases.join(', ')} ms`,
         );
         if (hooks.afterFirstFrame) setImmediate(hooks.afterFirstFrame);
+        void checkDatabaseWhenDue({
+          app,
+          store,
+          check: () => checkIntegrity(paths.database),
+          now: () => clock.now(),
+          logger,
+        });
       }
     },
   });

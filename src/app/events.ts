@@ -99,6 +99,8 @@ export type AppEvent =
   /** The Disk view opened (its highlighted row) or closed (null). */
   | { readonly type: 'diskView'; readonly view: { readonly cursor: number } | null }
   | { readonly type: 'notice'; readonly notice: Notice | null }
+  /** The background database check found damage (its words). */
+  | { readonly type: 'databaseDamaged'; readonly text: string }
   /** The composer's issue picker: the open issues loading, read, or why not. */
   | { readonly type: 'issueList'; readonly list: IssueList }
   | { readonly type: 'exit' }

@@ -241,6 +241,12 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       return { ...state, diskView: event.view };
     case 'notice':
       return { ...state, notice: event.notice };
+    case 'databaseDamaged':
+      return {
+        ...state,
+        databaseDamage: event.text,
+        notice: { level: 'error', text: event.text },
+      };
     case 'exit':
       return { ...state, exiting: true };
     case 'projectsLoaded':

@@ -366,6 +366,8 @@ export interface AppState {
   readonly agents: readonly AgentAvailability[] | null;
   /** No sandbox engine can confine agents here (null: not checked yet); with the opt-out on they run unconfined. */
   readonly sandboxMissing: boolean | null;
+  /** The database's damage in words, as the background check found it (null: none found). */
+  readonly databaseDamage: string | null;
   /** What the running agents' process trees and the machine use (null: no agent runs, or not sampled). */
   readonly resources: ResourceSample | null;
   readonly git: GitStatusView | null;
@@ -431,6 +433,7 @@ export function initialState(init: {
     pullRequestChecks: {},
     agents: null,
     sandboxMissing: null,
+    databaseDamage: null,
     resources: null,
     git: null,
     budget: null,

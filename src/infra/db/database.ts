@@ -1,7 +1,9 @@
 // Opens Grove's SQLite file. An existing file is inspected read-only first
-// (header, quick_check, migration history) so a file Grove refuses is left
-// byte-identical; only then is it opened for writing, switched to WAL and
-// migrated.
+// (header, the first page of every table, migration history) so a file Grove
+// refuses is left byte-identical; only then is it opened for writing,
+// switched to WAL and migrated. The whole-file check (quick_check) reads
+// every page, so its cost grows with the stored history: it runs in `grove
+// doctor` and, off the event loop, in the TUI (integrity.ts), not here.
 import {
   closeSync,
   existsSync,
@@ -138,8 +140,9 @@ function createAtomically(file: string): void {
 
 /**
  * Refuses an existing file Grove must not touch. Reads only: the header
- * bytes, then a read-only connection for quick_check and the recorded
- * migrations.
+ * bytes, then a read-only connection for the schema, the first page of
+ * every table (a damaged root page fails here, as SQLITE_CORRUPT) and the
+ * recorded migrations. What it costs does not grow with the stored rows.
  */
 function inspectExisting(file: string, migrations: readonly Migration[]): void {
   let size: number;
@@ -164,9 +167,7 @@ function inspectExisting(file: string, migrations: readonly Migration[]): void {
   let reader: BetterSqlite3.Database | undefined;
   try {
     reader = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
-    const rows = reader.pragma('quick_check') as { quick_check: string }[];
-    const verdict = rows.map((row) => row.quick_check).join('; ');
-    if (verdict !== 'ok') throw DatabaseError.corrupt(file, firstLine(verdict));
+    readTableRoots(reader);
     const conflict = findConflict(readAppliedMigrations(reader), migrations);
     if (conflict) throw conflictError(file, conflict);
   } catch (error) {
@@ -180,6 +181,16 @@ function inspectExisting(file: string, migrations: readonly Migration[]): void {
   } finally {
     reader?.close();
   }
+}
+
+/** Reads the first row of every table: each table's root page, not its rows. */
+function readTableRoots(reader: BetterSqlite3.Database): void {
+  const tables = reader
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .pluck()
+    .all() as string[];
+  for (const table of tables)
+    reader.prepare(`SELECT 1 FROM "${table.replace(/"/g, '""')}" LIMIT 1`).get();
 }
 
 /** True when the file starts with SQLite's 100-byte header (throws DatabaseError when unreadable). */

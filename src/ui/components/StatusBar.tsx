@@ -8,6 +8,9 @@ import { cellWidth, spinner } from '../text.js';
 import { inboxBadge } from '../inbox-layout.js';
 import { headerMachineText } from '../resources-layout.js';
 
+/** The header's mark while the database is damaged; `grove doctor` says what and what to do. */
+const DATABASE_DAMAGED_BADGE = '  database damaged: quit and run grove doctor';
+
 export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
   const working = state.sessions.filter((s) => isWorking(s.status)).length;
   const project = activeProject(state);
@@ -20,7 +23,9 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
       : '';
   const heldText = held > 0 ? `  ${held} held at a budget limit` : '';
   const inbox = inboxBadge(state.inbox.length);
-  const left = ` Grove ${state.version}${project ? `  ${project.displayName}` : ''}${usage}${heldText}${inbox}`;
+  // Stays for the rest of the run: the notice that came with it goes after a few seconds.
+  const damaged = state.databaseDamage !== null ? DATABASE_DAMAGED_BADGE : '';
+  const left = ` Grove ${state.version}${project ? `  ${project.displayName}` : ''}${usage}${heldText}${inbox}${damaged}`;
   const right = working > 0 ? `${spinner(state.now)} ${working} working ` : '';
   // The machine's figures take what the left and right parts leave.
   const machine = state.resources
@@ -40,6 +45,7 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
           <Text color={theme.muted}>{usage}</Text>
           {heldText !== '' ? <Text color={theme.warn}>{heldText}</Text> : null}
           {inbox !== '' ? <Text color={theme.warn}>{inbox}</Text> : null}
+          {damaged !== '' ? <Text color={theme.error}>{damaged}</Text> : null}
         </Text>
       </Box>
       {machine !== '' ? (
