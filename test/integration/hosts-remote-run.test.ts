@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
@@ -27,6 +27,9 @@ let sshd: TestHost | undefined;
 let groveHome: string;
 let sockets: string;
 let runner: RemoteRunner;
+/** The boot id the host-side scripts read (GROVE_HOST_BOOT_ID_FILE, set by the sshd: root's file, not the host user's). */
+let bootDir: string;
+const bootFile = (): string => join(bootDir, 'boot_id');
 /** Every run this file started, cancelled at the end if still running. */
 const started: string[] = [];
 
@@ -50,8 +53,11 @@ function groupOnHost(pgid: number): string[] {
 
 beforeAll(async () => {
   groveHome = mkdtempSync(join(tmpdir(), 'grove-remote-run-home-'));
+  bootDir = mkdtempSync(join(tmpdir(), 'grove-remote-run-boot-'));
+  chmodSync(bootDir, 0o755);
+  writeFileSync(bootFile(), '6f1c2a4e-0000-4000-8000-000000000001\n', { mode: 0o644 });
   if (sshdProblem() !== null) return;
-  sshd = await startSshd();
+  sshd = await startSshd({ env: { GROVE_HOST_BOOT_ID_FILE: bootFile() } });
   const dir = controlDir(groveHome);
   if (dir === null) throw new Error('no control folder');
   sockets = dir;
@@ -71,6 +77,7 @@ afterAll(async () => {
     await sshd.stop();
   }
   rmSync(groveHome, { recursive: true, force: true });
+  rmSync(bootDir, { recursive: true, force: true });
 });
 
 /** Prints `line 1`…`line N` slowly, waits for a `release` file in its folder, then prints the rest. */
@@ -205,6 +212,62 @@ describe('a detached run on a host', () => {
     // The process the pid file named was left alone.
     expect(groupOnHost(decoy)).toHaveLength(1);
     h().ssh(`kill ${String(decoy)}; true`);
+  });
+
+  it('tells a host that restarted from a process killed there by the boot id the run started under', async () => {
+    // Killed on the host with no exit file, the boot id unchanged: the process was killed.
+    const killed = await startRun(runner, 'echo before; sleep 307');
+    started.push(killed.runId);
+    await waitUntil('it sleeps', () => groupOnHost(killed.pgid).length >= 2, 20_000);
+    h().ssh(`kill -KILL -${String(killed.pgid)}`);
+    await expect(
+      followRun(runner, killed.runId, { offset: 0, pgid: killed.pgid, onData: () => undefined }),
+    ).rejects.toThrow(
+      /process on test is gone and left no exit code \(something on test killed it; the host did not restart/,
+    );
+
+    // The same, and the boot id changed (a reboot): said so, and the output before it still read.
+    const rebooted = await startRun(runner, 'echo before; sleep 308');
+    started.push(rebooted.runId);
+    await waitUntil('it sleeps', () => groupOnHost(rebooted.pgid).length >= 2, 20_000);
+    h().ssh(`kill -KILL -${String(rebooted.pgid)}`);
+    writeFileSync(bootFile(), '6f1c2a4e-0000-4000-8000-000000000002\n');
+    const chunks: Buffer[] = [];
+    await expect(
+      followRun(runner, rebooted.runId, {
+        offset: 0,
+        pgid: rebooted.pgid,
+        onData: (c) => chunks.push(c),
+      }),
+    ).rejects.toThrow(
+      'test restarted during the turn (its boot id changed); the agent was stopped by the restart. What it wrote is kept.',
+    );
+    expect(Buffer.concat(chunks).toString()).toBe('before\n');
+  });
+
+  it('a boot file the agent rewrote changes only the words: nothing in it runs, and a live run is followed to its end', async () => {
+    const run = await startRun(runner, 'echo one; sleep 3; echo two');
+    started.push(run.runId);
+    const dir = runDir(run.runId);
+    h().ssh(`printf '%s' '$(touch pwned)\`touch pwned2\`; touch pwned3' > ${dir}/boot`);
+    const chunks: Buffer[] = [];
+    const end = await followRun(runner, run.runId, {
+      offset: 0,
+      pgid: run.pgid,
+      onData: (c) => chunks.push(c),
+    });
+    expect(Buffer.concat(chunks).toString()).toBe('one\ntwo\n');
+    expect(end.exitCode).toBe(0);
+
+    const held = await startRun(runner, 'sleep 309');
+    started.push(held.runId);
+    h().ssh(`printf '%s' '$(touch pwned)' > ${runDir(held.runId)}/boot`);
+    h().ssh(`kill -KILL -${String(held.pgid)}`);
+    await expect(
+      followRun(runner, held.runId, { offset: 0, pgid: held.pgid, onData: () => undefined }),
+    ).rejects.toThrow(/restarted during the turn/);
+    for (const folder of [dir, runDir(held.runId), h().home])
+      expect(h().ssh(`ls -a ${shellCommand([folder])}`)).not.toMatch(/pwned/);
   });
 
   it('refuses a run id that is not one of its own', async () => {

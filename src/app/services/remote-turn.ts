@@ -52,6 +52,26 @@ export async function bringBackFromHost(
   await deps.hosts.bringBack(place, projectPath, session.worktreePath, message);
 }
 
+/**
+ * A failed turn's conversation id, as its channel learnt it before the turn
+ * failed (AgentError.providerConversationId), stored on the session so the
+ * next prompt resumes that conversation: the host restarted mid-turn, and
+ * what the agent did before is in its CLI's own session on the host.
+ */
+export async function keepConversation(
+  store: TurnDeps['store'],
+  session: Session,
+  error: unknown,
+  now: number,
+): Promise<void> {
+  const id =
+    typeof error === 'object' && error !== null && 'providerConversationId' in error
+      ? error.providerConversationId
+      : null;
+  if (typeof id !== 'string' || id === '' || id === session.providerConversationId) return;
+  await store.sessions.update(session.id, { providerConversationId: id }, now).catch(() => {});
+}
+
 /** How long a cancel waits for the host to stop a left run and give its work back. */
 const STOP_LEFT_RUN_MS = 180_000;
 

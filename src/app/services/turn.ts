@@ -17,7 +17,13 @@ import { ensureWorktree } from './session-setup.js';
 import { AgentGuard, takeGuardCost } from './agent-guard.js';
 import { commitTurn, describeError, generateTitle, type TurnContext } from './turn-commit.js';
 import { countUsage, spentBy } from './usage.js';
-import { bringBackFromHost, placeOnHost, RemoteRunRecord, stopLeftRun } from './remote-turn.js';
+import {
+  bringBackFromHost,
+  keepConversation,
+  placeOnHost,
+  RemoteRunRecord,
+  stopLeftRun,
+} from './remote-turn.js';
 import type { TurnDeps } from './turn-deps.js';
 
 export type { TurnDeps };
@@ -350,6 +356,8 @@ export class TurnRunner {
         await countUsage(store, session.id, session.model, 'turn', spent).catch((e: unknown) =>
           this.deps.runtime.logger.log('warn', 'usage not counted', e),
         );
+      // A turn on a host that failed (the host restarted) keeps the conversation it had: a reply resumes it.
+      if (place) await keepConversation(store, session, error, this.now());
       const described = describeError(error);
       const diagnostics = described.diagnostics;
       const message = met ? limitMetText(met) : described.message;

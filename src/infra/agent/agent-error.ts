@@ -19,6 +19,8 @@ export class AgentError extends Error {
   readonly diagnostics: string;
   /** What the CLI or the model service said verbatim (an API error's JSON body): for the log, never shown. */
   raw: string | null = null;
+  /** The provider's conversation id the failed turn had started or resumed (so a reply can go on with it), when known. */
+  providerConversationId: string | null = null;
   constructor(
     readonly provider: ProviderId,
     readonly reason: AgentErrorReason,

@@ -7,6 +7,7 @@
 //   <root>/runs/<run id>/out   stdout        err   stderr
 //                        pid   its process group (= the session leader's pid)
 //                        exit  its exit code, written (atomically) once it ended
+//                        boot  the host's boot id when it started
 //
 // The output is read by byte offset: `follow` streams a file from an offset
 // and counts the bytes it was given, so when the link drops (the ssh process
@@ -46,13 +47,31 @@ const RUN_DIR = `${ROOT_PRELUDE}dir=$root/runs/$2
 `;
 
 /**
+ * Prints the host's boot id (Linux; macOS's boot session id elsewhere;
+ * nothing when neither is there), kept to 64 letters, digits and '-'. The
+ * tests simulate a reboot with GROVE_HOST_BOOT_ID_FILE (set by their sshd's
+ * SetEnv), a regular file read instead; whoever could set it (or rewrite a
+ * run's boot file) changes only the words a lost run ends with: the boot id
+ * is compared, never run, never a path Grove writes or deletes.
+ */
+const BOOT_ID = `boot_id() {
+  f=/proc/sys/kernel/random/boot_id
+  if [ -n "\${GROVE_HOST_BOOT_ID_FILE:-}" ] && [ -f "$GROVE_HOST_BOOT_ID_FILE" ]; then f=$GROVE_HOST_BOOT_ID_FILE; fi
+  if [ -f "$f" ]; then head -c 64 -- "$f" 2>/dev/null
+  else sysctl -n kern.bootsessionuuid 2>/dev/null | head -c 64
+  fi | tr -dc '0-9A-Za-z-'
+}
+`;
+
+/**
  * Starts the run: $3 is the command (one string for sh -c), $4 the folder it
  * starts in ('' for the run folder). The wrapper is the session leader, so
  * its pid is the process group; it writes `exit` through a temporary file,
  * so a reader never sees half of it. The outer shell waits for `pid`.
  */
-const START_SCRIPT = `${RUN_DIR}cmd=$3 cwd=\${4:-$dir}
+const START_SCRIPT = `${RUN_DIR}${BOOT_ID}cmd=$3 cwd=\${4:-$dir}
 mkdir -p -- "$dir" || exit 1
+boot_id > "$dir/boot" 2>/dev/null
 wrapper='echo $$ > "$1/pid.tmp" && mv -f "$1/pid.tmp" "$1/pid"
 cd -- "$3" || { echo 127 > "$1/exit"; exit 127; }
 sh -c "$2" < /dev/null > "$1/out" 2> "$1/err"
@@ -74,6 +93,11 @@ while [ ! -s "$dir/pid" ]; do
 done
 cat -- "$dir/pid"
 `;
+
+/** Why a run ended when the host's boot id changed under it (the work is brought back after). */
+export function restartedText(hostName: string): string {
+  return `${hostName} restarted during the turn (its boot id changed); the agent was stopped by the restart. What it wrote is kept.`;
+}
 
 /** What the follow script says on stderr once it reads the file: the link is up. */
 const FOLLOWING = 'grove-following';
@@ -98,7 +122,7 @@ const OURS = `ours() {
  */
 const RUN_PGID = `[ -f "$dir/pid" ] || { echo "no such run" >&2; exit 3; }
 pgid=\${5:-$(cat -- "$dir/pid")}
-case $pgid in ''|*[!0-9]*) echo "bad pid file" >&2; exit 5 ;; esac
+case $pgid in ''|*[!0-9]*) echo "bad pid file" >&2; exit 7 ;; esac
 ${OURS}`;
 
 /**
@@ -107,23 +131,35 @@ ${OURS}`;
  * inotify and stops once the run's leader is gone (--pid), after a last read;
  * elsewhere the file is polled. The run has ended when its leader is gone and
  * its exit file is there (an exit file the agent wrote early is not believed);
- * a leader gone with no exit file (the host rebooted, the process was killed)
- * exits 5, and a file shorter than the offset (rewritten on the host) 4.
+ * a leader gone with no exit file is read to the end too, then exits 6 when
+ * the host's boot id is not the one the run started under (the host
+ * restarted), 5 when it is (the process was killed there), 7 when either is
+ * unknown (a run started before Grove kept it, a host with neither boot id,
+ * a pid file that is not a number); a file shorter than the offset
+ * (rewritten on the host) exits 4.
  */
-const FOLLOW_SCRIPT = `${RUN_DIR}file=$dir/$3 from=$(($4 + 1))
+const FOLLOW_SCRIPT = `${RUN_DIR}${BOOT_ID}file=$dir/$3 from=$(($4 + 1))
 ${RUN_PGID}[ -e "$file" ] || : >> "$file"
 [ "$(wc -c < "$file")" -ge "$4" ] || { echo "the output is shorter than what was read" >&2; exit 4; }
 echo ${FOLLOWING} >&2
 gone() {
   ours && return 1
   [ -e "$dir/exit" ] && return 0
-  echo "the run's process is gone and left no exit code" >&2; exit 5
+  was=$(head -c 64 -- "$dir/boot" 2>/dev/null | tr -dc '0-9A-Za-z-') now=$(boot_id)
+  if [ -n "$was" ] && [ -n "$now" ]; then
+    if [ "$was" != "$now" ]; then lost=6; else lost=5; fi
+  else
+    lost=7
+  fi
+  return 0
 }
-if gone; then exec tail -c +"$from" -- "$file"; fi
+lost=0
+# Gone with no exit file: what it wrote is still read to the end, then why.
+if gone; then tail -c +"$from" -- "$file"; exit $lost; fi
 if tail --version 2>/dev/null | grep -q GNU; then
   tail -c +"$from" -f --pid="$pgid" -- "$file" || exit 1
   gone || exit 1
-  exit 0
+  exit $lost
 fi
 off=$4
 while :; do
@@ -134,7 +170,7 @@ while :; do
     tail -c +$((off + 1)) -- "$file" | head -c $((size - off))
     off=$size
   fi
-  [ $ended = 1 ] && exit 0
+  [ $ended = 1 ] && exit $lost
   sleep 0.2 2>/dev/null || sleep 1
 done
 `;
@@ -412,7 +448,12 @@ export async function followRun(
       throw new HostError(
         `the output of run ${runId} on ${runner.host.name} is shorter than the ${String(offset)} bytes Grove had read of it: it was changed there`,
       );
+    if (ended.code === 6) throw new HostError(restartedText(runner.host.name));
     if (ended.code === 5)
+      throw new HostError(
+        `the agent's process on ${runner.host.name} is gone and left no exit code (something on ${runner.host.name} killed it; the host did not restart: its boot id is the one the run started under)`,
+      );
+    if (ended.code === 7)
       throw new HostError(
         `the agent's process on ${runner.host.name} is gone and left no exit code (the host was rebooted, or the process was killed there)`,
       );

@@ -418,31 +418,43 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       signal.removeEventListener('abort', onAbort);
       signal.removeEventListener('abort', endTurn);
       endTurn();
-      if (signal.aborted) throw new AgentError('claude', 'canceled', 'The turn was stopped.');
+      // A failed turn still names its conversation, so a reply can go on with it (a host that restarted mid-turn).
+      const known = (error: AgentError): AgentError => {
+        error.providerConversationId = sessionId;
+        return error;
+      };
+      if (signal.aborted)
+        throw known(new AgentError('claude', 'canceled', 'The turn was stopped.'));
       if (timedOut)
-        throw new AgentError(
-          'claude',
-          'timeout',
-          `Claude Code did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`,
+        throw known(
+          new AgentError(
+            'claude',
+            'timeout',
+            `Claude Code did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`,
+          ),
         );
       const final = result as Result | null;
       if (!final && unreadable.result !== null) {
-        throw new AgentError(
-          'claude',
-          'protocol',
-          'Claude Code ended the turn with a result this version of Grove does not understand.',
-          `result: ${unreadable.result}`,
+        throw known(
+          new AgentError(
+            'claude',
+            'protocol',
+            'Claude Code ended the turn with a result this version of Grove does not understand.',
+            `result: ${unreadable.result}`,
+          ),
         );
       }
       if (!final) {
-        throw new AgentError(
-          'claude',
-          'crash',
-          `Claude Code exited (${exit.signal ?? `code ${exit.code ?? '?'}`}) without a result.`,
-          stderrSummary(proc.stderrTail()),
+        throw known(
+          new AgentError(
+            'claude',
+            'crash',
+            `Claude Code exited (${exit.signal ?? `code ${exit.code ?? '?'}`}) without a result.`,
+            stderrSummary(proc.stderrTail()),
+          ),
         );
       }
-      if (final.is_error) throw classify(final);
+      if (final.is_error) throw known(classify(final));
       const usage = final.usage;
       return {
         message:
