@@ -8,25 +8,36 @@ import type { TurnDeps } from './turn-deps.js';
 // starts, and its branch brought back after, so the rest of the turn (commit,
 // diff, review) works on the local branch as for any session.
 
-/** The session's place on its host for this turn, or null for a session on this machine. */
+/**
+ * The session's place on its host for this turn, or null for a session on
+ * this machine. With `sync` (a new turn, not a re-attach or a stop), the
+ * host's branch and worktree are first brought to the local branch's commit
+ * (after a rebase here, or work the host kept), and the transcript says what
+ * that did.
+ */
 export async function placeOnHost(
-  deps: Pick<TurnDeps, 'hosts'>,
+  deps: Pick<TurnDeps, 'hosts' | 'sessions'>,
   session: Session,
   projectPath: string,
   signal: AbortSignal,
+  sync = false,
 ): Promise<HostPlace | null> {
   if (!session.host) return null;
   if (!deps.hosts)
     throw new Error(
       `The session runs on the host ${session.host}, and this Grove cannot reach hosts.`,
     );
+  const synced: string[] = [];
   try {
-    return await deps.hosts.place(
+    const place = await deps.hosts.place(
       session.host,
       projectPath,
       { id: session.id, branch: session.branch },
       signal,
+      sync ? { syncFrom: session.worktreePath, onSynced: (text) => synced.push(text) } : {},
     );
+    for (const text of synced) await deps.sessions.note(session.id, 'notice', `[Host] ${text}`);
+    return place;
   } catch (error) {
     // A host's failure says what to do about it (HostError's fix).
     const fix = (error as { fix?: unknown } | null)?.fix;

@@ -250,7 +250,8 @@ export class TurnRunner {
         project.path,
       );
       // A session on a host: its mirror, branch and worktree there (issue 24).
-      place = await placeOnHost(this.deps, session, project.path, signal);
+      // A new turn first brings the host's side to the local branch; a re-attach leaves the agent's worktree alone.
+      place = await placeOnHost(this.deps, session, project.path, signal, !operation.remoteRun);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await sessions.note(

@@ -18,29 +18,28 @@ import {
   type RemoteProject,
 } from './remote-git.js';
 import { HostError, runScript } from './remote-script.js';
+import {
+  BRANCH_FACTS_SCRIPT,
+  commitOnHost,
+  parseBranchFacts,
+  sideRef,
+  syncHostBranch,
+} from './remote-sync.js';
 import { cancelRun } from './remote-run.js';
 import type { Ssh } from './ssh.js';
 
-/** Says `worktree` when the session's worktree exists, `bwrap` when bubblewrap can make a sandbox for the host user. */
-const FACTS_SCRIPT = `wt=$1
-[ -e "$wt/.git" ] && echo worktree
+/**
+ * Says `worktree` when the session's worktree exists, `bwrap` when bubblewrap
+ * can make a sandbox for the host user, then the branch's facts
+ * (remote-sync.ts: BRANCH_FACTS_SCRIPT). Its arguments: worktree, mirror,
+ * branch, git's options.
+ */
+const FACTS_SCRIPT = `[ -e "$1/.git" ] && echo worktree
 if command -v bwrap >/dev/null 2>&1 &&
   bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid --die-with-parent -- true >/dev/null 2>&1; then
   echo bwrap
 fi
-exit 0
-`;
-
-/** Commits everything in the worktree ($1) with message $2 (git's options after), prints HEAD. */
-const COMMIT_SCRIPT = `wt=$1 msg=$2
-shift 2
-cd -- "$wt" || exit 1
-git "$@" add -A || exit 1
-if ! git "$@" diff --cached --quiet; then
-  git "$@" commit --quiet --no-verify -m "$msg" || exit 1
-fi
-git rev-parse HEAD
-`;
+${BRANCH_FACTS_SCRIPT}`;
 
 /** Why a host that cannot confine agents runs none, and how to allow it. */
 export function unconfinedRefusal(host: Host): HostError {
@@ -50,11 +49,25 @@ export function unconfinedRefusal(host: Host): HostError {
   );
 }
 
+/** What a turn's placement does beyond making the place (the turn runner's, not a stop's). */
+export interface PlaceOptions {
+  /**
+   * The session's local worktree: the host's branch and worktree are brought
+   * to the local branch's commit first (remote-sync.ts), after a rebase here
+   * or the host's leftovers. Absent (a stop of a run left on the host), the
+   * host's side is left as it is.
+   */
+  readonly syncFrom?: string;
+  /** Told what the sync did, in words, for the transcript. */
+  readonly onSynced?: (text: string) => void;
+}
+
 /**
  * Makes the session's place on the host for a turn: the mirror, then (first
- * turn) the local branch pushed and the worktree added. Refuses (HostError)
- * when bubblewrap cannot confine the agent there and unconfined runs were not
- * allowed for this host.
+ * turn) the local branch pushed and the worktree added, or (later turns, with
+ * `syncFrom`) the host's branch and worktree brought to the local branch's
+ * commit. Refuses (HostError) when bubblewrap cannot confine the agent there
+ * and unconfined runs were not allowed for this host.
  */
 export async function placeForTurn(
   ssh: Ssh,
@@ -63,15 +76,20 @@ export async function placeForTurn(
   session: { readonly id: string; readonly branch: string },
   allowUnconfined: boolean,
   signal?: AbortSignal,
+  options: PlaceOptions = {},
 ): Promise<HostPlace> {
   const remote: RemoteGit = { ssh, host };
   const project = await ensureMirror(remote, repo, signal);
   const worktree = `${project.root}/worktrees/${basename(project.mirror, '.git')}/${session.id}`;
   const facts = (
-    await runScript(ssh, host, `the session on ${host.name}`, FACTS_SCRIPT, [worktree], {
-      timeoutMs: 60_000,
-      ...(signal ? { signal } : {}),
-    })
+    await runScript(
+      ssh,
+      host,
+      `the session on ${host.name}`,
+      FACTS_SCRIPT,
+      [worktree, project.mirror, session.branch, ...REMOTE_SAFE_CONFIG],
+      { timeoutMs: 60_000, ...(signal ? { signal } : {}) },
+    )
   ).split('\n');
   const confined = facts.includes('bwrap');
   if (!confined && !allowUnconfined) throw unconfinedRefusal(host);
@@ -83,6 +101,16 @@ export async function placeForTurn(
     });
     await pushBase(remote, project, repo, head, session.branch, signal);
     await addWorktree(remote, project, session.id, session.branch, signal);
+  } else if (options.syncFrom !== undefined) {
+    const said = await syncHostBranch(
+      remote,
+      { project, worktree, branch: session.branch },
+      repo,
+      options.syncFrom,
+      parseBranchFacts(facts),
+      signal,
+    );
+    if (said) options.onSynced?.(said);
   }
   return {
     host,
@@ -94,19 +122,11 @@ export async function placeForTurn(
   };
 }
 
-/** The name and e-mail the local repository commits with, for the commit on the host (Grove's when unset). */
-async function identity(repo: string): Promise<string[]> {
-  const read = (key: string): Promise<string> =>
-    gitOut(['config', key], { cwd: repo }).catch(() => '');
-  const name = (await read('user.name')) || 'Grove';
-  const email = (await read('user.email')) || 'grove@localhost';
-  return ['-c', `user.name=${name}`, '-c', `user.email=${email}`];
-}
-
 /**
- * After a turn: commits what the agent left in the host's worktree (hooks
- * off), fetches the branch into a side ref here, fast-forwards the session's
- * local worktree to it and drops the side ref. Returns the branch's commit.
+ * After a turn: commits what the agent left in the host's worktree on the
+ * session's branch (hooks off, git's folders from Grove's records), fetches
+ * the branch into a side ref here, fast-forwards the session's local
+ * worktree to it and drops the side ref. Returns the branch's commit.
  */
 export async function bringBack(
   ssh: Ssh,
@@ -116,22 +136,21 @@ export async function bringBack(
   message: string,
   signal?: AbortSignal,
 ): Promise<string> {
-  await runScript(
-    ssh,
-    place.host,
-    `committing the turn on ${place.host.name}`,
-    COMMIT_SCRIPT,
-    [place.worktree, message, ...REMOTE_SAFE_CONFIG, ...(await identity(repo))],
-    { timeoutMs: 300_000, ...(signal ? { signal } : {}) },
-  );
   const project: RemoteProject = {
     host: place.host,
     root: place.root,
     mirror: place.mirror,
     url: `${place.host.destination}:${place.mirror}`,
   };
+  await commitOnHost(
+    { ssh, host: place.host },
+    { project, worktree: place.worktree, branch: place.branch },
+    repo,
+    message,
+    signal,
+  );
   // The branch is checked out in the local worktree, so git fetches into a side ref first.
-  const side = `refs/grove/hosts/${place.host.name}/${place.branch}`;
+  const side = sideRef(place.host, place.branch);
   const commit = await fetchBranch(
     { ssh, host: place.host },
     project,
@@ -163,6 +182,7 @@ export interface HostSessions {
     repo: string,
     session: { readonly id: string; readonly branch: string },
     signal?: AbortSignal,
+    options?: PlaceOptions,
   ): Promise<HostPlace>;
   /** After a turn: commit on the host, fetch, fast-forward the local worktree (bringBack). */
   bringBack(
@@ -187,13 +207,13 @@ export function createHostSessions(
   allowUnconfined: (host: Host) => Promise<boolean>,
 ): HostSessions {
   return {
-    async place(hostName, repo, session, signal) {
+    async place(hostName, repo, session, signal, options) {
       const host = await hosts.get(hostName);
       if (!host)
         throw new HostError(
           `the session runs on the host ${hostName}, which Grove no longer knows (grove host ls)`,
         );
-      return placeForTurn(ssh, host, repo, session, await allowUnconfined(host), signal);
+      return placeForTurn(ssh, host, repo, session, await allowUnconfined(host), signal, options);
     },
     bringBack: (place, repo, localWorktree, message, signal) =>
       bringBack(ssh, place, repo, localWorktree, message, signal),
