@@ -48,7 +48,11 @@ describe('the default host in the TUI', () => {
     await host('add', 'build', 'me@build.invalid');
     w.controller.setSetting(DEFAULT_HOST_KEY, 'build');
     await waitFor('the setting to be stored', async () => (await stored()) === 'build');
-    expect(w.app.state.settings[DEFAULT_HOST_KEY]).toBe('build');
+    // The TUI's state takes it from the event sent after the write (a moment later on a loaded machine).
+    await waitFor(
+      'the setting to be shown',
+      () => w.app.state.settings[DEFAULT_HOST_KEY] === 'build',
+    );
   });
 
   it('makes a new session on the default host, and none when that host was removed since', async () => {
