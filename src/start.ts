@@ -3,6 +3,8 @@ import { basename, join, resolve } from 'node:path';
 import type { RepoRootPrefetch } from './infra/git/repo-root.js';
 import { USAGE, UsageError, parseCli } from './cli.js';
 import { VERSION, isOwnerAlive, openInfra, type Infra } from './compose.js';
+import { createHostCleaner } from './infra/hosts/remote-cleanup.js';
+import { groveSsh } from './infra/hosts/ssh.js';
 import { DatabaseError, storageFailure } from './infra/db/errors.js';
 import { shellRunner } from './infra/shell.js';
 import { createClipboard } from './infra/clipboard.js';
@@ -255,6 +257,7 @@ async function main(prefetch: RepoRootPrefetch | null, hooks: StartHooks): Promi
     shell: shellRunner,
     runtime,
     hosts: infra.hosts,
+    hostCleaner: createHostCleaner(groveSsh(env, paths.home), store.hosts),
     clipboard: createClipboard((data) => terminal.write(data), env),
     images: createImageStore(join(paths.home, 'images'), env),
     handoff,

@@ -14,6 +14,7 @@ export type { Forge, ForgeConnection } from '../infra/forge/forge.js';
 export type { Clipboard } from '../infra/clipboard.js';
 export type { ImageStore } from '../infra/images.js';
 export type { HostSessions } from '../infra/hosts/remote-session.js';
+export type { HostCleaner } from '../infra/hosts/remote-cleanup.js';
 
 export interface Runtime {
   readonly clock: Clock;

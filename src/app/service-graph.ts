@@ -4,6 +4,7 @@ import type {
   Clipboard,
   Forge,
   GitClient,
+  HostCleaner,
   HostSessions,
   ImageStore,
   Notifier,
@@ -51,6 +52,8 @@ export interface ControllerDeps {
   readonly forge: Forge;
   /** Sessions on hosts: their place before a turn and their branch brought back after. */
   readonly hosts?: HostSessions;
+  /** Removes what sessions that ended left on their hosts (absent: recorded for grove gc). */
+  readonly hostCleaner?: HostCleaner;
   /** The system clipboard (the TUI's `y`); absent in headless commands. */
   readonly clipboard?: Clipboard;
   /** Where images attached in the composer are stored (the TUI). */
@@ -165,6 +168,7 @@ export function buildServices(
     forge,
     queue: s.workers,
     shutdown,
+    hostCleaner: deps.hostCleaner,
   });
   const review = s.review;
   const focusedReviews = deps.focusedReviews ?? true;

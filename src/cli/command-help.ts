@@ -311,16 +311,19 @@ whose work cannot be kept (a rebase half done, a submodule with changes, a
 locked worktree) is left alone, with the reason. Prints each worktree, the
 space reclaimed and the command that restores each snapshot. Branches are
 not touched. A shared folder linked into the main checkout counts nothing
-and only the link goes, never the folder it points to.
+and only the link goes, never the folder it points to. Sessions of the
+project that ran on a host and ended: their worktree, branch and run folders
+there are removed too, when that waits for the host (see docs/usage/hosts.md).
 
 Options:
   -C DIR     The repository (default: the current directory)
   --days N   Only sessions last changed N or more days ago (default: the
              'Reclaim after' setting, 14)
   --dry-run  List what would be removed and kept, and change nothing
-  --json     Print a JSON object {dryRun, days, bytes, items} (each item:
-             {sessionId, status, title, worktree, action, bytes, snapshot,
-             reason, shared: [{path, kind, bytes}]})
+  --json     Print a JSON object {dryRun, days, bytes, items, hosts} (each
+             item: {sessionId, status, title, worktree, action, bytes,
+             snapshot, reason, shared: [{path, kind, bytes}]}; each of hosts:
+             {sessionId, host, action, detail})
 
 Exit codes: 0 done, 1 a worktree was left in place (see why), 2 usage error.`,
   doctor: `Usage: grove doctor [--json]

@@ -2,6 +2,7 @@
 // an approval or a host (documented in docs/usage/cli.md, "JSON output"):
 // grove approve and deny (an approval, a confirmation or a budget hold), diff, merge, rebase, publish, cancel, gc, host add
 // and host rm. The turn's object (run, reply, show) is in session-json.ts.
+import type { HostCleanupOutcome } from '../app/services/host-cleanup.js';
 import * as z from 'zod/mini';
 import type { SharedUse } from '../domain/shared-folders.js';
 import type { ApprovalChoice, HeldApproval } from '../domain/approval.js';
@@ -240,6 +241,10 @@ export const GcJsonSchema = z.object({
       shared: z.array(z.object({ path: z.string(), kind: z.string(), bytes: z.number() })),
     }),
   ),
+  /** What sessions of the project that ended left on their hosts: cleaned, kept or pending, in words. */
+  hosts: z.array(
+    z.object({ sessionId: z.string(), host: z.string(), action: z.string(), detail: z.string() }),
+  ),
 });
 
 type GcItemJson = z.infer<typeof GcJsonSchema>['items'][number];
@@ -286,8 +291,20 @@ export function gcJson(
   report: GcReport,
   days: number,
   dryRun: boolean,
+  hosts: readonly HostCleanupOutcome[] = [],
 ): z.infer<typeof GcJsonSchema> {
-  return { dryRun, days, bytes: report.bytes, items: report.items.map(gcItemJson) };
+  return {
+    dryRun,
+    days,
+    bytes: report.bytes,
+    items: report.items.map(gcItemJson),
+    hosts: hosts.map((h) => ({
+      sessionId: h.sessionId,
+      host: h.host,
+      action: h.kind,
+      detail: h.text,
+    })),
+  };
 }
 
 /** `grove host add|rm NAME --json`: the host added (or changed) or removed. */

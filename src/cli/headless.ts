@@ -16,6 +16,8 @@ import { agentName, providerInfo, type ModelChoice } from '../domain/providers.j
 import { agentChoices } from '../domain/settings.js';
 import type { Session } from '../domain/session.js';
 import { shellRunner } from '../infra/shell.js';
+import { createHostCleaner } from '../infra/hosts/remote-cleanup.js';
+import { groveSsh } from '../infra/hosts/ssh.js';
 import type { HeadlessCommand } from './args.js';
 import { UsageError } from './usage-error.js';
 
@@ -143,6 +145,7 @@ export async function headlessContext(
     shell: shellRunner,
     runtime: infra.runtime,
     hosts: infra.hosts,
+    hostCleaner: createHostCleaner(groveSsh(io.env, infra.paths.home), infra.store.hosts),
     focusedReviews: false,
     settleHooks: true,
   });

@@ -8,6 +8,7 @@ import { PROVIDERS } from '../domain/providers.js';
 import { probeHost, SIGN_IN, type AgentFacts, type HostFacts } from '../infra/hosts/probe.js';
 import { groveSsh } from '../infra/hosts/ssh.js';
 import { formatText } from './doctor.js';
+import { cleanupResults, runCliHostCleanups } from './host-cleanups.js';
 import { fail, INSTALL, MINIMUM_GIT, note, ok, warn, type CheckResult } from './doctor-checks.js';
 import { EXIT, type HeadlessIo } from './headless.js';
 
@@ -131,6 +132,9 @@ export async function hostCheckCommand(
   const results = probe.ok
     ? hostCheckResults(host, probe.facts)
     : [fail('login', probe.failure.reason, probe.failure.fix)];
+  // A host that answers gets the clean-ups that waited for it (sessions there that ended).
+  if (probe.ok)
+    results.push(...cleanupResults(await runCliHostCleanups(infra, io.env, { host: host.name })));
   if (json) io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   else {
     io.stdout.write(`Host ${host.name}: ssh ${host.destination}, root ${host.root}\n\n`);

@@ -10,6 +10,8 @@ import { detectOverlaps, withVariantGroups } from '../app/services/overlap.js';
 import { loadSettings } from '../app/services/projects.js';
 import { EXIT, openProject, type HeadlessIo } from './headless.js';
 import { gcJson, printJson } from './command-json.js';
+import { runCliHostCleanups } from './host-cleanups.js';
+import type { HostCleanupOutcome } from '../app/services/host-cleanup.js';
 
 // What `grove show`, `grove merge` and `grove gc` say about parallel sessions:
 // budgets, overlaps and reclaimed disk.
@@ -94,12 +96,22 @@ export async function runGc(
   const project = await openProject(infra, io, command.dir);
   const days = command.days ?? gcDays(await loadSettings(infra.store, project.id));
   const report = await collectGarbage(infra, project, { days, dryRun: command.dryRun });
+  // What sessions of the project that ended left on their hosts (issue 24): removed now, or said why not.
+  const hosts: readonly HostCleanupOutcome[] = command.dryRun
+    ? (await infra.store.hosts.cleanups({ repo: project.path })).map((c) => ({
+        sessionId: c.sessionId,
+        host: c.host,
+        kind: 'pending' as const,
+        text: `would remove what it left on ${c.host}${c.error ? ` (last try: ${c.error})` : ''}`,
+      }))
+    : await runCliHostCleanups(infra, io.env, { repo: project.path });
   const kept = report.items.some((item) => item.kind === 'skipped');
   if (command.json) {
-    printJson(io, gcJson(report, days, command.dryRun));
+    printJson(io, gcJson(report, days, command.dryRun, hosts));
     return kept ? EXIT.failed : EXIT.ok;
   }
   const out = (line: string): boolean => io.stdout.write(`${line}\n`);
+  for (const h of hosts) out(`host ${h.host}  ${shortId(h.sessionId)}  ${h.kind}: ${h.text}`);
   const name = (s: Session): string =>
     `${shortId(s.id)}  ${s.status.padEnd(8)} ${s.title || s.branch}`;
   if (report.items.length === 0) {

@@ -358,6 +358,16 @@ export const GcSchema = z
         })
         .strict(),
     ),
+    hosts: z.array(
+      z
+        .object({
+          sessionId: Uuid,
+          host: z.string().min(1),
+          action: z.enum(['cleaned', 'kept', 'pending']),
+          detail: z.string().min(1),
+        })
+        .strict(),
+    ),
   })
   .strict();
 

@@ -16,6 +16,7 @@ import {
   type SharedUse,
 } from '../../domain/shared-folders.js';
 import type { App } from '../app.js';
+import { recordHostCleanup } from './host-cleanup.js';
 import type { GitClient, Runtime, Store } from '../ports.js';
 
 export interface GcDeps {
@@ -137,6 +138,12 @@ export async function collectGarbage(
       }
       const disk = await worktreeDisk(session.worktreePath, sharedPaths, options.signal);
       const size = disk.allocated;
+      // A session on a host: its worktree, branch and runs there go too (runHostCleanups, after).
+      await recordHostCleanup(
+        { store, git, now: () => runtime.clock.now() },
+        session,
+        project.path,
+      );
       await git.removeWorktree(project.path, session.worktreePath, { force: true });
       if (existsSync(session.worktreePath)) {
         items.push({

@@ -10,6 +10,7 @@ import { canTransition } from '../../domain/session-status.js';
 import type { Session } from '../../domain/session.js';
 import type { Logger } from '../../infra/log.js';
 import type { GitClient, Store } from '../ports.js';
+import { recordHostCleanup } from './host-cleanup.js';
 import { noteGroveWrite } from './agent-guard.js';
 
 export interface GitStepDeps {
@@ -157,6 +158,10 @@ async function finishMerge(
   const { store, git, logger } = deps;
   const now = deps.now();
   await store.sessions.update(session.id, { mergedCommit: commit }, now);
+  // A session on a host: what it left there is removed on the next contact (host-cleanup.ts).
+  await recordHostCleanup({ store, git, now: deps.now }, session, repo).catch((e: unknown) =>
+    logger?.log('warn', 'host clean-up not recorded', e),
+  );
   await git
     .removeWorktree(repo, session.worktreePath, { force: true })
     .catch((e: unknown) => logger?.log('warn', 'worktree removal failed', e));

@@ -11,6 +11,31 @@ export interface HostRepo {
   remove(name: string): Promise<boolean>;
   /** How many sessions name the host (of any status). */
   sessionsOn(name: string): Promise<number>;
+  /** Records (or keeps: the first commit wins) what is left to remove on a host for a session that ended. */
+  addCleanup(cleanup: HostCleanup): Promise<void>;
+  /** The cleanups left, oldest first: of one host, one repository, or all. */
+  cleanups(filter?: { readonly host?: string; readonly repo?: string }): Promise<HostCleanup[]>;
+  /** The host is clean for that session: its row goes. */
+  cleanupDone(sessionId: string): Promise<void>;
+  /** A try that did not finish: why, and when. */
+  cleanupFailed(sessionId: string, error: string, at: number): Promise<void>;
+  /** The runs the session's turns started on its host (their folders there), oldest first. */
+  runsOf(sessionId: string): Promise<string[]>;
+}
+
+/** A session's leftovers on a host (host_cleanup, migration 027). */
+export interface HostCleanup {
+  readonly sessionId: string;
+  readonly host: string;
+  /** The local repository (the project's path). */
+  readonly repo: string;
+  readonly branch: string;
+  /** The local branch's commit when the session ended (null: it had none). */
+  readonly commit: string | null;
+  readonly createdAt: number;
+  readonly attemptedAt: number | null;
+  /** Why the last try did not finish. */
+  readonly error: string | null;
 }
 
 export function createHostRepo(db: Executor): HostRepo {
@@ -57,6 +82,63 @@ export function createHostRepo(db: Executor): HostRepo {
     async remove(name) {
       const result = await db.deleteFrom('host').where('name', '=', name).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
+    },
+
+    async addCleanup(c) {
+      await db
+        .insertInto('host_cleanup')
+        .values({
+          session_id: c.sessionId,
+          host: c.host,
+          repo: c.repo,
+          branch: c.branch,
+          commit_id: c.commit,
+          created_at: c.createdAt,
+          attempted_at: null,
+          error: null,
+        })
+        .onConflict((oc) => oc.column('session_id').doNothing())
+        .execute();
+    },
+
+    async cleanups(filter = {}) {
+      let query = db.selectFrom('host_cleanup').selectAll();
+      if (filter.host !== undefined) query = query.where('host', '=', filter.host);
+      if (filter.repo !== undefined) query = query.where('repo', '=', filter.repo);
+      const rows = await query.orderBy('created_at').orderBy('session_id').execute();
+      return rows.map((r) => ({
+        sessionId: r.session_id,
+        host: r.host,
+        repo: r.repo,
+        branch: r.branch,
+        commit: r.commit_id,
+        createdAt: r.created_at,
+        attemptedAt: r.attempted_at,
+        error: r.error,
+      }));
+    },
+
+    async cleanupDone(sessionId) {
+      await db.deleteFrom('host_cleanup').where('session_id', '=', sessionId).execute();
+    },
+
+    async cleanupFailed(sessionId, error, at) {
+      await db
+        .updateTable('host_cleanup')
+        .set({ error, attempted_at: at })
+        .where('session_id', '=', sessionId)
+        .execute();
+    },
+
+    async runsOf(sessionId) {
+      const rows = await db
+        .selectFrom('session_operation')
+        .select('remote_run_id')
+        .where('session_id', '=', sessionId)
+        .where('remote_run_id', 'is not', null)
+        .orderBy('queued_at')
+        .execute();
+      return rows.flatMap((r) => (r.remote_run_id ? [r.remote_run_id] : []));
     },
 
     async sessionsOn(name) {

@@ -282,6 +282,18 @@ export interface HostTable {
   created_at: number;
 }
 
+/** What is left to remove on a host for a session that ended (migrations/027_host_cleanup.sql). */
+export interface HostCleanupTable {
+  session_id: string;
+  host: string;
+  repo: string;
+  branch: string;
+  commit_id: string | null;
+  created_at: number;
+  attempted_at: number | null;
+  error: string | null;
+}
+
 export interface ApprovalTable {
   id: string;
   session_id: string;
@@ -332,6 +344,7 @@ export interface DB {
   prompt_history: PromptHistoryTable;
   session_draft: SessionDraftTable;
   host: HostTable;
+  host_cleanup: HostCleanupTable;
   approval: ApprovalTable;
   confirmation: ConfirmationTable;
 }

@@ -1,6 +1,7 @@
 import type { Session } from '../../../domain/session.js';
 import { restoreCommand } from '../../../domain/session.js';
 import type { WorkAtRisk } from '../../events.js';
+import { cleanUpAfterEnd, recordHostCleanup } from '../host-cleanup.js';
 import type { ReviewContext } from './context.js';
 
 export async function workAtRisk(ctx: ReviewContext, session: Session): Promise<WorkAtRisk> {
@@ -110,6 +111,7 @@ export async function cancelSession(
     }
   }
   const keep = risk.uncommitted > 0 || risk.unmergedCommits > 0;
+  await recordHostCleanup(ctx.hostCleanup(), current, project.path);
   await git.removeWorktree(project.path, current.worktreePath, { force: true }).catch(() => {});
   if (keep) {
     await store.sessions.update(sessionId, { keptBranch: current.branch }, ctx.now());
@@ -126,4 +128,5 @@ export async function cancelSession(
   }
   if (current.status === 'Queued') await ctx.setStatus(sessionId, 'Review');
   await ctx.setStatus(sessionId, 'Canceled');
+  await cleanUpAfterEnd(ctx.hostCleanup(), current);
 }

@@ -1,5 +1,5 @@
 import type { App } from '../../app.js';
-import type { Agents, GitClient, Runtime, Store } from '../../ports.js';
+import type { Agents, GitClient, HostCleaner, Runtime, Store } from '../../ports.js';
 import type { ChannelPool } from '../channel-pool.js';
 import type { SessionService } from '../sessions.js';
 import type { OperationOutcome } from '../worker.js';
@@ -8,6 +8,7 @@ import type { Session } from '../../../domain/session.js';
 import type { Forge } from '../../ports.js';
 import type { GitStepDeps } from '../git-steps.js';
 import { AgentGuard } from '../agent-guard.js';
+import type { HostCleanupDeps } from '../host-cleanup.js';
 
 /**
  * What review needs of the session workers (SessionWorkers implements it):
@@ -34,6 +35,8 @@ export interface ReviewDeps {
   readonly queue: OperationQueue;
   /** Aborted when Grove shuts down: long work not run by a worker (sync's agent) stops with it. */
   readonly shutdown: AbortSignal;
+  /** Removes what a session that ended left on its host (issue 24); absent: recorded only. */
+  readonly hostCleaner?: HostCleaner | undefined;
 }
 
 /** Shared helpers for the review-and-land workflows. */
@@ -61,6 +64,18 @@ export class ReviewContext {
     const session = await this.deps.store.sessions.setStatus(sessionId, status, this.now());
     this.deps.app.emit({ type: 'sessionUpdated', session });
     return session;
+  }
+
+  /** What recording and running a host's clean-up needs (host-cleanup.ts). */
+  hostCleanup(): HostCleanupDeps {
+    const { store, git, hostCleaner } = this.deps;
+    return {
+      store,
+      git,
+      cleaner: hostCleaner,
+      now: () => this.now(),
+      note: (id, text) => this.note(id, text),
+    };
   }
 
   note(sessionId: string, text: string): Promise<void> {

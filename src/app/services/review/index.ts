@@ -11,6 +11,7 @@ import { previewSync, unchangedSince } from './sync-preview.js';
 import { publish, publishBranch, requestPublish, runPublish } from './publish.js';
 import { PullRequestPoller } from './pr-poller.js';
 import { isCiFixerOperation, runCiFixerRebase } from './ci-fixer.js';
+import { cleanUpAfterEnd, recordHostCleanup } from '../host-cleanup.js';
 import {
   answerThreads,
   loadThreads,
@@ -307,6 +308,7 @@ export class ReviewService {
         continue;
       }
       await pool.release(session.id);
+      await recordHostCleanup(this.ctx.hostCleanup(), session, project.path);
       await git.removeWorktree(project.path, session.worktreePath, { force: true }).catch(() => {});
       await git.deleteBranch(project.path, session.branch, { force: true }).catch(() => {});
       await this.ctx.note(
@@ -314,6 +316,7 @@ export class ReviewService {
         `[Review Request] ${branch} is synced; the merged session is done and its worktree removed.`,
       );
       await this.ctx.setStatus(session.id, 'Done');
+      await cleanUpAfterEnd(this.ctx.hostCleanup(), session);
     }
   }
 }

@@ -4,6 +4,7 @@ import type { Session } from '../../../domain/session.js';
 import { acknowledgeGuard, guardRefusal } from '../agent-guard.js';
 import { baseBranchGone, baseRewoundLines } from '../base-check.js';
 import { withGitStep } from '../git-steps.js';
+import { cleanUpAfterEnd, recordHostCleanup } from '../host-cleanup.js';
 import { hooksFor } from '../git-hooks.js';
 import { loadSettings } from '../projects.js';
 import { ReportedError } from '../worker.js';
@@ -356,8 +357,9 @@ export class MergeQueue {
           `[Merge] Merged into ${session.baseBranch} as ${merged.commit.slice(0, 12)}.`,
         );
       }
-      // The work is on the base branch now: the worktree and branch can go.
+      // The work is on the base branch now: the worktree and branch can go (on its host too).
       await pool.release(sessionId);
+      await recordHostCleanup(ctx.hostCleanup(), session, mainCheckout);
       await git
         .removeWorktree(mainCheckout, session.worktreePath, { force: true })
         .catch((e: unknown) => ctx.deps.runtime.logger.log('warn', 'worktree removal failed', e));
@@ -365,6 +367,7 @@ export class MergeQueue {
         .deleteBranch(mainCheckout, session.branch, { force: true })
         .catch((e: unknown) => ctx.deps.runtime.logger.log('warn', 'branch removal failed', e));
       await ctx.setStatus(sessionId, 'Done');
+      await cleanUpAfterEnd(ctx.hostCleanup(), session);
     });
   }
 }
