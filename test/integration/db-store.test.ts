@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { InsertQueryNode, type KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type GroveDb } from '../../src/infra/db/database.js';
 import { createStore, type Store } from '../../src/infra/db/store.js';
@@ -246,5 +247,41 @@ describe('store.transaction', () => {
 
     await expect(run).rejects.toThrow('outer fails');
     expect(await store.transcript.count('s1')).toBe(0);
+  });
+});
+
+describe('groups repository', () => {
+  it('writes a new best-of-N group with its members at once: another connection sees both or neither', async () => {
+    const projectId = (await store.projects.upsert('/repo', 'repo', T0)).id;
+    await addSession('s1', projectId);
+    await addSession('s2', projectId);
+    const reader = openDatabase(join(dir, 'grove.db'), MIGRATIONS);
+    try {
+      // Between the writer's statements (right after the group's own row), another connection reads it.
+      const other = createStore(reader.kysely);
+      const seen: (number | null)[] = [];
+      const groupInserts = new Set<unknown>();
+      const between: KyselyPlugin = {
+        transformQuery({ node, queryId }) {
+          if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'session_group')
+            groupInserts.add(queryId);
+          return node;
+        },
+        async transformResult({ result, queryId }) {
+          if (groupInserts.has(queryId))
+            seen.push((await other.groups.get('g1'))?.members.length ?? null);
+          return result;
+        },
+      };
+      await createStore(db.kysely.withPlugin(between)).groups.create(
+        { id: 'g1', projectId, prompt: 'Fan-out', sessionIds: ['s1', 's2'] },
+        T0,
+      );
+      seen.push((await other.groups.get('g1'))?.members.length ?? null);
+      // A reader never gets the group without its variants (a judge would rank no sessions).
+      expect(seen).toEqual([null, 2]);
+    } finally {
+      await reader.close();
+    }
   });
 });
