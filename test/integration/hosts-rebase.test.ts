@@ -127,8 +127,9 @@ describe('a rebase of a session on a host', () => {
     expect(git(h.repo, 'show', `${branch}:head.txt`)).toBe(`${rebased}\nrefs/heads/${branch}`);
     expect(git(h.repo, 'show', `${branch}:seen.txt`)).toBe('new base');
     expect(git(h.repo, 'show', `${branch}:first.txt`)).toBe('first');
-    // Its work came back on top of the new base.
+    // Its work came back on top of the new base, as the session's one commit.
     expect(git(h.repo, 'merge-base', base, branch)).toBe(base);
+    expect(git(h.repo, 'rev-list', '--count', `${base}..${branch}`)).toBe('1');
     expect(hostSide(sessionId, branch)).toEqual(inStepHere(branch));
     const lines = await transcript(sessionId);
     expect(lines).toContain(

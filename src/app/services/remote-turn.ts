@@ -51,6 +51,8 @@ export async function placeOnHost(
  * Commits what the agent left on the host and fetches the branch back into
  * the session's local worktree. After a failed or stopped turn too (its
  * partial work kept), so with no signal: a stopped turn's is already aborted.
+ * `restage`: the turn's commits are left staged here, for Grove's own commit
+ * of the turn (the session's single evolving commit, as for any session).
  */
 export async function bringBackFromHost(
   deps: Pick<TurnDeps, 'hosts'>,
@@ -58,9 +60,10 @@ export async function bringBackFromHost(
   session: Session,
   projectPath: string,
   message: string,
+  restage = false,
 ): Promise<void> {
   if (!deps.hosts) return;
-  await deps.hosts.bringBack(place, projectPath, session.worktreePath, message);
+  await deps.hosts.bringBack(place, projectPath, session.worktreePath, message, undefined, restage);
 }
 
 /**

@@ -447,10 +447,12 @@ export class TurnRunner {
         session,
         project.path,
         response.summary?.turn || 'Turn of the agent',
+        true,
       );
     }
     this.progress(session.id, 'Committing changes…');
-    const committed = await commitTurn(this.context, session, project.path, signal, true);
+    // A hook fix runs the agent in the local worktree: not for a session whose agent runs on a host.
+    const committed = await commitTurn(this.context, session, project.path, signal, !place);
 
     // The turn's outcome is one write and one session event: the diff size,
     // a main checkout warning, and the status the session moves to. A commit
@@ -512,7 +514,7 @@ export class TurnRunner {
     projectPath: string,
     message: string,
   ): Promise<void> {
-    await bringBackFromHost(this.deps, place, session, projectPath, message).catch(
+    await bringBackFromHost(this.deps, place, session, projectPath, message, true).catch(
       (error: unknown) =>
         this.deps.sessions
           .note(

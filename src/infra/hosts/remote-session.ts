@@ -135,6 +135,8 @@ export async function bringBack(
   localWorktree: string,
   message: string,
   signal?: AbortSignal,
+  /** Leave this turn's commits as staged changes in the local worktree, for Grove's own commit. */
+  restage = false,
 ): Promise<string> {
   const project: RemoteProject = {
     host: place.host,
@@ -159,11 +161,17 @@ export async function bringBack(
     signal,
     side,
   );
+  const before = await gitOut(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: localWorktree });
   try {
     await git(['-c', 'core.hooksPath=/dev/null', 'merge', '--ff-only', '--quiet', commit], {
       cwd: localWorktree,
       signal,
     });
+    // The host's commits of this turn become staged changes here: Grove's own commit (its
+    // message from the fast model, the session's single evolving commit) takes them as for
+    // any session. The host's branch takes that commit at the next turn (remote-sync.ts).
+    if (restage && before !== commit)
+      await git(['reset', '--soft', '--quiet', before], { cwd: localWorktree, signal });
   } catch (error) {
     throw new HostError(
       `the branch ${place.branch} from ${place.host.name} does not follow the local one (it moved here too), so the local worktree was left as it was: ${error instanceof Error ? error.message : String(error)}`,
@@ -184,13 +192,14 @@ export interface HostSessions {
     signal?: AbortSignal,
     options?: PlaceOptions,
   ): Promise<HostPlace>;
-  /** After a turn: commit on the host, fetch, fast-forward the local worktree (bringBack). */
+  /** After a turn: commit on the host, fetch, fast-forward the local worktree, restaged for Grove's commit when asked (bringBack). */
   bringBack(
     place: HostPlace,
     repo: string,
     localWorktree: string,
     message: string,
     signal?: AbortSignal,
+    restage?: boolean,
   ): Promise<string>;
   /** Ends a run a turn started on the host, its whole process group (remote-run.ts: cancelRun). */
   stopRun(
@@ -215,8 +224,8 @@ export function createHostSessions(
         );
       return placeForTurn(ssh, host, repo, session, await allowUnconfined(host), signal, options);
     },
-    bringBack: (place, repo, localWorktree, message, signal) =>
-      bringBack(ssh, place, repo, localWorktree, message, signal),
+    bringBack: (place, repo, localWorktree, message, signal, restage) =>
+      bringBack(ssh, place, repo, localWorktree, message, signal, restage),
     stopRun: (place, runId, pgid, signal) =>
       cancelRun({ ssh, host: place.host }, runId, signal, pgid),
   };
