@@ -26,7 +26,7 @@ import { parseSharedFolders, SHARED_FOLDERS_KEY } from './domain/shared-folders.
 import { allowUnconfinedKey } from './domain/host.js';
 import { groveSsh } from './infra/hosts/ssh.js';
 import { readMachineFigures } from './infra/machine-figures.js';
-import { remoteAgentStarter } from './infra/hosts/remote-agent.js';
+import { hostAgentStarter } from './infra/hosts/remote-server.js';
 import { createHostSessions } from './infra/hosts/remote-session.js';
 
 declare const __GROVE_VERSION__: string | undefined;
@@ -118,7 +118,7 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
       logger,
       launcher,
       loadAcpAgents(paths.acpAgents),
-      remoteAgentStarter(ssh),
+      hostAgentStarter(ssh),
     ),
     hosts: createHostSessions(
       ssh,

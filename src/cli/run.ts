@@ -22,6 +22,7 @@ import { runBestOf } from './best-of.js';
 import { findHost } from './host.js';
 import {
   HOST_AGENT,
+  runsOnHosts,
   LOCAL_HOST_NAME,
   defaultHost,
   hostChoice,
@@ -112,12 +113,12 @@ async function startRun(
     );
   }
   const host = await sessionHost(infra, command.host, ctx.app.state.settings, prompt);
-  if (host !== null && choice.agent !== HOST_AGENT)
+  if (host !== null && !runsOnHosts(choice.agent))
     throw new CommandError(
       notStarted(
         command.host === null
-          ? `only Claude Code runs on hosts yet, not ${choice.agent}, and this project's default host is ${host}: use --agent claude, or --host ${LOCAL_HOST_NAME} to run ${choice.agent} on this machine`
-          : `only Claude Code runs on hosts yet, not ${choice.agent}: use --agent claude with --host`,
+          ? `only Claude Code and Codex run on hosts yet, not ${choice.agent}, and this project's default host is ${host}: use --agent ${HOST_AGENT}, or --host ${LOCAL_HOST_NAME} to run ${choice.agent} on this machine`
+          : `only Claude Code and Codex run on hosts yet, not ${choice.agent}: use --agent ${HOST_AGENT} with --host`,
         prompt,
       ),
       EXIT.usage,

@@ -130,8 +130,19 @@ export function unknownHostProblem(name: string, hosts: readonly string[]): stri
   return `No host is named '${chosen}' (${hosts.length === 0 ? 'there are none yet: grove host add NAME DEST' : `hosts: ${hosts.join(', ')}`}; ${LOCAL_HOST_NAME} is this machine).`;
 }
 
-/** The only agent CLI that runs on hosts yet. */
+/** The agent CLI a refusal suggests for a host. */
 export const HOST_AGENT = 'claude';
+
+/** The agent CLIs that run on hosts yet (Gemini CLI and the ACP agents do not). */
+export const HOST_AGENTS: readonly string[] = ['claude', 'codex'];
+
+/** Whether `agent` runs on hosts. */
+export function runsOnHosts(agent: string): boolean {
+  return HOST_AGENTS.includes(agent);
+}
+
+/** What the refusals say runs on hosts. */
+const ON_HOSTS = 'Only Claude Code and Codex run on hosts yet';
 
 /** What the composer is asked to do with a session, as far as its host goes. */
 export type HostPick =
@@ -152,7 +163,7 @@ export interface HostedSession {
 
 /**
  * Why the composer cannot do `pick` for `session`, in words with what to do
- * instead; null when it can. Only Claude Code runs on hosts yet, a session's
+ * instead; null when it can. Only Claude Code and Codex run on hosts yet, a session's
  * host is chosen before its first prompt, and best of N runs on this machine.
  */
 export function hostPickProblem(
@@ -166,16 +177,16 @@ export function hostPickProblem(
       if (pick.host === here) return null;
       if (session.status !== 'Draft' || session.prompt !== null)
         return `The host is chosen before the first prompt: this session runs on ${here ?? 'this machine'}.`;
-      if (pick.host !== null && session.agent !== HOST_AGENT)
-        return `Only Claude Code runs on hosts yet, not ${agentName(session.agent)}: /agent ${HOST_AGENT} first.`;
+      if (pick.host !== null && !runsOnHosts(session.agent))
+        return `${ON_HOSTS}, not ${agentName(session.agent)}: /agent ${HOST_AGENT} first.`;
       return null;
     case 'agent':
-      if (here === null || pick.agent === HOST_AGENT) return null;
-      return `Only Claude Code runs on hosts yet: /host ${LOCAL_HOST_NAME} first to run ${agentName(pick.agent)} here.`;
+      if (here === null || runsOnHosts(pick.agent)) return null;
+      return `${ON_HOSTS}: /host ${LOCAL_HOST_NAME} first to run ${agentName(pick.agent)} here.`;
     case 'prompt':
       if (here === null) return null;
-      if (session.agent !== HOST_AGENT)
-        return `Only Claude Code runs on hosts yet: /agent ${HOST_AGENT}, or /host ${LOCAL_HOST_NAME} for ${agentName(session.agent)}. Not sent.`;
+      if (!runsOnHosts(session.agent))
+        return `${ON_HOSTS}: /agent ${HOST_AGENT}, or /host ${LOCAL_HOST_NAME} for ${agentName(session.agent)}. Not sent.`;
       if (pick.bestOf > 1)
         return `Best of ${pick.bestOf} runs on this machine only: /host ${LOCAL_HOST_NAME} first, or alt+n back to 1.`;
       return null;

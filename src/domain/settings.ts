@@ -331,7 +331,7 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     label: 'Default host',
     scope: 'project',
     kind: 'text',
-    description: `Where this project's new sessions run: ${LOCAL_HOST_NAME} (this machine) or the name of a host (grove host add NAME DEST). grove run --host NAME (or --host ${LOCAL_HOST_NAME}) and /host in the composer choose otherwise for one session. Only Claude Code runs on hosts yet.`,
+    description: `Where this project's new sessions run: ${LOCAL_HOST_NAME} (this machine) or the name of a host (grove host add NAME DEST). grove run --host NAME (or --host ${LOCAL_HOST_NAME}) and /host in the composer choose otherwise for one session. Only Claude Code and Codex run on hosts yet.`,
     choices: () => [],
     fallback: () => LOCAL_HOST_NAME,
     validate: (value, values) => unknownHostProblem(value, knownHosts(values ?? {})),

@@ -76,7 +76,7 @@ async function enterDefaultHost(t: TmuxTerminal, value: string, select: boolean)
 }
 
 describe('choosing the host of a new session in the TUI', () => {
-  it('refuses an unknown default host, preselects the one set, switches with /host, refuses Codex there, and runs the turn on the host', async () => {
+  it('refuses an unknown default host, preselects the one set, switches with /host, refuses Gemini CLI there, and runs the turn on the host', async () => {
     await withHost(async (t, sshd, repo) => {
       await t.waitFor('No sessions yet.');
       await t.keys('Tab');
@@ -109,10 +109,12 @@ describe('choosing the host of a new session in the TUI', () => {
       await t.waitFor('Task for the agent · on build (/host)');
       await t.waitFor(`[Host] build (ssh ${sshd.alias})`);
 
-      // Codex cannot run there: said in words, the session stays Claude Code's.
-      await t.type('/agent codex');
+      // Gemini CLI cannot run there: said in words, the session stays Claude Code's.
+      await t.type('/agent gemini');
       await t.keys('Enter');
-      await t.waitFor('Only Claude Code runs on hosts yet: /host local first to run Codex here.');
+      await t.waitFor(
+        'Only Claude Code and Codex run on hosts yet: /host local first to run Gemini CLI here.',
+      );
       expect(await t.screen()).toMatch(/claude\/\S+ \[\w+\] on build/);
 
       // The turn runs on the host; its work comes back to the local branch.

@@ -129,10 +129,12 @@ describe("a project's default host", () => {
   it('refuses another agent on the default host in words, and starts nothing', async () => {
     await setDefaultHost('build');
     const before = (await sessionsNow()).length;
-    const run = await h.grove(['run', '--agent', 'codex', 'codex on the default host'], { env });
+    const run = await h.grove(['run', '--agent', 'gemini', 'gemini on the default host'], {
+      env,
+    });
     expectExit(run, 2);
     expect(run.stderr).toContain(
-      "only Claude Code runs on hosts yet, not codex, and this project's default host is build: use --agent claude, or --host local to run codex on this machine",
+      "only Claude Code and Codex run on hosts yet, not gemini, and this project's default host is build: use --agent claude, or --host local to run gemini on this machine",
     );
     expect(run.stderr).toContain('No session was started.');
     expect((await sessionsNow()).length).toBe(before);

@@ -75,11 +75,11 @@ describe('the host picker in the composer', () => {
     );
   });
 
-  it('refuses a host for another agent than Claude Code, in words, and changes nothing', () => {
-    const run = pressKeys(newSession(bufferFrom('/host build'), { agent: 'codex' }), ['enter']);
+  it('refuses a host for an agent that does not run on hosts, in words, and changes nothing', () => {
+    const run = pressKeys(newSession(bufferFrom('/host build'), { agent: 'gemini' }), ['enter']);
     expect(run.calls).toEqual([]);
     expect(assistOf(run.state)?.error).toBe(
-      'Only Claude Code runs on hosts yet, not Codex: /agent claude first.',
+      'Only Claude Code and Codex run on hosts yet, not Gemini CLI: /agent claude first.',
     );
   });
 
@@ -87,20 +87,28 @@ describe('the host picker in the composer', () => {
     const run = pressKeys(newSession(bufferFrom('/agent gemini'), { host: 'build' }), ['enter']);
     expect(run.calls).toEqual([]);
     expect(assistOf(run.state)?.error).toBe(
-      'Only Claude Code runs on hosts yet: /host local first to run Gemini CLI here.',
+      'Only Claude Code and Codex run on hosts yet: /host local first to run Gemini CLI here.',
     );
   });
 
   it('sends nothing for a session on a host whose agent cannot run there (a default host and another agent)', () => {
     const run = pressKeys(
-      newSession(bufferFrom('Fix the export'), { host: 'build', agent: 'codex' }),
+      newSession(bufferFrom('Fix the export'), { host: 'build', agent: 'gemini' }),
       ['enter'],
     );
     expect(run.calls).toEqual([]);
     expect(textOf(run.state)).toBe('Fix the export');
     expect(assistOf(run.state)?.error).toBe(
-      'Only Claude Code runs on hosts yet: /agent claude, or /host local for Codex. Not sent.',
+      'Only Claude Code and Codex run on hosts yet: /agent claude, or /host local for Gemini CLI. Not sent.',
     );
+  });
+
+  it('sends the prompt of a Codex session on a host', () => {
+    const run = pressKeys(
+      newSession(bufferFrom('Fix the export'), { host: 'build', agent: 'codex' }),
+      ['enter'],
+    );
+    expect(run.calls).toEqual([call('sendPrompt', 'x', 'Fix the export')]);
   });
 
   it('sends the prompt of a Claude Code session on a host', () => {

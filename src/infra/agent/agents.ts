@@ -8,7 +8,7 @@ import {
   type ModelChoice,
   type ProviderId,
 } from '../../domain/providers.js';
-import type { HostPlace } from '../../domain/host.js';
+import { runsOnHosts, type HostPlace } from '../../domain/host.js';
 import type { PermissionMode } from '../../domain/session.js';
 import { agentResponseJsonSchema, type AgentResponse } from '../../domain/protocol.js';
 import type { Logger } from '../log.js';
@@ -158,11 +158,11 @@ export function createAgents(
     onEvent: (event: TurnEvent) => void,
     signal: AbortSignal,
   ): Promise<SessionTurnOutput> => {
-    if (input.remote && channel.provider !== 'claude')
+    if (input.remote && !runsOnHosts(channel.provider))
       throw new AgentError(
         channel.provider,
         'crash',
-        `Only Claude Code runs on hosts yet; ${providerInfo(channel.provider)?.name ?? channel.provider} cannot run on ${input.remote.host.name}.`,
+        `Only Claude Code and Codex run on hosts yet; ${providerInfo(channel.provider)?.name ?? channel.provider} cannot run on ${input.remote.host.name}.`,
       );
     const native = NATIVE_SCHEMA.has(channel.provider);
     // `@path` mentions in the form this CLI reads (the plain path for Codex).

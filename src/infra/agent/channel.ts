@@ -139,6 +139,30 @@ export interface TurnProcess {
   kill(): void;
 }
 
+/**
+ * A long-lived two-way agent process on a host (Codex's app-server): its
+ * stdout as a TurnProcess's, and a stdin whose lines reach the process
+ * exactly once, in order, however often the link drops.
+ */
+export interface RemoteServerProcess extends TurnProcess {
+  /** Lines for the process's stdin. */
+  readonly stdin: NodeJS.WritableStream;
+  /** kill(), then wait (a bounded while) until the run on the host is over. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The CLI's own state folder on the host, which the sandbox there keeps
+ * writable: the host user's `variable` (set for the CLI to that folder), else
+ * `fallback` under the host user's home.
+ */
+export interface RemoteStateDir {
+  /** An environment variable name (CODEX_HOME). */
+  readonly variable: string;
+  /** A folder relative to the home (.codex). */
+  readonly fallback: string;
+}
+
 /** Starts an agent CLI on a host (infra/hosts/remote-agent.ts). */
 export interface RemoteAgentStarter {
   /**
@@ -160,6 +184,29 @@ export interface RemoteAgentStarter {
       readonly cursor?: RemoteRunCursor;
     },
   ): Promise<TurnProcess>;
+  /**
+   * Starts `command args` as a long-lived server in the place's worktree on
+   * its host, detached, its stdin a channel on the host that outlives the
+   * link (infra/hosts/remote-server.ts). Rejects with a HostError in words.
+   */
+  startServer(
+    place: HostPlace,
+    spec: {
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly stateDir: RemoteStateDir;
+      readonly onReconnect?: (text: string) => void;
+      readonly onNotice?: (text: string) => void;
+      /** Where the run is recorded once started (its offset is not used: a server is not re-attached). */
+      readonly cursor?: RemoteRunCursor;
+    },
+  ): Promise<RemoteServerProcess>;
+  /**
+   * Ends a run a Grove before this one started (its whole process group, as
+   * it was when the run started) and waits until it is over. Rejects with a
+   * HostError when the host cannot be reached.
+   */
+  stopRun(place: HostPlace, runId: string, pgid: number | null): Promise<void>;
 }
 
 /** Environment and lookup knobs shared by all channels (injected, for tests). */

@@ -9,7 +9,12 @@ import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { HostPlace } from '../../domain/host.js';
 import { reconnectDelayMs, reconnectingLine } from '../../domain/reconnect.js';
-import type { RemoteAgentStarter, RemoteRunCursor, TurnProcess } from '../agent/channel.js';
+import type {
+  RemoteAgentStarter,
+  RemoteRunCursor,
+  RemoteStateDir,
+  TurnProcess,
+} from '../agent/channel.js';
 import { shellCommand, shellQuote } from './quote.js';
 import {
   cancelRun,
@@ -19,31 +24,47 @@ import {
   startRun,
   type RemoteRunner,
 } from './remote-run.js';
-import { runScript } from './remote-script.js';
+import { HostError, runScript } from './remote-script.js';
 import type { Ssh } from './ssh.js';
 
 const STDERR_TAIL = 8 * 1024;
 
+/** Claude Code's own folder on the host: the host user's CLAUDE_CONFIG_DIR, else ~/.claude. */
+const CLAUDE_STATE: RemoteStateDir = { variable: 'CLAUDE_CONFIG_DIR', fallback: '.claude' };
+
+const VARIABLE = /^[A-Z_][A-Z0-9_]{0,63}$/;
+const FALLBACK = /^\.?[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+
 /**
- * Claude Code's own folder on the host, as the host's shell expands it: the
- * host user's CLAUDE_CONFIG_DIR, else ~/.claude. Fixed text (no value of
- * Grove's is pasted in); the sandbox gets it as CLAUDE_CONFIG_DIR, so the
- * CLI keeps its whole state there (~/.claude.json would be rewritten by a
- * rename in the read-only home).
+ * A CLI's own folder on the host, as the host's shell expands it: the host
+ * user's `variable`, else `fallback` in its home. Fixed text (no value of
+ * Grove's is pasted in, and both names are checked); the sandbox gets it as
+ * that variable, so the CLI keeps its whole state there (Claude Code would
+ * otherwise rewrite ~/.claude.json by a rename in the read-only home).
  */
-const CLAUDE_DIR = '"${CLAUDE_CONFIG_DIR:-$HOME/.claude}"';
+export function stateDirWord(state: RemoteStateDir): string {
+  if (!VARIABLE.test(state.variable) || !FALLBACK.test(state.fallback))
+    throw new HostError(`'${state.variable}' or '${state.fallback}' cannot name a state folder`);
+  return `"\${${state.variable}:-$HOME/${state.fallback}}"`;
+}
 
 /**
  * The command line that starts `words` inside bubblewrap on the host: one
- * string for the host's `sh -c`, every path quoted.
+ * string for the host's `sh -c`, every path quoted. It ends in `exec bwrap`,
+ * so the shell's pid becomes the sandbox's.
  */
-export function sandboxedCommand(place: HostPlace, words: readonly string[]): string {
+export function sandboxedCommand(
+  place: HostPlace,
+  words: readonly string[],
+  state: RemoteStateDir = CLAUDE_STATE,
+): string {
   const q = shellQuote;
   const bind = (flag: string, path: string): string => `${flag} ${q(path)} ${q(path)}`;
   const gitDir = `${place.mirror}/worktrees/${place.worktree.split('/').pop() ?? ''}`;
   const [command = '', ...args] = words;
+  const stateDir = stateDirWord(state);
   return [
-    `mkdir -p ${CLAUDE_DIR} &&`,
+    `mkdir -p ${stateDir} &&`,
     // The CLI is found on the host user's PATH before the sandbox starts and run by its real
     // path, its package folder shown read-only again: one installed under /tmp (hidden by the
     // sandbox's own /tmp) still runs.
@@ -60,7 +81,7 @@ export function sandboxedCommand(place: HostPlace, words: readonly string[]): st
     bind('--bind', `${place.mirror}/refs`),
     bind('--bind-try', gitDir),
     bind('--bind', place.worktree),
-    `--bind ${CLAUDE_DIR} ${CLAUDE_DIR} --setenv CLAUDE_CONFIG_DIR ${CLAUDE_DIR}`,
+    `--bind ${stateDir} ${stateDir} --setenv ${state.variable} ${stateDir}`,
     `--chdir ${q(place.worktree)}`,
     '--',
     ['"$grove_agent"', ...args.map((arg) => shellQuote(arg))].join(' '),
@@ -77,8 +98,8 @@ export function agentCommand(
   return `${start} < ${shellQuote(promptFile)}`;
 }
 
-/** Starts agents on hosts over `ssh` (the shared connection of each host). */
-export function remoteAgentStarter(ssh: Ssh): RemoteAgentStarter {
+/** Starts one-shot agents (a process per turn) on hosts over `ssh`; remote-server.ts adds servers. */
+export function remoteAgentStarter(ssh: Ssh): Pick<RemoteAgentStarter, 'start'> {
   return {
     async start(place, spec) {
       const runner: RemoteRunner = { ssh, host: place.host };
@@ -117,7 +138,7 @@ export function remoteAgentStarter(ssh: Ssh): RemoteAgentStarter {
   };
 }
 
-interface Tell {
+export interface Tell {
   /** A line for the progress row. */
   readonly progress: ((text: string) => void) | undefined;
   /** A line for the transcript. */
@@ -131,7 +152,7 @@ interface Tell {
  * same schedule, the transcript saying so once, and the process ends only
  * once the run's process group on the host is really gone.
  */
-function followAgent(
+export function followAgent(
   runner: RemoteRunner,
   runId: string,
   pgid: number | null,

@@ -1,15 +1,46 @@
 import { AgentError } from '../agent-error.js';
+import type { HostPlace } from '../../../domain/host.js';
 import type { ProviderId } from '../../../domain/providers.js';
 import { JsonRpcPeer } from './json-rpc.js';
 import { launchAgent, type AgentLauncher } from '../confine/launcher.js';
-import { stderrSummary, type AgentProcess } from '../confine/process.js';
+import { stderrSummary } from '../confine/process.js';
+import type { RemoteAgentStarter, RemoteRunCursor, RemoteStateDir } from '../channel.js';
+
+/** The server process as the runtime uses it: here (the launcher's) or on a host (remote-server.ts). */
+export interface ServerProcess {
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderrTail(): string;
+  /** Ends its whole process group. Idempotent. */
+  kill(): void;
+  /** kill(), then wait (a bounded while) until it has exited. */
+  stop(): Promise<void>;
+}
 
 /** A long-lived agent process speaking JSON-RPC, started lazily and restartable. */
 export interface Runtime {
-  readonly proc: AgentProcess;
+  readonly proc: ServerProcess;
   readonly peer: JsonRpcPeer;
   readonly cwd: string;
+  /** The host it runs on (null: this machine). */
+  readonly remote: HostPlace | null;
   dead: boolean;
+}
+
+/** Marks the runtime dead and fails what waits on it once its process exits. */
+function watch(runtime: Runtime, provider: ProviderId, label: string): Runtime {
+  void runtime.proc.exited.then((exit) => {
+    runtime.dead = true;
+    runtime.peer.close(
+      new AgentError(
+        provider,
+        'crash',
+        `${label} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`,
+        stderrSummary(runtime.proc.stderrTail()),
+      ),
+    );
+  });
+  return runtime;
 }
 
 export async function startRuntime(
@@ -42,17 +73,52 @@ export async function startRuntime(
     installHint,
   );
   const peer = new JsonRpcPeer(proc.child, withVersion);
-  const runtime: Runtime = { proc, peer, cwd, dead: false };
-  void proc.exited.then((exit) => {
-    runtime.dead = true;
-    peer.close(
-      new AgentError(
-        provider,
-        'crash',
-        `${label} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`,
-        stderrSummary(proc.stderrTail()),
-      ),
-    );
+  return watch(
+    {
+      proc: {
+        exited: proc.exited,
+        stderrTail: () => proc.stderrTail(),
+        kill: () => proc.kill(),
+        stop: () => proc.stop(),
+      },
+      peer,
+      cwd,
+      remote: null,
+      dead: false,
+    },
+    provider,
+    label,
+  );
+}
+
+/**
+ * The same server on a host (issue 24): started detached in the place's
+ * worktree there, read by byte offset and written through the host's input
+ * channel, so a dropped link loses and repeats nothing either way.
+ */
+export async function startRemoteRuntime(
+  provider: ProviderId,
+  label: string,
+  starter: RemoteAgentStarter,
+  place: HostPlace,
+  spec: {
+    readonly command: string;
+    readonly args: readonly string[];
+    readonly stateDir: RemoteStateDir;
+    readonly withVersion: boolean;
+    readonly onReconnect: (text: string) => void;
+    readonly onNotice: (text: string) => void;
+    readonly cursor?: RemoteRunCursor;
+  },
+): Promise<Runtime> {
+  const proc = await starter.startServer(place, {
+    command: spec.command,
+    args: spec.args,
+    stateDir: spec.stateDir,
+    onReconnect: spec.onReconnect,
+    onNotice: spec.onNotice,
+    ...(spec.cursor ? { cursor: spec.cursor } : {}),
   });
-  return runtime;
+  const peer = new JsonRpcPeer(proc, spec.withVersion);
+  return watch({ proc, peer, cwd: place.worktree, remote: place, dead: false }, provider, label);
 }

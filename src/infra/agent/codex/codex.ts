@@ -11,6 +11,7 @@ import { AgentError } from '../agent-error.js';
 import { RpcError } from './json-rpc.js';
 import { TurnAccumulator, asRecord, asString, turnResult } from '../turn-parts.js';
 import { startRuntime, type Runtime } from './app-server.js';
+import { samePlace, startCodexOnHost } from './on-host.js';
 import {
   decideApproval,
   deniedLine,
@@ -34,7 +35,8 @@ import { codexToolLine, withoutWorktree, worktreePath } from '../tool-lines.js';
 // Codex: one `codex app-server` per session, JSON-RPC over stdio (no
 // "jsonrpc" field): initialize → thread/start or thread/resume → turn/start
 // with the reply schema; approvals answered by policy; restarted once with
-// resume if the process dies mid-turn.
+// resume if the process dies mid-turn. For a session on a host the app-server
+// runs there, one per turn (on-host.ts), with the same protocol code.
 
 const LABEL = 'Codex';
 const INSTALL = 'Install it with `npm install -g @openai/codex`.';
@@ -305,11 +307,19 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     peer.answer('mcpServer/elicitation/request', () => decline, decline);
   };
 
-  const ensure = async (request: TurnRequest): Promise<Runtime> => {
-    if (runtime && !runtime.dead) return runtime;
+  /** The process for `request`: the live one when it runs where the request wants, else a new one. */
+  const start = async (request: TurnRequest): Promise<Runtime> => {
+    const place = request.remote ?? null;
+    if (runtime && !runtime.dead && samePlace(runtime.remote, place)) return runtime;
+    if (runtime && !runtime.dead) await runtime.proc.stop();
+    runtime = null;
+    if (place)
+      return startCodexOnHost(options, request, place, binary, LABEL, (event) =>
+        current?.onEvent(event),
+      );
     // Grove's sandbox gives the agent its own /tmp, so Codex's sandbox, nested inside, keeps /tmp
     // writable for the commands it runs (tests that write there) and starts its daemon there.
-    const rt = await startRuntime(
+    return startRuntime(
       'codex',
       LABEL,
       binary,
@@ -324,6 +334,12 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       request.mainCheckout,
       sessionOf(request).sessionId,
     );
+  };
+
+  const ensure = async (request: TurnRequest): Promise<Runtime> => {
+    if (runtime && !runtime.dead && samePlace(runtime.remote, request.remote ?? null))
+      return runtime;
+    const rt = await start(request);
     checks ??= await import('./wire.js');
     wire(rt, checks);
     await rt.peer.request('initialize', {
@@ -508,6 +524,20 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     sideTurns: true,
     async runTurn(request, onEvent, signal) {
       if (signal.aborted) throw new AgentError('codex', 'canceled', 'The turn was stopped.');
+      if (request.remote) {
+        // On a host the app-server lives for one turn (its thread resumed by the next), so
+        // nothing of it is left there between turns; a crash there ends the turn in words.
+        try {
+          return await attempt(request, onEvent, signal);
+        } finally {
+          const stopping = runtime?.remote ? runtime : null;
+          if (stopping) {
+            runtime = null;
+            threadId = null;
+            await stopping.proc.stop();
+          }
+        }
+      }
       try {
         return await attempt(request, onEvent, signal);
       } catch (error) {

@@ -1,5 +1,4 @@
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readLines } from '../confine/process.js';
+import { createInterface } from 'node:readline';
 
 export class RpcError extends Error {
   constructor(
@@ -18,8 +17,14 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/** A process's stdio as the peer uses it: a local child's, or a run's on a host (remote-server.ts). */
+export interface RpcStreams {
+  readonly stdin: NodeJS.WritableStream;
+  readonly stdout: NodeJS.ReadableStream;
+}
+
 /**
- * A JSON-RPC peer over a child's stdio, one JSON object per line. Works with
+ * A JSON-RPC peer over a process's stdio, one JSON object per line. Works with
  * and without the "jsonrpc":"2.0" field (Codex's app-server omits it).
  */
 export class JsonRpcPeer {
@@ -31,10 +36,17 @@ export class JsonRpcPeer {
   private unhandled: (kind: 'notification' | 'request', method: string) => void = () => {};
 
   constructor(
-    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly child: RpcStreams,
     private readonly withVersion: boolean,
   ) {
-    readLines(child, (line) => this.receive(line));
+    const reader = createInterface({ input: child.stdout, crlfDelay: Infinity });
+    reader.on('line', (line) => this.receive(line));
+  }
+
+  /** Whether the process's stdin can take no more (a local child's was destroyed). */
+  private stdinGone(): boolean {
+    const stdin = this.child.stdin as NodeJS.WritableStream & { destroyed?: boolean };
+    return stdin.destroyed === true;
   }
 
   /** Rejects everything still waiting (the process died). */
@@ -72,7 +84,7 @@ export class JsonRpcPeer {
   }
 
   private send(message: Record<string, unknown>): void {
-    if (this.closedError || this.child.stdin.destroyed) return;
+    if (this.closedError || this.stdinGone()) return;
     this.child.stdin.write(
       `${JSON.stringify(this.withVersion ? { jsonrpc: '2.0', ...message } : message)}\n`,
     );
