@@ -7,10 +7,11 @@ import { it as plainIt } from 'vitest';
 import { parseHeadless } from '../../src/cli/args.js';
 import { runHeadless } from '../../src/cli/dispatch.js';
 import { CommandError, EXIT } from '../../src/cli/headless.js';
+import { UsageError } from '../../src/cli/usage-error.js';
 import { openInfra, type Infra } from '../../src/compose.js';
 import { groveSsh } from '../../src/infra/hosts/ssh.js';
 import { sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
-import { HostAddSchema, HostSchema } from './headless-schema.js';
+import { HostAddSchema, HostListSchema, HostSchema, HostSetSchema } from './headless-schema.js';
 
 // `grove host add|ls|rm|check` on a real SQLite file, and `check` against a
 // private sshd that logs in as a second unix user (test/helpers/sshd.ts).
@@ -66,19 +67,55 @@ describe('grove host add, ls and rm', () => {
     const added = await grove('host', 'add', 'build', 'me@build.example', '--root', '~/grove');
     expect(added.code).toBe(EXIT.ok);
     expect(added.out).toContain('Added host build: ssh me@build.example, root ~/grove.');
-    await grove('host', 'add', 'gpu', 'gpu-box');
+    expect(await grove('host', 'add', 'gpu', 'gpu-box', '--max', '3')).toMatchObject({
+      code: EXIT.ok,
+      out: expect.stringContaining('Host gpu: at most 3 turns at once.') as unknown,
+    });
 
     expect((await grove('host', 'ls')).out).toBe(
-      'build  me@build.example  (root ~/grove)\ngpu    gpu-box  (root .grove-host)\n',
+      'build  me@build.example  (root ~/grove)  max auto, 0 running\ngpu    gpu-box  (root .grove-host)  max 3, 0 running\n',
     );
-    expect(JSON.parse((await grove('host', 'ls', '--json')).out)).toEqual([
-      { name: 'build', destination: 'me@build.example', root: '~/grove' },
-      { name: 'gpu', destination: 'gpu-box', root: '.grove-host' },
+    expect(
+      JSON.parse((await grove('host', 'ls', '--json')).out).map((row: unknown) =>
+        HostListSchema.parse(row),
+      ),
+    ).toEqual([
+      {
+        name: 'build',
+        destination: 'me@build.example',
+        root: '~/grove',
+        max: null,
+        running: 0,
+        load: null,
+      },
+      { name: 'gpu', destination: 'gpu-box', root: '.grove-host', max: 3, running: 0, load: null },
     ]);
 
     const removed = await grove('host', 'rm', 'gpu');
     expect(removed).toMatchObject({ code: EXIT.ok, out: 'Removed host gpu.\n' });
     expect(JSON.parse((await grove('host', 'ls', '--json')).out)).toHaveLength(1);
+  });
+
+  plainIt("sets a host's most turns at once, and refuses what is not a maximum", async () => {
+    await grove('host', 'add', 'build', 'me@build.example', '--max', '2');
+    expect((await infra.store.hosts.get('build'))?.maxSessions).toBe(2);
+    expect(await grove('host', 'set', 'build', 'max', '5')).toMatchObject({
+      code: EXIT.ok,
+      out: 'Host build: at most 5 turns at once.\n',
+    });
+    expect((await infra.store.hosts.get('build'))?.maxSessions).toBe(5);
+    const json = await grove('host', 'set', 'build', 'max', 'auto', '--json');
+    expect(HostSetSchema.parse(JSON.parse(json.out))).toEqual({ name: 'build', max: null });
+    expect((await infra.store.hosts.get('build'))?.maxSessions).toBeNull();
+    for (const bad of [
+      ['set', 'build', 'max', 'many'],
+      ['set', 'build', 'max', '1001'],
+      ['add', 'x', 'y', '--max', '-1'],
+      ['set', 'build', 'root', '2'],
+    ])
+      expect(() => parseHeadless('host', bad)).toThrow(UsageError);
+    expect((await grove('host', 'set', 'nope', 'max', '2')).err).toMatch(/no host is named 'nope'/);
+    expect((await grove('host', 'add', 'auto', 'me@box')).err).toMatch(/choose a place/);
   });
 
   plainIt(
@@ -91,6 +128,7 @@ describe('grove host add, ls and rm', () => {
         destination: 'me@build.example',
         root: '.grove-host',
         allowUnconfined: false,
+        max: null,
         added: true,
       });
       const again = await grove(
@@ -213,16 +251,24 @@ describe('grove host check', () => {
     const lines = run.out.split('\n');
     expect(lines[0]).toBe(`Host box: ssh ${h.alias}, root .grove-host`);
     expect(run.out).toMatch(
-      new RegExp(`^ok    login +ssh ${h.alias} logs in as grove-host without a prompt$`, 'm'),
+      new RegExp(`^ok    login +ssh ${h.alias} logs in as ${h.user} without a prompt$`, 'm'),
     );
     expect(run.out).toMatch(/^ok {4}git +git 2\.\d+\.\d+ \(Grove needs 2\.38 or newer\)$/m);
     expect(run.out).toMatch(
-      /^note {2}claude +Claude Code \(claude\) is not on the PATH ssh commands get on the host \(.*\/usr\/bin.*\)\. To use it there, install it for grove-host on the host/m,
+      new RegExp(
+        `^note {2}claude +Claude Code \\(claude\\) is not on the PATH ssh commands get on the host \\(.*/usr/bin.*\\)\\. To use it there, install it for ${h.user} on the host`,
+        'm',
+      ),
     );
     expect(run.out).toMatch(
-      /^fail {2}agents +no agent CLI is on the PATH ssh commands get on the host as grove-host \(.*\): sessions there need at least one \(Claude Code, Codex, Gemini CLI\)\. Fix: install one for grove-host/m,
+      new RegExp(
+        `^fail {2}agents +no agent CLI is on the PATH ssh commands get on the host as ${h.user} \\(.*\\): sessions there need at least one \\(Claude Code, Codex, Gemini CLI\\)\\. Fix: install one for ${h.user}`,
+        'm',
+      ),
     );
-    expect(run.out).toMatch(/^ok {4}sandbox +bubblewrap .* can confine agents for grove-host$/m);
+    expect(run.out).toMatch(
+      new RegExp(`^ok {4}sandbox +bubblewrap .* can confine agents for ${h.user}$`, 'm'),
+    );
     expect(run.out).toMatch(
       new RegExp(`^ok    root +Grove's folder is ${h.home}/\\.grove-host \\(writable\\)$`, 'm'),
     );

@@ -52,7 +52,7 @@ async function echo(words: readonly string[]): Promise<string[]> {
 
 describe('the test sshd', () => {
   it('logs in as the second user, in its own home', () => {
-    expect(h().ssh('id -un; printf %s "$HOME"')).toBe(`grove-host\n${h().home}`);
+    expect(h().ssh('id -un; printf %s "$HOME"')).toBe(`${h().user}\n${h().home}`);
     expect(h().home).not.toBe(process.env['HOME']);
   });
 });
