@@ -117,8 +117,8 @@ async function startRun(
     throw new CommandError(
       notStarted(
         command.host === null
-          ? `only Claude Code and Codex run on hosts yet, not ${choice.agent}, and this project's default host is ${host}: use --agent ${HOST_AGENT}, or --host ${LOCAL_HOST_NAME} to run ${choice.agent} on this machine`
-          : `only Claude Code and Codex run on hosts yet, not ${choice.agent}: use --agent ${HOST_AGENT} with --host`,
+          ? `only Claude Code, Codex and Gemini CLI run on hosts yet, not ${choice.agent}, and this project's default host is ${host}: use --agent ${HOST_AGENT}, or --host ${LOCAL_HOST_NAME} to run ${choice.agent} on this machine`
+          : `only Claude Code, Codex and Gemini CLI run on hosts yet, not ${choice.agent}: use --agent ${HOST_AGENT} with --host`,
         prompt,
       ),
       EXIT.usage,

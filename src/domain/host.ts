@@ -133,8 +133,8 @@ export function unknownHostProblem(name: string, hosts: readonly string[]): stri
 /** The agent CLI a refusal suggests for a host. */
 export const HOST_AGENT = 'claude';
 
-/** The agent CLIs that run on hosts yet (Gemini CLI and the ACP agents do not). */
-export const HOST_AGENTS: readonly string[] = ['claude', 'codex'];
+/** The agent CLIs that run on hosts yet (the ACP agents of agents.json do not). */
+export const HOST_AGENTS: readonly string[] = ['claude', 'codex', 'gemini'];
 
 /** Whether `agent` runs on hosts. */
 export function runsOnHosts(agent: string): boolean {
@@ -142,7 +142,7 @@ export function runsOnHosts(agent: string): boolean {
 }
 
 /** What the refusals say runs on hosts. */
-const ON_HOSTS = 'Only Claude Code and Codex run on hosts yet';
+const ON_HOSTS = 'Only Claude Code, Codex and Gemini CLI run on hosts yet';
 
 /** What the composer is asked to do with a session, as far as its host goes. */
 export type HostPick =
@@ -163,7 +163,7 @@ export interface HostedSession {
 
 /**
  * Why the composer cannot do `pick` for `session`, in words with what to do
- * instead; null when it can. Only Claude Code and Codex run on hosts yet, a session's
+ * instead; null when it can. Only the built-in agent CLIs run on hosts yet, a session's
  * host is chosen before its first prompt, and best of N runs on this machine.
  */
 export function hostPickProblem(

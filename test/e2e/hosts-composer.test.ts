@@ -6,6 +6,7 @@ import { agentEnv } from '../helpers/agent-env.js';
 import { agentWorldEnv, git, makeRepo, runGrove, startGrove } from '../helpers/grove-env.js';
 import { setUpE2eWorld } from '../helpers/e2e-world.js';
 import { reply } from '../helpers/fake-model/reply.js';
+import { installAcpAgent } from '../helpers/acp-agent.js';
 import { REAL_CLI_BIN } from '../helpers/real-clis.js';
 import { ensureHostUser, sshdIt, startSshd, type TestHost } from '../helpers/sshd.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
@@ -42,6 +43,8 @@ async function withHost(
   });
   try {
     const repo = makeRepo(e2e.world);
+    // An agent of agents.json (the small ACP agent of the fixtures): it does not run on hosts.
+    installAcpAgent(e2e.world);
     const env = {
       ...agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
       GROVE_SSH_CONFIG: sshd.config,
@@ -76,7 +79,7 @@ async function enterDefaultHost(t: TmuxTerminal, value: string, select: boolean)
 }
 
 describe('choosing the host of a new session in the TUI', () => {
-  it('refuses an unknown default host, preselects the one set, switches with /host, refuses Gemini CLI there, and runs the turn on the host', async () => {
+  it('refuses an unknown default host, preselects the one set, switches with /host, refuses an agent of agents.json there, and runs the turn on the host', async () => {
     await withHost(async (t, sshd, repo) => {
       await t.waitFor('No sessions yet.');
       await t.keys('Tab');
@@ -109,11 +112,11 @@ describe('choosing the host of a new session in the TUI', () => {
       await t.waitFor('Task for the agent · on build (/host)');
       await t.waitFor(`[Host] build (ssh ${sshd.alias})`);
 
-      // Gemini CLI cannot run there: said in words, the session stays Claude Code's.
-      await t.type('/agent gemini');
+      // An agent of agents.json cannot run there: said in words, the session stays Claude Code's.
+      await t.type('/agent tiny');
       await t.keys('Enter');
       await t.waitFor(
-        'Only Claude Code and Codex run on hosts yet: /host local first to run Gemini CLI here.',
+        'Only Claude Code, Codex and Gemini CLI run on hosts yet: /host local first to run tiny here.',
       );
       expect(await t.screen()).toMatch(/claude\/\S+ \[\w+\] on build/);
 

@@ -2,6 +2,7 @@ import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { installAcpAgent } from '../helpers/acp-agent.js';
 import { git } from '../helpers/grove-env.js';
 import { REAL_CLI_BIN } from '../helpers/real-clis.js';
 import { withStore } from '../helpers/seed.js';
@@ -129,12 +130,12 @@ describe("a project's default host", () => {
   it('refuses another agent on the default host in words, and starts nothing', async () => {
     await setDefaultHost('build');
     const before = (await sessionsNow()).length;
-    const run = await h.grove(['run', '--agent', 'gemini', 'gemini on the default host'], {
-      env,
-    });
+    // An agent of agents.json (the small ACP agent of the fixtures).
+    installAcpAgent(h.world);
+    const run = await h.grove(['run', '--agent', 'tiny', 'tiny on the default host'], { env });
     expectExit(run, 2);
     expect(run.stderr).toContain(
-      "only Claude Code and Codex run on hosts yet, not gemini, and this project's default host is build: use --agent claude, or --host local to run gemini on this machine",
+      "only Claude Code, Codex and Gemini CLI run on hosts yet, not acp:tiny, and this project's default host is build: use --agent claude, or --host local to run acp:tiny on this machine",
     );
     expect(run.stderr).toContain('No session was started.');
     expect((await sessionsNow()).length).toBe(before);

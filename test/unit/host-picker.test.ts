@@ -76,38 +76,49 @@ describe('the host picker in the composer', () => {
   });
 
   it('refuses a host for an agent that does not run on hosts, in words, and changes nothing', () => {
-    const run = pressKeys(newSession(bufferFrom('/host build'), { agent: 'gemini' }), ['enter']);
+    const run = pressKeys(newSession(bufferFrom('/host build'), { agent: 'acp:tiny' }), ['enter']);
     expect(run.calls).toEqual([]);
     expect(assistOf(run.state)?.error).toBe(
-      'Only Claude Code and Codex run on hosts yet, not Gemini CLI: /agent claude first.',
+      'Only Claude Code, Codex and Gemini CLI run on hosts yet, not tiny: /agent claude first.',
     );
   });
 
   it('refuses another agent for a session on a host', () => {
-    const run = pressKeys(newSession(bufferFrom('/agent gemini'), { host: 'build' }), ['enter']);
+    // tiny: an agent of agents.json, which /agent offers.
+    const state = {
+      ...newSession(bufferFrom('/agent tiny'), { host: 'build' }),
+      agents: [
+        {
+          id: 'acp:tiny' as const,
+          binary: 'acp-fixture',
+          path: '/usr/bin/acp-fixture',
+          version: null,
+        },
+      ],
+    };
+    const run = pressKeys(state, ['enter']);
     expect(run.calls).toEqual([]);
     expect(assistOf(run.state)?.error).toBe(
-      'Only Claude Code and Codex run on hosts yet: /host local first to run Gemini CLI here.',
+      'Only Claude Code, Codex and Gemini CLI run on hosts yet: /host local first to run tiny here.',
     );
   });
 
   it('sends nothing for a session on a host whose agent cannot run there (a default host and another agent)', () => {
     const run = pressKeys(
-      newSession(bufferFrom('Fix the export'), { host: 'build', agent: 'gemini' }),
+      newSession(bufferFrom('Fix the export'), { host: 'build', agent: 'acp:tiny' }),
       ['enter'],
     );
     expect(run.calls).toEqual([]);
     expect(textOf(run.state)).toBe('Fix the export');
     expect(assistOf(run.state)?.error).toBe(
-      'Only Claude Code and Codex run on hosts yet: /agent claude, or /host local for Gemini CLI. Not sent.',
+      'Only Claude Code, Codex and Gemini CLI run on hosts yet: /agent claude, or /host local for tiny. Not sent.',
     );
   });
 
-  it('sends the prompt of a Codex session on a host', () => {
-    const run = pressKeys(
-      newSession(bufferFrom('Fix the export'), { host: 'build', agent: 'codex' }),
-      ['enter'],
-    );
+  it.each(['codex', 'gemini'])('sends the prompt of a %s session on a host', (agent) => {
+    const run = pressKeys(newSession(bufferFrom('Fix the export'), { host: 'build', agent }), [
+      'enter',
+    ]);
     expect(run.calls).toEqual([call('sendPrompt', 'x', 'Fix the export')]);
   });
 

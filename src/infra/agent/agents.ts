@@ -162,7 +162,7 @@ export function createAgents(
       throw new AgentError(
         channel.provider,
         'crash',
-        `Only Claude Code and Codex run on hosts yet; ${providerInfo(channel.provider)?.name ?? channel.provider} cannot run on ${input.remote.host.name}.`,
+        `Only Claude Code, Codex and Gemini CLI run on hosts yet; ${providerInfo(channel.provider)?.name ?? channel.provider} cannot run on ${input.remote.host.name}.`,
       );
     const native = NATIVE_SCHEMA.has(channel.provider);
     // `@path` mentions in the form this CLI reads (the plain path for Codex).

@@ -154,13 +154,27 @@ export interface RemoteServerProcess extends TurnProcess {
 /**
  * The CLI's own state folder on the host, which the sandbox there keeps
  * writable: the host user's `variable` (set for the CLI to that folder), else
- * `fallback` under the host user's home.
+ * `fallback` under the host user's home; with `inside`, the folder is that
+ * one inside it (the variable names its parent, as GEMINI_CLI_HOME does).
  */
 export interface RemoteStateDir {
   /** An environment variable name (CODEX_HOME). */
   readonly variable: string;
-  /** A folder relative to the home (.codex). */
+  /** A folder relative to the home (.codex), or '' for the home itself. */
   readonly fallback: string;
+  /** The state folder inside that one (.gemini), when the variable names its parent. */
+  readonly inside?: string;
+}
+
+/** A server process as a channel uses it: here (the launcher's) or on a host (RemoteServerProcess). */
+export interface ServerProcess {
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderrTail(): string;
+  /** Ends its whole process group. Idempotent. */
+  kill(): void;
+  /** kill(), then wait (a bounded while) until it has exited. */
+  stop(): Promise<void>;
 }
 
 /** Starts an agent CLI on a host (infra/hosts/remote-agent.ts). */

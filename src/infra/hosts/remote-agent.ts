@@ -33,19 +33,34 @@ const STDERR_TAIL = 8 * 1024;
 const CLAUDE_STATE: RemoteStateDir = { variable: 'CLAUDE_CONFIG_DIR', fallback: '.claude' };
 
 const VARIABLE = /^[A-Z_][A-Z0-9_]{0,63}$/;
-const FALLBACK = /^\.?[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+const FOLDER = /^\.?[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
 
 /**
  * A CLI's own folder on the host, as the host's shell expands it: the host
- * user's `variable`, else `fallback` in its home. Fixed text (no value of
- * Grove's is pasted in, and both names are checked); the sandbox gets it as
- * that variable, so the CLI keeps its whole state there (Claude Code would
- * otherwise rewrite ~/.claude.json by a rename in the read-only home).
+ * user's `variable`, else `fallback` in its home (and `inside` it, when set).
+ * Fixed text (no value of Grove's is pasted in, and every name is checked);
+ * the sandbox gets the variable set, so the CLI keeps its whole state there
+ * (Claude Code would otherwise rewrite ~/.claude.json by a rename in the
+ * read-only home).
  */
 export function stateDirWord(state: RemoteStateDir): string {
-  if (!VARIABLE.test(state.variable) || !FALLBACK.test(state.fallback))
-    throw new HostError(`'${state.variable}' or '${state.fallback}' cannot name a state folder`);
-  return `"\${${state.variable}:-$HOME/${state.fallback}}"`;
+  const inside = state.inside ?? '';
+  return inside === ''
+    ? stateParentWord(state)
+    : `${stateParentWord(state).slice(0, -1)}/${inside}"`;
+}
+
+/** What the sandbox sets the state variable to (the folder, or its parent with `inside`). */
+export function stateParentWord(state: RemoteStateDir): string {
+  const inside = state.inside ?? '';
+  if (
+    !VARIABLE.test(state.variable) ||
+    (state.fallback !== '' && !FOLDER.test(state.fallback)) ||
+    (inside !== '' && !FOLDER.test(inside))
+  )
+    throw new HostError(`'${state.variable}' cannot name a state folder`);
+  const home = state.fallback === '' ? '$HOME' : `$HOME/${state.fallback}`;
+  return `"\${${state.variable}:-${home}}"`;
 }
 
 /**
@@ -81,7 +96,7 @@ export function sandboxedCommand(
     bind('--bind', `${place.mirror}/refs`),
     bind('--bind-try', gitDir),
     bind('--bind', place.worktree),
-    `--bind ${stateDir} ${stateDir} --setenv ${state.variable} ${stateDir}`,
+    `--bind ${stateDir} ${stateDir} --setenv ${state.variable} ${stateParentWord(state)}`,
     `--chdir ${q(place.worktree)}`,
     '--',
     ['"$grove_agent"', ...args.map((arg) => shellQuote(arg))].join(' '),

@@ -19,7 +19,12 @@ import { Writable } from 'node:stream';
 import type { HostPlace } from '../../domain/host.js';
 import { reconnectDelayMs } from '../../domain/reconnect.js';
 import type { RemoteAgentStarter, RemoteServerProcess } from '../agent/channel.js';
-import { followAgent, remoteAgentStarter, sandboxedCommand, stateDirWord } from './remote-agent.js';
+import {
+  followAgent,
+  remoteAgentStarter,
+  sandboxedCommand,
+  stateParentWord,
+} from './remote-agent.js';
 import { shellCommand, shellQuote } from './quote.js';
 import { cancelRun, newRunId, pause, startRun, type RemoteRunner } from './remote-run.js';
 import { runScript } from './remote-script.js';
@@ -161,7 +166,7 @@ export async function startRemoteServer(
   const words = [spec.command, ...spec.args];
   const start = place.confined
     ? sandboxedCommand(place, words, spec.stateDir)
-    : `export ${spec.stateDir.variable}=${stateDirWord(spec.stateDir)} && exec ${shellCommand(words)}`;
+    : `export ${spec.stateDir.variable}=${stateParentWord(spec.stateDir)} && exec ${shellCommand(words)}`;
   const run = await startRun(runner, serverCommand(dir, start), { cwd: place.worktree, runId });
   const cursor = spec.cursor;
   if (cursor) {

@@ -164,7 +164,7 @@ function send(
   if (text === '' && assist.images.length === 0) return;
   const parsed = parseSlash(text, slashContext(ctx, session));
   const bestOf = session.prompt === null ? (mode.bestOf ?? 1) : 1;
-  // Where it runs: only Claude Code and Codex on a host, the host chosen before the first prompt (the line says why, nothing runs).
+  // Where it runs: only the built-in agent CLIs on a host, the host chosen before the first prompt (the line says why, nothing runs).
   const problem =
     parsed.kind === 'prompt'
       ? hostPickProblem(session, { kind: 'prompt', bestOf }, nameOf)

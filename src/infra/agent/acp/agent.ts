@@ -87,7 +87,12 @@ export function createAcpAgentChannel(spec: AcpAgentSpec, options: ChannelOption
       label,
       install,
     );
-    const acp = connectAcp(proc, handlers(request.cwd), options.wire ?? quietWireWatch, provider);
+    const acp = connectAcp(
+      proc.child,
+      handlers(request.cwd),
+      options.wire ?? quietWireWatch,
+      provider,
+    );
     const rt: AcpRuntime = { proc, acp, canLoad: false, dead: false, readOnly };
     void proc.exited.then((exit) => {
       rt.dead = true;

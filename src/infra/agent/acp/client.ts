@@ -2,8 +2,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import acpSchema from '@agentclientprotocol/sdk/schema/v1/schema.json' with { type: 'json' };
 import * as z from 'zod';
 import type { ProviderId } from '../../../domain/providers.js';
-import type { AgentProcess } from '../confine/process.js';
-import { readLines } from '../confine/process.js';
+import { createInterface } from 'node:readline';
 import { issueText, type WireWatch } from '../wire-check.js';
 
 // The client side of the Agent Client Protocol over an agent's stdio, with the
@@ -86,11 +85,12 @@ const RESPONSE_SCHEMA: Partial<Record<string, SchemaName>> = {
  * is dropped). It never ends by itself: the channel closes the connection
  * when the process exits, with an error that says so.
  */
-function jsonLines(proc: AgentProcess): ReadableStream<Uint8Array> {
+function jsonLines(proc: AcpStreams): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      readLines(proc.child, (line) => {
+      const reader = createInterface({ input: proc.stdout, crlfDelay: Infinity });
+      reader.on('line', (line) => {
         if (!line.trim().startsWith('{')) return;
         try {
           controller.enqueue(encoder.encode(`${line}\n`));
@@ -102,13 +102,20 @@ function jsonLines(proc: AgentProcess): ReadableStream<Uint8Array> {
   });
 }
 
-function toAgent(proc: AgentProcess): WritableStream<Uint8Array> {
+function toAgent(proc: AcpStreams): WritableStream<Uint8Array> {
+  const stdin = proc.stdin as NodeJS.WritableStream & { destroyed?: boolean };
   return new WritableStream<Uint8Array>({
     write(chunk) {
       // The agent may be gone: what it can no longer read is dropped.
-      if (!proc.child.stdin.destroyed) proc.child.stdin.write(chunk);
+      if (stdin.destroyed !== true) stdin.write(chunk);
     },
   });
+}
+
+/** The agent's stdio: a local child's, or a run's on a host (infra/hosts/remote-server.ts). */
+export interface AcpStreams {
+  readonly stdin: NodeJS.WritableStream;
+  readonly stdout: NodeJS.ReadableStream;
 }
 
 /**
@@ -116,7 +123,7 @@ function toAgent(proc: AgentProcess): WritableStream<Uint8Array> {
  * sends is judged against the ACP schema and told to `watch`.
  */
 export function connectAcp(
-  proc: AgentProcess,
+  proc: AcpStreams,
   handlers: AcpClientHandlers,
   watch: WireWatch,
   provider: ProviderId = 'gemini',

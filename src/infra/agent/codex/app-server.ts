@@ -4,18 +4,12 @@ import type { ProviderId } from '../../../domain/providers.js';
 import { JsonRpcPeer } from './json-rpc.js';
 import { launchAgent, type AgentLauncher } from '../confine/launcher.js';
 import { stderrSummary } from '../confine/process.js';
-import type { RemoteAgentStarter, RemoteRunCursor, RemoteStateDir } from '../channel.js';
-
-/** The server process as the runtime uses it: here (the launcher's) or on a host (remote-server.ts). */
-export interface ServerProcess {
-  /** Resolves with the exit code (or signal) once the process has exited. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderrTail(): string;
-  /** Ends its whole process group. Idempotent. */
-  kill(): void;
-  /** kill(), then wait (a bounded while) until it has exited. */
-  stop(): Promise<void>;
-}
+import type {
+  RemoteAgentStarter,
+  RemoteRunCursor,
+  RemoteStateDir,
+  ServerProcess,
+} from '../channel.js';
 
 /** A long-lived agent process speaking JSON-RPC, started lazily and restartable. */
 export interface Runtime {

@@ -11,7 +11,8 @@ import { AgentError } from '../agent-error.js';
 import { RpcError } from './json-rpc.js';
 import { TurnAccumulator, asRecord, asString, turnResult } from '../turn-parts.js';
 import { startRuntime, type Runtime } from './app-server.js';
-import { samePlace, startCodexOnHost } from './on-host.js';
+import { startCodexOnHost } from './on-host.js';
+import { samePlace } from '../on-host.js';
 import {
   decideApproval,
   deniedLine,

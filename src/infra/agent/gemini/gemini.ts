@@ -1,6 +1,9 @@
+import type { HostPlace } from '../../../domain/host.js';
 import {
   type AgentChannel,
   type ChannelOptions,
+  type RemoteStateDir,
+  type ServerProcess,
   type TurnEvent,
   type TurnRequest,
   type TurnResult,
@@ -13,7 +16,8 @@ import type { AcpClient, AcpClientHandlers } from '../acp/client.js';
 import { acpTurnHandlers } from '../acp/turn-handlers.js';
 import { networkHold } from '../approval.js';
 import { launchAgent } from '../confine/launcher.js';
-import { stderrSummary, type AgentProcess } from '../confine/process.js';
+import { stderrSummary } from '../confine/process.js';
+import { leftRunRefusal, samePlace } from '../on-host.js';
 import { quietWireWatch } from '../wire-check.js';
 import { apiAgentError } from '../api-error.js';
 import { retryProgress, watchGeminiRetries, type GeminiRetry } from './retries.js';
@@ -30,6 +34,13 @@ import { acpImageBlocks } from '../prompt-images.js';
 
 const LABEL = 'Gemini CLI';
 const INSTALL = 'Install it with `npm install -g @google/gemini-cli`.';
+
+/** Gemini CLI's own folder on a host, kept writable in the sandbox there: $GEMINI_CLI_HOME/.gemini, else ~/.gemini. */
+const GEMINI_STATE: RemoteStateDir = {
+  variable: 'GEMINI_CLI_HOME',
+  fallback: '',
+  inside: '.gemini',
+};
 
 function minuteNow(): number {
   return Math.floor(Date.now() / 60_000);
@@ -55,9 +66,11 @@ export function geminiModeId(mode: PermissionMode): 'plan' | 'default' {
 
 /** A `gemini --acp` process and its ACP connection (@agentclientprotocol/sdk). */
 interface AcpRuntime {
-  readonly proc: AgentProcess;
+  readonly proc: ServerProcess;
   readonly acp: AcpClient;
   readonly cwd: string;
+  /** The host it runs on (null: this machine). */
+  readonly remote: HostPlace | null;
   dead: boolean;
 }
 
@@ -113,6 +126,48 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       },
     );
 
+  /** Closes the connection (its requests fail with why) once the process exited. */
+  const watch = (rt: AcpRuntime): AcpRuntime => {
+    void rt.proc.exited.then((exit) => {
+      rt.dead = true;
+      rt.acp.close(
+        new AgentError(
+          'gemini',
+          'crash',
+          `${LABEL} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`,
+          stderrSummary(rt.proc.stderrTail()),
+        ),
+      );
+    });
+    return rt;
+  };
+
+  /**
+   * On a host (issue 24): `gemini --acp` started there for one turn, its stdio
+   * the host's channel (infra/hosts/remote-server.ts). Gemini CLI's retries are
+   * not watched there (they are logged to a file on the host).
+   */
+  const startOnHost = async (
+    request: TurnRequest,
+    place: HostPlace,
+    args: string[],
+  ): Promise<AcpRuntime> => {
+    await leftRunRefusal(options, request, place, 'gemini', LABEL, LABEL);
+    if (!options.remote) throw new Error('unreachable: checked by leftRunRefusal');
+    const { connectAcp } = await import('../acp/client.js');
+    const cursor = request.remoteRun;
+    const proc = await options.remote.startServer(place, {
+      command: binary,
+      args,
+      stateDir: GEMINI_STATE,
+      onReconnect: (text) => current?.onEvent({ type: 'progress', text }),
+      onNotice: (text) => current?.onEvent({ type: 'notice', text }),
+      ...(cursor ? { cursor } : {}),
+    });
+    const acp = connectAcp(proc, handlers(place.worktree), options.wire ?? quietWireWatch);
+    return watch({ proc, acp, cwd: place.worktree, remote: place, dead: false });
+  };
+
   const start = async (
     args: string[],
     cwd: string,
@@ -148,20 +203,8 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       throw error;
     });
     void proc.exited.then(() => retries.stop());
-    const acp = connectAcp(proc, handlers(cwd), options.wire ?? quietWireWatch);
-    const rt: AcpRuntime = { proc, acp, cwd, dead: false };
-    void proc.exited.then((exit) => {
-      rt.dead = true;
-      acp.close(
-        new AgentError(
-          'gemini',
-          'crash',
-          `${LABEL} exited (${exit.signal ?? `code ${exit.code ?? '?'}`}).`,
-          stderrSummary(proc.stderrTail()),
-        ),
-      );
-    });
-    return rt;
+    const acp = connectAcp(proc.child, handlers(cwd), options.wire ?? quietWireWatch);
+    return watch({ proc, acp, cwd, remote: null, dead: false });
   };
 
   /** Message chunks seen since the last session/load began. */
@@ -171,12 +214,17 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
   const ensure = async (
     request: TurnRequest,
   ): Promise<{ rt: AcpRuntime; sessionId: string; lost: boolean }> => {
-    if (!runtime || runtime.dead) {
+    const place = request.remote ?? null;
+    if (!runtime || runtime.dead || !samePlace(runtime.remote, place)) {
+      if (runtime && !runtime.dead) await runtime.proc.stop();
+      runtime = null;
       const args = [
         '--acp',
         ...(request.model && request.model !== 'auto' ? ['-m', request.model] : []),
       ];
-      const rt = await start(args, request.cwd, request.mainCheckout, sessionOf(request).sessionId);
+      const rt = place
+        ? await startOnHost(request, place, args)
+        : await start(args, request.cwd, request.mainCheckout, sessionOf(request).sessionId);
       await rt.acp.request('initialize', {
         protocolVersion: 1,
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
@@ -221,81 +269,18 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     provider: 'gemini',
     async runTurn(request, onEvent, signal): Promise<TurnResult> {
       if (signal.aborted) throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
-      const { rt, sessionId, lost } = await ensure(request);
-      // Never a silent fresh start: the conversation Gemini lost is replayed from Grove's transcript, and said so.
-      let prompt = request.prompt;
-      if (lost) {
-        const replay = replayPrompt(request.history ?? [], request.prompt);
-        prompt = replay.prompt;
-        onEvent({ type: 'notice', text: replayNotice('Gemini', replay.turns) });
-      }
-      const wantMode = geminiModeId(request.permissionMode);
-      if (sessionMode !== wantMode) {
-        try {
-          await rt.acp.request('session/set_mode', { sessionId, modeId: wantMode });
-          sessionMode = wantMode;
-        } catch {
-          // Gemini's own mode is not essential: Grove's answers deny every write outside Auto Edit anyway.
-        }
-      }
-      const acc = new TurnAccumulator();
-      current = { acc, request, onEvent, signal, sessionId, gaveUp: null };
-      const turn = current;
-      const onAbort = (): void => {
-        rt.acp.cancel(sessionId);
-        setTimeout(() => rt.proc.kill(), 2000).unref();
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      // Stopped while the process was starting: the listener came too late.
-      if (signal.aborted) onAbort();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        rt.proc.kill();
-      }, options.turnTimeoutMs);
-      timer.unref();
+      if (!request.remote) return turnHere(request, onEvent, signal);
+      // On a host the process lives for one turn (its session reloaded by the next), so nothing
+      // of it is left there between turns.
       try {
-        const result = await rt.acp.request('session/prompt', {
-          sessionId,
-          prompt: [{ type: 'text', text: prompt }, ...(await acpImageBlocks(request.images ?? []))],
-        });
-        const stop = result.stopReason;
-        if (turn.gaveUp) throw retriesSpent(turn.gaveUp, request.modelRetries ?? 0);
-        if (signal.aborted || stop === 'cancelled')
-          throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
-        if (stop && stop !== 'end_turn')
-          throw new AgentError('gemini', 'api', `Gemini CLI stopped the turn early (${stop}).`);
-        // Gemini CLI's own extension (_meta.quota), or ACP's draft `usage` field.
-        const meta = asRecord(asRecord(result._meta)['quota']);
-        const count = asRecord(meta['token_count']);
-        const usage = asRecord(asRecord(result)['usage']);
-        acc.inputTokens = asNumber(count['input_tokens']) || asNumber(usage['inputTokens']);
-        acc.outputTokens = asNumber(count['output_tokens']) || asNumber(usage['outputTokens']);
-        return turnResult(acc, conversation);
-      } catch (error) {
-        if (signal.aborted) throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
-        if (timedOut)
-          throw new AgentError(
-            'gemini',
-            'timeout',
-            `Gemini CLI did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`,
-          );
-        if (error instanceof AgentError) throw error;
-        const message = error instanceof Error ? error.message : String(error);
-        // The API's message in words (its raw JSON body goes to the log); ACP's error data carries the HTTP status.
-        const status =
-          error instanceof Error && 'data' in error
-            ? asNumber(asRecord(error.data)['code']) || null
-            : null;
-        throw apiAgentError('gemini', 'Gemini CLI', message, {
-          status,
-          ...(/\bauth|api key|credential/i.test(message) ? { reason: 'auth' as const } : {}),
-          diagnostics: rt.proc.stderrTail().slice(-800),
-        });
+        return await turnHere(request, onEvent, signal);
       } finally {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        current = null;
+        const stopping = runtime?.remote ? runtime : null;
+        if (stopping) {
+          runtime = null;
+          conversation = null;
+          await stopping.proc.stop();
+        }
       }
     },
     async shutdown() {
@@ -305,4 +290,87 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       await stopping?.proc.stop();
     },
   };
+
+  async function turnHere(
+    request: TurnRequest,
+    onEvent: (event: TurnEvent) => void,
+    signal: AbortSignal,
+  ): Promise<TurnResult> {
+    const { rt, sessionId, lost } = await ensure(request);
+    // Never a silent fresh start: the conversation Gemini lost is replayed from Grove's transcript, and said so.
+    let prompt = request.prompt;
+    if (lost) {
+      const replay = replayPrompt(request.history ?? [], request.prompt);
+      prompt = replay.prompt;
+      onEvent({ type: 'notice', text: replayNotice('Gemini', replay.turns) });
+    }
+    const wantMode = geminiModeId(request.permissionMode);
+    if (sessionMode !== wantMode) {
+      try {
+        await rt.acp.request('session/set_mode', { sessionId, modeId: wantMode });
+        sessionMode = wantMode;
+      } catch {
+        // Gemini's own mode is not essential: Grove's answers deny every write outside Auto Edit anyway.
+      }
+    }
+    const acc = new TurnAccumulator();
+    current = { acc, request, onEvent, signal, sessionId, gaveUp: null };
+    const turn = current;
+    const onAbort = (): void => {
+      rt.acp.cancel(sessionId);
+      setTimeout(() => rt.proc.kill(), 2000).unref();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    // Stopped while the process was starting: the listener came too late.
+    if (signal.aborted) onAbort();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      rt.proc.kill();
+    }, options.turnTimeoutMs);
+    timer.unref();
+    try {
+      const result = await rt.acp.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: prompt }, ...(await acpImageBlocks(request.images ?? []))],
+      });
+      const stop = result.stopReason;
+      if (turn.gaveUp) throw retriesSpent(turn.gaveUp, request.modelRetries ?? 0);
+      if (signal.aborted || stop === 'cancelled')
+        throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
+      if (stop && stop !== 'end_turn')
+        throw new AgentError('gemini', 'api', `Gemini CLI stopped the turn early (${stop}).`);
+      // Gemini CLI's own extension (_meta.quota), or ACP's draft `usage` field.
+      const meta = asRecord(asRecord(result._meta)['quota']);
+      const count = asRecord(meta['token_count']);
+      const usage = asRecord(asRecord(result)['usage']);
+      acc.inputTokens = asNumber(count['input_tokens']) || asNumber(usage['inputTokens']);
+      acc.outputTokens = asNumber(count['output_tokens']) || asNumber(usage['outputTokens']);
+      return turnResult(acc, conversation);
+    } catch (error) {
+      if (signal.aborted) throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
+      if (timedOut)
+        throw new AgentError(
+          'gemini',
+          'timeout',
+          `Gemini CLI did not finish within ${Math.round(options.turnTimeoutMs / 60000)} minutes and was stopped.`,
+        );
+      if (error instanceof AgentError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      // The API's message in words (its raw JSON body goes to the log); ACP's error data carries the HTTP status.
+      const status =
+        error instanceof Error && 'data' in error
+          ? asNumber(asRecord(error.data)['code']) || null
+          : null;
+      throw apiAgentError('gemini', 'Gemini CLI', message, {
+        status,
+        ...(/\bauth|api key|credential/i.test(message) ? { reason: 'auth' as const } : {}),
+        diagnostics: rt.proc.stderrTail().slice(-800),
+      });
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      current = null;
+    }
+  }
 }
