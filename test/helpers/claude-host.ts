@@ -17,7 +17,11 @@ export interface ClaudeHost {
   close(root: string): Promise<void>;
 }
 
-export async function startClaudeHost(modelUrl: string): Promise<ClaudeHost> {
+export async function startClaudeHost(
+  modelUrl: string,
+  /** More variables for the host user's commands (sshd's SetEnv). */
+  env: Readonly<Record<string, string>> = {},
+): Promise<ClaudeHost> {
   const user = ensureHostUser();
   const claudeDir = mkdtempSync(join(tmpdir(), 'grove-host-claude-'));
   chownSync(claudeDir, user.uid, user.gid);
@@ -31,6 +35,7 @@ export async function startClaudeHost(modelUrl: string): Promise<ClaudeHost> {
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       CLAUDE_CODE_MAX_RETRIES: '0',
       DISABLE_AUTOUPDATER: '1',
+      ...env,
     },
   });
   return {

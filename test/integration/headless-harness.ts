@@ -16,6 +16,7 @@ import {
   type GroveWorld,
 } from '../helpers/grove-env.js';
 import { reply } from '../helpers/fake-model/reply.js';
+import { ListSchema, ShowSchema } from './headless-schema.js';
 
 export { reply };
 
@@ -163,6 +164,37 @@ export async function until(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The id of the session `grove ls --json` lists with `title`, once it is listed. */
+export async function sessionIdOf(
+  h: Harness,
+  title: string,
+  env: Record<string, string> = {},
+): Promise<string> {
+  let id = '';
+  await until(
+    `the session of "${title}" is listed`,
+    async () => {
+      const list = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'], { env })).stdout));
+      id = list.find((s) => s.title === title)?.sessionId ?? '';
+      return id !== '';
+    },
+    60_000,
+  );
+  return id;
+}
+
+/** A session's transcript as `grove show --json` gives it: an entry a line, `kind: content`. */
+export async function transcriptOf(
+  h: Harness,
+  sessionId: string,
+  env: Record<string, string> = {},
+): Promise<string[]> {
+  const shown = ShowSchema.parse(
+    JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),
+  );
+  return shown.transcript.map((e) => `${e.kind}: ${e.content}`);
 }
 
 /** A run's output, for failure messages. */

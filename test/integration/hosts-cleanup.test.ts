@@ -1,11 +1,15 @@
-import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { git } from '../helpers/grove-env.js';
-import { REAL_CLI_BIN } from '../helpers/real-clis.js';
-import { ensureHostUser, sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
-import { expectExit, harness, reply, show, type Harness } from './headless-harness.js';
+import { startClaudeHost, type ClaudeHost } from '../helpers/claude-host.js';
+import { sshdIt, sshdProblem, type TestHost } from '../helpers/sshd.js';
+import {
+  expectExit,
+  harness,
+  reply,
+  show,
+  type Harness,
+  transcriptOf,
+} from './headless-harness.js';
 import { GcSchema, ListSchema, ShowSchema } from './headless-schema.js';
 
 // A session on a host that ends for good (merged, canceled, reclaimed) has
@@ -20,7 +24,7 @@ const it = sshdIt();
 const ROOT = `.grove-test-cleanup-${process.pid}`;
 let h: Harness;
 let sshd: TestHost | undefined;
-let claudeDir: string;
+let claude: ClaudeHost | undefined;
 let env: Record<string, string>;
 
 function host(): TestHost {
@@ -31,30 +35,15 @@ function host(): TestHost {
 beforeAll(async () => {
   if (sshdProblem() !== null) return;
   h = await harness();
-  const user = ensureHostUser();
-  claudeDir = mkdtempSync(join(tmpdir(), 'grove-host-claude-'));
-  chownSync(claudeDir, user.uid, user.gid);
-  chmodSync(claudeDir, 0o755);
-  sshd = await startSshd({
-    path: [REAL_CLI_BIN],
-    env: {
-      ANTHROPIC_BASE_URL: h.server.url,
-      ANTHROPIC_API_KEY: 'sk-host-own',
-      CLAUDE_CONFIG_DIR: claudeDir,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      CLAUDE_CODE_MAX_RETRIES: '0',
-      DISABLE_AUTOUPDATER: '1',
-    },
-  });
+  claude = await startClaudeHost(h.server.url);
+  sshd = claude.sshd;
   env = { GROVE_SSH_CONFIG: sshd.config };
   expectExit(await h.grove(['host', 'add', 'build', sshd.alias, '--root', ROOT], { env }), 0);
 }, 60_000);
 
 afterAll(async () => {
-  if (!sshd) return;
-  sshd.ssh(`rm -rf ${ROOT}`);
-  await sshd.stop();
-  rmSync(claudeDir, { recursive: true, force: true });
+  if (!claude) return;
+  await claude.close(ROOT);
   await h.close();
 });
 
@@ -103,12 +92,8 @@ function mirrorHas(key: string, branch: string): boolean {
   );
 }
 
-async function transcript(id: string): Promise<string> {
-  const shown = ShowSchema.parse(
-    JSON.parse((await h.grove(['show', id, '--json'], { env })).stdout),
-  );
-  return shown.transcript.map((e) => `${e.kind}: ${e.content}`).join('\n');
-}
+const transcript = async (id: string): Promise<string> =>
+  (await transcriptOf(h, id, env)).join('\n');
 
 describe('a session on a host that ends for good', () => {
   it('merged: its worktree, branch and run folders there go, and nothing Grove did not make', async () => {

@@ -1,12 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { gate } from '../helpers/fake-model/server.js';
 import { git } from '../helpers/grove-env.js';
-import { REAL_CLI_BIN } from '../helpers/real-clis.js';
-import { ensureHostUser, sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
+import { startClaudeHost, type ClaudeHost } from '../helpers/claude-host.js';
+import { sshdIt, sshdProblem, type TestHost } from '../helpers/sshd.js';
 import {
   expectExit,
   harness,
@@ -15,8 +12,10 @@ import {
   until,
   type Harness,
   type Running,
+  sessionIdOf,
+  transcriptOf,
 } from './headless-harness.js';
-import { ListSchema, ShowSchema } from './headless-schema.js';
+import { ShowSchema } from './headless-schema.js';
 
 // A Grove killed (kill -9) in the middle of a turn on a host (issue 24, item
 // 4): the agent goes on there, detached; the next Grove that takes the
@@ -31,7 +30,7 @@ const it = sshdIt();
 const ROOT = `.grove-test-reattach-${process.pid}`;
 let h: Harness;
 let sshd: TestHost | undefined;
-let claudeDir: string;
+let claude: ClaudeHost | undefined;
 let env: Record<string, string>;
 
 function host(): TestHost {
@@ -42,30 +41,15 @@ function host(): TestHost {
 beforeAll(async () => {
   if (sshdProblem() !== null) return;
   h = await harness();
-  const user = ensureHostUser();
-  claudeDir = mkdtempSync(join(tmpdir(), 'grove-host-claude-'));
-  chownSync(claudeDir, user.uid, user.gid);
-  chmodSync(claudeDir, 0o755);
-  sshd = await startSshd({
-    path: [REAL_CLI_BIN],
-    env: {
-      ANTHROPIC_BASE_URL: h.server.url,
-      ANTHROPIC_API_KEY: 'sk-host-own',
-      CLAUDE_CONFIG_DIR: claudeDir,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      CLAUDE_CODE_MAX_RETRIES: '0',
-      DISABLE_AUTOUPDATER: '1',
-    },
-  });
+  claude = await startClaudeHost(h.server.url);
+  sshd = claude.sshd;
   env = { GROVE_SSH_CONFIG: sshd.config };
   expectExit(await h.grove(['host', 'add', 'build', sshd.alias, '--root', ROOT], { env }), 0);
 }, 60_000);
 
 afterAll(async () => {
-  if (!sshd) return;
-  sshd.ssh(`rm -rf ${ROOT}`);
-  await sshd.stop();
-  rmSync(claudeDir, { recursive: true, force: true });
+  if (!claude) return;
+  await claude.close(ROOT);
   await h.close();
 });
 
@@ -90,26 +74,9 @@ function commitMessage(text: string): void {
   ]);
 }
 
-async function sessionOf(title: string): Promise<string> {
-  let id = '';
-  await until(
-    `the session of "${title}" is listed`,
-    async () => {
-      const list = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'], { env })).stdout));
-      id = list.find((s) => s.title === title)?.sessionId ?? '';
-      return id !== '';
-    },
-    60_000,
-  );
-  return id;
-}
+const sessionOf = (title: string): Promise<string> => sessionIdOf(h, title, env);
 
-async function transcript(sessionId: string): Promise<string[]> {
-  const shown = ShowSchema.parse(
-    JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),
-  );
-  return shown.transcript.map((e) => `${e.kind}: ${e.content}`);
-}
+const transcript = (sessionId: string): Promise<string[]> => transcriptOf(h, sessionId, env);
 
 /** Starts `grove run --host build` and kills it (-9) once the agent waits at `held` with `first` in the transcript. */
 async function killedMidTurn(

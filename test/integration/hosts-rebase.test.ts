@@ -4,8 +4,15 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startClaudeHost, type ClaudeHost } from '../helpers/claude-host.js';
 import { git } from '../helpers/grove-env.js';
 import { sshdIt, sshdProblem } from '../helpers/sshd.js';
-import { expectExit, harness, reply, show, type Harness } from './headless-harness.js';
-import { ResultSchema, ShowSchema } from './headless-schema.js';
+import {
+  expectExit,
+  harness,
+  reply,
+  show,
+  type Harness,
+  transcriptOf,
+} from './headless-harness.js';
+import { ResultSchema } from './headless-schema.js';
 
 // A rebase of a session on a host (issue 24, item 3), as a person runs it:
 // `grove run --host`, a new commit on the base branch, `grove rebase`, then
@@ -93,12 +100,7 @@ function agentRuns(mark: string, command: string, answer: string): void {
   ]);
 }
 
-async function transcript(sessionId: string): Promise<string[]> {
-  const shown = ShowSchema.parse(
-    JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),
-  );
-  return shown.transcript.map((e) => `${e.kind}: ${e.content}`);
-}
+const transcript = (sessionId: string): Promise<string[]> => transcriptOf(h, sessionId, env);
 
 async function startOnHost(
   mark: string,

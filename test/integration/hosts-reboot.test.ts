@@ -1,13 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { git } from '../helpers/grove-env.js';
-import { REAL_CLI_BIN } from '../helpers/real-clis.js';
-import { ensureHostUser, sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
-import { expectExit, harness, reply, show, until, type Harness } from './headless-harness.js';
-import { ListSchema, ShowSchema } from './headless-schema.js';
+import { startClaudeHost, type ClaudeHost } from '../helpers/claude-host.js';
+import { sshdIt, sshdProblem, type TestHost } from '../helpers/sshd.js';
+import {
+  expectExit,
+  harness,
+  reply,
+  show,
+  until,
+  type Harness,
+  sessionIdOf,
+  transcriptOf,
+} from './headless-harness.js';
+import { ShowSchema } from './headless-schema.js';
 
 // The host reboots in the middle of a turn (issue 24, item 4), simulated as
 // the issue says: the host-side processes of the run killed and the boot id
@@ -21,7 +30,7 @@ const it = sshdIt();
 const ROOT = `.grove-test-reboot-${process.pid}`;
 let h: Harness;
 let sshd: TestHost | undefined;
-let claudeDir: string;
+let claude: ClaudeHost | undefined;
 let bootDir: string;
 let env: Record<string, string>;
 let boots = 0;
@@ -42,34 +51,18 @@ function newBoot(): void {
 beforeAll(async () => {
   if (sshdProblem() !== null) return;
   h = await harness();
-  const user = ensureHostUser();
-  claudeDir = mkdtempSync(join(tmpdir(), 'grove-host-claude-'));
-  chownSync(claudeDir, user.uid, user.gid);
-  chmodSync(claudeDir, 0o755);
   bootDir = mkdtempSync(join(tmpdir(), 'grove-host-boot-'));
   chmodSync(bootDir, 0o755);
   newBoot();
-  sshd = await startSshd({
-    path: [REAL_CLI_BIN],
-    env: {
-      ANTHROPIC_BASE_URL: h.server.url,
-      ANTHROPIC_API_KEY: 'sk-host-own',
-      CLAUDE_CONFIG_DIR: claudeDir,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      CLAUDE_CODE_MAX_RETRIES: '0',
-      DISABLE_AUTOUPDATER: '1',
-      GROVE_HOST_BOOT_ID_FILE: bootFile(),
-    },
-  });
+  claude = await startClaudeHost(h.server.url, { GROVE_HOST_BOOT_ID_FILE: bootFile() });
+  sshd = claude.sshd;
   env = { GROVE_SSH_CONFIG: sshd.config };
   expectExit(await h.grove(['host', 'add', 'build', sshd.alias, '--root', ROOT], { env }), 0);
 }, 60_000);
 
 afterAll(async () => {
-  if (!sshd) return;
-  sshd.ssh(`rm -rf ${ROOT}`);
-  await sshd.stop();
-  rmSync(claudeDir, { recursive: true, force: true });
+  if (!claude) return;
+  await claude.close(ROOT);
   rmSync(bootDir, { recursive: true, force: true });
   await h.close();
 });
@@ -91,26 +84,9 @@ function requests(mark: string): string[] {
     .filter((body) => body.includes(mark) && !body.includes('Write a title for a coding task'));
 }
 
-async function sessionOf(title: string): Promise<string> {
-  let id = '';
-  await until(
-    `the session of "${title}" is listed`,
-    async () => {
-      const list = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'], { env })).stdout));
-      id = list.find((s) => s.title === title)?.sessionId ?? '';
-      return id !== '';
-    },
-    60_000,
-  );
-  return id;
-}
+const sessionOf = (title: string): Promise<string> => sessionIdOf(h, title, env);
 
-async function transcript(sessionId: string): Promise<string[]> {
-  const shown = ShowSchema.parse(
-    JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),
-  );
-  return shown.transcript.map((e) => `${e.kind}: ${e.content}`);
-}
+const transcript = (sessionId: string): Promise<string[]> => transcriptOf(h, sessionId, env);
 
 async function branchOf(sessionId: string): Promise<string> {
   return ShowSchema.parse(
