@@ -25,6 +25,7 @@ import type { Agents, Forge, GitClient, HostSessions, Runtime, Store } from './a
 import { parseSharedFolders, SHARED_FOLDERS_KEY } from './domain/shared-folders.js';
 import { allowUnconfinedKey } from './domain/host.js';
 import { groveSsh } from './infra/hosts/ssh.js';
+import { readHostLoad } from './infra/hosts/host-load.js';
 import { readMachineFigures } from './infra/machine-figures.js';
 import { hostAgentStarter } from './infra/hosts/remote-server.js';
 import { createHostSessions } from './infra/hosts/remote-session.js';
@@ -126,7 +127,15 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
       async (host) => (await store.settings.getGlobal(allowUnconfinedKey(host.name))) === 'on',
     ),
     forge: createForge(env, logger),
-    runtime: { clock, logger, paths, env, owner, machine: readMachineFigures },
+    runtime: {
+      clock,
+      logger,
+      paths,
+      env,
+      owner,
+      machine: readMachineFigures,
+      hostLoad: (host) => readHostLoad(ssh, host, () => clock.now()),
+    },
   };
 }
 

@@ -14,6 +14,7 @@ import type { SessionFilter } from '../domain/session-filter.js';
 import type { DiskMeasure } from '../domain/disk.js';
 import type { InboxItem } from '../domain/inbox.js';
 import type { ResourceSample } from '../domain/resources.js';
+import type { HostFigures } from '../domain/placement.js';
 import type {
   AgentAvailability,
   ArchiveView,
@@ -178,6 +179,8 @@ export type AppEvent =
   | { readonly type: 'sandboxChecked'; readonly missing: boolean }
   /** The running agents' process trees and the machine, sampled (null: no agent runs any more). */
   | { readonly type: 'resourcesSampled'; readonly sample: ResourceSample | null }
+  /** The hosts' figures for the header (services/host-sampler.ts). */
+  | { readonly type: 'hostsSampled'; readonly hosts: readonly HostFigures[] }
   | { readonly type: 'gitStatus'; readonly projectId: number; readonly status: GitStatusView }
   /** Spending of the project and its sessions against their limits. */
   | {

@@ -10,6 +10,7 @@ import {
   defaultHost,
   hostPickProblem,
 } from '../domain/host.js';
+import { isAutoHost } from '../domain/placement.js';
 import { agentName, providerInfo, type ModelChoice } from '../domain/providers.js';
 import type { Session } from '../domain/session.js';
 import type { ControllerDeps } from './service-graph.js';
@@ -48,7 +49,7 @@ export async function createOnDefaultHost(
   const settings = deps.app.state.settings;
   const hosts = await readHosts(deps);
   const host = defaultHost(settings);
-  if (host !== null && !hosts.includes(host))
+  if (host !== null && !isAutoHost(host) && !hosts.includes(host))
     throw new Error(
       `this project's default host is ${host}, and no host has that name (${hosts.length === 0 ? 'there are none' : `hosts: ${hosts.join(', ')}`}). Choose another in Settings (Default host, ${DEFAULT_HOST_KEY}), or ${LOCAL_HOST_NAME} for this machine.`,
     );

@@ -5,6 +5,8 @@ import type { Clock } from '../infra/clock.js';
 import type { Logger } from '../infra/log.js';
 import type { GrovePaths } from '../infra/paths.js';
 import type { MachineFigures } from '../domain/admission.js';
+import type { Host } from '../domain/host.js';
+import type { HostLoad } from '../domain/placement.js';
 
 export type { Store } from '../infra/db/store.js';
 export type { GitClient } from '../infra/git/git-client.js';
@@ -28,6 +30,12 @@ export interface Runtime {
    * tests pass their own. Absent: turns are admitted without a check.
    */
   readonly machine?: () => Promise<MachineFigures>;
+  /**
+   * A host's free memory and load, read now over its shared ssh connection
+   * (infra/hosts/host-load.ts); throws in words when it cannot be reached.
+   * Absent: no host is read (sessions placed with `auto` stay here).
+   */
+  readonly hostLoad?: (host: Host) => Promise<HostLoad>;
 }
 
 /** Hands the terminal to a program the person works in (a shell, an editor). */

@@ -425,6 +425,8 @@ export function reduce(state: AppState, event: AppEvent): AppState {
       };
     case 'sandboxChecked':
       return { ...state, sandboxMissing: event.missing };
+    case 'hostsSampled':
+      return { ...state, hosts: event.hosts };
     case 'resourcesSampled':
       return { ...state, resources: event.sample };
     case 'gitStatus': {

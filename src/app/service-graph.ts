@@ -15,6 +15,7 @@ import type {
 import type { ShellRunner } from '../infra/shell.js';
 import type { ProcessTable } from '../domain/resources.js';
 import { ResourceSampler } from './services/resources.js';
+import { HostSampler } from './services/host-sampler.js';
 import { SessionActions } from './services/session-actions.js';
 import { Notifications } from './services/notifications.js';
 import { SessionHooks } from './services/session-hooks.js';
@@ -31,13 +32,9 @@ import { LeaseWatch } from './services/lease-watch.js';
 import { BudgetService } from './services/budget.js';
 import { BestOfService } from './services/best-of.js';
 import { cancelSession } from './services/review/cancel.js';
-import { Admission } from './services/admission.js';
-import {
-  MAX_TURNS_KEY,
-  MEMORY_FLOOR_KEY,
-  admissionText,
-  type AdmissionWait,
-} from '../domain/admission.js';
+import type { Admission } from './services/admission.js';
+import type { HostLoads } from './services/host-loads.js';
+import { admissionGate, hostLoadsOf } from './admission-gate.js';
 
 // The service graph behind the Controller: which service gets what at
 // construction, and the events that tie them together.
@@ -95,6 +92,8 @@ export interface Services {
   readonly pool: ChannelPool;
   /** The admission gate of agent turns (null where the machine's figures are not given). */
   readonly admission: Admission | null;
+  /** The hosts' free memory and load, kept a few seconds (null: hosts are not read). */
+  readonly hostLoads: HostLoads | null;
   /** The running agents' CPU and memory (the TUI only). */
   readonly resources: ResourceSampler | null;
 }
@@ -134,10 +133,13 @@ export function buildServices(
   // by calling review's afterTurn. Each service gets what it uses at
   // construction; the workers' handler table is the one late-bound edge.
   const runTurn: OperationHandler = (operation, signal) => s.turns.run(operation, signal);
+  s.hostLoads = hostLoadsOf(deps);
   s.admission = admissionGate(
     deps,
+    s.hostLoads,
     (id) => s.workers.notify(id),
     (id, text) => s.sessions.note(id, 'notice', text),
+    (id) => s.sessions.publishSession(id),
   );
   s.workers = new SessionWorkers({
     store,
@@ -239,14 +241,21 @@ export function buildServices(
     ...(deps.handoff ? { handoff: deps.handoff } : {}),
   });
   s.notifications = deps.notifier ? new Notifications(app, deps.notifier, runtime) : null;
+  // The hosts' figures in the header: the TUI only, read while it is watched.
+  const hostSampler =
+    deps.processes && s.hostLoads
+      ? new HostSampler({ app, store, loads: s.hostLoads, now: () => runtime.clock.now() })
+      : null;
   s.resources = deps.processes
     ? new ResourceSampler({
         app,
         roots: () => agents.running(),
         read: deps.processes,
         self: process.pid,
+        ...(hostSampler ? { followers: [hostSampler] } : {}),
       })
     : null;
+  hostSampler?.start();
   s.bestOf = new BestOfService({
     app,
     store,
@@ -305,40 +314,4 @@ export function buildServices(
     sweepLeftovers: () => agents.sweepLeftovers(),
   });
   return s;
-}
-
-/**
- * The admission gate over the real figures: global settings, the turns other
- * processes run (the database), the session's line in the list and view, and
- * one transcript notice when a turn starts waiting (or waits for another reason).
- */
-function admissionGate(
-  deps: ControllerDeps,
-  wake: (sessionId: string) => void,
-  note: (sessionId: string, text: string) => Promise<void>,
-): Admission | null {
-  const { app, store, runtime } = deps;
-  const machine = runtime.machine;
-  if (!machine) return null;
-  return new Admission({
-    machine,
-    settings: async () => ({
-      [MAX_TURNS_KEY]: await store.settings.getGlobal(MAX_TURNS_KEY),
-      [MEMORY_FLOOR_KEY]: await store.settings.getGlobal(MEMORY_FLOOR_KEY),
-    }),
-    runningElsewhere: () =>
-      store.operations.runningTurnsElsewhere(runtime.owner, runtime.clock.now()),
-    wake,
-    onWait: (sessionId: string, wait: AdmissionWait | null) => {
-      const was = app.state.admission[sessionId];
-      if (wait === null ? was === undefined : admissionText(wait) === (was && admissionText(was)))
-        return;
-      app.emit({ type: 'admissionWait', sessionId, wait });
-      if (wait !== null && was?.kind !== wait.kind)
-        void note(sessionId, `[Admission] The turn is queued, ${admissionText(wait)}.`).catch(
-          () => {},
-        );
-    },
-    logger: runtime.logger,
-  });
 }

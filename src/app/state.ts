@@ -28,6 +28,7 @@ import type { OverlapMap } from '../domain/overlap.js';
 import type { DiskMeasure } from '../domain/disk.js';
 import type { InboxItem } from '../domain/inbox.js';
 import type { ResourceSample } from '../domain/resources.js';
+import type { HostFigures } from '../domain/placement.js';
 import { NO_FILTER, filterQuery, type SessionFilter } from '../domain/session-filter.js';
 
 export type Tab = 'projects' | 'sessions' | 'settings';
@@ -370,6 +371,8 @@ export interface AppState {
   readonly databaseDamage: string | null;
   /** What the running agents' process trees and the machine use (null: no agent runs, or not sampled). */
   readonly resources: ResourceSample | null;
+  /** Each host's last reading, turns running and maximum, for the header (the TUI; [] until read). */
+  readonly hosts: readonly HostFigures[];
   readonly git: GitStatusView | null;
   /** Budgets and spending of the active project (null: not loaded yet). */
   readonly budget: BudgetView | null;
@@ -435,6 +438,7 @@ export function initialState(init: {
     sandboxMissing: null,
     databaseDamage: null,
     resources: null,
+    hosts: [],
     git: null,
     budget: null,
     notice: null,

@@ -64,9 +64,10 @@ Options:
                       ranking; see docs/usage/parallel.md)
   --agents LIST       With -n: the variants' agents, cycled (claude,codex:gpt-5.5)
   --host NAME         Run the session's agent on host NAME (grove host add;
-                      Claude Code only; see docs/usage/hosts.md). Without it
-                      the project's default host (Settings); --host local
-                      runs it on this machine despite that default
+                      see docs/usage/hosts.md). Without it the project's
+                      default host (Settings); --host local runs it on this
+                      machine despite that default; --host auto on this
+                      machine or a host with room, chosen by its first turn
   --issue N|URL       Start from issue N (or its URL) of the project's GitHub
                       repository (see docs/usage/github.md)
   --memory-max SIZE   The most memory the session's agent tree may use (4G,

@@ -11,6 +11,8 @@ import {
   hostRootProblem,
   type Host,
 } from '../domain/host.js';
+import { defaultMaxTurns, gigabytes } from '../domain/admission.js';
+import type { HostLoad } from '../domain/placement.js';
 import type { Infra } from '../compose.js';
 import type { HostCommand } from './host-args.js';
 import { CommandError, EXIT, type HeadlessIo } from './headless.js';
@@ -25,6 +27,8 @@ export async function hostCommand(
   switch (command.action) {
     case 'add':
       return addHost(infra, io, command);
+    case 'set':
+      return setHostMax(infra, io, command);
     case 'ls':
       return listHosts(infra, io, command.json);
     case 'rm':
@@ -61,19 +65,22 @@ async function addHost(
     destination: command.destination,
     root,
     createdAt: infra.clock.now(),
+    maxSessions: command.max ?? null,
   });
   if (!added) {
     const existing = await infra.store.hosts.get(command.name);
-    // The same host again: only whether agents may run unconfined there changes (sessions may name it).
+    // The same host again: only whether agents may run unconfined there (and --max) change (sessions may name it).
     if (existing?.destination === command.destination && existing.root === root) {
       await infra.store.settings.setGlobal(
         allowUnconfinedKey(command.name),
         command.allowUnconfined ? 'on' : 'off',
       );
+      if (command.max !== undefined) await infra.store.hosts.setMax(command.name, command.max);
       if (command.json) {
         printJson(io, {
           ...hostJson(existing),
           allowUnconfined: command.allowUnconfined,
+          max: command.max === undefined ? (existing.maxSessions ?? null) : command.max,
           added: false,
         });
         return EXIT.ok;
@@ -99,12 +106,15 @@ async function addHost(
     printJson(io, {
       ...hostJson({ name: command.name, destination: command.destination, root }),
       allowUnconfined: command.allowUnconfined,
+      max: command.max ?? null,
       added: true,
     });
     return EXIT.ok;
   }
   io.stdout.write(
     `Added host ${command.name}: ssh ${command.destination}, root ${root}.\n${
+      command.max === undefined ? '' : `Host ${command.name}: ${maxWords(command.max)}.\n`
+    }${
       command.allowUnconfined
         ? `Agents may run on ${command.name} without bubblewrap when it has none: they can then write anywhere its user can.\n`
         : ''
@@ -113,10 +123,40 @@ async function addHost(
   return EXIT.ok;
 }
 
+/** A host's maximum in words. */
+function maxWords(max: number | null): string {
+  return max === null
+    ? 'at most auto turns at once (from its cores and memory)'
+    : `at most ${max} turns at once`;
+}
+
+async function setHostMax(
+  infra: Infra,
+  io: HeadlessIo,
+  command: Extract<HostCommand, { action: 'set' }>,
+): Promise<number> {
+  const host = await findHost(infra, command.name);
+  await infra.store.hosts.setMax(host.name, command.max);
+  if (command.json) printJson(io, { name: host.name, max: command.max });
+  else io.stdout.write(`Host ${host.name}: ${maxWords(command.max)}.\n`);
+  return EXIT.ok;
+}
+
 async function listHosts(infra: Infra, io: HeadlessIo, json: boolean): Promise<number> {
   const hosts = await infra.store.hosts.list();
+  const loads = await infra.store.hosts.loads();
+  // Every Grove process's turns with a live lease (no owner is '').
+  const running = await infra.store.operations.runningTurnsElsewhere('', infra.clock.now());
   if (json) {
-    const rows = hosts.map((h) => ({ name: h.name, destination: h.destination, root: h.root }));
+    const rows = hosts.map((h) => {
+      const load = loads[h.name];
+      return {
+        ...hostJson(h),
+        max: h.maxSessions ?? null,
+        running: running[h.name] ?? 0,
+        load: load ? loadJson(load) : null,
+      };
+    });
     io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return EXIT.ok;
   }
@@ -125,9 +165,25 @@ async function listHosts(infra: Infra, io: HeadlessIo, json: boolean): Promise<n
     return EXIT.ok;
   }
   const width = Math.max(...hosts.map((h) => h.name.length));
-  for (const h of hosts)
-    io.stdout.write(`${h.name.padEnd(width)}  ${h.destination}  (root ${h.root})\n`);
+  for (const h of hosts) {
+    const load = loads[h.name];
+    const max = h.maxSessions ?? (load ? `auto (${defaultMaxTurns(load)})` : 'auto');
+    io.stdout.write(
+      `${h.name.padEnd(width)}  ${h.destination}  (root ${h.root})  max ${max}, ${running[h.name] ?? 0} running${load ? `; load ${load.load1.toFixed(2)}, ${gigabytes(load.availableBytes)} free (read ${new Date(load.readAt).toISOString()})` : ''}\n`,
+    );
+  }
   return EXIT.ok;
+}
+
+/** A reading as --json gives it: the figures and when they were read (ISO 8601). */
+function loadJson(load: HostLoad) {
+  return {
+    cores: load.cores,
+    totalBytes: load.totalBytes,
+    availableBytes: load.availableBytes,
+    load1: load.load1,
+    readAt: new Date(load.readAt).toISOString(),
+  };
 }
 
 async function removeHost(

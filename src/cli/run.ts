@@ -1,4 +1,5 @@
 // grove run: a new session on its own branch and worktree, one turn, its answer printed.
+import { isAutoHost } from '../domain/placement.js';
 import type { Infra } from '../compose.js';
 import { storageFailure } from '../infra/db/errors.js';
 import { shortId } from '../domain/session.js';
@@ -113,7 +114,8 @@ async function startRun(
     );
   }
   const host = await sessionHost(infra, command.host, ctx.app.state.settings, prompt);
-  if (host !== null && !runsOnHosts(choice.agent))
+  // `auto` places only agents that run on hosts there (domain/placement.ts); the others stay here.
+  if (host !== null && !isAutoHost(host) && !runsOnHosts(choice.agent))
     throw new CommandError(
       notStarted(
         command.host === null
@@ -173,9 +175,10 @@ async function startRun(
 }
 
 /**
- * Where the session runs: `--host NAME` (`--host local`: this machine), else
- * the project's default host (Settings), refused in words when no host has
- * that name any more; null: this machine.
+ * Where the session runs: `--host NAME` (`--host local`: this machine,
+ * `--host auto`: placed by its first turn), else the project's default host
+ * (Settings), refused in words when no host has that name any more; null:
+ * this machine.
  */
 async function sessionHost(
   infra: Infra,
@@ -185,11 +188,11 @@ async function sessionHost(
 ): Promise<string | null> {
   if (flag !== null) {
     const name = hostChoice(flag);
-    if (name !== null) await findHost(infra, name);
+    if (name !== null && !isAutoHost(name)) await findHost(infra, name);
     return name;
   }
   const name = defaultHost(settings);
-  if (name === null || knownHosts(settings).includes(name)) return name;
+  if (name === null || isAutoHost(name) || knownHosts(settings).includes(name)) return name;
   const hosts = knownHosts(settings);
   throw new CommandError(
     notStarted(

@@ -35,18 +35,22 @@ export function defaultMaxTurns(figures: Pick<MachineFigures, 'cores' | 'totalBy
   );
 }
 
-/** The setting's value as a number of turns (`auto` or empty: the default from the machine). */
+/**
+ * The setting's value as a number of turns (`auto` or empty: the default
+ * from the machine). 0: no turn runs on this machine (sessions placed with
+ * the host `auto` go to hosts; the others wait).
+ */
 export function maxTurns(value: string | undefined, figures: MachineFigures): number {
   const text = (value ?? '').trim();
-  if (/^\d+$/.test(text) && Number(text) >= 1) return Number(text);
+  if (/^\d+$/.test(text)) return Number(text);
   return defaultMaxTurns(figures);
 }
 
 export function validateMaxTurns(value: string): string | null {
   const text = value.trim();
   if (text === '' || text === 'auto') return null;
-  if (/^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 1000) return null;
-  return 'Most turns at once: give a number from 1 to 1000, or auto (from cores and memory).';
+  if (/^\d+$/.test(text) && Number(text) <= 1000) return null;
+  return 'Most turns at once: give a number from 0 (none on this machine: auto places sessions on hosts) to 1000, or auto (from cores and memory).';
 }
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*([kKmMgGtT])?[bB]?$/;
@@ -76,10 +80,19 @@ export function validateMemoryFloor(value: string): string | null {
   return 'Free memory a turn needs: give a size such as 2G or 512M, or off.';
 }
 
-/** Why a turn waits: every turn slot is taken, or free memory is below the floor. */
+/**
+ * Why a turn waits: every turn slot of this machine is taken, or its free
+ * memory is below the floor; every slot of the session's host is taken; or
+ * (a session placed with the host `auto`) no place has room, each place's
+ * reason in words (domain/placement.ts).
+ */
 export type AdmissionWait =
   | { readonly kind: 'slots'; readonly running: number; readonly max: number }
-  | { readonly kind: 'memory'; readonly freeBytes: number; readonly floorBytes: number };
+  | { readonly kind: 'memory'; readonly freeBytes: number; readonly floorBytes: number }
+  | { readonly kind: 'host'; readonly host: string; readonly running: number; readonly max: number }
+  | { readonly kind: 'place'; readonly reasons: readonly string[] }
+  /** There is room, but an older turn for the same place goes first. */
+  | { readonly kind: 'behind' };
 
 /**
  * Whether one more turn may start now: null when it may, else why it waits.
@@ -109,10 +122,25 @@ export function admissionText(wait: AdmissionWait): string {
       return `waiting for a turn slot: ${wait.running} of ${wait.max} running`;
     case 'memory':
       return `waiting for memory: ${gigabytes(wait.freeBytes)} free, needs ${gigabytes(wait.floorBytes)}`;
+    case 'host':
+      return `waiting for a turn slot on ${wait.host}: ${wait.running} of ${wait.max} running`;
+    case 'place':
+      return `waiting for a place with room: ${wait.reasons.length === 0 ? 'none has room' : wait.reasons.join('; ')}`;
+    case 'behind':
+      return 'waiting for an older turn to start first';
   }
 }
 
 /** The list's short badge for a wait. */
 export function admissionBadge(wait: AdmissionWait): string {
-  return wait.kind === 'slots' ? 'waiting for a slot' : 'waiting for memory';
+  switch (wait.kind) {
+    case 'slots':
+    case 'host':
+    case 'behind':
+      return 'waiting for a slot';
+    case 'memory':
+      return 'waiting for memory';
+    case 'place':
+      return 'waiting for a place';
+  }
 }

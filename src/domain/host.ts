@@ -11,6 +11,8 @@ export interface Host {
   /** Grove's folder on the host: relative to the login folder (the home), `~/…`, or absolute. */
   readonly root: string;
   readonly createdAt: number;
+  /** Its most turns at once (`--max`); null or absent: auto, from its cores and memory as for this machine. */
+  readonly maxSessions?: number | null;
 }
 
 /** Where Grove keeps its files on a host unless told otherwise: in the host user's home. */
@@ -26,6 +28,8 @@ export function hostNameProblem(name: string): string | null {
   if (name === '') return 'a host name cannot be empty';
   if (name === LOCAL_HOST_NAME)
     return `'${LOCAL_HOST_NAME}' names this machine; choose another name for the host`;
+  if (name === 'auto')
+    return `'auto' asks Grove to choose a place (this machine or a host with room); choose another name for the host`;
   if (!NAME.test(name))
     return `'${name}' is not a host name: use 1 to 40 lower-case letters, digits, '-' and '_', starting with a letter or digit`;
   return null;
@@ -112,7 +116,7 @@ export function knownHosts(values: Readonly<Record<string, string>>): string[] {
   return (values[KNOWN_HOSTS_KEY] ?? '').split(',').filter((name) => name !== '');
 }
 
-/** A host name as the person gave it: empty and `local` are this machine (null). */
+/** A host name as the person gave it: empty and `local` are this machine (null); `auto` is kept (domain/placement.ts). */
 export function hostChoice(value: string | undefined): string | null {
   const name = (value ?? '').trim();
   return name === '' || name === LOCAL_HOST_NAME ? null : name;
@@ -126,7 +130,7 @@ export function defaultHost(values: Readonly<Record<string, string>>): string | 
 /** Why `name` is not one of the hosts there are, in words with what is; null when it is one (or this machine). */
 export function unknownHostProblem(name: string, hosts: readonly string[]): string | null {
   const chosen = hostChoice(name);
-  if (chosen === null || hosts.includes(chosen)) return null;
+  if (chosen === null || chosen === 'auto' || hosts.includes(chosen)) return null;
   return `No host is named '${chosen}' (${hosts.length === 0 ? 'there are none yet: grove host add NAME DEST' : `hosts: ${hosts.join(', ')}`}; ${LOCAL_HOST_NAME} is this machine).`;
 }
 

@@ -331,7 +331,7 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     label: 'Default host',
     scope: 'project',
     kind: 'text',
-    description: `Where this project's new sessions run: ${LOCAL_HOST_NAME} (this machine) or the name of a host (grove host add NAME DEST). grove run --host NAME (or --host ${LOCAL_HOST_NAME}) and /host in the composer choose otherwise for one session. Only Claude Code, Codex and Gemini CLI run on hosts yet (not the agents of agents.json).`,
+    description: `Where this project's new sessions run: ${LOCAL_HOST_NAME} (this machine), the name of a host (grove host add NAME DEST), or auto (this machine or a host with room, chosen when each new session's first turn starts). grove run --host NAME (or --host ${LOCAL_HOST_NAME}) and /host in the composer choose otherwise for one session. Only Claude Code, Codex and Gemini CLI run on hosts yet (not the agents of agents.json).`,
     choices: () => [],
     fallback: () => LOCAL_HOST_NAME,
     validate: (value, values) => unknownHostProblem(value, knownHosts(values ?? {})),
@@ -527,7 +527,7 @@ export const SETTING_ROWS: readonly SettingRow[] = [
     scope: 'global',
     kind: 'text',
     description:
-      'Agent turns running at once across Grove (every project, and grove run beside the TUI); more wait in the queue and start in order. auto: two per core, at most one per 2 GB of memory, at least 2.',
+      'Agent turns running at once on this machine across Grove (every project, and grove run beside the TUI; turns on hosts count against their own maximum); more wait in the queue and start in order. auto: two per core, at most one per 2 GB of memory, at least 2. 0: none here (sessions placed with the host auto go to hosts).',
     choices: () => [],
     fallback: () => 'auto',
     validate: validateMaxTurns,

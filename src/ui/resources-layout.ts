@@ -1,6 +1,8 @@
 import type { DiskMeasure } from '../domain/disk.js';
 import { formatBytes } from '../domain/gc.js';
 import { formatCpu, type MachineResources, type TreeResources } from '../domain/resources.js';
+import { defaultMaxTurns } from '../domain/admission.js';
+import type { HostFigures } from '../domain/placement.js';
 import { cellWidth } from './text.js';
 
 /**
@@ -78,4 +80,33 @@ export function headerMachineText(
       ? ''
       : ` ${formatBytes(machine.memoryAvailableBytes)} free  `;
   return free !== '' && cellWidth(free) <= room ? free : '';
+}
+
+/** One host in the header: `build 0.42 7.8G 1/4` (load, free memory, turns running/most), `build away 0/4`. */
+export function hostHeaderPart(host: HostFigures): string {
+  const max = host.max ?? (host.load ? String(defaultMaxTurns(host.load)) : '?');
+  const slots = `${host.running}/${max}`;
+  if (host.away) return `${host.name} away ${slots}`;
+  if (!host.load) return `${host.name} ${slots}`;
+  return `${host.name} ${host.load.load1.toFixed(2)} ${compactBytes(host.load.availableBytes)} ${slots}`;
+}
+
+/**
+ * The header's host figures in `room` cells (a space before, two after): as
+ * many hosts as fit, in their order, and `+N` for the rest; nothing on a
+ * screen narrower than FULL_HEADER_COLUMNS (the project's name needs it).
+ */
+export function headerHostsText(
+  hosts: readonly HostFigures[],
+  columns: number,
+  room: number,
+): string {
+  if (columns < FULL_HEADER_COLUMNS || hosts.length === 0) return '';
+  for (let shown = hosts.length; shown > 0; shown--) {
+    const rest = hosts.length - shown;
+    const parts = hosts.slice(0, shown).map(hostHeaderPart);
+    const text = ` ${parts.join('  ')}${rest > 0 ? `  +${rest}` : ''}  `;
+    if (cellWidth(text) <= room) return text;
+  }
+  return '';
 }

@@ -379,5 +379,27 @@ export const HostSchema = z
 /** `grove host add NAME DEST --json`. */
 export const HostAddSchema = HostSchema.extend({
   allowUnconfined: z.boolean(),
+  max: z.number().int().min(0).nullable(),
   added: z.boolean(),
+}).strict();
+
+/** `grove host set NAME max N --json`. */
+export const HostSetSchema = z
+  .object({ name: z.string().min(1), max: z.number().int().min(0).nullable() })
+  .strict();
+
+/** Each element of `grove host ls --json`: the host, its maximum, its turns running, its last reading. */
+export const HostListSchema = HostSchema.extend({
+  max: z.number().int().min(0).nullable(),
+  running: z.number().int().min(0),
+  load: z
+    .object({
+      cores: z.number().int().min(1),
+      totalBytes: z.number().min(0),
+      availableBytes: z.number().min(0),
+      load1: z.number().min(0),
+      readAt: z.string().datetime(),
+    })
+    .strict()
+    .nullable(),
 }).strict();

@@ -10,6 +10,7 @@ import {
   DiffSchema,
   GcSchema,
   HostAddSchema,
+  HostSetSchema,
   HostSchema,
   LandSchema,
   ListSchema,
@@ -242,6 +243,7 @@ describe('cli.md', () => {
     ['grove cancel ID --json', CancelSchema],
     ['grove gc --json', GcSchema],
     ['grove host add NAME DEST --json', HostAddSchema],
+    ['grove host set NAME max N --json', HostSetSchema],
     ['grove host rm NAME --json', HostSchema],
   ] as const)('lists exactly the fields of `%s` under "JSON output"', (command, schema) => {
     const part = DOC.slice(DOC.indexOf('### JSON output'));

@@ -76,7 +76,7 @@ describe('grove host add, ls and rm', () => {
       'build  me@build.example  (root ~/grove)  max auto, 0 running\ngpu    gpu-box  (root .grove-host)  max 3, 0 running\n',
     );
     expect(
-      JSON.parse((await grove('host', 'ls', '--json')).out).map((row: unknown) =>
+      (JSON.parse((await grove('host', 'ls', '--json')).out) as unknown[]).map((row) =>
         HostListSchema.parse(row),
       ),
     ).toEqual([

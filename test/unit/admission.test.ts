@@ -29,8 +29,10 @@ describe('the default most turns at once', () => {
     expect(maxTurns('3', machine)).toBe(3);
     expect(maxTurns('auto', machine)).toBe(4);
     expect(maxTurns(undefined, machine)).toBe(4);
-    expect(maxTurns('0', machine)).toBe(4);
-    expect(validateMaxTurns('0')).toMatch(/1 to 1000/);
+    expect(maxTurns('0', machine)).toBe(0);
+    expect(maxTurns('many', machine)).toBe(4);
+    expect(validateMaxTurns('0')).toBeNull();
+    expect(validateMaxTurns('1001')).toMatch(/0 \(none on this machine.*to 1000/);
     expect(validateMaxTurns('two')).toMatch(/auto/);
     expect(validateMaxTurns('auto')).toBeNull();
   });

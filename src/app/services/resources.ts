@@ -13,6 +13,8 @@ export interface ResourceSamplerDeps {
   /** Grove's own pid: its tree and every agent's make Grove's total. */
   readonly self: number;
   readonly intervalMs?: number;
+  /** Samplers that follow this one's watched state and stop with it (the hosts' figures). */
+  readonly followers?: readonly { pause(): void; resume(): void; stop(): void }[];
 }
 
 /**
@@ -52,6 +54,7 @@ export class ResourceSampler {
 
   /** The screen is not watched (the terminal lost focus): no reading until resume(). */
   pause(): void {
+    for (const follower of this.deps.followers ?? []) follower.pause();
     this.paused = true;
     this.cancel();
     // The next reading after a pause counts CPU from then, not across the pause.
@@ -59,12 +62,14 @@ export class ResourceSampler {
   }
 
   resume(): void {
+    for (const follower of this.deps.followers ?? []) follower.resume();
     this.paused = false;
     this.wake();
   }
 
   /** Stops for good (Grove is quitting). */
   stop(): void {
+    for (const follower of this.deps.followers ?? []) follower.stop();
     this.stopped = true;
     this.cancel();
   }

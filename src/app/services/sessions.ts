@@ -1,3 +1,4 @@
+import { isAutoHost } from '../../domain/placement.js';
 import { providerInfo, type ModelChoice, type ProviderId } from '../../domain/providers.js';
 import { sanitizeLine, sanitizeText } from '../../domain/sanitize.js';
 import {
@@ -192,7 +193,7 @@ export class SessionService {
     choice: ModelChoice,
     settings: Readonly<Record<string, string>>,
     permissionMode: PermissionMode = 'auto_edit',
-    /** The host it runs on (a host's name); null: this machine. */
+    /** The host it runs on (a host's name; `auto`: placed by its first turn); null: this machine. */
     host: string | null = null,
     /** The GitHub issue it starts from (its title gives the branch a slug); null: none. */
     issue: SessionIssue | null = null,
@@ -232,10 +233,12 @@ export class SessionService {
       permissionMode,
       createdAt: now,
       updatedAt: now,
-      ...(host === null ? {} : { host }),
+      ...(host === null || isAutoHost(host) ? {} : { host }),
       ...(issue === null ? {} : { issue }),
       ...(limits === null ? {} : { limits }),
     });
+    // Placed by its first turn (services/admission.ts): this machine or a host with room.
+    if (isAutoHost(host)) await store.hosts.markAuto(id, now);
     const session = await store.sessions.get(id);
     if (!session) throw new Error('The new session could not be read back.');
     const preparing = prepareWorktree(

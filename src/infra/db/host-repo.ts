@@ -1,5 +1,6 @@
 import type { Host } from '../../domain/host.js';
-import type { Executor } from './executor.js';
+import { parseStoredLoad, type HostLoad } from '../../domain/placement.js';
+import { withTransaction, type Executor } from './executor.js';
 
 /** The hosts sessions can run on (issue 24), by name. */
 export interface HostRepo {
@@ -21,6 +22,18 @@ export interface HostRepo {
   cleanupFailed(sessionId: string, error: string, at: number): Promise<void>;
   /** The runs the session's turns started on its host (their folders there), oldest first. */
   runsOf(sessionId: string): Promise<string[]>;
+  /** Sets the host's most turns at once (null: auto); false when there is no such host. */
+  setMax(name: string, max: number | null): Promise<boolean>;
+  /** Keeps the host's last reading of free memory and load. */
+  saveLoad(name: string, load: HostLoad): Promise<void>;
+  /** The hosts' last readings, by name (hosts never read are absent). */
+  loads(): Promise<Record<string, HostLoad>>;
+  /** Marks a new session to be placed by its first turn (the host `auto`). */
+  markAuto(sessionId: string, at: number): Promise<void>;
+  /** Whether the session waits to be placed. */
+  isAuto(sessionId: string): Promise<boolean>;
+  /** The session is placed: its host (null: this machine) is written and the mark goes, in one transaction. */
+  placed(sessionId: string, host: string | null, at: number): Promise<void>;
 }
 
 /** A session's leftovers on a host (host_cleanup, migration 027). */
@@ -44,11 +57,13 @@ export function createHostRepo(db: Executor): HostRepo {
     destination: string;
     root: string;
     created_at: number;
+    max_sessions: number | null;
   }): Host => ({
     name: row.name,
     destination: row.destination,
     root: row.root,
     createdAt: row.created_at,
+    maxSessions: row.max_sessions,
   });
   return {
     async list() {
@@ -73,6 +88,7 @@ export function createHostRepo(db: Executor): HostRepo {
           destination: host.destination,
           root: host.root,
           created_at: host.createdAt,
+          max_sessions: host.maxSessions ?? null,
         })
         .onConflict((oc) => oc.column('name').doNothing())
         .executeTakeFirst();
@@ -139,6 +155,61 @@ export function createHostRepo(db: Executor): HostRepo {
         .orderBy('queued_at')
         .execute();
       return rows.flatMap((r) => (r.remote_run_id ? [r.remote_run_id] : []));
+    },
+
+    async setMax(name, max) {
+      const result = await db
+        .updateTable('host')
+        .set({ max_sessions: max })
+        .where('name', '=', name)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async saveLoad(name, load) {
+      await db
+        .updateTable('host')
+        .set({ load_reading: JSON.stringify(load) })
+        .where('name', '=', name)
+        .execute();
+    },
+
+    async loads() {
+      const rows = await db.selectFrom('host').select(['name', 'load_reading']).execute();
+      const out: Record<string, HostLoad> = {};
+      for (const row of rows) {
+        const load = parseStoredLoad(row.load_reading);
+        if (load) out[row.name] = load;
+      }
+      return out;
+    },
+
+    async markAuto(sessionId, at) {
+      await db
+        .insertInto('session_placement')
+        .values({ session_id: sessionId, created_at: at })
+        .onConflict((oc) => oc.column('session_id').doNothing())
+        .execute();
+    },
+
+    async isAuto(sessionId) {
+      const row = await db
+        .selectFrom('session_placement')
+        .select('session_id')
+        .where('session_id', '=', sessionId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async placed(sessionId, host, at) {
+      await withTransaction(db, async (trx) => {
+        await trx
+          .updateTable('session')
+          .set({ host, updated_at: at })
+          .where('id', '=', sessionId)
+          .execute();
+        await trx.deleteFrom('session_placement').where('session_id', '=', sessionId).execute();
+      });
     },
 
     async sessionsOn(name) {

@@ -48,9 +48,10 @@ export interface OperationRepo {
   /**
    * Agent turns (start_prompt, reply) other processes run now, every project:
    * those whose lease is live (a crashed process's turns stop counting when
-   * their heartbeat goes stale). The admission check counts them.
+   * their heartbeat goes stale). The admission check counts them, by where
+   * their session runs: the host's name, '' for this machine.
    */
-  runningTurnsElsewhere(owner: string, now: number): Promise<number>;
+  runningTurnsElsewhere(owner: string, now: number): Promise<Record<string, number>>;
   /**
    * Puts a running turn back in the queue, not to be taken before `notBefore`
    * (its agent reported a usage limit that lifts then). False when `owner`
@@ -266,15 +267,19 @@ export function createOperationRepo(db: Executor): OperationRepo {
     },
 
     async runningTurnsElsewhere(owner, now) {
-      const row = await db
-        .selectFrom('session_operation')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('status', '=', 'running')
-        .where('kind', 'in', ['start_prompt', 'reply'])
-        .where('owner', '!=', owner)
-        .where('heartbeat_at', '>', now - LEASE_MS)
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
+      const rows = await db
+        .selectFrom('session_operation as op')
+        .innerJoin('session as s', 's.id', 'op.session_id')
+        .select(['s.host as host', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('op.status', '=', 'running')
+        .where('op.kind', 'in', ['start_prompt', 'reply'])
+        .where('op.owner', '!=', owner)
+        .where('op.heartbeat_at', '>', now - LEASE_MS)
+        .groupBy('s.host')
+        .execute();
+      const out: Record<string, number> = {};
+      for (const row of rows) out[row.host ?? ''] = Number(row.n);
+      return out;
     },
 
     async defer(id, owner, notBefore, agent) {

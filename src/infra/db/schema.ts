@@ -280,6 +280,16 @@ export interface HostTable {
   destination: string;
   root: Generated<string>;
   created_at: number;
+  /** Its most turns at once; null: auto (migration 028). */
+  max_sessions: Generated<number | null>;
+  /** JSON of its last reading of free memory and load; null: never read (migration 028). */
+  load_reading: Generated<string | null>;
+}
+
+/** Sessions started with the host `auto`, not placed yet (migrations/028_host_placement.sql). */
+export interface SessionPlacementTable {
+  session_id: string;
+  created_at: number;
 }
 
 /** What is left to remove on a host for a session that ended (migrations/027_host_cleanup.sql). */
@@ -345,6 +355,7 @@ export interface DB {
   session_draft: SessionDraftTable;
   host: HostTable;
   host_cleanup: HostCleanupTable;
+  session_placement: SessionPlacementTable;
   approval: ApprovalTable;
   confirmation: ConfirmationTable;
 }

@@ -6,7 +6,7 @@ import { spendingText } from '../../domain/budget.js';
 import type { Theme } from '../theme.js';
 import { cellWidth, spinner } from '../text.js';
 import { inboxBadge } from '../inbox-layout.js';
-import { headerMachineText } from '../resources-layout.js';
+import { headerHostsText, headerMachineText } from '../resources-layout.js';
 
 /** The header's mark while the database is damaged; `grove doctor` says what and what to do. */
 const DATABASE_DAMAGED_BADGE = '  database damaged: quit and run grove doctor';
@@ -35,6 +35,12 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
         state.columns - cellWidth(left) - cellWidth(right),
       )
     : '';
+  // Each host's load, free memory and turns running/most: in what the machine's figures leave.
+  const hosts = headerHostsText(
+    state.hosts,
+    state.columns,
+    state.columns - cellWidth(left) - cellWidth(right) - cellWidth(machine),
+  );
   return (
     <Box width={state.columns} height={1}>
       <Box flexGrow={1}>
@@ -48,6 +54,11 @@ export function StatusBar({ state, theme }: { state: AppState; theme: Theme }) {
           {damaged !== '' ? <Text color={theme.error}>{damaged}</Text> : null}
         </Text>
       </Box>
+      {hosts !== '' ? (
+        <Box flexShrink={0}>
+          <Text color={theme.muted}>{hosts}</Text>
+        </Box>
+      ) : null}
       {machine !== '' ? (
         <Box flexShrink={0}>
           <Text color={theme.muted}>{machine}</Text>
