@@ -57,6 +57,8 @@ beforeAll(async () => {
     }),
     0,
   );
+  // A host that cannot be reached (nothing listens on port 1 here): skipped, in words.
+  expectExit(await h.grove(['host', 'add', 'gone', 'ssh://nobody@127.0.0.1:1'], { env }), 0);
   // The project is registered by its first command.
   expectExit(await h.grove(['ls', '--json'], { env }), 0);
   await setGlobal(MAX_TURNS_KEY, '0');
@@ -70,7 +72,10 @@ afterAll(async () => {
 
 describe('placement with the host auto', () => {
   it('runs a session on the host when this machine is full, and records it on the session', async () => {
-    expect((await hostsNow())[0]).toMatchObject({ name: 'build', max: 1, running: 0, load: null });
+    expect(await hostsNow()).toMatchObject([
+      { name: 'build', max: 1, running: 0, load: null },
+      { name: 'gone', max: null, running: 0, load: null },
+    ]);
     scriptWrite('write where auto placed it', 'placed');
     const run = await h.grove(
       ['run', '--host', 'auto', '--output', 'json', 'write where auto placed it'],
@@ -90,10 +95,11 @@ describe('placement with the host auto', () => {
     expect(shown.host).toBe('build');
     const placed = shown.transcript.find((e) => e.content.startsWith('[Placement]'));
     expect(placed?.content).toMatch(
-      /^\[Placement\] The session runs on build \(ssh \S+; load \d+\.\d\d, \d+\.\d GB free, 1 turns at most\)\. No room elsewhere: this machine: 0 of 0 running\.$/,
+      /^\[Placement\] The session runs on build \(ssh \S+; load \d+\.\d\d, \d+\.\d GB free, 1 turns at most\)\. No room elsewhere: this machine: 0 of 0 running; gone: ssh to ssh:\/\/nobody@127\.0\.0\.1:1 failed: .*Connection refused\.$/,
     );
     // The reading is kept: grove host ls --json shows it.
-    const [build] = await hostsNow();
+    const [build, gone] = await hostsNow();
+    expect(gone?.load).toBeNull();
     expect(build?.load?.availableBytes).toBeGreaterThan(0);
     expect(build?.load?.cores).toBeGreaterThan(0);
     expect(Date.parse(build?.load?.readAt ?? '')).toBeGreaterThan(Date.now() - 120_000);
@@ -117,8 +123,8 @@ describe('placement with the host auto', () => {
     };
     let said: string | undefined;
     await waitUntil('the queued notice', async () => (said = await queued()) !== undefined, 60_000);
-    expect(said).toBe(
-      '[Admission] The turn is queued, waiting for a place with room: this machine: 0 of 0 running; build: 0 of 0 running.',
+    expect(said).toMatch(
+      /^\[Admission\] The turn is queued, waiting for a place with room: this machine: 0 of 0 running; build: 0 of 0 running; gone: ssh to ssh:\/\/nobody@127\.0\.0\.1:1 failed: .*Connection refused\.$/,
     );
     expect(
       h.server.requests.some((r) => JSON.stringify(r.body).includes('write once there is room')),
@@ -129,5 +135,34 @@ describe('placement with the host auto', () => {
     const result = ResultSchema.parse(JSON.parse(run.stdout));
     expect(result.host).toBe('build');
     expect(git(h.repo, 'show', `${result.branch}:where.txt`)).toBe('waited');
+  }, 180_000);
+
+  it("holds a session sent to the host by name to the host's maximum, in words, until it has room", async () => {
+    expectExit(await h.grove(['host', 'set', 'build', 'max', '0'], { env }), 0);
+    scriptWrite('write on build once it has a slot', 'named');
+    const running = h.start(
+      ['run', '--host', 'build', '--output', 'json', 'write on build once it has a slot'],
+      { env },
+    );
+    const queued = async (): Promise<string | undefined> => {
+      const ls = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'], { env })).stdout));
+      const session = ls.find((s) => s.host === 'build' && s.status !== 'Review');
+      if (!session) return undefined;
+      const shown = ShowSchema.parse(
+        JSON.parse((await h.grove(['show', session.sessionId, '--json'], { env })).stdout),
+      );
+      return shown.transcript.find((e) => e.content.startsWith('[Admission]'))?.content;
+    };
+    expect(await waitUntil('the queued notice', queued, 60_000)).toBe(
+      '[Admission] The turn is queued, waiting for a turn slot on build: 0 of 0 running.',
+    );
+    expect(
+      h.server.requests.some((r) => JSON.stringify(r.body).includes('on build once it has')),
+    ).toBe(false);
+    expectExit(await h.grove(['host', 'set', 'build', 'max', '1'], { env }), 0);
+    const run = await running.done;
+    expectExit(run, 0);
+    const result = ResultSchema.parse(JSON.parse(run.stdout));
+    expect(git(h.repo, 'show', `${result.branch}:where.txt`)).toBe('named');
   }, 180_000);
 });
