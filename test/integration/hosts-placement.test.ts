@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { MAX_TURNS_KEY } from '../../src/domain/admission.js';
+import { installAcpAgent } from '../helpers/acp-agent.js';
 import { startClaudeHost, type ClaudeHost } from '../helpers/claude-host.js';
 import { git } from '../helpers/grove-env.js';
 import { withStore } from '../helpers/seed.js';
@@ -164,5 +165,41 @@ describe('placement with the host auto', () => {
     expectExit(run, 0);
     const result = ResultSchema.parse(JSON.parse(run.stdout));
     expect(git(h.repo, 'show', `${result.branch}:where.txt`)).toBe('named');
+  }, 180_000);
+
+  it('keeps an agent that cannot run on hosts on this machine: it waits for room here while the host has room', async () => {
+    installAcpAgent(h.world);
+    expectExit(await h.grove(['host', 'set', 'build', 'max', '2'], { env }), 0);
+    h.utilities('Write the note');
+    const running = h.start(
+      ['run', '--host', 'auto', '--agent', 'tiny', '--output', 'json', 'Write the note'],
+      {
+        env,
+      },
+    );
+    const queued = async (): Promise<string | undefined> => {
+      const ls = ListSchema.parse(JSON.parse((await h.grove(['ls', '--json'], { env })).stdout));
+      const session = ls.find((s) => s.agent === 'acp:tiny');
+      if (!session) return undefined;
+      const shown = ShowSchema.parse(
+        JSON.parse((await h.grove(['show', session.sessionId, '--json'], { env })).stdout),
+      );
+      return shown.transcript.find((e) => e.content.startsWith('[Admission]'))?.content;
+    };
+    expect(await waitUntil('the queued notice', queued, 60_000)).toBe(
+      '[Admission] The turn is queued, waiting for a turn slot: 0 of 0 running.',
+    );
+    await setGlobal(MAX_TURNS_KEY, '1');
+    const run = await running.done;
+    expectExit(run, 0);
+    const result = ResultSchema.parse(JSON.parse(run.stdout));
+    expect(result.host).toBeNull();
+    expect(git(h.repo, 'show', `${result.branch}:acp-note.txt`)).toBe('written by the ACP agent');
+    const shown = ShowSchema.parse(
+      JSON.parse((await h.grove(['show', result.sessionId, '--json'], { env })).stdout),
+    );
+    expect(shown.transcript.map((e) => e.content)).toContain(
+      '[Placement] The session runs on this machine.',
+    );
   }, 180_000);
 });

@@ -69,6 +69,8 @@ interface Room {
   readonly max: number | null;
   /** Its turns in other processes, as read. */
   readonly elsewhere?: number;
+  /** The session was started with the host `auto`: where it goes is recorded on it. */
+  readonly auto?: boolean;
 }
 
 /** This machine's key among the places. */
@@ -146,7 +148,7 @@ export class Admission {
     }
     this.queue.splice(this.queue.indexOf(entry), 1);
     this.holding.set(sessionId, decision.place ?? HERE);
-    if (entry.kind === 'auto' && this.deps.place) {
+    if (decision.auto && this.deps.place) {
       try {
         await this.deps.place(sessionId, decision.place, decision.why);
       } catch (error) {
@@ -186,6 +188,7 @@ export class Admission {
       why,
       max,
       elsewhere: elsewhere[place ?? HERE] ?? 0,
+      auto: where.auto,
     });
     const localWait = (): AdmissionWait | null =>
       admissionWait({
