@@ -75,7 +75,19 @@ export function changeSessionHost(
       notice(problem);
       return;
     }
-    if (host === (session.host ?? null)) return;
+    if (host === (session.placeAuto ? 'auto' : (session.host ?? null))) return;
+    if (isAutoHost(host)) {
+      // Placed by its first turn (services/admission.ts).
+      await store.hosts.placed(sessionId, null, runtime.clock.now());
+      await store.hosts.markAuto(sessionId, runtime.clock.now());
+      await sessions.note(
+        sessionId,
+        'notice',
+        '[Host] auto: this machine, or a host with room when this machine has none, chosen when the first turn starts.',
+      );
+      await sessions.publishSession(sessionId);
+      return;
+    }
     const named = host === null ? null : await store.hosts.get(host);
     if (host !== null && !named) {
       const hosts = await readHosts(deps);
@@ -84,7 +96,8 @@ export function changeSessionHost(
       );
       return;
     }
-    await store.sessions.update(sessionId, { host }, runtime.clock.now());
+    // The host, and no longer `auto` if it was.
+    await store.hosts.placed(sessionId, host, runtime.clock.now());
     await sessions.note(
       sessionId,
       'notice',

@@ -163,6 +163,8 @@ export interface HostedSession {
   readonly prompt: string | null;
   readonly agent: string;
   readonly host?: string | null;
+  /** Started with the host `auto`, not placed yet. */
+  readonly placeAuto?: boolean;
 }
 
 /**
@@ -175,20 +177,21 @@ export function hostPickProblem(
   pick: HostPick,
   agentName: (id: string) => string,
 ): string | null {
-  const here = session.host ?? null;
+  // `auto`: placed by the first turn, on a host only when its agent runs there.
+  const here = session.placeAuto === true ? 'auto' : (session.host ?? null);
   switch (pick.kind) {
     case 'host':
       if (pick.host === here) return null;
       if (session.status !== 'Draft' || session.prompt !== null)
         return `The host is chosen before the first prompt: this session runs on ${here ?? 'this machine'}.`;
-      if (pick.host !== null && !runsOnHosts(session.agent))
+      if (pick.host !== null && pick.host !== 'auto' && !runsOnHosts(session.agent))
         return `${ON_HOSTS}, not ${agentName(session.agent)}: /agent ${HOST_AGENT} first.`;
       return null;
     case 'agent':
-      if (here === null || runsOnHosts(pick.agent)) return null;
+      if (here === null || here === 'auto' || runsOnHosts(pick.agent)) return null;
       return `${ON_HOSTS}: /host ${LOCAL_HOST_NAME} first to run ${agentName(pick.agent)} here.`;
     case 'prompt':
-      if (here === null) return null;
+      if (here === null || here === 'auto') return null;
       if (!runsOnHosts(session.agent))
         return `${ON_HOSTS}: /agent ${HOST_AGENT}, or /host ${LOCAL_HOST_NAME} for ${agentName(session.agent)}. Not sent.`;
       if (pick.bestOf > 1)

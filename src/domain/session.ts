@@ -138,6 +138,8 @@ export interface Session {
   readonly guardFlag?: string | null;
   /** The host the session runs on (a host's name); null or absent: this machine. */
   readonly host?: string | null;
+  /** Started with the host `auto` and not placed yet: its first turn chooses (domain/placement.ts). */
+  readonly placeAuto?: boolean;
   /** The GitHub issue the session works on (its pull request closes it); null or absent: none. */
   readonly issue?: SessionIssue | null;
   /** Its own limits (grove run --memory-max / --tasks-max); null or absent: the project's settings. */

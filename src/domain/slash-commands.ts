@@ -47,7 +47,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'mode', description: 'Permission mode: auto-edit, read-only or plan', arg: 'mode' },
   {
     name: 'host',
-    description: 'Where this new session runs: local or a host',
+    description: 'Where this new session runs: local, auto or a host',
     arg: 'host',
   },
   {
@@ -140,6 +140,9 @@ export function argChoices(
     case 'host':
       return [
         { value: LOCAL_HOST_NAME, description: 'this machine' },
+        ...((context.hosts ?? []).length > 0
+          ? [{ value: 'auto', description: 'this machine or a host with room, at the first turn' }]
+          : []),
         ...(context.hosts ?? []).map((name) => ({ value: name, description: 'SSH host' })),
       ];
     case 'ciFixer':

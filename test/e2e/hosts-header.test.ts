@@ -7,13 +7,17 @@ import { sshdIt, startSshd } from '../helpers/sshd.js';
 // The hosts' figures in the TUI's header (issue 24, item 6): the built binary
 // in tmux with two hosts, the test sshd of test/helpers/sshd.ts (read over
 // its shared connection: load, free memory, turns running/most) and one that
-// cannot be reached (said as away); hidden on a narrow screen.
+// cannot be reached (said as away); hidden on a narrow screen. Then the
+// project's Default host `auto`: a new session's composer says it will be
+// placed, and `/host local` / `/host auto` move it.
 
 const it = sshdIt();
+/** The Default host row of the Settings tab: after the three roles' agent, model and reasoning and the worktree folder. */
+const DEFAULT_HOST_ROW = 10;
 const e2e = setUpE2eWorld();
 
 describe("the header's hosts", () => {
-  it("shows each host's load, free memory and turns, a host that cannot be reached as away, and nothing when narrow", async () => {
+  it("shows each host's load, free memory and turns, a host that cannot be reached as away, and nothing when narrow; a new session on Default host auto says so in its composer", async () => {
     const sshd = await startSshd();
     try {
       const repo = makeRepo(e2e.world);
@@ -44,6 +48,31 @@ describe("the header's hosts", () => {
       expect(gone?.load).toBeNull();
       await t.resize(90, 30);
       await t.waitForGone(/build \d/);
+
+      // Default host auto: a new session says it will be placed, and /host moves it.
+      await t.resize(140, 30);
+      await t.waitFor('No sessions yet.');
+      await t.keys('Tab');
+      await t.waitFor('Worktree folder');
+      for (let i = 0; i < DEFAULT_HOST_ROW; i++) await t.keys('j');
+      await t.waitFor(/▶ Default host/);
+      await t.keys('Enter');
+      await t.waitFor(/Default host[\s\S]*local/);
+      await t.keys('C-u');
+      await t.type('auto');
+      await t.keys('Enter');
+      await t.waitFor(/Default host\s+auto/);
+      await t.keys('Tab', 'Tab');
+      await t.waitFor('No sessions yet.');
+      await t.keys('a');
+      await t.waitFor('Task for the agent · on auto: this machine or a host with room (/host)');
+      await t.type('/host local');
+      await t.keys('Enter');
+      await t.waitFor('Task for the agent · on this machine (/host)');
+      await t.type('/host auto');
+      await t.keys('Enter');
+      await t.waitFor('[Host] auto: this machine, or a host with room');
+      await t.waitFor('Task for the agent · on auto: this machine or a host with room (/host)');
     } finally {
       await sshd.stop();
     }

@@ -43,11 +43,16 @@ describe('the host picker in the composer', () => {
       completion?.kind === 'slash'
         ? completion.items.map((i) => `${i.label} ${i.description}`)
         : null,
-    ).toEqual(['local this machine', 'build SSH host', 'gpu SSH host']);
+    ).toEqual([
+      'local this machine',
+      'auto this machine or a host with room, at the first turn',
+      'build SSH host',
+      'gpu SSH host',
+    ]);
   });
 
   it('picks a host with the arrows and Enter, and the composer stays open for the task', () => {
-    const run = pressKeys(newSession(), [...typeText('/host '), 'down', 'enter', 'enter']);
+    const run = pressKeys(newSession(), [...typeText('/host '), 'down', 'down', 'enter', 'enter']);
     expect(run.calls).toEqual([call('changeSessionChoice', 'x', { host: 'build' })]);
     expect(textOf(run.state)).toBe('');
   });
@@ -55,6 +60,7 @@ describe('the host picker in the composer', () => {
   it.each([
     ['/host gpu', { host: 'gpu' }],
     ['/host local', { host: null }],
+    ['/host auto', { host: 'auto' }],
   ])('runs %s', (text, change) => {
     const run = pressKeys(newSession(bufferFrom(text), { host: 'build' }), ['enter']);
     expect(run.calls).toEqual([call('changeSessionChoice', 'x', change)]);
@@ -64,7 +70,7 @@ describe('the host picker in the composer', () => {
     const run = pressKeys(newSession(bufferFrom('/host nope')), ['enter']);
     expect(run.calls).toEqual([]);
     expect(textOf(run.state)).toBe('/host nope');
-    expect(assistOf(run.state)?.error).toBe("/host: 'nope' is not one of local, build, gpu");
+    expect(assistOf(run.state)?.error).toBe("/host: 'nope' is not one of local, auto, build, gpu");
   });
 
   it('says there are no hosts yet, and how to add one', () => {
@@ -81,6 +87,21 @@ describe('the host picker in the composer', () => {
     expect(assistOf(run.state)?.error).toBe(
       'Only Claude Code, Codex and Gemini CLI run on hosts yet, not tiny: /agent claude first.',
     );
+  });
+
+  it('lets an agent that does not run on hosts be placed with auto (it then stays on this machine), and sends its prompt', () => {
+    const auto = pressKeys(newSession(bufferFrom('/host auto'), { agent: 'acp:tiny' }), ['enter']);
+    expect(auto.calls).toEqual([call('changeSessionChoice', 'x', { host: 'auto' })]);
+    const sent = pressKeys(
+      newSession(bufferFrom('Fix the export'), { agent: 'acp:tiny', placeAuto: true }),
+      ['enter'],
+    );
+    expect(sent.calls).toEqual([call('sendPrompt', 'x', 'Fix the export')]);
+  });
+
+  it('moves an auto session to this machine with /host local', () => {
+    const run = pressKeys(newSession(bufferFrom('/host local'), { placeAuto: true }), ['enter']);
+    expect(run.calls).toEqual([call('changeSessionChoice', 'x', { host: null })]);
   });
 
   it('refuses another agent for a session on a host', () => {

@@ -33,7 +33,11 @@ export interface JoinedReviewRequest {
   rr_base_branch: string | null;
 }
 
-export type SessionRow = Selectable<SessionTable> & JoinedReviewRequest;
+export type SessionRow = Selectable<SessionTable> &
+  JoinedReviewRequest & {
+    /** Its `session_placement` row (the host `auto`, not placed yet); null or absent: none. */
+    sp_session_id?: string | null;
+  };
 
 const summarySchema = z.object({ turn: z.string(), session: z.string() });
 const questionsSchema = z.array(z.object({ text: z.string(), options: z.array(z.string()) }));
@@ -150,6 +154,7 @@ export function decodeSession(row: SessionRow): Session {
     forkContext: row.fork_context,
     guardFlag: row.guard_flag === null ? null : sanitizeText(row.guard_flag),
     host: row.host,
+    ...(row.sp_session_id ? { placeAuto: true } : {}),
     issue:
       row.issue_number === null
         ? null

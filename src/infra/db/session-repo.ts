@@ -116,8 +116,10 @@ function selectSessions(db: Executor) {
   return db
     .selectFrom('session')
     .leftJoin('session_review_request as rr', 'rr.session_id', 'session.id')
+    .leftJoin('session_placement as sp', 'sp.session_id', 'session.id')
     .selectAll('session')
     .select([
+      'sp.session_id as sp_session_id',
       'rr.number as rr_number',
       'rr.url as rr_url',
       'rr.state as rr_state',

@@ -251,8 +251,9 @@ function composerTitle(state: AppState, session: Session): string {
   if (isWorking(session.status)) return 'Prompt (queued until the turn ends)';
   if (session.prompt !== null) return 'Reply';
   const n = bestOfComposer(state);
-  const where =
-    session.host || knownHosts(state.settings).length > 0
+  const where = session.placeAuto
+    ? ' · on auto: this machine or a host with room (/host)'
+    : session.host || knownHosts(state.settings).length > 0
       ? ` · on ${session.host ?? 'this machine'} (/host)`
       : '';
   return `Task for the agent${n > 1 ? ` · best of ${n}` : ''}${where}`;
