@@ -74,7 +74,10 @@ describe('the webhook', () => {
         then: {
           text: reply('', {
             questions: [
-              { text: 'Which \u001b[31mgreeting\u001b[0m?\r\nX-Evil: yes', options: ['hello', 'hi'] },
+              {
+                text: 'Which \u001b[31mgreeting\u001b[0m?\r\nX-Evil: yes',
+                options: ['hello', 'hi'],
+              },
             ],
           }),
         },
