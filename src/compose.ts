@@ -119,7 +119,11 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
       logger,
       launcher,
       loadAcpAgents(paths.acpAgents),
-      hostAgentStarter(ssh),
+      // A host that cannot forward the network filter's socket: open only where agents may run unconfined.
+      hostAgentStarter(
+        ssh,
+        async (host) => (await store.settings.getGlobal(allowUnconfinedKey(host.name))) === 'on',
+      ),
     ),
     hosts: createHostSessions(
       ssh,

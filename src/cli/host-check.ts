@@ -79,6 +79,17 @@ function sandboxLine(facts: HostFacts): CheckResult {
   return ok('sandbox', `${facts.bwrap} can confine agents for ${facts.user}`);
 }
 
+/** The network filter for confined agents on the host: its relay runs in the host's node. */
+function networkLine(facts: HostFacts): CheckResult {
+  if (facts.node === '')
+    return warn(
+      'network',
+      `node is not on the PATH ssh commands get on the host (${facts.path}): the filter of a confined agent's network there runs in it, so Claude Code turns there are refused`,
+      `install Node.js 18 or newer for ${facts.user} on the host (sudo apt install nodejs)`,
+    );
+  return ok('network', `node ${facts.node} runs the network filter's relay for confined agents`);
+}
+
 function rootLines(host: Host, facts: HostFacts): CheckResult[] {
   if (!facts.root.writable)
     return [
@@ -117,6 +128,7 @@ export function hostCheckResults(host: Host, facts: HostFacts): CheckResult[] {
         ]
       : []),
     sandboxLine(facts),
+    networkLine(facts),
     ...rootLines(host, facts),
   ];
 }

@@ -21,6 +21,8 @@ export async function startClaudeHost(
   modelUrl: string,
   /** More variables for the host user's commands (sshd's SetEnv). */
   env: Readonly<Record<string, string>> = {},
+  /** More sshd_config lines. */
+  config: readonly string[] = [],
 ): Promise<ClaudeHost> {
   const user = ensureHostUser();
   const claudeDir = mkdtempSync(join(tmpdir(), 'grove-host-claude-'));
@@ -37,6 +39,7 @@ export async function startClaudeHost(
       DISABLE_AUTOUPDATER: '1',
       ...env,
     },
+    config,
   });
   return {
     sshd,

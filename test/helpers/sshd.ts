@@ -85,6 +85,8 @@ export interface SshdOptions {
   readonly path?: readonly string[];
   /** More variables for the host user's commands (sshd's SetEnv). */
   readonly env?: Readonly<Record<string, string>>;
+  /** More sshd_config lines (AllowStreamLocalForwarding no). */
+  readonly config?: readonly string[];
 }
 
 function run(file: string, args: readonly string[]): string {
@@ -233,6 +235,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestHost> {
       'PrintMotd no',
       'LogLevel VERBOSE',
       ...pathLine,
+      ...(options.config ?? []),
       '',
     ].join('\n'),
   );

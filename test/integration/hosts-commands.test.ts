@@ -270,6 +270,9 @@ describe('grove host check', () => {
       new RegExp(`^ok {4}sandbox +bubblewrap .* can confine agents for ${h.user}$`, 'm'),
     );
     expect(run.out).toMatch(
+      /^ok {4}network +node v\d+\.\d+\.\d+ runs the network filter's relay for confined agents$/m,
+    );
+    expect(run.out).toMatch(
       new RegExp(`^ok    root +Grove's folder is ${h.home}/\\.grove-host \\(writable\\)$`, 'm'),
     );
     expect(run.out).toMatch(/^(ok {4}|warn {2})disk +.* free for /m);
@@ -287,6 +290,7 @@ describe('grove host check', () => {
       'gemini',
       'agents',
       'sandbox',
+      'network',
       'root',
       'disk',
     ]);

@@ -177,6 +177,32 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * A turn's filtered network on a host (issue 24, item 5): a listener of
+ * Grove's filtering proxy on this machine (a unix socket), which the host
+ * reaches through a reverse forward of its own, and what the relay inside
+ * the sandbox there listens on.
+ */
+export interface HostNetwork {
+  /** The proxy listener's unix socket on this machine. */
+  readonly socketPath: string;
+  /** Where the relay listens for the agent's proxy traffic, on 127.0.0.1 inside the sandbox. */
+  readonly proxyPort: number;
+  /** Loopback ports of the person's allow list: tunnelled through the proxy to this machine's. */
+  readonly forward: readonly { readonly port: number; readonly target: string }[];
+  /** Model servers the host user's environment names on its own loopback: reached there, through a bridge. */
+  readonly hostLoopback: readonly number[];
+  /** Stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a turn's HostNetwork from the model-server variables the host user's
+ * environment names (their names and URLs only); null when the network of
+ * agents is open (setting agents.network).
+ */
+export type HostNetworkOpener = (hostEnv: NodeJS.ProcessEnv) => Promise<HostNetwork | null>;
+
 /** Starts an agent CLI on a host (infra/hosts/remote-agent.ts). */
 export interface RemoteAgentStarter {
   /**
@@ -196,6 +222,8 @@ export interface RemoteAgentStarter {
       readonly onNotice?: (text: string) => void;
       /** The run to re-attach to, or to record once started. */
       readonly cursor?: RemoteRunCursor;
+      /** Filters the agent's network through Grove's proxy here; absent: the host's network is open to it. */
+      readonly network?: HostNetworkOpener;
     },
   ): Promise<TurnProcess>;
   /**

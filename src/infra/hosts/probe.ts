@@ -62,6 +62,7 @@ if command -v bwrap >/dev/null 2>&1; then
 else
   emit bwrap ''
 fi
+if command -v node >/dev/null 2>&1; then emit node "$(node --version 2>&1 | head -n 1)"; else emit node ''; fi
 if mkdir -p -- "$root" 2>/dev/null && [ -d "$root" ] && [ -w "$root" ]; then
   emit root ok "$(cd -- "$root" && pwd -P)"
   emit df "$(df -Pk -- "$root" 2>/dev/null | tail -n 1)"
@@ -93,6 +94,8 @@ export interface HostFacts {
   readonly bwrap: string;
   /** 'yes' when bubblewrap ran a command for this user, else what it said. */
   readonly bwrapRuns: string;
+  /** `node --version`'s first line ('' when not on PATH): the network filter's relay on the host runs in it. */
+  readonly node: string;
   /** Grove's root folder: its real path when writable, else as given. */
   readonly root: { readonly writable: boolean; readonly path: string };
   /** Free bytes on the root folder's disk; null when unknown. */
@@ -126,6 +129,7 @@ export function parseProbe(stdout: string): HostFacts {
     agents,
     bwrap: value('bwrap'),
     bwrapRuns: value('bwrap-runs'),
+    node: value('node'),
     root: { writable: root?.[1] === 'ok', path: root?.[2] ?? '' },
     freeBytes: df ? Number(df[3]) * 1024 : null,
   };

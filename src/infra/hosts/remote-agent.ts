@@ -26,6 +26,16 @@ import {
 } from './remote-run.js';
 import { HostError, runScript } from './remote-script.js';
 import type { Ssh } from './ssh.js';
+import {
+  connectNetwork,
+  NET_PREPARE_LINES,
+  networkOptions,
+  networkPrelude,
+  prepareNetwork,
+  relayWords,
+  type RunNetwork,
+  type SandboxNetwork,
+} from './remote-network.js';
 
 const STDERR_TAIL = 8 * 1024;
 
@@ -72,6 +82,7 @@ export function sandboxedCommand(
   place: HostPlace,
   words: readonly string[],
   state: RemoteStateDir = CLAUDE_STATE,
+  network: SandboxNetwork | null = null,
 ): string {
   const q = shellQuote;
   const bind = (flag: string, path: string): string => `${flag} ${q(path)} ${q(path)}`;
@@ -86,6 +97,7 @@ export function sandboxedCommand(
     `{ grove_agent=$(command -v -- ${q(command)}) && grove_agent=$(readlink -f -- "$grove_agent") ||`,
     `{ echo ${q(`grove: ${command} is not on the PATH of the host user`)} >&2; exit 127; }; } &&`,
     'grove_agent_dir=$(dirname -- "$(dirname -- "$grove_agent")") &&',
+    ...(network ? networkPrelude(network) : []),
     'exec bwrap --die-with-parent --new-session --unshare-pid --unshare-ipc --unshare-uts',
     '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp',
     '--ro-bind "$grove_agent_dir" "$grove_agent_dir"',
@@ -97,9 +109,14 @@ export function sandboxedCommand(
     bind('--bind-try', gitDir),
     bind('--bind', place.worktree),
     `--bind ${stateDir} ${stateDir} --setenv ${state.variable} ${stateParentWord(state)}`,
+    ...(network ? networkOptions(network) : []),
     `--chdir ${q(place.worktree)}`,
     '--',
-    ['"$grove_agent"', ...args.map((arg) => shellQuote(arg))].join(' '),
+    [
+      ...(network ? relayWords(network) : []),
+      '"$grove_agent"',
+      ...args.map((arg) => shellQuote(arg)),
+    ].join(' '),
   ].join(' ');
 }
 
@@ -108,49 +125,88 @@ export function agentCommand(
   place: HostPlace,
   words: readonly string[],
   promptFile: string,
+  network: SandboxNetwork | null = null,
 ): string {
-  const start = place.confined ? sandboxedCommand(place, words) : `exec ${shellCommand(words)}`;
+  const start = place.confined
+    ? sandboxedCommand(place, words, CLAUDE_STATE, network)
+    : `exec ${shellCommand(words)}`;
   return `${start} < ${shellQuote(promptFile)}`;
 }
 
+/** Whether agents on a host may run unconfined (`host.NAME.allowUnconfined`): also with an open network. */
+export type AllowOnHost = (host: HostPlace['host']) => Promise<boolean>;
+
 /** Starts one-shot agents (a process per turn) on hosts over `ssh`; remote-server.ts adds servers. */
-export function remoteAgentStarter(ssh: Ssh): Pick<RemoteAgentStarter, 'start'> {
+export function remoteAgentStarter(
+  ssh: Ssh,
+  allowOpen: AllowOnHost = () => Promise.resolve(false),
+): Pick<RemoteAgentStarter, 'start'> {
   return {
     async start(place, spec) {
       const runner: RemoteRunner = { ssh, host: place.host };
       const tell = { progress: spec.onReconnect, notice: spec.onNotice };
       const cursor = spec.cursor;
+      const filtered = place.confined && spec.network ? spec.network : null;
+      const connect = (dir: string, printed: string): Promise<RunNetwork | null> =>
+        filtered
+          ? connectNetwork(
+              ssh,
+              place,
+              dir,
+              filtered,
+              printed,
+              () => allowOpen(place.host),
+              (why) =>
+                tell.notice?.(
+                  `The network of the agent on ${place.host.name} is not filtered: ${why}. Agents on ${place.host.name} may run unconfined (grove host add --allow-unconfined), so it runs with the host's network open.`,
+                ),
+            )
+          : Promise.resolve(null);
       if (cursor?.runId) {
         // Re-attach (a Grove that was killed mid-turn): its output read on from where the transcript is.
         const dir = `${place.root}/runs/${cursor.runId}`;
-        return followAgent(runner, cursor.runId, cursor.pgid, dir, tell, cursor);
+        const network = filtered ? await connect(dir, await prepareNetwork(ssh, place, dir)) : null;
+        return closing(followAgent(runner, cursor.runId, cursor.pgid, dir, tell, cursor), network);
       }
       const runId = newRunId();
       const dir = `${place.root}/runs/${runId}`;
       const promptFile = `${dir}/prompt`;
       // The prompt goes on ssh's stdin into a file only the host user reads.
-      await runScript(
+      const printed = await runScript(
         ssh,
         place.host,
         `sending the prompt to ${place.host.name}`,
-        'umask 077; mkdir -p -- "$1" && cat > "$1/prompt"',
+        `umask 077; mkdir -p -- "$1" && cat > "$1/prompt"${filtered ? ` && ${NET_PREPARE_LINES}` : ''}`,
         [dir],
         { timeoutMs: 60_000, input: spec.input },
       );
-      const run = await startRun(
-        runner,
-        agentCommand(place, [spec.command, ...spec.args], promptFile),
-        { cwd: place.worktree, runId },
-      );
+      const network = await connect(dir, printed);
+      let run: Awaited<ReturnType<typeof startRun>>;
+      try {
+        run = await startRun(
+          runner,
+          agentCommand(place, [spec.command, ...spec.args], promptFile, network?.sandbox ?? null),
+          { cwd: place.worktree, runId },
+        );
+      } catch (error) {
+        network?.close();
+        throw error;
+      }
       if (cursor) {
         cursor.runId = runId;
         cursor.pgid = run.pgid;
         cursor.offset = 0;
         await cursor.started?.(runId, run.pgid);
       }
-      return followAgent(runner, runId, run.pgid, dir, tell, cursor);
+      return closing(followAgent(runner, runId, run.pgid, dir, tell, cursor), network);
     },
   };
+}
+
+/** The process, its network's forward and listener closed once it is over. */
+function closing(proc: TurnProcess, network: RunNetwork | null): TurnProcess {
+  if (network) void proc.exited.finally(() => network.close());
+  return proc;
 }
 
 export interface Tell {

@@ -24,6 +24,7 @@ import {
   remoteAgentStarter,
   sandboxedCommand,
   stateParentWord,
+  type AllowOnHost,
 } from './remote-agent.js';
 import { shellCommand, shellQuote } from './quote.js';
 import { cancelRun, newRunId, pause, startRun, type RemoteRunner } from './remote-run.js';
@@ -208,9 +209,9 @@ const STOP_WAIT_MS = 20_000;
 const STOP_LEFT_MS = 120_000;
 
 /** Starts agents on hosts over `ssh` (the shared connection of each host): one-shot ones and servers. */
-export function hostAgentStarter(ssh: Ssh): RemoteAgentStarter {
+export function hostAgentStarter(ssh: Ssh, allowOpen?: AllowOnHost): RemoteAgentStarter {
   return {
-    ...remoteAgentStarter(ssh),
+    ...remoteAgentStarter(ssh, allowOpen),
     startServer: (place, spec) => startRemoteServer(ssh, place, spec),
     stopRun: (place, runId, pgid) =>
       cancelRun({ ssh, host: place.host }, runId, AbortSignal.timeout(STOP_LEFT_MS), pgid),

@@ -9,7 +9,7 @@ import {
   sessionOf,
 } from '../channel.js';
 import { AgentError } from '../agent-error.js';
-import { launchAgent } from '../confine/launcher.js';
+import { defaultLauncher, launchAgent } from '../confine/launcher.js';
 import { stderrSummary } from '../confine/process.js';
 import { permissionModeLabel } from '../../../domain/permission-mode.js';
 import { deniedLine, networkHold } from '../approval.js';
@@ -212,14 +212,37 @@ async function startClaude(
         `Images are not sent to hosts yet: remove them from the prompt to ${request.remote.host.name}.`,
       );
     // On a host, Claude Code denies what its mode does not allow itself (no permission prompt).
+    const args = claudeArgs(request);
+    const launcher = options.launcher ?? defaultLauncher();
+    // A held network request ends with the run (its connection is gone): denied, not left in the inbox.
+    const over = new AbortController();
+    const held = AbortSignal.any([signal, over.signal]);
     const proc = await options.remote.start(request.remote, {
       command: binary,
-      args: claudeArgs(request),
+      args,
       input: promptInput(request),
       onReconnect: (text) => onEvent({ type: 'progress', text }),
       onNotice: (text) => onEvent({ type: 'notice', text }),
       ...(request.remoteRun ? { cursor: request.remoteRun } : {}),
+      // Its network goes through the proxy here, with the allow list and the inbox's network approvals.
+      ...(launcher.hostNetwork
+        ? {
+            network: (hostEnv: NodeJS.ProcessEnv) =>
+              launcher.hostNetwork?.(
+                {
+                  provider: 'claude',
+                  args,
+                  onNetworkDenied: (line) => onEvent({ type: 'notice', text: line }),
+                  ...(request.hold
+                    ? { holdNetwork: networkHold('Claude Code', request.hold, held) }
+                    : {}),
+                },
+                hostEnv,
+              ) ?? Promise.resolve(null),
+          }
+        : {}),
     });
+    void proc.exited.then(() => over.abort());
     return { proc, send: null, close: () => undefined };
   }
   // A held network request ends with the agent process (its connection is gone): denied, not left in the inbox.

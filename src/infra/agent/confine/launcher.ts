@@ -1,13 +1,14 @@
 import { existsSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { constants as osConstants, homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { isBackgroundCall, type NetworkPolicy } from '../../../domain/network.js';
+import type { NetworkPolicy } from '../../../domain/network.js';
 import type { ProviderId } from '../../../domain/providers.js';
 import type { Logger } from '../../log.js';
 import { runTool } from '../../exec.js';
 import { gitCommonDirOf } from '../../git/git-dir.js';
 import { probeSandbox, type SandboxProbe } from '../../sandbox-probe.js';
 import { AgentError } from '../agent-error.js';
+import type { HostNetwork } from '../channel.js';
 import { resolveCommand, spawnAgent, SpawnError, type AgentProcess } from './process.js';
 import {
   forgetProcess,
@@ -17,9 +18,9 @@ import {
   sweepLeftoverAgents,
 } from './leftovers.js';
 import { agentAllowList, authority, proxyEnv, relayCommand, relayProxyPort } from './network.js';
+import { listenFor, openHostNetwork, type NetworkAgent } from './host-network.js';
 import {
   createNetworkProxy,
-  deniedMessage,
   sweepProxyFolders,
   type NetworkHold,
   type NetworkProxy,
@@ -113,6 +114,8 @@ export interface AgentLauncher {
   sweep(): Promise<number>;
   /** The process groups of the agents running now that work for a session, by session id. */
   running(): ReadonlyMap<string, readonly number[]>;
+  /** A listener of the filtering proxy for an agent on a host (host-network.ts); null: the network is open. */
+  hostNetwork?(agent: NetworkAgent, hostEnv: NodeJS.ProcessEnv): Promise<HostNetwork | null>;
   /** Session limits (limit-keeper.ts): what a session's agents met, the line when they cannot be enforced, how. */
   readonly limits: Pick<LimitKeeper, 'takeHit' | 'notice' | 'backend'>;
 }
@@ -360,22 +363,12 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
       policy.extra,
     );
     proxy ??= createNetworkProxy();
-    const listener = await proxy.listen(
+    const listener = await listenFor(
+      proxy,
       engine === 'bubblewrap' ? 'unix' : 'tcp',
       allow,
-      ({ host, port, why }) => {
-        const line = deniedMessage(host, port, why);
-        // The CLI's own background calls (telemetry, Codex's plugin sync) go to the log only.
-        const background = isBackgroundCall(spec.provider, host, port);
-        options.logger?.log(background ? 'info' : 'warn', `${spec.provider} agent: ${line}`);
-        if (!background) spec.onNetworkDenied?.(line);
-      },
-      spec.holdNetwork
-        ? (host, port) =>
-            isBackgroundCall(spec.provider, host, port)
-              ? Promise.resolve({ kind: 'notHeld' } as const)
-              : (spec.holdNetwork?.(host, port) ?? Promise.resolve({ kind: 'notHeld' } as const))
-        : undefined,
+      spec,
+      options.logger,
     );
     const loopbackPorts = loopback.map((l) => l.port);
     if (engine === 'seatbelt') {
@@ -505,6 +498,12 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
     launch,
     confinement,
     limits,
+    hostNetwork: async (agent, hostEnv) => {
+      const policy = options.network ? await options.network() : FILTERED;
+      if (policy.mode !== 'filtered') return null;
+      proxy ??= createNetworkProxy();
+      return openHostNetwork(proxy, policy, agent, hostEnv, options.logger);
+    },
     running: () => {
       const bySession = new Map<string, number[]>();
       for (const [proc, sessionId] of owners) {

@@ -148,9 +148,18 @@ export interface RelayConfig {
   readonly socket: string;
   /** Where the relay listens for the agent's proxy traffic, on 127.0.0.1 inside. */
   readonly proxyPort: number;
-  /** Loopback model servers: the relay listens on their port inside and tunnels through the proxy. */
-  readonly forward: readonly { readonly port: number; readonly target: string }[];
+  /**
+   * Loopback model servers: the relay listens on their port inside and
+   * tunnels through the proxy to `target`, or (a server on a host's own
+   * loopback, issue 24) pipes to the unix socket `socket` of a bridge there.
+   */
+  readonly forward: readonly RelayForward[];
 }
+
+/** One loopback port the relay listens on inside the sandbox. */
+export type RelayForward =
+  | { readonly port: number; readonly target: string }
+  | { readonly port: number; readonly socket: string };
 
 /**
  * The relay, run first inside bubblewrap's network namespace as
@@ -174,8 +183,8 @@ function joinBoth(a, b) {
   const end = () => { a.destroy(); b.destroy(); };
   a.on('error', end); b.on('error', end); a.on('close', end); b.on('close', end);
 }
-function toProxy(client) {
-  const up = net.connect(cfg.socket);
+function toProxy(client, path) {
+  const up = net.connect(path || cfg.socket);
   joinBoth(client, up);
   client.pipe(up); up.pipe(client);
 }
@@ -221,11 +230,11 @@ function start() {
   });
 }
 Promise.all([
-  listen(cfg.proxyPort, '127.0.0.1', toProxy, true),
-  ...cfg.forward.flatMap((f) => [
-    listen(f.port, '127.0.0.1', (c) => tunnel(c, f.target), true),
-    listen(f.port, '::1', (c) => tunnel(c, f.target), false),
-  ]),
+  listen(cfg.proxyPort, '127.0.0.1', (c) => toProxy(c), true),
+  ...cfg.forward.flatMap((f) => {
+    const to = (c) => (f.socket ? toProxy(c, f.socket) : tunnel(c, f.target));
+    return [listen(f.port, '127.0.0.1', to, true), listen(f.port, '::1', to, false)];
+  }),
 ]).then(start, (error) => {
   process.stderr.write('grove network relay: ' + error.message + '\n');
   process.exit(70);
@@ -248,3 +257,28 @@ export function relayCommand(
 export function authority(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
+
+/**
+ * A bridge on a host (issue 24), run outside its sandbox as
+ * `node -e BRIDGE_SOURCE SOCKET PORT`: listens on the unix socket SOCKET
+ * (0600, in the run's private folder) and pipes each connection to
+ * 127.0.0.1:PORT of the host, so the relay inside reaches a model server on
+ * the host's own loopback and nothing else there. It ends when its parent
+ * (the sandbox the run's shell became) does.
+ */
+export const BRIDGE_SOURCE = String.raw`'use strict';
+const net = require('net');
+const fs = require('fs');
+const [path, port] = process.argv.slice(1);
+const parent = process.ppid;
+try { fs.unlinkSync(path); } catch {}
+process.umask(0o177);
+const server = net.createServer((client) => {
+  const up = net.connect(Number(port), '127.0.0.1');
+  const end = () => { client.destroy(); up.destroy(); };
+  client.on('error', end); up.on('error', end); client.on('close', end); up.on('close', end);
+  client.pipe(up); up.pipe(client);
+});
+server.listen(path);
+setInterval(() => { if (process.ppid !== parent) process.exit(0); }, 1000);
+`;
