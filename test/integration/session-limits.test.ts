@@ -24,6 +24,7 @@ import {
 } from '../../src/infra/agent/confine/limits.js';
 import { sessionLimits, type SessionLimits } from '../../src/domain/limits.js';
 import { GROVE_BIN, ROOT, makeRepo, makeWorld, type GroveWorld } from '../helpers/grove-env.js';
+import { liveProcesses } from '../helpers/processes.js';
 
 // Session limits (issue 27, item 3) with real processes. Where Grove can make
 // cgroups itself (root on a cgroup v1 layout, as on the CI machines, or a
@@ -281,6 +282,38 @@ describe.skipIf(!own)(`grove run with limits (${own ? 'cgroups Grove makes' : wh
       let stderr = '';
       const timer = setTimeout(() => {
         const state = cgroupState();
+        // Every process below the run, with its state and wait channel, and the fake CLI's calls.
+        const below = (root: number): string[] => {
+          const all = liveProcesses();
+          const lines: string[] = [];
+          const walk = (pid: number, depth: number): void => {
+            for (const p of all.filter((q) => q.ppid === pid)) {
+              let wchan = '-';
+              try {
+                wchan = readFileSync(`/proc/${p.pid}/wchan`, 'utf8');
+              } catch {
+                // Gone.
+              }
+              lines.push(
+                `${'  '.repeat(depth)}${p.pid} ${p.state} wchan=${wchan} ${p.cmdline.slice(0, 200)}`,
+              );
+              walk(p.pid, depth + 1);
+            }
+          };
+          walk(root, 1);
+          return lines;
+        };
+        const tree = child.pid === undefined ? [] : below(child.pid);
+        let calls = '';
+        try {
+          calls = readFileSync(join(env['CLAUDE_FAKE_DIR'] ?? '', 'calls.jsonl'), 'utf8')
+            .split('\n')
+            .slice(-6)
+            .map((line) => line.slice(0, 300))
+            .join('\n');
+        } catch {
+          calls = '(none)';
+        }
         let log = '';
         try {
           log = readFileSync(join(world.groveHome, 'logs', 'grove.log'), 'utf8').slice(-4000);
@@ -290,7 +323,7 @@ describe.skipIf(!own)(`grove run with limits (${own ? 'cgroups Grove makes' : wh
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
         fail(
           new Error(
-            `grove ${args.join(' ')} did not end in 100 s.\nstdout: ${stdout}\nstderr: ${stderr}\ncgroups:\n${state}\nGrove's log (its end):\n${log}`,
+            `grove ${args.join(' ')} did not end in 100 s.\nstdout: ${stdout}\nstderr: ${stderr}\ncgroups:\n${state}\nprocesses below it:\n${tree.join('\n')}\nthe fake claude's last calls:\n${calls}\nGrove's log (its end):\n${log}`,
           ),
         );
       }, 100_000);
