@@ -14,17 +14,14 @@ import { waitUntil } from './wait.js';
 // nothing in /etc/ssh changed). It logs in as a SECOND unix user with its own
 // home, so a local path that leaks into a remote command fails. Test files
 // run side by side, and several look at everything their host user runs
-// (`ps -u USER`, the environments of its processes): so each test process
-// takes a host user of its own from a small pool (grove-host, grove-host-2,
-// …), held by a lock file while it lives.
+// (`ps -u USER`, the environments of its processes): so each Vitest worker
+// logs in as a host user of its own (grove-host, grove-host-2, …).
 // The client side is an ssh_config file (`ssh -F config ALIAS`, or
 // GROVE_SSH_CONFIG for Grove) with the host key pinned.
 
 export const SSHD = '/usr/sbin/sshd';
-/** The first of the host users (grove-host, grove-host-2, …, made once each with useradd -m). */
+/** The first of the host users (grove-host, grove-host-2, …: one per Vitest worker, made once each with useradd -m). */
 export const HOST_USER = 'grove-host';
-/** More host users than test files that run at once (vitest's workers). */
-const HOST_USERS = 8;
 
 /** Why the test sshd cannot run here, or null when it can. */
 export function sshdProblem(): string | null {
@@ -102,61 +99,31 @@ function userExists(user: string): boolean {
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Takes `name`'s lock for this process: free, already ours, or left by a process that is gone. */
-function takeUserLock(name: string): boolean {
-  const lock = join(tmpdir(), `grove-test-host-user-${name}.lock`);
-  try {
-    writeFileSync(lock, String(process.pid), { flag: 'wx' });
-  } catch {
-    const holder = Number(readFileSync(lock, 'utf8').trim());
-    if (holder !== process.pid && Number.isInteger(holder) && holder > 0 && pidAlive(holder))
-      return false;
-    writeFileSync(lock, String(process.pid));
-  }
-  process.once('exit', () => {
-    try {
-      if (readFileSync(lock, 'utf8').trim() === String(process.pid)) rmSync(lock, { force: true });
-    } catch {
-      // Already gone.
-    }
-  });
-  return true;
-}
-
 let held: { name: string; uid: number; gid: number; home: string } | null = null;
 
 /**
- * This test process's host user, made once (useradd -m) and taken from the
- * pool for as long as the process lives; `*` as its password lets a key log
- * in (useradd's `!` locks the account).
+ * This test process's host user, made once (useradd -m); `*` as its
+ * password lets a key log in (useradd's `!` locks the account). Vitest
+ * numbers its workers (VITEST_POOL_ID, 1 to maxWorkers), and no two test
+ * files run in the same worker at once: worker N logs in as the Nth user.
  */
 export function ensureHostUser(): { name: string; uid: number; gid: number; home: string } {
   if (held) return held;
-  for (let i = 1; i <= HOST_USERS; i++) {
-    const name = i === 1 ? HOST_USER : `${HOST_USER}-${i}`;
-    if (!takeUserLock(name)) continue;
-    if (!userExists(name)) {
-      try {
-        run('useradd', ['-m', '-s', '/bin/sh', name]);
-      } catch (error) {
-        if (!userExists(name)) throw error;
-      }
+  const worker = Number(process.env['VITEST_POOL_ID'] ?? '1');
+  const n = Number.isInteger(worker) && worker >= 1 ? worker : 1;
+  const name = n === 1 ? HOST_USER : `${HOST_USER}-${n}`;
+  if (!userExists(name)) {
+    try {
+      run('useradd', ['-m', '-s', '/bin/sh', name]);
+    } catch (error) {
+      // Another test file may have made it at the same moment.
+      if (!userExists(name)) throw error;
     }
-    run('usermod', ['-p', '*', name]);
-    const [, , uid, gid, , home] = run('getent', ['passwd', name]).trim().split(':');
-    held = { name, uid: Number(uid), gid: Number(gid), home: home ?? `/home/${name}` };
-    return held;
   }
-  throw new Error(`all ${HOST_USERS} test host users are taken by live test processes`);
+  run('usermod', ['-p', '*', name]);
+  const [, , uid, gid, , home] = run('getent', ['passwd', name]).trim().split(':');
+  held = { name, uid: Number(uid), gid: Number(gid), home: home ?? `/home/${name}` };
+  return held;
 }
 
 async function freePort(): Promise<number> {
