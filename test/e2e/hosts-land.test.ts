@@ -184,14 +184,18 @@ describe('landing a session that ran on a host, in the TUI', () => {
       await t.type('one more line');
       await t.keys('Enter');
       await t.waitFor('Added a line.', 120_000);
+      // One read of the branch: between the host's commit brought back and Grove's own commit of
+      // it, the branch is for a moment the host's commit, then the one before with the work staged.
+      let head = '';
       await waitUntil(
         'the pull request has the reply’s work',
-        () =>
-          git(repo, 'show', `${branch}:notes.txt`) === 'notes\nmore' &&
-          onGitHub() === git(repo, 'rev-parse', branch),
+        () => {
+          head = git(repo, 'rev-parse', branch);
+          return git(repo, 'show', `${head}:notes.txt`) === 'notes\nmore' && onGitHub() === head;
+        },
         60_000,
       );
-      expect(mirrorBranch(sshd, branch)).toBe(git(repo, 'rev-parse', `${branch}^{tree}`));
+      expect(mirrorBranch(sshd, branch)).toBe(git(repo, 'rev-parse', `${head}^{tree}`));
       expect(await t.screen()).not.toContain(TOKEN);
     });
   }, 300_000);
