@@ -2,6 +2,7 @@ import type { HostPlace } from '../../domain/host.js';
 import type { PermissionMode } from '../../domain/session.js';
 import type { ProviderId } from '../../domain/providers.js';
 import type { AgentLauncher } from './confine/launcher.js';
+import type { HostNetworkOpener } from './confine/host-network.js';
 import type { WireWatch } from './wire-check.js';
 import type { ApprovalHold } from './approval-hold.js';
 
@@ -176,32 +177,6 @@ export interface ServerProcess {
   /** kill(), then wait (a bounded while) until it has exited. */
   stop(): Promise<void>;
 }
-
-/**
- * A turn's filtered network on a host (issue 24, item 5): a listener of
- * Grove's filtering proxy on this machine (a unix socket), which the host
- * reaches through a reverse forward of its own, and what the relay inside
- * the sandbox there listens on.
- */
-export interface HostNetwork {
-  /** The proxy listener's unix socket on this machine. */
-  readonly socketPath: string;
-  /** Where the relay listens for the agent's proxy traffic, on 127.0.0.1 inside the sandbox. */
-  readonly proxyPort: number;
-  /** Loopback ports of the person's allow list: tunnelled through the proxy to this machine's. */
-  readonly forward: readonly { readonly port: number; readonly target: string }[];
-  /** Model servers the host user's environment names on its own loopback: reached there, through a bridge. */
-  readonly hostLoopback: readonly number[];
-  /** Stops listening. */
-  close(): Promise<void>;
-}
-
-/**
- * Opens a turn's HostNetwork from the model-server variables the host user's
- * environment names (their names and URLs only); null when the network of
- * agents is open (setting agents.network).
- */
-export type HostNetworkOpener = (hostEnv: NodeJS.ProcessEnv) => Promise<HostNetwork | null>;
 
 /** Starts an agent CLI on a host (infra/hosts/remote-agent.ts). */
 export interface RemoteAgentStarter {

@@ -9,7 +9,7 @@
 // `node`, outside the sandbox) on `<run>/net/lo-PORT`. The host's other unix
 // sockets are hidden, as here.
 import type { HostPlace } from '../../domain/host.js';
-import type { HostNetwork, HostNetworkOpener } from '../agent/channel.js';
+import type { HostNetwork, HostNetworkOpener } from '../agent/confine/host-network.js';
 import { BRIDGE_SOURCE, RELAY_SOURCE, type RelayConfig } from '../agent/confine/network.js';
 import { shellQuote } from './quote.js';
 import { ForwardRefused, startForward, type HostForward } from './remote-forward.js';

@@ -6,7 +6,6 @@ import {
 } from '../../../domain/network.js';
 import type { ProviderId } from '../../../domain/providers.js';
 import type { Logger } from '../../log.js';
-import type { HostNetwork } from '../channel.js';
 import { agentAllowList, authority, relayProxyPort } from './network.js';
 import {
   deniedMessage,
@@ -19,6 +18,32 @@ import {
 // launcher) or on a host (issue 24, item 5: the host reaches the listener's
 // unix socket through a reverse forward, infra/hosts/remote-forward.ts, and
 // the relay in the sandbox there is the one of network.ts).
+
+/**
+ * A turn's filtered network on a host (issue 24, item 5): a listener of
+ * Grove's filtering proxy on this machine (a unix socket), which the host
+ * reaches through a reverse forward of its own, and what the relay inside
+ * the sandbox there listens on.
+ */
+export interface HostNetwork {
+  /** The proxy listener's unix socket on this machine. */
+  readonly socketPath: string;
+  /** Where the relay listens for the agent's proxy traffic, on 127.0.0.1 inside the sandbox. */
+  readonly proxyPort: number;
+  /** Loopback ports of the person's allow list: tunnelled through the proxy to this machine's. */
+  readonly forward: readonly { readonly port: number; readonly target: string }[];
+  /** Model servers the host user's environment names on its own loopback: reached there, through a bridge. */
+  readonly hostLoopback: readonly number[];
+  /** Stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a turn's HostNetwork from the model-server variables the host user's
+ * environment names (their names and URLs only); null when the network of
+ * agents is open (setting agents.network).
+ */
+export type HostNetworkOpener = (hostEnv: NodeJS.ProcessEnv) => Promise<HostNetwork | null>;
 
 /** What a listener needs to know of the agent it filters for. */
 export interface NetworkAgent {

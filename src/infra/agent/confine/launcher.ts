@@ -8,7 +8,6 @@ import { runTool } from '../../exec.js';
 import { gitCommonDirOf } from '../../git/git-dir.js';
 import { probeSandbox, type SandboxProbe } from '../../sandbox-probe.js';
 import { AgentError } from '../agent-error.js';
-import type { HostNetwork } from '../channel.js';
 import { resolveCommand, spawnAgent, SpawnError, type AgentProcess } from './process.js';
 import {
   forgetProcess,
@@ -18,7 +17,7 @@ import {
   sweepLeftoverAgents,
 } from './leftovers.js';
 import { agentAllowList, authority, proxyEnv, relayCommand, relayProxyPort } from './network.js';
-import { listenFor, openHostNetwork, type NetworkAgent } from './host-network.js';
+import { listenFor, openHostNetwork, type HostNetwork, type NetworkAgent } from './host-network.js';
 import {
   createNetworkProxy,
   sweepProxyFolders,
