@@ -37,6 +37,14 @@ const READ_TOOLS = ['Read', 'Glob', 'Grep', 'WebSearch', 'WebFetch'];
 
 type Result = ClaudeResult;
 
+/**
+ * How long Claude Code may take to exit after its result. It sometimes never
+ * does (anthropics/claude-code#25629, #39700: the result printed, the process
+ * left running; a Node process can also hang in its own exit): the turn is
+ * over by then, so Grove ends the process and keeps the result.
+ */
+export const RESULT_EXIT_GRACE_MS = 10_000;
+
 /** A progress line for a tool call: "Running a command", "Editing src/app.ts" (relative to the worktree `cwd`). */
 export function toolProgress(
   name: string,
@@ -306,6 +314,9 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       signal.addEventListener('abort', endTurn, { once: true });
       let sessionId: string | null = request.providerConversationId;
       let result: Result | null = null;
+      // Set once the result is in: Claude Code is ended if it has not exited when it fires.
+      let lingering: NodeJS.Timeout | undefined;
+      let lingered = false;
       let lastText = '';
       // Tool uses Claude Code refused (by mode, allowed tools or deny rules), each told once.
       const deniedIds = new Set<string>();
@@ -408,8 +419,13 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
           );
         } else if (event.type === 'result') {
           result = event;
-          // The turn is over: with its stdin ended Claude Code exits.
+          // The turn is over: with its stdin ended Claude Code exits, or is ended once its grace is over.
           started.close();
+          lingering ??= setTimeout(() => {
+            lingered = true;
+            proc.kill();
+          }, RESULT_EXIT_GRACE_MS);
+          lingering.unref();
           for (const d of event.permission_denials ?? []) {
             denied(
               d.tool_use_id,
@@ -438,6 +454,12 @@ export function createClaudeChannel(options: ChannelOptions, binary = 'claude'):
       signal.addEventListener('abort', onAbort, { once: true });
       const exit = await proc.exited;
       clearTimeout(timer);
+      clearTimeout(lingering);
+      if (lingered)
+        onEvent({
+          type: 'notice',
+          text: `[Ended] Claude Code gave its answer but had not exited ${RESULT_EXIT_GRACE_MS / 1000} s later; Grove ended it and kept the answer.`,
+        });
       signal.removeEventListener('abort', onAbort);
       signal.removeEventListener('abort', endTurn);
       endTurn();
