@@ -6,7 +6,12 @@ import { openHostNetwork } from '../../src/infra/agent/confine/host-network.js';
 import { createNetworkProxy } from '../../src/infra/agent/confine/network-proxy.js';
 import { parseProbe } from '../../src/infra/hosts/probe.js';
 import { forwardArgs } from '../../src/infra/hosts/remote-forward.js';
-import { parseHostEnv } from '../../src/infra/hosts/remote-network.js';
+import { sandboxedCommand, stateFileWord } from '../../src/infra/hosts/remote-agent.js';
+import {
+  configPrepareLines,
+  parseHostConfig,
+  parseHostEnv,
+} from '../../src/infra/hosts/remote-network.js';
 import { createSsh } from '../../src/infra/hosts/ssh.js';
 
 // The filtered network of an agent on a host (issue 24, item 5): the forward's
@@ -39,6 +44,54 @@ describe("the host's environment", () => {
         'ANTHROPIC_BASE_URL=http://127.0.0.1:9\nANTHROPIC_API_KEY=sk-x\nX=1\nmy_api_url=https://a.b/c=d\n',
       ),
     ).toEqual({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', my_api_url: 'https://a.b/c=d' });
+  });
+});
+
+describe("the CLI's config file on the host", () => {
+  it("gives only the marked base_url lines, and puts a server they name on the list (Codex's config.toml)", async () => {
+    const printed =
+      'GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9\n' +
+      'grove-config base_url = "https://models.example:8443/v1"\n' +
+      'base_url = "https://unmarked.example"\n';
+    expect(parseHostConfig(printed)).toEqual(['base_url = "https://models.example:8443/v1"']);
+    expect(parseHostEnv(printed)).toEqual({ GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' });
+    const proxy = createNetworkProxy();
+    closers.push(() => proxy.close());
+    const net = await openHostNetwork(
+      proxy,
+      { mode: 'filtered', extra: [] },
+      { provider: 'codex', args: ['app-server'] },
+      {},
+      undefined,
+      [...parseHostConfig(printed), 'openai_base_url = "http://127.0.0.1:7777"'],
+    );
+    // A loopback server named there is the host's own: bridged there, never this machine's.
+    expect(net?.hostLoopback).toEqual([7777]);
+    expect(await connectThrough(net?.socketPath ?? '', 'unmarked.example:443')).toMatch(
+      /^HTTP\/1\.1 403/,
+    );
+  });
+
+  it('is read only when it is a file and not a link, and kept read-only in the sandbox', () => {
+    const state = { variable: 'CODEX_HOME', fallback: '.codex', config: 'config.toml' };
+    const file = stateFileWord(state, 'config.toml');
+    expect(file).toBe('"${CODEX_HOME:-$HOME/.codex}/config.toml"');
+    expect(configPrepareLines(file)).toContain(`[ ! -L ${file} ]`);
+    expect(() => stateFileWord(state, '../x')).toThrow();
+    const place = {
+      host: { name: 'box', destination: 'box', root: '.grove-host' },
+      root: '/h/.grove-host',
+      mirror: '/h/.grove-host/repos/p.git',
+      worktree: '/h/.grove-host/worktrees/p/s',
+      confined: true,
+    } as Parameters<typeof sandboxedCommand>[0];
+    const command = sandboxedCommand(place, ['codex', 'app-server'], state);
+    expect(command).toContain(`--ro-bind-try ${file} ${file}`);
+    // Made (empty) when missing, so the agent cannot create it; never through a link.
+    expect(command).toContain(`[ -e ${file} ] || [ -L ${file} ] || : > ${file}`);
+    expect(command.indexOf('--ro-bind-try')).toBeGreaterThan(
+      command.indexOf('--bind "${CODEX_HOME'),
+    );
   });
 });
 

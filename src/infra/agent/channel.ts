@@ -165,6 +165,12 @@ export interface RemoteStateDir {
   readonly fallback: string;
   /** The state folder inside that one (.gemini), when the variable names its parent. */
   readonly inside?: string;
+  /**
+   * A file in the state folder whose `base_url` lines name the CLI's model
+   * servers (Codex's config.toml): read for the network filter's allow list,
+   * and kept read-only in the sandbox so the agent cannot add one to it.
+   */
+  readonly config?: string;
 }
 
 /** A server process as a channel uses it: here (the launcher's) or on a host (RemoteServerProcess). */
@@ -216,6 +222,8 @@ export interface RemoteAgentStarter {
       readonly onNotice?: (text: string) => void;
       /** Where the run is recorded once started (its offset is not used: a server is not re-attached). */
       readonly cursor?: RemoteRunCursor;
+      /** Filters its network through Grove's proxy here for as long as it runs; absent: the host's network is open to it. */
+      readonly network?: HostNetworkOpener;
     },
   ): Promise<RemoteServerProcess>;
   /**

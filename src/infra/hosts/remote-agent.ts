@@ -30,6 +30,7 @@ import {
   connectNetwork,
   NET_PREPARE_LINES,
   networkOptions,
+  openNetworkNotice,
   networkPrelude,
   prepareNetwork,
   relayWords,
@@ -58,6 +59,12 @@ export function stateDirWord(state: RemoteStateDir): string {
   return inside === ''
     ? stateParentWord(state)
     : `${stateParentWord(state).slice(0, -1)}/${inside}"`;
+}
+
+/** A file in the state folder, as the host's shell expands it (its name checked). */
+export function stateFileWord(state: RemoteStateDir, name: string): string {
+  if (!FOLDER.test(name)) throw new HostError(`'${name}' cannot name a file of a state folder`);
+  return `${stateDirWord(state).slice(0, -1)}/${name}"`;
 }
 
 /** What the sandbox sets the state variable to (the folder, or its parent with `inside`). */
@@ -89,8 +96,12 @@ export function sandboxedCommand(
   const gitDir = `${place.mirror}/worktrees/${place.worktree.split('/').pop() ?? ''}`;
   const [command = '', ...args] = words;
   const stateDir = stateDirWord(state);
+  // The config file that names the model servers stays read-only: made empty when missing, so the
+  // agent cannot create one that puts a server of its choosing on the next run's allow list.
+  const config = state.config ? stateFileWord(state, state.config) : null;
   return [
     `mkdir -p ${stateDir} &&`,
+    ...(config ? [`{ [ -e ${config} ] || [ -L ${config} ] || : > ${config}; } &&`] : []),
     // The CLI is found on the host user's PATH before the sandbox starts and run by its real
     // path, its package folder shown read-only again: one installed under /tmp (hidden by the
     // sandbox's own /tmp) still runs.
@@ -109,6 +120,7 @@ export function sandboxedCommand(
     bind('--bind-try', gitDir),
     bind('--bind', place.worktree),
     `--bind ${stateDir} ${stateDir} --setenv ${state.variable} ${stateParentWord(state)}`,
+    ...(config ? [`--ro-bind-try ${config} ${config}`] : []),
     ...(network ? networkOptions(network) : []),
     `--chdir ${q(place.worktree)}`,
     '--',
@@ -156,10 +168,7 @@ export function remoteAgentStarter(
               filtered,
               printed,
               () => allowOpen(place.host),
-              (why) =>
-                tell.notice?.(
-                  `The network of the agent on ${place.host.name} is not filtered: ${why}. Agents on ${place.host.name} may run unconfined (grove host add --allow-unconfined), so it runs with the host's network open.`,
-                ),
+              (why) => tell.notice?.(openNetworkNotice(place.host.name, why)),
             )
           : Promise.resolve(null);
       if (cursor?.runId) {

@@ -48,6 +48,32 @@ export function parseHostEnv(text: string): NodeJS.ProcessEnv {
   return env;
 }
 
+/** What starts each `base_url` line of the CLI's config file in a prepare script's output. */
+const CONFIG_MARK = 'grove-config ';
+
+/**
+ * Lines for a host script: prints the `base_url` lines of the CLI's config
+ * file `file` (a shell word, expanded there), each after CONFIG_MARK, when it
+ * is a file and not a link (the sandbox keeps that file read-only; a link
+ * may lead to one the agent writes). Only those lines, at most 64 kB read.
+ */
+export function configPrepareLines(file: string): string {
+  return `{ if [ -f ${file} ] && [ ! -L ${file} ]; then head -c 65536 -- ${file} | grep -iE 'base_url' | sed 's/^/${CONFIG_MARK}/'; fi; true; }`;
+}
+
+/** The config lines configPrepareLines printed. */
+export function parseHostConfig(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(CONFIG_MARK))
+    .map((line) => line.slice(CONFIG_MARK.length));
+}
+
+/** The transcript's line when a host's sshd cannot forward the filter's socket and the agent runs with the host's network. */
+export function openNetworkNotice(name: string, why: string): string {
+  return `The network of the agent on ${name} is not filtered: ${why}. Agents on ${name} may run unconfined (grove host add --allow-unconfined), so it runs with the host's network open.`;
+}
+
 /** Unix sockets of the host that run programs as someone else: hidden in the sandbox (host-exposure.ts's list). */
 const SYSTEM_SOCKETS = [
   '/run/docker.sock',
@@ -124,7 +150,7 @@ export async function connectNetwork(
   allowOpen: () => Promise<boolean>,
   onOpen: (why: string) => void,
 ): Promise<RunNetwork | null> {
-  const net: HostNetwork | null = await open(parseHostEnv(printed));
+  const net: HostNetwork | null = await open(parseHostEnv(printed), parseHostConfig(printed));
   if (!net) return null;
   const netDir = `${runDir}/net`;
   const forward = startForward(ssh, place.host, netDir, net.socketPath);

@@ -1,5 +1,7 @@
 // A long-lived, two-way agent process on a host (issue 24, item 4): Codex's
-// app-server, which reads JSON-RPC lines on stdin for as long as it runs.
+// app-server or Gemini CLI's ACP process, which read lines on stdin for as
+// long as they run. Confined, its network goes through Grove's filter here
+// (remote-network.ts) for as long as it runs.
 // It starts detached through remote-run.ts like a one-shot agent (its stdout
 // followed by byte offset, so a dropped link loses and repeats nothing), and
 // its stdin is a channel on the host that outlives the link:
@@ -23,9 +25,17 @@ import {
   followAgent,
   remoteAgentStarter,
   sandboxedCommand,
+  stateFileWord,
   stateParentWord,
   type AllowOnHost,
 } from './remote-agent.js';
+import {
+  configPrepareLines,
+  connectNetwork,
+  NET_PREPARE_LINES,
+  openNetworkNotice,
+  type RunNetwork,
+} from './remote-network.js';
 import { shellCommand, shellQuote } from './quote.js';
 import { cancelRun, newRunId, pause, startRun, type RemoteRunner } from './remote-run.js';
 import { runScript } from './remote-script.js';
@@ -35,7 +45,7 @@ type ServerSpec = Parameters<RemoteAgentStarter['startServer']>[1];
 
 /** $1 the run folder: made private, with an empty input log and the FIFO. */
 const PREPARE_SCRIPT = `umask 077
-mkdir -p -- "$1" && : > "$1/in" && rm -f -- "$1/pipe" && mkfifo -- "$1/pipe"
+mkdir -p -- "$1" && : > "$1/in" && rm -f -- "$1/pipe" && mkfifo -- "$1/pipe" || exit 1
 `;
 
 /**
@@ -145,30 +155,70 @@ class InputChannel {
   }
 }
 
+/**
+ * The server's network (issue 24, item 5), when it is confined and the
+ * caller filters it: the host's model-server variables and the `base_url`
+ * lines of its config file read by the prepare script, the listener here and
+ * the forward opened. The forward is made again whenever the link drops, for
+ * as long as the run goes on (it closes when the run ends).
+ */
+function serverNetwork(
+  ssh: Ssh,
+  place: HostPlace,
+  spec: ServerSpec,
+  allowOpen: AllowOnHost,
+): { lines: string; connect(dir: string, printed: string): Promise<RunNetwork | null> } {
+  const filtered = place.confined && spec.network ? spec.network : null;
+  if (!filtered) return { lines: '', connect: () => Promise.resolve(null) };
+  const config = spec.stateDir.config ? stateFileWord(spec.stateDir, spec.stateDir.config) : null;
+  return {
+    lines: `${NET_PREPARE_LINES}${config ? ` && ${configPrepareLines(config)}` : ''}\n`,
+    connect: (dir, printed) =>
+      connectNetwork(
+        ssh,
+        place,
+        dir,
+        filtered,
+        printed,
+        () => allowOpen(place.host),
+        (why) => spec.onNotice?.(openNetworkNotice(place.host.name, why)),
+      ),
+  };
+}
+
 /** Starts a long-lived server on the host (startServer of RemoteAgentStarter). */
 export async function startRemoteServer(
   ssh: Ssh,
   place: HostPlace,
   spec: ServerSpec,
+  allowOpen: AllowOnHost = () => Promise.resolve(false),
 ): Promise<RemoteServerProcess> {
   const runner: RemoteRunner = { ssh, host: place.host };
   const runId = newRunId();
   const dir = `${place.root}/runs/${runId}`;
-  await runScript(
+  const filter = serverNetwork(ssh, place, spec, allowOpen);
+  const printed = await runScript(
     ssh,
     place.host,
     `preparing the agent's run on ${place.host.name}`,
-    PREPARE_SCRIPT,
+    PREPARE_SCRIPT + filter.lines,
     [dir],
     {
       timeoutMs: 60_000,
     },
   );
+  const network = await filter.connect(dir, printed);
   const words = [spec.command, ...spec.args];
   const start = place.confined
-    ? sandboxedCommand(place, words, spec.stateDir)
+    ? sandboxedCommand(place, words, spec.stateDir, network?.sandbox ?? null)
     : `export ${spec.stateDir.variable}=${stateParentWord(spec.stateDir)} && exec ${shellCommand(words)}`;
-  const run = await startRun(runner, serverCommand(dir, start), { cwd: place.worktree, runId });
+  let run: Awaited<ReturnType<typeof startRun>>;
+  try {
+    run = await startRun(runner, serverCommand(dir, start), { cwd: place.worktree, runId });
+  } catch (error) {
+    network?.close();
+    throw error;
+  }
   const cursor = spec.cursor;
   if (cursor) {
     cursor.runId = runId;
@@ -185,7 +235,10 @@ export async function startRemoteServer(
     lost = why;
     proc.kill();
   });
-  void proc.exited.then(() => over.abort());
+  void proc.exited.then(() => {
+    over.abort();
+    network?.close();
+  });
   return {
     stdout: proc.stdout,
     exited: proc.exited,
@@ -212,7 +265,7 @@ const STOP_LEFT_MS = 120_000;
 export function hostAgentStarter(ssh: Ssh, allowOpen?: AllowOnHost): RemoteAgentStarter {
   return {
     ...remoteAgentStarter(ssh, allowOpen),
-    startServer: (place, spec) => startRemoteServer(ssh, place, spec),
+    startServer: (place, spec) => startRemoteServer(ssh, place, spec, allowOpen),
     stopRun: (place, runId, pgid) =>
       cancelRun({ ssh, host: place.host }, runId, AbortSignal.timeout(STOP_LEFT_MS), pgid),
   };

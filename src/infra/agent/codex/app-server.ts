@@ -2,6 +2,7 @@ import { AgentError } from '../agent-error.js';
 import type { HostPlace } from '../../../domain/host.js';
 import type { ProviderId } from '../../../domain/providers.js';
 import { JsonRpcPeer } from './json-rpc.js';
+import type { HostNetworkOpener } from '../confine/host-network.js';
 import { launchAgent, type AgentLauncher } from '../confine/launcher.js';
 import { stderrSummary } from '../confine/process.js';
 import type {
@@ -103,6 +104,7 @@ export async function startRemoteRuntime(
     readonly onReconnect: (text: string) => void;
     readonly onNotice: (text: string) => void;
     readonly cursor?: RemoteRunCursor;
+    readonly network?: HostNetworkOpener;
   },
 ): Promise<Runtime> {
   const proc = await starter.startServer(place, {
@@ -112,6 +114,7 @@ export async function startRemoteRuntime(
     onReconnect: spec.onReconnect,
     onNotice: spec.onNotice,
     ...(spec.cursor ? { cursor: spec.cursor } : {}),
+    ...(spec.network ? { network: spec.network } : {}),
   });
   const peer = new JsonRpcPeer(proc, spec.withVersion);
   return watch({ proc, peer, cwd: place.worktree, remote: place, dead: false }, provider, label);

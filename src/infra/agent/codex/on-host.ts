@@ -5,10 +5,16 @@
 import type { HostPlace } from '../../../domain/host.js';
 import type { ChannelOptions, RemoteStateDir, TurnEvent, TurnRequest } from '../channel.js';
 import { leftRunRefusal } from '../on-host.js';
+import { hostNetworkOf } from '../on-host-network.js';
 import { startRemoteRuntime, type Runtime } from './app-server.js';
 
 /** Codex's own folder on a host, kept writable in the sandbox there: CODEX_HOME, else ~/.codex. */
-const CODEX_STATE: RemoteStateDir = { variable: 'CODEX_HOME', fallback: '.codex' };
+const CODEX_STATE: RemoteStateDir = {
+  variable: 'CODEX_HOME',
+  fallback: '.codex',
+  // Its model servers (model_providers, openai_base_url) are named there.
+  config: 'config.toml',
+};
 
 /** Starts `binary app-server` for `request` on its host; `tell` reaches the running turn. */
 export async function startCodexOnHost(
@@ -30,5 +36,11 @@ export async function startCodexOnHost(
     onReconnect: (text) => tell({ type: 'progress', text }),
     onNotice: (text) => tell({ type: 'notice', text }),
     ...(cursor ? { cursor } : {}),
+    // Its network through Grove's filter here, as for Codex here: a refused host is a transcript line.
+    ...hostNetworkOf(options, {
+      provider: 'codex',
+      args: ['app-server'],
+      onNetworkDenied: (line) => tell({ type: 'notice', text: line }),
+    }),
   });
 }

@@ -40,10 +40,15 @@ export interface HostNetwork {
 
 /**
  * Opens a turn's HostNetwork from the model-server variables the host user's
- * environment names (their names and URLs only); null when the network of
- * agents is open (setting agents.network).
+ * environment names (their names and URLs only) and the `base_url` lines of
+ * the CLI's config file there (Codex's config.toml, read only when it is a
+ * file the agent cannot write); null when the network of agents is open
+ * (setting agents.network).
  */
-export type HostNetworkOpener = (hostEnv: NodeJS.ProcessEnv) => Promise<HostNetwork | null>;
+export type HostNetworkOpener = (
+  hostEnv: NodeJS.ProcessEnv,
+  hostConfig?: readonly string[],
+) => Promise<HostNetwork | null>;
 
 /** What a listener needs to know of the agent it filters for. */
 export interface NetworkAgent {
@@ -89,7 +94,8 @@ const NO_HOME = '/nonexistent/grove-host-home';
  * The network of one agent on a host: a unix-socket listener here with its
  * CLI's model API hosts, the other model servers the host user's
  * environment names (`hostEnv`: their variables only) and the person's allow
- * list; null when the policy is open. A server the host names on its own
+ * list (`hostConfig`: the `base_url` lines of its CLI's config file there);
+ * null when the policy is open. A server the host names on its own
  * loopback is not on the list (the host is not trusted to open this
  * machine's loopback): it is reached on the host's loopback, through a
  * bridge there (`hostLoopback`). A loopback entry of the person's list is
@@ -101,9 +107,16 @@ export async function openHostNetwork(
   agent: NetworkAgent,
   hostEnv: NodeJS.ProcessEnv,
   logger: Logger | undefined,
+  hostConfig: readonly string[] = [],
 ): Promise<HostNetwork | null> {
   if (policy.mode !== 'filtered') return null;
-  const named = agentAllowList(agent.provider, hostEnv, agent.args, NO_HOME, []);
+  const named = agentAllowList(
+    agent.provider,
+    hostEnv,
+    [...agent.args, ...hostConfig],
+    NO_HOME,
+    [],
+  );
   const mine = agentAllowList(agent.provider, {}, [], NO_HOME, policy.extra);
   const allow = [...named.allow.filter((entry) => !isLoopbackHost(entry.host)), ...policy.extra];
   const hostLoopback = named.loopback

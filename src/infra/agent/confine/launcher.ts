@@ -114,7 +114,11 @@ export interface AgentLauncher {
   /** The process groups of the agents running now that work for a session, by session id. */
   running(): ReadonlyMap<string, readonly number[]>;
   /** A listener of the filtering proxy for an agent on a host (host-network.ts); null: the network is open. */
-  hostNetwork?(agent: NetworkAgent, hostEnv: NodeJS.ProcessEnv): Promise<HostNetwork | null>;
+  hostNetwork?(
+    agent: NetworkAgent,
+    hostEnv: NodeJS.ProcessEnv,
+    hostConfig?: readonly string[],
+  ): Promise<HostNetwork | null>;
   /** Session limits (limit-keeper.ts): what a session's agents met, the line when they cannot be enforced, how. */
   readonly limits: Pick<LimitKeeper, 'takeHit' | 'notice' | 'backend'>;
 }
@@ -497,11 +501,11 @@ export function createLauncher(options: LauncherOptions): AgentLauncher {
     launch,
     confinement,
     limits,
-    hostNetwork: async (agent, hostEnv) => {
+    hostNetwork: async (agent, hostEnv, hostConfig) => {
       const policy = options.network ? await options.network() : FILTERED;
       if (policy.mode !== 'filtered') return null;
       proxy ??= createNetworkProxy();
-      return openHostNetwork(proxy, policy, agent, hostEnv, options.logger);
+      return openHostNetwork(proxy, policy, agent, hostEnv, options.logger, hostConfig);
     },
     running: () => {
       const bySession = new Map<string, number[]>();

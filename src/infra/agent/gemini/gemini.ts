@@ -18,6 +18,8 @@ import { networkHold } from '../approval.js';
 import { launchAgent } from '../confine/launcher.js';
 import { stderrSummary } from '../confine/process.js';
 import { leftRunRefusal, samePlace } from '../on-host.js';
+import { hostNetworkOf } from '../on-host-network.js';
+import type { NetworkAgent } from '../confine/host-network.js';
 import { quietWireWatch } from '../wire-check.js';
 import { apiAgentError } from '../api-error.js';
 import { retryProgress, watchGeminiRetries, type GeminiRetry } from './retries.js';
@@ -142,6 +144,21 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     return rt;
   };
 
+  /** How the network filter treats this process, here or on a host: the same lines and holds. */
+  const networkOf = (args: readonly string[]): NetworkAgent => ({
+    provider: 'gemini',
+    args,
+    // A destination the network filter refused: a line in the running turn's transcript.
+    onNetworkDenied: (line) => current?.onEvent({ type: 'notice', text: line }),
+    // A host not on the allow list: held for the person by the running turn's approval desk.
+    holdNetwork: (host, port) => {
+      const turn = current;
+      return turn?.request.hold
+        ? networkHold(LABEL, turn.request.hold, turn.signal)(host, port)
+        : Promise.resolve({ kind: 'notHeld' });
+    },
+  });
+
   /**
    * On a host (issue 24): `gemini --acp` started there for one turn, its stdio
    * the host's channel (infra/hosts/remote-server.ts). Gemini CLI's retries are
@@ -163,6 +180,8 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       onReconnect: (text) => current?.onEvent({ type: 'progress', text }),
       onNotice: (text) => current?.onEvent({ type: 'notice', text }),
       ...(cursor ? { cursor } : {}),
+      // Its network through Grove's filter here, as for Gemini CLI here.
+      ...hostNetworkOf(options, networkOf(args)),
     });
     const acp = connectAcp(proc, handlers(place.worktree), options.wire ?? quietWireWatch);
     return watch({ proc, acp, cwd: place.worktree, remote: place, dead: false });
@@ -179,22 +198,12 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     const proc = await launchAgent(
       options.launcher,
       {
-        provider: 'gemini',
+        ...networkOf(args),
         ...(sessionId === undefined ? {} : { sessionId }),
         command: binary,
-        args,
         cwd,
         mainCheckout,
         env: retries.env,
-        // A destination the network filter refused: a line in the running turn's transcript.
-        onNetworkDenied: (line) => current?.onEvent({ type: 'notice', text: line }),
-        // A host not on the allow list: held for the person by the running turn's approval desk.
-        holdNetwork: (host, port) => {
-          const turn = current;
-          return turn?.request.hold
-            ? networkHold(LABEL, turn.request.hold, turn.signal)(host, port)
-            : Promise.resolve({ kind: 'notHeld' });
-        },
       },
       LABEL,
       INSTALL,
