@@ -96,6 +96,8 @@ export interface AwaitedIntents {
     prompt: string,
     choices: readonly ModelChoice[],
     mode: PermissionMode,
+    /** Where every variant runs: a host's name, `auto` (each placed by its first turn), or null (this machine). */
+    host?: string | null,
   ): Promise<{ group: SessionGroup; sessions: Session[] }>;
   /** Runs the group's checks and its judge. */
   evaluateGroup(groupId: string): Promise<void>;
@@ -161,8 +163,8 @@ export function awaitedIntents(controller: Controller): AwaitedIntents {
     resolveThreads: (sessionId, threadIds, signal) =>
       resolveThreads(review.ctx, sessionId, threadIds, signal),
     sendReviewThreads: (sessionId, threadIds) => queueThreadsTurn(review.ctx, sessionId, threadIds),
-    startBestOf: (projectId, prompt, choices, mode) =>
-      bestOf.start(projectId, prompt, choices, mode),
+    startBestOf: (projectId, prompt, choices, mode, host) =>
+      bestOf.start(projectId, prompt, choices, mode, host ?? null),
     evaluateGroup: (groupId) => bestOf.evaluate(groupId),
     resumeStranded: (projectId) => bestOf.resumeStranded(projectId),
     resumeStrandedGroups: (projectId) => bestOf.resumeStrandedGroups(projectId),

@@ -10,7 +10,6 @@ import {
 import { UsageError } from './usage-error.js';
 import { validateMemoryMax, validateTasksMax } from '../domain/limits.js';
 import { parseHostCommand, type HostCommand } from './host-args.js';
-import { LOCAL_HOST_NAME } from '../domain/host.js';
 import { parseCiFixerSwitch } from '../domain/ci-fixer.js';
 import { COMMAND_HELP, COMMAND_NAMES } from './command-help.js';
 
@@ -265,10 +264,6 @@ function parseCommand(
         throw new UsageError(`-n must be a whole number from 2 to ${MAX_VARIANTS}`);
       if (typeof values.agents === 'string' && n === null)
         throw new UsageError('--agents needs -n N');
-      if (typeof values.host === 'string' && values.host !== LOCAL_HOST_NAME && n !== null)
-        throw new UsageError(
-          '--host cannot be used with -n N yet (best of N runs on this machine)',
-        );
       if (typeof values.issue === 'string' && n !== null)
         throw new UsageError('--issue cannot be used with -n N yet');
       if (values.issue === '') throw new UsageError('--issue needs an issue number or URL');

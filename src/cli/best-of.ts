@@ -3,7 +3,8 @@ import { checkText, parseVariants, type SessionGroup } from '../domain/best-of.j
 import type { ModelChoice } from '../domain/providers.js';
 import { shortId, type Session } from '../domain/session.js';
 import { INSTALLED_AGENTS_KEY } from '../domain/settings.js';
-import { defaultHost } from '../domain/host.js';
+import { isAutoHost } from '../domain/placement.js';
+import { sessionHost } from './session-host.js';
 import { acpAgentValues } from './acp-agent-choice.js';
 import type { HeadlessCommand } from './args.js';
 import {
@@ -39,11 +40,6 @@ export async function runBestOf(
     [INSTALLED_AGENTS_KEY]: infra.agents.installed().join(','),
     ...acpAgentValues(infra.agents.acpAgents(), command.agent ?? command.agents),
   };
-  const away = command.host === null ? defaultHost(settings) : null;
-  if (away !== null)
-    ctx.progress(
-      `Best of ${n} runs on this machine: the default host ${away} is for single sessions.`,
-    );
   const variants = parseVariants(command.agents, n);
   const choices: ModelChoice[] = variants
     ? variants.map((v) =>
@@ -61,16 +57,37 @@ export async function runBestOf(
         EXIT.failed,
       );
   }
+  // Every variant where a single session would run: a host named, auto (each placed by its own
+  // first turn) or the default host; checked for every variant before any is made.
+  const host = await sessionHost(
+    infra,
+    command.host,
+    ctx.app.state.settings,
+    choices.map((c) => c.agent),
+  ).catch((error: unknown) => {
+    if (error instanceof CommandError)
+      throw new CommandError(`${error.message}\nNothing was started.`, error.exitCode);
+    throw error;
+  });
+  if (host !== null)
+    ctx.progress(
+      isAutoHost(host)
+        ? `Best of ${n}: each variant runs on this machine or a host with room, chosen when its turn starts.`
+        : `Best of ${n} on ${host}: each variant runs there, as many at once as its maximum allows.`,
+    );
   const { group, sessions } = await ctx.intents.startBestOf(
     ctx.project.id,
     prompt,
     choices,
     command.mode ?? 'auto_edit',
+    host,
   );
   // Groups of this project a gone Grove process left unevaluated are checked and judged here too.
   const stranded = resumeStranded(ctx);
   for (const s of sessions)
-    ctx.progress(`Variant ${shortId(s.id)}: ${s.agent}/${s.model} on ${s.branch}`);
+    ctx.progress(
+      `Variant ${shortId(s.id)}: ${s.agent}/${s.model} on ${s.branch}${s.host ? ` (@${s.host})` : ''}`,
+    );
   for (const s of sessions) ctx.intents.runQueued(s.id);
 
   const deadline = command.timeoutMs === null ? null : infra.clock.now() + command.timeoutMs;

@@ -67,7 +67,9 @@ Options:
                       see docs/usage/hosts.md). Without it the project's
                       default host (Settings); --host local runs it on this
                       machine despite that default; --host auto on this
-                      machine or a host with room, chosen by its first turn
+                      machine or a host with room, chosen by its first turn.
+                      With -n, every variant runs there (auto: each placed
+                      by its own first turn)
   --issue N|URL       Start from issue N (or its URL) of the project's GitHub
                       repository (see docs/usage/github.md)
   --memory-max SIZE   The most memory the session's agent tree may use (4G,

@@ -29,6 +29,7 @@ import {
 import { inboxJson } from './inbox.js';
 import { sessionDiff } from './session-diff.js';
 import { listItem, worktreeBytes } from './session-json.js';
+import { sessionHost } from './session-host.js';
 import { showJson, waitingOf } from './show.js';
 import { showGroupJson } from './best-of.js';
 import type { HeadlessCommand } from './args.js';
@@ -137,15 +138,16 @@ export async function groveTools(
     'grove_start_session',
     {
       description:
-        'Starts a Grove session: a new branch and worktree, and a first turn of the agent with prompt. Returns at once with the session id; follow it with grove_wait_session or grove_show_session. agent and model as in `grove run` (default: the project settings); mode: auto-edit (default), read-only or plan.',
+        "Starts a Grove session: a new branch and worktree, and a first turn of the agent with prompt. Returns at once with the session id; follow it with grove_wait_session or grove_show_session. agent and model as in `grove run` (default: the project settings); mode: auto-edit (default), read-only or plan; host as `grove run --host`: a host's name (grove host ls), local (this machine) or auto (this machine or a host with room, chosen when the turn starts); default: the project's default host. The result's host says where it runs (null: this machine, or not chosen yet with auto); a turn that waits for room says so in the transcript ([Admission]), and an auto one where it went ([Placement]).",
       inputSchema: {
         prompt: z.string(),
         agent: z.optional(z.string()),
         model: z.optional(z.string()),
         mode: z.optional(z.string()),
+        host: z.optional(z.string()),
       },
     },
-    ({ prompt, agent, model, mode }) =>
+    ({ prompt, agent, model, mode, host }) =>
       tool(async () => {
         if (prompt.trim() === '') throw new Error('the prompt is empty');
         const choice = choiceFor(
@@ -160,17 +162,27 @@ export async function groveTools(
         );
         if (!infra.agents.installed().includes(choice.agent))
           throw new Error(`${choice.agent} is not installed (not found on PATH)`);
+        const permissionMode = modeOf(mode);
+        // Where grove run would put it (a host named, auto, the project's default host), checked before anything is made.
+        const place = await sessionHost(infra, host ?? null, ctx.app.state.settings, [
+          choice.agent,
+        ]);
         const session = await ctx.intents.createSession(
           project.id,
           choice,
           ctx.app.state.settings,
-          modeOf(mode),
-          null,
+          permissionMode,
+          place,
         );
         await ctx.queries.whenReady(session.id);
         started.add(session.id);
         await submitTurn(ctx, session.id, prompt);
-        return text({ sessionId: session.id, branch: session.branch, status: 'InProgress' });
+        return text({
+          sessionId: session.id,
+          branch: session.branch,
+          status: 'InProgress',
+          host: session.host ?? null,
+        });
       }),
   );
 

@@ -1,5 +1,4 @@
 // grove run: a new session on its own branch and worktree, one turn, its answer printed.
-import { isAutoHost } from '../domain/placement.js';
 import type { Infra } from '../compose.js';
 import { storageFailure } from '../infra/db/errors.js';
 import { shortId } from '../domain/session.js';
@@ -20,15 +19,7 @@ import { issuePrompt, type SessionIssue } from '../domain/issue.js';
 import { readIssue, sessionIssue } from '../app/services/issues.js';
 import { finishTurn, followTurn } from './turn-result.js';
 import { runBestOf } from './best-of.js';
-import { findHost } from './host.js';
-import {
-  HOST_AGENT,
-  runsOnHosts,
-  LOCAL_HOST_NAME,
-  defaultHost,
-  hostChoice,
-  knownHosts,
-} from '../domain/host.js';
+import { sessionHost } from './session-host.js';
 import type { HeadlessCommand } from './args.js';
 
 /** A failure before the turn started: no session is left behind, and the prompt is given back. */
@@ -113,18 +104,14 @@ async function startRun(
       EXIT.failed,
     );
   }
-  const host = await sessionHost(infra, command.host, ctx.app.state.settings, prompt);
   // `auto` places only agents that run on hosts there (domain/placement.ts); the others stay here.
-  if (host !== null && !isAutoHost(host) && !runsOnHosts(choice.agent))
-    throw new CommandError(
-      notStarted(
-        command.host === null
-          ? `only Claude Code, Codex and Gemini CLI run on hosts yet, not ${choice.agent}, and this project's default host is ${host}: use --agent ${HOST_AGENT}, or --host ${LOCAL_HOST_NAME} to run ${choice.agent} on this machine`
-          : `only Claude Code, Codex and Gemini CLI run on hosts yet, not ${choice.agent}: use --agent ${HOST_AGENT} with --host`,
-        prompt,
-      ),
-      EXIT.usage,
-    );
+  const host = await sessionHost(infra, command.host, ctx.app.state.settings, [choice.agent]).catch(
+    (error: unknown) => {
+      if (error instanceof CommandError)
+        throw new CommandError(notStarted(error.message, prompt), error.exitCode);
+      throw error;
+    },
+  );
   const startedAt = infra.clock.now();
   const session = await ctx.intents
     .createSession(
@@ -172,33 +159,4 @@ async function startRun(
   }
   const operationId = await submitTurn(ctx, session.id, prompt);
   return finishTurn(ctx, session, { operationId, prompt, since: 0, startedAt }, command);
-}
-
-/**
- * Where the session runs: `--host NAME` (`--host local`: this machine,
- * `--host auto`: placed by its first turn), else the project's default host
- * (Settings), refused in words when no host has that name any more; null:
- * this machine.
- */
-async function sessionHost(
-  infra: Infra,
-  flag: string | null,
-  settings: Readonly<Record<string, string>>,
-  prompt: string,
-): Promise<string | null> {
-  if (flag !== null) {
-    const name = hostChoice(flag);
-    if (name !== null && !isAutoHost(name)) await findHost(infra, name);
-    return name;
-  }
-  const name = defaultHost(settings);
-  if (name === null || isAutoHost(name) || knownHosts(settings).includes(name)) return name;
-  const hosts = knownHosts(settings);
-  throw new CommandError(
-    notStarted(
-      `this project's default host is ${name}, and no host has that name (${hosts.length === 0 ? 'there are none' : `hosts: ${hosts.join(', ')}`}): choose another in Settings (Default host), or run on this machine with --host ${LOCAL_HOST_NAME}`,
-      prompt,
-    ),
-    EXIT.failed,
-  );
 }

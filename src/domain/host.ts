@@ -96,6 +96,19 @@ export interface HostPlace {
   readonly confined: boolean;
 }
 
+/**
+ * The local ref a session's branch on the host `host` is fetched into after a
+ * turn (the branch itself is checked out in the session's local worktree).
+ */
+export function hostSideRef(host: string, branch: string): string {
+  return `refs/grove/hosts/${host}/${branch}`;
+}
+
+/** The local ref that keeps a session's commits on `host` fetched at clean-up. */
+export function hostKeptRef(host: string, sessionId: string): string {
+  return `refs/grove/hosts/${host}/kept/${sessionId}`;
+}
+
 /** The global setting that allows agents to run unconfined on the host `name` (`grove host add --allow-unconfined`). */
 export function allowUnconfinedKey(name: string): string {
   return `host.${name}.allowUnconfined`;
@@ -148,6 +161,27 @@ export function runsOnHosts(agent: string): boolean {
 /** What the refusals say runs on hosts. */
 const ON_HOSTS = 'Only Claude Code, Codex and Gemini CLI run on hosts yet';
 
+/**
+ * What is missing for an agent of agents.json on a host, in words: the
+ * refusals name it, so nobody takes the refusal for a setting to change.
+ */
+export const ACP_HOST_GAP =
+  "Grove starts the agents of agents.json on this machine only: agents.json names the command that starts one here, not the folder where it keeps its state, which Grove's sandbox on a host must leave writable (the rest of the host is read-only to the agent)";
+
+/**
+ * Why a session of `agent` cannot be started on the host `host` (a host's
+ * name; not `auto`, which keeps such an agent here), in words with what to
+ * do instead; null when it can. `fromDefault`: the host is the project's
+ * default host, not one the person named for this session.
+ */
+export function hostAgentProblem(agent: string, host: string, fromDefault: boolean): string | null {
+  if (runsOnHosts(agent)) return null;
+  const instead = fromDefault
+    ? `this project's default host is ${host}: use --agent ${HOST_AGENT}, or --host ${LOCAL_HOST_NAME} to run ${agent} on this machine`
+    : `use --agent ${HOST_AGENT} with --host ${host}, or --host ${LOCAL_HOST_NAME} to run ${agent} on this machine`;
+  return `only Claude Code, Codex and Gemini CLI run on hosts yet, not ${agent} (${ACP_HOST_GAP}); ${instead}`;
+}
+
 /** What the composer is asked to do with a session, as far as its host goes. */
 export type HostPick =
   /** `/host NAME` (null: this machine). */
@@ -169,8 +203,8 @@ export interface HostedSession {
 
 /**
  * Why the composer cannot do `pick` for `session`, in words with what to do
- * instead; null when it can. Only the built-in agent CLIs run on hosts yet, a session's
- * host is chosen before its first prompt, and best of N runs on this machine.
+ * instead; null when it can. Only the built-in agent CLIs run on hosts yet, and a session's
+ * host is chosen before its first prompt.
  */
 export function hostPickProblem(
   session: HostedSession,
@@ -194,8 +228,7 @@ export function hostPickProblem(
       if (here === null || here === 'auto') return null;
       if (!runsOnHosts(session.agent))
         return `${ON_HOSTS}: /agent ${HOST_AGENT}, or /host ${LOCAL_HOST_NAME} for ${agentName(session.agent)}. Not sent.`;
-      if (pick.bestOf > 1)
-        return `Best of ${pick.bestOf} runs on this machine only: /host ${LOCAL_HOST_NAME} first, or alt+n back to 1.`;
+      // Best of N on a host: every variant runs there (services/best-of.ts), admitted one by one against its maximum.
       return null;
     default: {
       const never: never = pick;

@@ -88,7 +88,9 @@ const savedHome = process.env['HOME'];
 
 const GITHUB_TOKEN = 'grove-review-world-token-3b9e';
 
-export async function makeReviewWorld(options: { github?: boolean } = {}): Promise<ReviewWorld> {
+export async function makeReviewWorld(
+  options: { github?: boolean; env?: Readonly<Record<string, string>> } = {},
+): Promise<ReviewWorld> {
   const world = makeWorld();
   // Git run by Grove in this process takes its identity from HOME/.gitconfig.
   process.env['HOME'] = world.home;
@@ -120,6 +122,8 @@ export async function makeReviewWorld(options: { github?: boolean } = {}): Promi
     PATH: `${REAL_CLI_BIN}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
     GROVE_HOME: world.groveHome,
     ...forgeEnv,
+    // More of Grove's environment (a test host's GROVE_SSH_CONFIG).
+    ...options.env,
   };
   const infra = openInfra(env);
   const project = await infra.store.projects.upsert(repo, 'project', infra.clock.now());
@@ -152,6 +156,8 @@ export async function makeReviewWorld(options: { github?: boolean } = {}): Promi
     forge: infra.forge,
     shell: shellRunner,
     runtime: infra.runtime,
+    // Sessions on hosts (a test host's GROVE_SSH_CONFIG in options.env) as headless commands have them.
+    hosts: infra.hosts,
     focusedReviews: false,
   });
   app.setIntents(controller);

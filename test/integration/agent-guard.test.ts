@@ -287,4 +287,37 @@ describe('the agent guard', () => {
     expect((await w.get(session.id)).guardFlag ?? null).toBeNull();
     expect(git(w.repo, 'rev-parse', other.branch)).toBe(otherHead);
   });
+
+  it("another session on a host bringing its branch back while a turn runs (best of N there) is Grove's work: kept, not flagged", async () => {
+    const other = await w.session({ files: { 'other.txt': 'other\n' }, message: 'Add other' });
+    const session = await w.session({ files: { 'work.txt': 'work\n' }, message: 'Add work' });
+    const now = w.infra.clock.now();
+    await w.infra.store.hosts.add({
+      name: 'build',
+      destination: 'build',
+      root: '.r',
+      createdAt: now,
+    });
+    await w.infra.store.hosts.placed(other.id, 'build', now);
+    // Its turn is under way there (Review may go to InProgress: a reply).
+    await w.infra.store.sessions.setStatus(other.id, 'InProgress', now);
+    const otherHead = git(w.repo, 'rev-parse', other.branch);
+    const side = `refs/grove/hosts/build/${other.branch}`;
+    const fetched = gate();
+    w.server.script('anthropic', [
+      { when: 'Think it over', until: fetched.opened, then: { text: reply('Thought it over.') } },
+    ]);
+    expect(await w.controller.submitPrompt(session.id, 'Think it over')).toBeNull();
+    await waitFor('the turn under way', () =>
+      w.server
+        .modelRequests('anthropic')
+        .some((r) => JSON.stringify(r.body).includes('Think it over')),
+    );
+    // What the other session's turn end does here: its branch fetched from the host into the side ref.
+    git(w.repo, 'update-ref', side, otherHead);
+    fetched.open();
+    await turnEnded(session.id, 'Thought it over.');
+    expect((await w.get(session.id)).guardFlag ?? null).toBeNull();
+    expect(git(w.repo, 'rev-parse', side)).toBe(otherHead);
+  });
 });

@@ -135,7 +135,10 @@ describe("a project's default host", () => {
     const run = await h.grove(['run', '--agent', 'tiny', 'tiny on the default host'], { env });
     expectExit(run, 2);
     expect(run.stderr).toContain(
-      "only Claude Code, Codex and Gemini CLI run on hosts yet, not acp:tiny, and this project's default host is build: use --agent claude, or --host local to run acp:tiny on this machine",
+      'only Claude Code, Codex and Gemini CLI run on hosts yet, not acp:tiny (Grove starts the agents of agents.json on this machine only: agents.json names the command that starts one here, not the folder where it keeps its state',
+    );
+    expect(run.stderr).toContain(
+      "; this project's default host is build: use --agent claude, or --host local to run acp:tiny on this machine",
     );
     expect(run.stderr).toContain('No session was started.');
     expect((await sessionsNow()).length).toBe(before);

@@ -229,4 +229,39 @@ describe('a session placed on a host', () => {
     ).rejects.toThrow(/git push failed/);
     expect(onHost('git', '-C', worktree, 'log', '-1', '--format=%s')).toBe('work\n');
   });
+
+  it('makes one mirror when two placements make it at the same moment (best of N on a new host)', async () => {
+    // git init of one folder twice at once fails on its config.lock about one time in five.
+    const repos = Array.from({ length: 30 }, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'grove-mirror-race-'));
+      execFileSync('git', ['init', '--quiet', dir]);
+      return dir;
+    });
+    try {
+      // The shared connection first (sshd refuses many new logins at once), then three
+      // placements of each repository at once, nine sessions on it at most (sshd's MaxSessions 10).
+      await ensureMirror(remote, repo);
+      const made: string[][] = [];
+      for (let i = 0; i < repos.length; i += 3)
+        made.push(
+          ...(await Promise.all(
+            repos.slice(i, i + 3).map(async (dir) => {
+              const all = await Promise.all([1, 2, 3].map(() => ensureMirror(remote, dir)));
+              return all.map((p) => p.mirror);
+            }),
+          )),
+        );
+      for (const [a = '', ...others] of made) {
+        expect(others).toEqual([a, a]);
+        expect(onHost('git', '--git-dir', a, 'rev-parse', '--is-bare-repository')).toBe('true\n');
+        // Neither the loser's own folder nor one put inside the mirror is left.
+        expect(onHost('sh', '-c', 'ls -a -- "$1"', 'grove', a)).not.toContain('.new.');
+      }
+      expect(onHost('sh', '-c', 'ls -- "$1"', 'grove', `${h().home}/${ROOT}/repos`)).not.toMatch(
+        /\.new\./,
+      );
+    } finally {
+      for (const dir of repos) rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

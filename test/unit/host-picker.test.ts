@@ -148,15 +148,13 @@ describe('the host picker in the composer', () => {
     expect(run.calls).toEqual([call('sendPrompt', 'x', 'Fix the export')]);
   });
 
-  it('keeps best of N on this machine', () => {
+  it('sends best of N of a session on a host (every variant runs there)', () => {
     const run = pressKeys(newSession(bufferFrom('Fix the export'), { host: 'build' }), [
       'alt+n',
       'enter',
     ]);
-    expect(run.calls).toEqual([]);
-    expect(assistOf(run.state)?.error).toBe(
-      'Best of 2 runs on this machine only: /host local first, or alt+n back to 1.',
-    );
+    expect(run.calls).toEqual([call('sendBestOf', 'x', 'Fix the export', 2)]);
+    expect(assistOf(run.state)?.error ?? null).toBeNull();
   });
 
   it('chooses the host only before the first prompt', () => {
@@ -202,17 +200,14 @@ describe('the Default host setting', () => {
 });
 
 describe('grove run --host with best of N', () => {
-  it('takes --host local with -n (best of N runs on this machine)', () => {
-    expect(parseHeadless('run', ['--host', 'local', '-n', '2', 'task'])).toMatchObject({
-      kind: 'run',
-      host: 'local',
-      n: 2,
-    });
-  });
-
-  it('refuses a host with -n, saying best of N runs here', () => {
-    expect(() => parseHeadless('run', ['--host', 'build', '-n', '2', 'task'])).toThrow(
-      '--host cannot be used with -n N yet (best of N runs on this machine)',
-    );
-  });
+  it.each(['local', 'build', 'auto'])(
+    'takes --host %s with -n (every variant runs there)',
+    (host) => {
+      expect(parseHeadless('run', ['--host', host, '-n', '2', 'task'])).toMatchObject({
+        kind: 'run',
+        host,
+        n: 2,
+      });
+    },
+  );
 });

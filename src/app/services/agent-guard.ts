@@ -5,6 +5,7 @@
 // recorded before the agent runs and compared after. A change is put back,
 // the session is flagged in words (transcript, session view, `grove show`),
 // and it is not merged or published until the person acknowledges the flag.
+import { hostKeptRef, hostSideRef } from '../../domain/host.js';
 import { sanitizeLine } from '../../domain/sanitize.js';
 import { isWorking } from '../../domain/session-status.js';
 import type { Session } from '../../domain/session.js';
@@ -293,6 +294,12 @@ export class AgentGuard {
       refs.add(`refs/heads/${s.branch}`);
       refs.add(`refs/grove/snapshots/${s.id}`);
       refs.add(`refs/grove/forks/${s.id}`);
+      // A session on a host brings its branch back through a side ref, and its clean-up keeps
+      // the host's commits in another: two variants of best of N on one host run side by side.
+      if (s.host) {
+        refs.add(hostSideRef(s.host, s.branch));
+        refs.add(hostKeptRef(s.host, s.id));
+      }
       if (s.keptBranch) refs.add(`refs/heads/${s.keptBranch}`);
       if (['Merging', 'Merged', 'Done'].includes(s.status)) {
         refs.add(`refs/heads/${s.baseBranch}`);

@@ -8,7 +8,9 @@ import {
   type CheckResult,
   type SessionGroup,
 } from '../../domain/best-of.js';
+import { hostAgentProblem } from '../../domain/host.js';
 import type { PermissionMode } from '../../domain/permission-mode.js';
+import { AUTO_HOST_NAME, isAutoHost } from '../../domain/placement.js';
 import { providerInfo, type ModelChoice } from '../../domain/providers.js';
 import type { Session } from '../../domain/session.js';
 import { isOwnerAlive } from '../../infra/owner.js';
@@ -63,17 +65,25 @@ export class BestOfService {
 
   constructor(private readonly deps: BestOfDeps) {}
 
-  /** Creates one session per choice, queues the prompt in each, and records them as a group. */
+  /**
+   * Creates one session per choice, queues the prompt in each, and records
+   * them as a group. `host`: where every variant runs (a host's name; `auto`:
+   * each placed by its own first turn; null: this machine).
+   */
   async start(
     projectId: number,
     prompt: string,
     choices: readonly ModelChoice[],
     mode?: PermissionMode,
+    host: string | null = null,
   ): Promise<{ group: SessionGroup; sessions: Session[] }> {
-    return this.fanOut(projectId, prompt, [], choices, mode);
+    return this.fanOut(projectId, prompt, [], choices, mode, host);
   }
 
-  /** From the composer: a new session's first prompt runs in it and in `n - 1` more sessions of the same agent and model. */
+  /**
+   * From the composer: a new session's first prompt runs in it and in `n - 1`
+   * more sessions of the same agent and model, on the same host (or `auto`).
+   */
   async startFrom(
     sessionId: string,
     prompt: string,
@@ -87,7 +97,8 @@ export class BestOfService {
       reasoning: session.reasoning,
     } as ModelChoice;
     const more = Array.from({ length: Math.max(0, n - 1) }, () => choice);
-    return this.fanOut(session.projectId, prompt, [session], more, session.permissionMode);
+    const host = session.placeAuto === true ? AUTO_HOST_NAME : (session.host ?? null);
+    return this.fanOut(session.projectId, prompt, [session], more, session.permissionMode, host);
   }
 
   private async fanOut(
@@ -95,12 +106,21 @@ export class BestOfService {
     prompt: string,
     existing: readonly Session[],
     choices: readonly ModelChoice[],
-    mode?: PermissionMode,
+    mode: PermissionMode | undefined,
+    host: string | null,
   ): Promise<{ group: SessionGroup; sessions: Session[] }> {
     const { store, sessions, runtime, app } = this.deps;
+    // Refused before anything is made: a host that is gone, an agent that cannot run there.
+    if (host !== null && !isAutoHost(host)) {
+      if (!(await store.hosts.get(host))) throw new Error(`No host is named '${host}'.`);
+      for (const choice of choices) {
+        const problem = hostAgentProblem(choice.agent, host, false);
+        if (problem !== null) throw new Error(problem);
+      }
+    }
     const created: Session[] = [...existing];
     for (const choice of choices)
-      created.push(await sessions.create(projectId, choice, app.state.settings, mode));
+      created.push(await sessions.create(projectId, choice, app.state.settings, mode, host));
     const id = randomUUID();
     await store.groups.create(
       { id, projectId, prompt, sessionIds: created.map((s) => s.id) },

@@ -8,7 +8,7 @@ import {
   type ModelChoice,
   type ProviderId,
 } from '../../domain/providers.js';
-import { runsOnHosts, type HostPlace } from '../../domain/host.js';
+import { ACP_HOST_GAP, runsOnHosts, type HostPlace } from '../../domain/host.js';
 import type { PermissionMode } from '../../domain/session.js';
 import { agentResponseJsonSchema, type AgentResponse } from '../../domain/protocol.js';
 import type { Logger } from '../log.js';
@@ -162,7 +162,7 @@ export function createAgents(
       throw new AgentError(
         channel.provider,
         'crash',
-        `Only Claude Code, Codex and Gemini CLI run on hosts yet; ${providerInfo(channel.provider)?.name ?? channel.provider} cannot run on ${input.remote.host.name}.`,
+        `Only Claude Code, Codex and Gemini CLI run on hosts yet; ${providerInfo(channel.provider)?.name ?? channel.provider} cannot run on ${input.remote.host.name} (${ACP_HOST_GAP}).`,
       );
     const native = NATIVE_SCHEMA.has(channel.provider);
     // `@path` mentions in the form this CLI reads (the plain path for Codex).

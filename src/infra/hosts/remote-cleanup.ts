@@ -7,7 +7,7 @@
 // words), and a branch whose commits this repository does not hold is
 // fetched first, into a ref of its own, before anything goes. A run that is
 // still going keeps everything until it ends.
-import type { Host } from '../../domain/host.js';
+import { hostKeptRef, type Host } from '../../domain/host.js';
 import { git, gitOut } from '../git/run.js';
 import { branchProblem, fetchBranch, projectKey } from './remote-git.js';
 import { HostError, resolveRoot, runScript } from './remote-script.js';
@@ -157,7 +157,7 @@ async function heldHere(repo: string, commit: string, ended: string | null): Pro
 
 /** The local ref that keeps a host's commits fetched at clean-up. */
 export function keptRef(host: string, sessionId: string): string {
-  return `refs/grove/hosts/${host}/kept/${sessionId}`;
+  return hostKeptRef(host, sessionId);
 }
 
 export async function cleanSessionOnHost(

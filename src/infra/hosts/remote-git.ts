@@ -102,9 +102,17 @@ export async function ensureMirror(
     remote.ssh,
     remote.host,
     `the mirror of ${basename(repo)}`,
+    // Made in a folder of its own, then renamed in: two placements at once (best of N on a
+    // host that has no mirror yet) each running git init in one folder fail on its config.lock.
+    // A mirror that another made first stands; mv puts ours inside it if it came between.
     `mirror=$1
 if [ ! -f "$mirror/HEAD" ]; then
-  mkdir -p -- "$mirror" && git init --quiet --bare --template= -- "$mirror" >/dev/null
+  mkdir -p -- "\${mirror%/*}" &&
+  tmp=$(mktemp -d "$mirror.new.XXXXXX") &&
+  git init --quiet --bare --template= -- "$tmp" >/dev/null || exit 1
+  [ -e "$mirror" ] || mv -- "$tmp" "$mirror"
+  rm -rf -- "$tmp" "$mirror/\${tmp##*/}"
+  [ -f "$mirror/HEAD" ] || git init --quiet --bare --template= -- "$mirror" >/dev/null
 fi`,
     [mirror],
     { timeoutMs: 60_000, ...(signal ? { signal } : {}) },

@@ -16,7 +16,7 @@
 // branch did not move; when both moved, the turn is refused in words and the
 // host's commits are kept here under a side ref.
 import { git, gitOut } from '../git/run.js';
-import type { Host } from '../../domain/host.js';
+import { hostSideRef, type Host } from '../../domain/host.js';
 import {
   REMOTE_SAFE_CONFIG,
   branchProblem,
@@ -166,7 +166,7 @@ cd -- "$wt" && git "$@" reset --quiet --hard "$commit"
 
 /** The side ref here that the host's branch is fetched into (the branch is checked out in the local worktree). */
 export function sideRef(host: Host, branch: string): string {
-  return `refs/grove/hosts/${host.name}/${branch}`;
+  return hostSideRef(host.name, branch);
 }
 
 async function isAncestor(repo: string, a: string, b: string): Promise<boolean> {
