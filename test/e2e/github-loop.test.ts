@@ -1,12 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitHubAgentEnv, startGitHubProject } from '../helpers/fake-github/project.js';
 import type { FakeGitHub } from '../helpers/fake-github/server.js';
 import { reply } from '../helpers/fake-model/reply.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { GROVE_BIN, makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
+import {
+  REVIEW_STEP,
+  TITLE_STEP,
+  openGitHubTui,
+  type GitHubTui,
+} from '../helpers/fake-github/tui.js';
+import type { FakeModelServer } from '../helpers/fake-model/server.js';
+import { GROVE_BIN, type GroveWorld } from '../helpers/grove-env.js';
 import { withStore } from '../helpers/seed.js';
-import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
 
 // The whole GitHub loop in the TUI, with the real Claude Code CLI through the
@@ -20,38 +24,19 @@ import { waitUntil } from '../helpers/wait.js';
 const TOKEN = 'grove-e2e-secret-loop-7d2e';
 const FIX = "Grove's CI fixer asks you";
 
+let gh: GitHubTui;
 let world: GroveWorld;
 let model: FakeModelServer;
 let github: FakeGitHub;
-let term: TmuxTerminal | null = null;
 let repo: string;
 let env: Record<string, string>;
 
 beforeEach(async () => {
-  world = makeWorld();
-  ({ repo, github } = await startGitHubProject(world, TOKEN));
-  model = await startFakeModelServer();
-  model.script('anthropic', [
-    { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
-    {
-      when: 'You are reviewing the work of a coding agent',
-      text: reply('## Review\n### Project Impact\nSmall and safe.\n### Suggestions\nNone.'),
-    },
-  ]);
-  await withStore(world.groveHome, async (store) => {
-    await store.settings.setGlobal('github.pollInterval', '1s');
-    await store.settings.setGlobal('git.statusInterval', 'off');
-  });
-  env = gitHubAgentEnv(world, model, github, TOKEN);
+  gh = await openGitHubTui(TOKEN, { poll: true, script: [TITLE_STEP, REVIEW_STEP] });
+  ({ world, model, github, repo, env } = gh);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await github.stop();
-  await model.close();
-  world.cleanup();
-});
+afterEach(() => gh.close());
 
 /** The fixer's turn: it writes hello.txt (`content`) and says so; its commit message. */
 function scriptFix(content: string): void {
@@ -99,9 +84,7 @@ describe('from an issue to a green pull request', () => {
       },
       { when: 'We need hello.txt', text: reply('I created hello.txt from the issue.') },
     ]);
-    const t = await startGrove(world, repo, { env, columns: 160, rows: 34 });
-    term = t;
-    await t.waitFor('No sessions yet.');
+    const t = await gh.start();
     await withStore(world.groveHome, async (store) => {
       const [project] = await store.projects.list();
       if (!project) throw new Error('no project');

@@ -1,11 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitHubAgentEnv, startGitHubProject } from '../helpers/fake-github/project.js';
+import { openGitHubTui, type GitHubTui } from '../helpers/fake-github/tui.js';
+import type { FakeModelServer } from '../helpers/fake-model/server.js';
 import type { FakeGitHub } from '../helpers/fake-github/server.js';
 import { reply } from '../helpers/fake-model/reply.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { makeWorld, startGrove, type GroveWorld } from '../helpers/grove-env.js';
-import { withStore } from '../helpers/seed.js';
-import type { TmuxTerminal } from '../helpers/tmux.js';
 
 // A person opens a new session's composer, types a line of their own, opens
 // the issue picker (Alt+I), sees the open issues (theirs first), filters by
@@ -15,36 +12,16 @@ import type { TmuxTerminal } from '../helpers/tmux.js';
 const TOKEN = 'grove-e2e-secret-issue-5c1d';
 const ESC = '\u001b';
 
-let world: GroveWorld;
+let gh: GitHubTui;
 let model: FakeModelServer;
 let github: FakeGitHub;
-let term: TmuxTerminal | null = null;
-let repo: string;
 
 beforeEach(async () => {
-  world = makeWorld();
-  ({ repo, github } = await startGitHubProject(world, TOKEN));
-  model = await startFakeModelServer();
-  await withStore(world.groveHome, async (store) => {
-    await store.settings.setGlobal('git.statusInterval', 'off');
-  });
+  gh = await openGitHubTui(TOKEN);
+  ({ model, github } = gh);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await github.stop();
-  await model.close();
-  world.cleanup();
-});
-
-async function start(): Promise<TmuxTerminal> {
-  const env = gitHubAgentEnv(world, model, github, TOKEN);
-  const t = await startGrove(world, repo, { env, columns: 160, rows: 34 });
-  term = t;
-  await t.waitFor('No sessions yet.');
-  return t;
-}
+afterEach(() => gh.close());
 
 describe('the issue picker', () => {
   it('lists the open issues, filters them, and starts the session from the chosen one', async () => {
@@ -64,7 +41,7 @@ describe('the issue picker', () => {
       },
       { when: 'Keep it short', text: reply('I created hello.txt from the issue.') },
     ]);
-    const t = await start();
+    const t = await gh.start();
 
     await t.keys('a');
     await t.waitFor('Task for the agent');
@@ -96,7 +73,7 @@ describe('the issue picker', () => {
 
   it('says why when the issues cannot be read, and the composer keeps its text', async () => {
     github.fail({ kind: 'bad_credentials', path: /\/issues$/ });
-    const t = await start();
+    const t = await gh.start();
     await t.keys('a');
     await t.waitFor('Task for the agent');
     await t.type('My own words');

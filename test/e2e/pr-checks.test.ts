@@ -1,11 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitHubAgentEnv, startGitHubProject } from '../helpers/fake-github/project.js';
+import {
+  COMMIT_STEP,
+  REVIEW_STEP,
+  TITLE_STEP,
+  openGitHubTui,
+  type GitHubTui,
+} from '../helpers/fake-github/tui.js';
+import type { FakeModelServer } from '../helpers/fake-model/server.js';
+import { newSession } from '../helpers/grove-env.js';
 import type { FakeGitHub } from '../helpers/fake-github/server.js';
 import { reply } from '../helpers/fake-model/reply.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
-import { withStore } from '../helpers/seed.js';
-import type { TmuxTerminal } from '../helpers/tmux.js';
 
 // A person publishes a session from the TUI (`p`), CI fails on (fake)
 // GitHub with a log full of terminal escapes: the session view lists the
@@ -14,49 +18,16 @@ import type { TmuxTerminal } from '../helpers/tmux.js';
 
 const TOKEN = 'grove-e2e-secret-c4e81f0a27';
 
-let world: GroveWorld;
+let gh: GitHubTui;
 let model: FakeModelServer;
 let github: FakeGitHub;
-let term: TmuxTerminal | null = null;
-let repo: string;
 
 beforeEach(async () => {
-  world = makeWorld();
-  ({ repo, github } = await startGitHubProject(world, TOKEN));
-  model = await startFakeModelServer();
-  model.script('anthropic', [
-    { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
-    {
-      when: 'Write the git commit message for the changes',
-      text: reply('Add the greeting files\n\nCreates hello.txt for the greeting.'),
-    },
-    {
-      when: 'You are reviewing the work of a coding agent',
-      text: reply('## Review\n### Project Impact\nSmall and safe.\n### Suggestions\nNone.'),
-    },
-  ]);
-  // Poll pull requests every second; no background fetch (the remote URL is github.com).
-  await withStore(world.groveHome, async (store) => {
-    await store.settings.setGlobal('github.pollInterval', '1s');
-    await store.settings.setGlobal('git.statusInterval', 'off');
-  });
+  gh = await openGitHubTui(TOKEN, { poll: true, script: [TITLE_STEP, COMMIT_STEP, REVIEW_STEP] });
+  ({ model, github } = gh);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await github.stop();
-  await model.close();
-  world.cleanup();
-});
-
-async function start(): Promise<TmuxTerminal> {
-  const env = gitHubAgentEnv(world, model, github, TOKEN);
-  const t = await startGrove(world, repo, { env, columns: 160, rows: 34 });
-  term = t;
-  await t.waitFor('No sessions yet.');
-  return t;
-}
+afterEach(() => gh.close());
 
 describe('pull request checks in the TUI', () => {
   it('shows a failing check with its job log tail, and the badge on the list', async () => {
@@ -67,7 +38,7 @@ describe('pull request checks in the TUI', () => {
       },
       { when: 'Create hello.txt', text: reply('I created hello.txt.') },
     ]);
-    const t = await start();
+    const t = await gh.start();
     await newSession(t, 'Create hello.txt with a greeting');
     await t.waitFor('I created hello.txt.', 30_000);
     await t.waitFor('Small and safe.', 30_000);

@@ -1,11 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitHubAgentEnv, startGitHubProject } from '../helpers/fake-github/project.js';
 import type { FakeGitHub } from '../helpers/fake-github/server.js';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model/server.js';
-import { makeWorld, newSession, startGrove, type GroveWorld } from '../helpers/grove-env.js';
-import { withStore } from '../helpers/seed.js';
-import type { TmuxTerminal } from '../helpers/tmux.js';
+import { openGitHubTui, type GitHubTui } from '../helpers/fake-github/tui.js';
+import type { FakeModelServer, Scripted } from '../helpers/fake-model/server.js';
+import { newSession } from '../helpers/grove-env.js';
 
 // A published session gets a review thread on (fake) GitHub. The person sees
 // it in the session view, opens the thread panel with `t`, sends it to the
@@ -17,22 +15,17 @@ const TOKEN = 'grove-e2e-threads-6a2f1d';
 const reply = (answer: string, turn = `turn: ${answer}`) =>
   JSON.stringify({ answer, questions: [], summary: { turn, session: `session: ${answer}` } });
 
-let world: GroveWorld;
+let gh: GitHubTui;
 let model: FakeModelServer;
 let github: FakeGitHub;
-let term: TmuxTerminal | null = null;
-let repo: string;
 let bare: string;
 
 beforeEach(async () => {
-  world = makeWorld();
-  ({ repo, bare, github } = await startGitHubProject(world, TOKEN));
-  model = await startFakeModelServer();
   const review = {
     when: 'You are reviewing the work of a coding agent',
     text: reply('## Review\n### Project Impact\nSmall and safe.\n### Suggestions\nNone.'),
   };
-  model.script('anthropic', [
+  const script: Scripted[] = [
     { when: 'Write a title for a coding task', text: reply('Add a greeting file') },
     { when: 'Write the git commit message for the changes', text: reply('Add the greeting file') },
     review,
@@ -41,20 +34,12 @@ beforeEach(async () => {
       toolCall: { kind: 'write_file', path: 'hello.txt', content: 'hello\n' },
     },
     { when: 'Create hello.txt', text: reply('I created hello.txt.') },
-  ]);
-  await withStore(world.groveHome, async (store) => {
-    await store.settings.setGlobal('github.pollInterval', '1s');
-    await store.settings.setGlobal('git.statusInterval', 'off');
-  });
+  ];
+  gh = await openGitHubTui(TOKEN, { poll: true, script });
+  ({ model, github, bare } = gh);
 });
 
-afterEach(async () => {
-  await term?.kill();
-  term = null;
-  await github.stop();
-  await model.close();
-  world.cleanup();
-});
+afterEach(() => gh.close());
 
 function remoteFile(branch: string, path: string): string {
   return execFileSync('git', ['show', `${branch}:${path}`], { cwd: bare, encoding: 'utf8' });
@@ -62,10 +47,7 @@ function remoteFile(branch: string, path: string): string {
 
 describe('pull-request review threads in the TUI', () => {
   it('sends a thread to the agent, pushes its change, answers the thread and resolves it after the yes', async () => {
-    const env = gitHubAgentEnv(world, model, github, TOKEN);
-    const t = await startGrove(world, repo, { env, columns: 160, rows: 40 });
-    term = t;
-    await t.waitFor('No sessions yet.');
+    const t = await gh.start({ columns: 160, rows: 40 });
     await newSession(t, 'Create hello.txt with a greeting');
     await t.waitFor('Small and safe.', 60_000);
     await t.keys('p');
