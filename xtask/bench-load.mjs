@@ -20,7 +20,8 @@
 //              (xtask/bench-load/soak.mjs; only when named).
 //   remote     turns of a session on an SSH host (a private sshd on 127.0.0.1,
 //              root only): Grove's own time per turn beyond ssh and the agent,
-//              ssh processes per turn, control connection reuse
+//              ssh processes per turn (the network forward of the confined
+//              turn among them), control connection reuse
 //              (xtask/bench-load/remote.mjs; only when named).
 import { execFileSync } from 'node:child_process';
 import {

@@ -12,8 +12,12 @@
 // start, the database, transcript, local git, the fetch's merge). Where
 // Grove works while an ssh process runs (reading the followed stream), that
 // time is counted as the ssh's, so the figure is Grove's added latency.
-// Control connection reuse: the sshd's "Accepted publickey" lines per turn
-// (0 = every ssh of the turn went over the shared connection).
+// Control connection reuse: the sshd's "Accepted publickey" lines per turn,
+// less the network forward's (a confined Claude Code turn's `ssh -R`, on a
+// connection of its own by design: remote-forward.ts), so 0 = every other ssh
+// of the turn went over the shared connection. The forward is counted among
+// the turn's ssh processes, and as a round trip only until the turn's next
+// ssh starts (the turn waits for it to be up; it then runs in the background).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -217,14 +221,19 @@ echo "$kind $start $(date +%s%3N)" >> ${log}
   chmodSync(join(bin, 'claude'), 0o755);
 }
 
-/** An `ssh` first on Grove's PATH: runs the real one and logs `start end rc what` (ms) per process. */
+/**
+ * An `ssh` first on Grove's PATH: runs the real one and logs `start end rc kind what` (ms) per
+ * process. kind: `forward` for the network forward of a confined turn (its `-R`, on a
+ * connection of its own), `shared` for the rest (over the shared control connection).
+ */
 function installSshWrapper(bin, log) {
   const real = run('sh', ['-c', 'command -v ssh']).trim();
   writeFileSync(
     join(bin, 'ssh'),
     `#!/bin/sh
 start=$(date +%s%3N)
-for a; do last=$a; done
+kind=shared
+for a; do last=$a; [ "$a" = -R ] && kind=forward; done
 exec 3<&0
 ${real} "$@" <&3 3<&- &
 child=$!
@@ -232,7 +241,7 @@ trap 'kill -TERM $child 2>/dev/null' TERM INT HUP
 wait $child
 rc=$?
 what=$(printf '%s' "$last" | head -c 200 | tr '\\n\\t' '  ' | cut -c1-60)
-echo "$start $(date +%s%3N) $rc $what" >> ${log}
+echo "$start $(date +%s%3N) $rc $kind $what" >> ${log}
 exit $rc
 `,
   );
@@ -329,14 +338,23 @@ export async function remoteScenario() {
       sessionId ??= JSON.parse(r.stdout).sessionId;
       await sleep(200); // The wrapper's log line is written just after its ssh ends.
       const ssh = intervals(sshLog, r.started, r.ended, 0);
+      const forwards = ssh.filter((i) => i.fields[3] === 'forward');
+      const shared = ssh.filter((i) => i.fields[3] !== 'forward');
+      // The turn waits for its forward to be up, then the forward only carries the agent's
+      // traffic in the background: it counts as a round trip until the next ssh starts (the
+      // run's start, sent once the forward's socket is there), not for the whole turn.
+      const waited = forwards.map((f) => ({
+        start: f.start,
+        end: Math.min(f.end, ...shared.filter((i) => i.start > f.start).map((i) => i.start)),
+      }));
       const agents = [
         ...intervals(hostCalls, r.started, r.ended, 1),
         ...intervals(localCalls, r.started, r.ended, 1),
       ];
       const wall = r.ended - r.started;
-      const sshMs = unionMs(ssh, r.started, r.ended);
+      const sshMs = unionMs([...shared, ...waited], r.started, r.ended);
       const agentMs = unionMs(agents, r.started, r.ended);
-      const external = unionMs([...ssh, ...agents], r.started, r.ended);
+      const external = unionMs([...shared, ...waited, ...agents], r.started, r.ended);
       const hostTurns = intervals(hostCalls, r.started, r.ended, 1).filter(
         (i) => i.fields[0] === 'turn',
       );
@@ -351,8 +369,15 @@ export async function remoteScenario() {
         sshMs,
         agentMs,
         ssh: ssh.length,
-        sshEach: ssh.sort((a, b) => a.start - b.start).map((i) => i.end - i.start),
-        sshWhat: ssh.map((i) => i.fields.slice(3).join(' ').split(' ')[0] || '(none)'),
+        forwards: forwards.length,
+        sshEach: ssh
+          .sort((a, b) => a.start - b.start)
+          .map((i) => `${i.end - i.start}${i.fields[3] === 'forward' ? ' (forward)' : ''}`),
+        sshWhat: ssh.map((i) =>
+          i.fields[3] === 'forward'
+            ? 'forward'
+            : i.fields.slice(4).join(' ').split(' ')[0] || '(none)',
+        ),
         agents: agents.map((i) => i.fields[0]),
         hostTurns: hostTurns.length,
         logins: sshd.logins() - loginsBefore,
@@ -386,7 +411,7 @@ export async function remoteScenario() {
     const follow = turns.slice(1);
     const fmt = (v) => v.toFixed(0);
     const describe = (t) =>
-      `wall ${fmt(t.wall)} ms, ssh ${fmt(t.sshMs)} ms (${t.ssh} processes), agents ${fmt(t.agentMs)} ms (${t.agents.join(', ')}), Grove's own ${fmt(t.own)} ms, new ssh logins ${t.logins} (Grove alone: ${fmt(t.before)} ms before the first ssh, ${fmt(t.own - t.before - t.after)} ms between, ${fmt(t.after)} ms after the last)`;
+      `wall ${fmt(t.wall)} ms, ssh ${fmt(t.sshMs)} ms (${t.ssh} processes, ${t.forwards} of them the network forward), agents ${fmt(t.agentMs)} ms (${t.agents.join(', ')}), Grove's own ${fmt(t.own)} ms, new ssh logins ${t.logins} (${t.logins - t.forwards} for the shared connection) (Grove alone: ${fmt(t.before)} ms before the first ssh, ${fmt(t.own - t.before - t.after)} ms between, ${fmt(t.after)} ms after the last)`;
     console.log(`remote turn (a session on an SSH host over 127.0.0.1, fake claude there):`);
     console.log(
       `  first turn (grove run --host: mirror, worktree, run, bring back): ${describe(turns[0])}`,
@@ -408,14 +433,17 @@ export async function remoteScenario() {
       `  for comparison, grove reply of a session on this machine (wall minus the agents, ${local[0].kinds.join(', ')}; their sandbox and Node start count here): ${local.map((l) => fmt(l.own)).join(', ')} ms, median ${fmt(median(local.map((l) => l.own)))} ms`,
     );
     console.log(
-      `ssh processes per follow-up turn: ${counts.join(', ')} (first turn ${turns[0].ssh}); one follow-up's by command: ${Object.entries(
+      `ssh processes per follow-up turn: ${counts.join(', ')} (first turn ${turns[0].ssh}), of which the network forward of the confined turn: ${follow.map((t) => t.forwards).join(', ')} (first turn ${turns[0].forwards})${turns.some((t) => t.forwards === 0) ? ' (a turn with NO forward: its network was not filtered)' : ''}; one follow-up's by command: ${Object.entries(
         byWhat,
       )
         .map(([k, n]) => `${k} ${n}`)
         .join(', ')}`,
     );
+    // The forward's own connection is one login per turn by design (remote-forward.ts); the
+    // shared control connection must take every other ssh of a follow-up turn.
+    const sharedLogins = turns.map((t) => t.logins - t.forwards);
     console.log(
-      `control connection: ${turns.map((t) => t.logins).join(', ')} new sshd logins per turn (${follow.every((t) => t.logins === 0) ? 'reused by every follow-up turn' : 'NOT reused'}); agent runs on the host per turn: ${turns.map((t) => t.hostTurns).join(', ')}`,
+      `shared control connection: ${sharedLogins.join(', ')} new sshd logins per turn (${sharedLogins.slice(1).every((n) => n === 0) ? 'reused by every follow-up turn' : 'NOT reused'}); the network forward's own connection: ${turns.map((t) => t.forwards).join(', ')} logins per turn; agent runs on the host per turn: ${turns.map((t) => t.hostTurns).join(', ')}`,
     );
   } finally {
     try {
