@@ -28,6 +28,7 @@ import { groveSsh } from './infra/hosts/ssh.js';
 import { readHostLoad } from './infra/hosts/host-load.js';
 import { readMachineFigures } from './infra/machine-figures.js';
 import { hostAgentStarter } from './infra/hosts/remote-server.js';
+import { attachRemoteServer } from './infra/hosts/remote-reattach.js';
 import { createHostSessions } from './infra/hosts/remote-session.js';
 
 declare const __GROVE_VERSION__: string | undefined;
@@ -120,10 +121,21 @@ export function openInfra(env: NodeJS.ProcessEnv): Infra {
       launcher,
       loadAcpAgents(paths.acpAgents),
       // A host that cannot forward the network filter's socket: open only where agents may run unconfined.
-      hostAgentStarter(
-        ssh,
-        async (host) => (await store.settings.getGlobal(allowUnconfinedKey(host.name))) === 'on',
-      ),
+      {
+        ...hostAgentStarter(
+          ssh,
+          async (host) => (await store.settings.getGlobal(allowUnconfinedKey(host.name))) === 'on',
+        ),
+        // A Codex or Gemini CLI run a killed Grove left on a host is taken over.
+        attachServer: (place, spec) =>
+          attachRemoteServer(
+            ssh,
+            place,
+            spec,
+            async (host) =>
+              (await store.settings.getGlobal(allowUnconfinedKey(host.name))) === 'on',
+          ),
+      },
     ),
     hosts: createHostSessions(
       ssh,

@@ -138,6 +138,22 @@ async function transcript(sessionId: string): Promise<string[]> {
   return shown.transcript.map((e) => `${e.kind}: ${e.content.split('\n')[0] ?? ''}`);
 }
 
+/** The id of the approval waiting in the inbox, once there is one. */
+async function heldApproval(timeoutMs: number): Promise<string> {
+  let held = '';
+  await until(
+    'a request held in the inbox',
+    async () => {
+      const inbox = await h.grove(['inbox', '--json'], { env });
+      const items = JSON.parse(inbox.stdout || '[]') as { kind: string; approvalId?: string }[];
+      held = items.find((i) => i.kind === 'approval')?.approvalId ?? '';
+      return held !== '';
+    },
+    timeoutMs,
+  );
+  return held;
+}
+
 describe('Codex on a host', () => {
   it('runs a command in the worktree there, brings the branch back here, and a reply resumes its thread there', async () => {
     h.utilities();
@@ -306,51 +322,89 @@ describe('Codex on a host', () => {
     ).toHaveLength(1);
   }, 300_000);
 
-  it('a turn left by a Grove killed mid-turn is stopped on the host, not re-attached, and a reply goes on', async () => {
-    const task = 'left by a killed grove';
-    h.utilities();
+  it('a Grove killed mid-turn (kill -9) is re-attached by the next one: every line once, the held approval answered after, the branch back', async () => {
+    const task = 'codex left by a killed grove';
+    h.utilities('Codex left by a killed grove');
     h.server.script('openai', [
-      { when: task, toolCall: { kind: 'shell', command: 'touch left.txt; sleep 302' } },
+      { when: task, toolCall: { kind: 'shell', command: 'echo step-one' } },
+      {
+        when: task,
+        toolCall: { kind: 'shell', command: 'printf x > approved.txt', escalate: true },
+      },
+      { when: task, toolCall: { kind: 'shell', command: 'echo step-three' } },
+      { when: task, text: reply('Finished after the re-attach.') },
     ]);
     const before = ListSchema.parse(
       JSON.parse((await h.grove(['ls', '--json'], { env })).stdout),
     ).map((s) => s.sessionId);
     const running = h.start(['run', '--host', 'build', '--agent', 'codex', task], { env });
-    await until(
-      'the agent works on the host',
-      () => hostProcesses().includes('sleep 302'),
-      120_000,
-    );
-    running.child.kill('SIGKILL');
-    await running.done;
+    // Codex asks to run the second command outside its sandbox: held for the person, who is away.
+    const heldId = await heldApproval(120_000);
     const sessionId = ListSchema.parse(
       JSON.parse((await h.grove(['ls', '--json'], { env })).stdout),
     ).find((s) => !before.includes(s.sessionId))?.sessionId;
-    if (!sessionId) throw new Error('the killed run made no session');
+    if (!sessionId) throw new Error('the run made no session');
+    await until(
+      'the first step is in the transcript',
+      async () => (await transcript(sessionId)).some((l) => l.includes('echo step-one')),
+      60_000,
+    );
+    running.child.kill('SIGKILL');
+    await running.done;
+    // Codex goes on waiting on the host with no Grove.
+    expect(hostProcesses()).toMatch(APP_SERVER);
 
     h.utilities();
-    h.server.script('openai', [{ when: 'go on after the kill', text: reply('Went on.') }]);
-    const replied = await h.grove(
-      ['reply', sessionId, '--output', 'json', 'go on after the kill'],
-      {
-        env,
-      },
+    h.utilities();
+    h.server.script('openai', [{ when: 'and one more', text: reply('One more done.') }]);
+    const next = h.start(['reply', sessionId, '--output', 'json', 'and one more'], { env });
+    await until(
+      'the new Grove re-attached',
+      async () => (await transcript(sessionId)).some((l) => l.includes('[Re-attached]')),
+      120_000,
     );
-    expectExit(replied, 0);
-    expect(ResultSchema.parse(JSON.parse(replied.stdout)).answer).toBe('Went on.');
-    expect(hostProcesses()).not.toContain('sleep 302');
-    expect(hostProcesses()).not.toMatch(APP_SERVER);
+    // The request still waits: the same one in the inbox, answered now.
+    expect(await heldApproval(60_000)).toBe(heldId);
+    expectExit(await h.grove(['approve', heldId.slice(0, 8)], { env }), 0);
+    const run = await next.done;
+    expectExit(run, 0);
+    expect(ResultSchema.parse(JSON.parse(run.stdout)).answer).toBe('One more done.');
+
     const lines = await transcript(sessionId);
+    const once = (text: string): number => lines.filter((l) => l.includes(text)).length;
+    for (const mark of ['echo step-one', 'printf x > approved.txt', 'echo step-three'])
+      expect(
+        lines.filter((l) => l.startsWith('tool') && l.includes(mark)),
+        `${mark}\n${lines.join('\n')}\n${show(run)}`,
+      ).toHaveLength(1);
+    expect(once('[Approval] Codex asks to run')).toBe(1);
+    expect(once('[Approved] Codex asked to run')).toBe(1);
+    expect(once('[Re-attached]')).toBe(1);
+    expect(lines.filter((l) => l.startsWith('user_prompt'))).toEqual([
+      `user_prompt: ${task}`,
+      'user_prompt: and one more',
+    ]);
+    expect(lines.filter((l) => l.startsWith('assistant_answer'))).toEqual([
+      'assistant_answer: Finished after the re-attach.',
+      'assistant_answer: One more done.',
+    ]);
+    expect(lines.filter((l) => l.includes('cannot be taken over'))).toEqual([]);
+    // The work came back with the branch, and nothing of the run is left on the host.
+    const branch = ResultSchema.parse(JSON.parse(run.stdout)).branch;
+    expect(git(h.repo, 'show', `${branch}:approved.txt`)).toBe('x');
+    expect(hostProcesses()).not.toMatch(APP_SERVER);
+    // What both Groves wrote to Codex's stdin: one answer to the request, every request id once.
+    const sent = host()
+      .ssh(`grep -l ${JSON.stringify(task)} ${ROOT}/runs/*/in | xargs cat`)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id?: number; method?: string; result?: unknown });
     expect(
-      lines.filter((l) =>
-        l.includes(
-          "Codex's app-server answers only the Grove that started it, so its run on build was stopped",
-        ),
-      ),
-      show(replied),
-    ).toHaveLength(1);
-    // What the left turn wrote came back with the branch.
-    const branch = ResultSchema.parse(JSON.parse(replied.stdout)).branch;
-    expect(git(h.repo, 'ls-tree', '--name-only', branch)).toContain('left.txt');
-  }, 300_000);
+      sent.filter((m) => m.method === undefined && m.result !== undefined),
+      JSON.stringify(sent),
+    ).toEqual([{ id: expect.anything() as unknown, result: { decision: 'accept' } }]);
+    const ids = sent.filter((m) => m.method !== undefined && m.id !== undefined).map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(sent.filter((m) => m.method === 'turn/start')).toHaveLength(1);
+  }, 400_000);
 });

@@ -115,6 +115,24 @@ function minuteNow(): number {
   return Math.floor(Date.now() / 60_000);
 }
 
+/** The id of an approval waiting in the inbox that is not one of `seen`, once there is one. */
+async function heldApproval(timeoutMs: number, seen: readonly string[]): Promise<string> {
+  let held = '';
+  await until(
+    'a request held in the inbox',
+    async () => {
+      const inbox = await h.grove(['inbox', '--json'], { env });
+      const items = JSON.parse(inbox.stdout || '[]') as { kind: string; approvalId?: string }[];
+      held =
+        items.find((i) => i.kind === 'approval' && !seen.includes(i.approvalId ?? ''))
+          ?.approvalId ?? '';
+      return held !== '';
+    },
+    timeoutMs,
+  );
+  return held;
+}
+
 describe('Gemini CLI on a host', () => {
   it('runs a command in the worktree there, brings the branch back here, and a reply reloads its session there', async () => {
     const task = 'make gemini greeting on the host';
@@ -206,20 +224,21 @@ describe('Gemini CLI on a host', () => {
     ]);
   }, 240_000);
 
-  it('a turn left by a Grove killed mid-turn is stopped on the host, not re-attached, and a reply goes on', async () => {
+  it('a Grove killed mid-turn (kill -9) is re-attached by the next one: every line once, the held permission answered after, the branch back', async () => {
     const task = 'gemini left by a killed grove';
-    h.utilities();
+    h.utilities('Gemini left by a killed grove');
     h.server.script('gemini', [
-      { when: task, toolCall: { kind: 'shell', command: 'touch left.txt; sleep 303' } },
+      { when: task, toolCall: { kind: 'shell', command: 'echo step-one' } },
+      { when: task, toolCall: { kind: 'shell', command: 'printf x > approved.txt' } },
+      { when: task, text: reply('Finished after the re-attach.') },
     ]);
-    const running = h.start(['run', '--host', 'build', '--agent', 'gemini', task], { env });
-    await until(
-      'the agent works on the host',
-      () => hostProcesses().includes('sleep 303'),
-      120_000,
+    // Read Only: each command Gemini CLI asks to run is held for the person.
+    const running = h.start(
+      ['run', '--host', 'build', '--agent', 'gemini', '--mode', 'read-only', task],
+      { env },
     );
-    running.child.kill('SIGKILL');
-    await running.done;
+    const first = await heldApproval(120_000, []);
+    expectExit(await h.grove(['approve', first.slice(0, 8)], { env }), 0);
     const listed = JSON.parse((await h.grove(['ls', '--json'], { env })).stdout) as {
       sessionId: string;
       agent: string;
@@ -228,28 +247,69 @@ describe('Gemini CLI on a host', () => {
     const sessionId = listed.find(
       (s) => s.agent === 'gemini' && s.status === 'InProgress',
     )?.sessionId;
-    if (!sessionId) throw new Error('the killed run left no session in progress');
+    if (!sessionId) throw new Error('the run left no session in progress');
+    const second = await heldApproval(120_000, [first]);
+    await until(
+      'the first step is in the transcript',
+      async () =>
+        (await transcript(sessionId)).some((l) => l.startsWith('tool') && l.includes('step-one')),
+      60_000,
+    );
+    running.child.kill('SIGKILL');
+    await running.done;
+    // Gemini CLI goes on waiting for its answer on the host with no Grove.
+    expect(hostProcesses()).toContain('--acp');
 
     h.utilities();
-    h.server.script('gemini', [{ when: 'go on after the gemini kill', text: reply('Went on.') }]);
-    const replied = await h.grove(
-      ['reply', sessionId, '--output', 'json', 'go on after the gemini kill'],
-      { env },
+    h.utilities();
+    h.server.script('gemini', [{ when: 'and one more', text: reply('One more done.') }]);
+    const next = h.start(['reply', sessionId, '--output', 'json', 'and one more'], { env });
+    await until(
+      'the new Grove re-attached',
+      async () => (await transcript(sessionId)).some((l) => l.includes('[Re-attached]')),
+      120_000,
     );
-    expectExit(replied, 0);
-    expect(ResultSchema.parse(JSON.parse(replied.stdout)).answer).toBe('Went on.');
-    expect(hostProcesses()).not.toContain('sleep 303');
-    expect(hostProcesses()).not.toContain('--acp');
+    // The request still waits: the same one in the inbox, answered now.
+    expect(await heldApproval(60_000, [first])).toBe(second);
+    expectExit(await h.grove(['approve', second.slice(0, 8)], { env }), 0);
+    const run = await next.done;
+    expectExit(run, 0);
+    expect(ResultSchema.parse(JSON.parse(run.stdout)).answer).toBe('One more done.');
+
     const lines = await transcript(sessionId);
+    const once = (text: string): number => lines.filter((l) => l.includes(text)).length;
+    for (const mark of ['step-one', 'approved.txt'])
+      expect(
+        lines.filter((l) => l.startsWith('tool') && l.includes(mark)),
+        `${mark}\n${lines.join('\n')}\n${show(run)}`,
+      ).toHaveLength(1);
+    expect(once('[Approval] Gemini CLI asks to run')).toBe(2);
+    expect(once('[Approved] Gemini CLI asked to run')).toBe(2);
+    expect(once('[Re-attached]')).toBe(1);
+    expect(lines.filter((l) => l.startsWith('user_prompt'))).toEqual([
+      `user_prompt: ${task}`,
+      'user_prompt: and one more',
+    ]);
+    expect(lines.filter((l) => l.startsWith('assistant_answer'))).toEqual([
+      'assistant_answer: Finished after the re-attach.',
+      'assistant_answer: One more done.',
+    ]);
+    expect(lines.filter((l) => l.includes('cannot be taken over'))).toEqual([]);
+    const branch = ResultSchema.parse(JSON.parse(run.stdout)).branch;
+    expect(git(h.repo, 'show', `${branch}:approved.txt`)).toBe('x');
+    expect(hostProcesses()).not.toContain('--acp');
+    // What both Groves wrote to Gemini CLI's stdin: one answer per permission request, every request id once.
+    const sent = host()
+      .ssh(`grep -l ${JSON.stringify(task)} ${ROOT}/runs/*/in | xargs cat`)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id?: number; method?: string; result?: unknown });
     expect(
-      lines.filter((l) =>
-        l.includes(
-          'Gemini CLI answers only the Grove that started it, so its run on build was stopped',
-        ),
-      ),
-      show(replied),
-    ).toHaveLength(1);
-    const branch = ResultSchema.parse(JSON.parse(replied.stdout)).branch;
-    expect(git(h.repo, 'ls-tree', '--name-only', branch)).toContain('left.txt');
-  }, 300_000);
+      sent.filter((m) => m.method === undefined && m.result !== undefined),
+      JSON.stringify(sent),
+    ).toHaveLength(2);
+    const ids = sent.filter((m) => m.method !== undefined && m.id !== undefined).map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(sent.filter((m) => m.method === 'session/prompt')).toHaveLength(1);
+  }, 400_000);
 });

@@ -67,9 +67,24 @@ export class ApprovalDesk {
     this.heldListeners.push(listener);
   }
 
-  /** Holds `request` of the session's turn and resolves with the person's answer. */
-  hold(sessionId: string, request: HoldRequest, signal: AbortSignal): Promise<HoldAnswer> {
-    if (request.kind !== 'network') return this.holdOne(sessionId, request, signal);
+  /** Requests a re-attached turn took over from a Grove before this one (see hold's `takeOver`). */
+  private readonly adopted = new Set<string>();
+
+  /**
+   * Holds `request` of the session's turn and resolves with the person's
+   * answer. `takeOver`: the turn was re-attached (a Grove killed mid-turn on a
+   * host), so a request of the same session and scope still waiting in the
+   * inbox is that Grove's hold of this very request: it is waited on as it is
+   * (no second inbox item or [Approval] line). Only a waiting one: one already
+   * decided may have answered an earlier request of the same scope.
+   */
+  hold(
+    sessionId: string,
+    request: HoldRequest,
+    signal: AbortSignal,
+    takeOver = false,
+  ): Promise<HoldAnswer> {
+    if (request.kind !== 'network') return this.holdOne(sessionId, request, signal, takeOver);
     const scope = approvalScope(request.kind, request.subject, request.cwd);
     const waits = this.networkWaits.get(sessionId) ?? new Map<string, Promise<HoldAnswer>>();
     const same = waits.get(scope);
@@ -108,6 +123,7 @@ export class ApprovalDesk {
     sessionId: string,
     request: HoldRequest,
     signal: AbortSignal,
+    takeOver = false,
   ): Promise<HoldAnswer> {
     const { store, runtime } = this.deps;
     const what = approvalWhat({ kind: request.kind, subject: request.subject, cwd: request.cwd });
@@ -125,6 +141,12 @@ export class ApprovalDesk {
     const timeoutText = approvalTimeoutMs(stored) === null ? DEFAULT_APPROVAL_TIMEOUT : stored;
     const timeoutMs = approvalTimeoutMs(timeoutText) ?? 10 * 60_000;
     const now = runtime.clock.now();
+    const left = takeOver ? await this.leftWaiting(sessionId, scope, now) : null;
+    if (left) {
+      this.log('approval held again after a re-attach', { id: left.id, sessionId, what });
+      for (const listener of this.heldListeners) listener(sessionId);
+      return this.decided(sessionId, request, what, left.id, left.expiresAt, timeoutText, signal);
+    }
     const id = randomUUID();
     await store.approvals.add({
       id,
@@ -147,7 +169,35 @@ export class ApprovalDesk {
     );
     this.log('approval held', { id, sessionId, agent: request.agent, what });
     for (const listener of this.heldListeners) listener(sessionId);
-    const answer = await this.wait(id, now + timeoutMs, signal);
+    return this.decided(sessionId, request, what, id, now + timeoutMs, timeoutText, signal);
+  }
+
+  /** The newest request of the session and scope still waiting that no turn of this process took over. */
+  private async leftWaiting(
+    sessionId: string,
+    scope: string,
+    now: number,
+  ): Promise<{ readonly id: string; readonly expiresAt: number } | null> {
+    const waiting = (await this.deps.store.approvals.listWaiting(now)).filter(
+      (held) => held.sessionId === sessionId && held.scope === scope && !this.adopted.has(held.id),
+    );
+    const left = waiting.at(-1);
+    if (!left) return null;
+    this.adopted.add(left.id);
+    return left;
+  }
+
+  /** Waits for the held request `id` and writes its decision's transcript line. */
+  private async decided(
+    sessionId: string,
+    request: HoldRequest,
+    what: string,
+    id: string,
+    expiresAt: number,
+    timeoutText: string,
+    signal: AbortSignal,
+  ): Promise<HoldAnswer> {
+    const answer = await this.wait(id, expiresAt, signal);
     const words =
       answer === 'timedOut'
         ? `Grove denied it on timeout: nobody answered within ${timeoutText}`

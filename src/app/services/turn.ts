@@ -84,14 +84,17 @@ export class TurnRunner {
     };
   }
 
-  /** Holds a request the mode would deny for the person (the approval desk), the progress line saying so. */
-  private holdFor(sessionId: string): ApprovalHold {
+  /**
+   * Holds a request the mode would deny for the person (the approval desk), the progress line saying so.
+   * `takeOver`: a re-attached turn, whose requests may be held already by the Grove that was killed.
+   */
+  private holdFor(sessionId: string, takeOver = false): ApprovalHold {
     return async (request, signal) => {
       const desk = this.deps.approvals;
       if (!desk) return 'denied';
       this.progress(sessionId, `Waiting for your approval: ${request.agent} asks (Ctrl+O)`);
       try {
-        return await desk.hold(sessionId, request, signal);
+        return await desk.hold(sessionId, request, signal, takeOver);
       } finally {
         this.progress(sessionId, 'Working');
       }
@@ -325,7 +328,9 @@ export class TurnRunner {
             providerConversationId: session.providerConversationId,
             modelRetries: modelRetries(this.deps.app.state.settings),
             history,
-            ...(this.deps.approvals ? { hold: this.holdFor(session.id) } : {}),
+            ...(this.deps.approvals
+              ? { hold: this.holdFor(session.id, run?.reattaching ?? false) }
+              : {}),
           },
           (event) => {
             if (event.type === 'denied' || event.type === 'notice') {

@@ -232,6 +232,39 @@ export interface RemoteAgentStarter {
    * HostError when the host cannot be reached.
    */
   stopRun(place: HostPlace, runId: string, pgid: number | null): Promise<void>;
+  /**
+   * Re-attaches to a server run a Grove before this one started (killed
+   * mid-turn; infra/hosts/remote-reattach.ts): its stdout streamed again from
+   * byte 0, what that Grove sent it (its input log), and a stdin that goes on
+   * after that. Absent: such a run cannot be taken over and is stopped.
+   */
+  attachServer?(place: HostPlace, spec: ServerAttachSpec): Promise<RemoteServerAttach>;
+}
+
+/** The run attachServer takes over, and where its lines are told. */
+export interface ServerAttachSpec {
+  readonly runId: string;
+  /** Its process group on the host, as it was when the run started (null: not known). */
+  readonly pgid: number | null;
+  /** The CLI's state folder, as startServer was given it. */
+  readonly stateDir: RemoteStateDir;
+  readonly onReconnect?: (text: string) => void;
+  readonly onNotice?: (text: string) => void;
+  /** Its network filter, as startServer was given it: opened again for the run (the earlier Grove's went with it). */
+  readonly network?: HostNetworkOpener;
+}
+
+/** A server run taken over from a Grove before this one (RemoteAgentStarter.attachServer). */
+export interface RemoteServerAttach extends RemoteServerProcess {
+  /**
+   * What the earlier Grove wrote to the process's stdin, as the host's input
+   * log holds it (Grove's own JSON-RPC lines, but read back from a file on the
+   * host: parse it as untrusted). Its last line may be cut short (that Grove
+   * was killed while sending it).
+   */
+  readonly sent: string;
+  /** The log was larger than Grove reads back (AttachLimits): `sent` is empty. */
+  readonly sentTooLarge: boolean;
 }
 
 /** Environment and lookup knobs shared by all channels (injected, for tests). */

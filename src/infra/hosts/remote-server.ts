@@ -90,9 +90,8 @@ function bytes(text: string): number {
  * link dropped, the host is away) is sent again on domain/reconnect.ts's
  * schedule until the host has it or the run is over.
  */
-class InputChannel {
+export class InputChannel {
   private pending: string[] = [];
-  private sent = 0;
   private pumping = false;
 
   constructor(
@@ -100,6 +99,8 @@ class InputChannel {
     private readonly dir: string,
     private readonly over: AbortSignal,
     private readonly failed: (why: string) => void,
+    /** The bytes the log holds already (a re-attach, remote-reattach.ts, goes on after them). */
+    private sent = 0,
   ) {}
 
   readonly stdin = new Writable({
@@ -162,10 +163,10 @@ class InputChannel {
  * the forward opened. The forward is made again whenever the link drops, for
  * as long as the run goes on (it closes when the run ends).
  */
-function serverNetwork(
+export function serverNetwork(
   ssh: Ssh,
   place: HostPlace,
-  spec: ServerSpec,
+  spec: Pick<ServerSpec, 'network' | 'stateDir' | 'onNotice'>,
   allowOpen: AllowOnHost,
 ): { lines: string; connect(dir: string, printed: string): Promise<RunNetwork | null> } {
   const filtered = place.confined && spec.network ? spec.network : null;

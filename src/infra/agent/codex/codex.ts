@@ -12,6 +12,7 @@ import { RpcError } from './json-rpc.js';
 import { TurnAccumulator, asRecord, asString, turnResult } from '../turn-parts.js';
 import { startRuntime, type Runtime } from './app-server.js';
 import { startCodexOnHost } from './on-host.js';
+import { rejoinCodex, type CodexRejoin } from './rejoin.js';
 import { samePlace } from '../on-host.js';
 import {
   decideApproval,
@@ -422,21 +423,66 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     return id;
   };
 
+  /**
+   * A turn a Grove before this one started on a host and was killed in,
+   * taken over (rejoin.ts); null when it had not reached Codex (the turn then
+   * starts a run of its own).
+   */
+  const takeOver = async (
+    request: TurnRequest,
+    onEvent: (e: TurnEvent) => void,
+  ): Promise<CodexRejoin | null> => {
+    const place = request.remote;
+    if (!place || !request.remoteRun?.runId) return null;
+    if (runtime && !runtime.dead) await runtime.proc.stop();
+    runtime = null;
+    const left = await rejoinCodex(options, request, place, LABEL, {
+      progress: (text) => onEvent({ type: 'progress', text }),
+      notice: (text) => onEvent({ type: 'notice', text }),
+      turnId: (id) => {
+        if (current) current.turnId ??= id;
+      },
+    });
+    if (!left) return null;
+    checks ??= await import('./wire.js');
+    wire(left.rt, checks);
+    runtime = left.rt;
+    threadId = left.thread;
+    threadMode = request.permissionMode;
+    return left;
+  };
+
   const attempt = async (
     request: TurnRequest,
     onEvent: (e: TurnEvent) => void,
     signal: AbortSignal,
+    left: CodexRejoin | null = null,
   ): Promise<TurnResult> => {
-    const rt = await ensure(request);
+    const rt = left ? left.rt : await ensure(request);
     const side = request.kind === 'utility';
-    const thread = side ? await openSideThread(rt, request) : await openThread(rt, request);
+    const thread = left
+      ? left.thread
+      : side
+        ? await openSideThread(rt, request)
+        : await openThread(rt, request);
     const acc = new TurnAccumulator();
+    // Taken over: what the transcript already has is read again to rebuild the turn, not told.
+    const told = left
+      ? (event: TurnEvent): void => {
+          if (
+            left.run.replayed() &&
+            (event.type === 'tool' || event.type === 'denied' || event.type === 'notice')
+          )
+            return;
+          onEvent(event);
+        }
+      : onEvent;
     const finished = new Promise<void>((resolve, reject) => {
       current = {
         acc,
         usage: new CodexTurnUsage(),
         request,
-        onEvent,
+        onEvent: told,
         signal,
         turnId: null,
         done: (error) => (error ? reject(error) : resolve()),
@@ -464,31 +510,35 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
     }, options.turnTimeoutMs);
     timer.unref();
     try {
-      const params: Partial<CodexClientRequests['turn/start']['params']> = {
-        threadId: thread,
-        // Attached images are `image` input items after the text, as data URLs: the
-        // app-server, started before they were attached, cannot read Grove's image folder.
-        input: [
-          { type: 'text', text: request.prompt, text_elements: [] },
-          ...(await imageDataUrls(request.images ?? [])).map((url) => ({
-            type: 'image' as const,
-            url,
-          })),
-        ],
-        model: request.model,
-        outputSchema: request.outputSchema ? (agentResponseJsonSchema(true) as JsonValue) : null,
-      };
-      if (request.reasoning && request.reasoning !== 'default') params.effort = request.reasoning;
-      if (!side && threadMode !== request.permissionMode) {
-        Object.assign(params, codexTurnPolicy(request.permissionMode));
-        threadMode = request.permissionMode;
+      // Taken over: the turn is under way there; its lines are read from the first one on.
+      if (left) left.run.begin();
+      else {
+        const params: Partial<CodexClientRequests['turn/start']['params']> = {
+          threadId: thread,
+          // Attached images are `image` input items after the text, as data URLs: the
+          // app-server, started before they were attached, cannot read Grove's image folder.
+          input: [
+            { type: 'text', text: request.prompt, text_elements: [] },
+            ...(await imageDataUrls(request.images ?? [])).map((url) => ({
+              type: 'image' as const,
+              url,
+            })),
+          ],
+          model: request.model,
+          outputSchema: request.outputSchema ? (agentResponseJsonSchema(true) as JsonValue) : null,
+        };
+        if (request.reasoning && request.reasoning !== 'default') params.effort = request.reasoning;
+        if (!side && threadMode !== request.permissionMode) {
+          Object.assign(params, codexTurnPolicy(request.permissionMode));
+          threadMode = request.permissionMode;
+        }
+        const started = await Promise.race([
+          rt.peer.request('turn/start', params),
+          finished.then(() => null),
+        ]);
+        const startedId = asString(asRecord(asRecord(started)['turn'])['id']);
+        if (current && startedId) current.turnId ??= startedId;
       }
-      const started = await Promise.race([
-        rt.peer.request('turn/start', params),
-        finished.then(() => null),
-      ]);
-      const startedId = asString(asRecord(asRecord(started)['turn'])['id']);
-      if (current && startedId) current.turnId ??= startedId;
       await Promise.race([
         finished,
         rt.proc.exited.then(() =>
@@ -528,8 +578,9 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
       if (request.remote) {
         // On a host the app-server lives for one turn (its thread resumed by the next), so
         // nothing of it is left there between turns; a crash there ends the turn in words.
+        // A turn a killed Grove left there is taken over.
         try {
-          return await attempt(request, onEvent, signal);
+          return await attempt(request, onEvent, signal, await takeOver(request, onEvent));
         } finally {
           const stopping = runtime?.remote ? runtime : null;
           if (stopping) {

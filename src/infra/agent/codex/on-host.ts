@@ -9,7 +9,7 @@ import { hostNetworkOf } from '../on-host-network.js';
 import { startRemoteRuntime, type Runtime } from './app-server.js';
 
 /** Codex's own folder on a host, kept writable in the sandbox there: CODEX_HOME, else ~/.codex. */
-const CODEX_STATE: RemoteStateDir = {
+export const CODEX_STATE: RemoteStateDir = {
   variable: 'CODEX_HOME',
   fallback: '.codex',
   // Its model servers (model_providers, openai_base_url) are named there.
@@ -36,11 +36,18 @@ export async function startCodexOnHost(
     onReconnect: (text) => tell({ type: 'progress', text }),
     onNotice: (text) => tell({ type: 'notice', text }),
     ...(cursor ? { cursor } : {}),
-    // Its network through Grove's filter here, as for Codex here: a refused host is a transcript line.
-    ...hostNetworkOf(options, {
-      provider: 'codex',
-      args: ['app-server'],
-      onNetworkDenied: (line) => tell({ type: 'notice', text: line }),
-    }),
+    ...codexNetwork(options, tell),
+  });
+}
+
+/** Its network through Grove's filter here, as for Codex here: a refused host is a transcript line. */
+export function codexNetwork(
+  options: ChannelOptions,
+  tell: (event: TurnEvent) => void,
+): ReturnType<typeof hostNetworkOf> {
+  return hostNetworkOf(options, {
+    provider: 'codex',
+    args: ['app-server'],
+    onNetworkDenied: (line) => tell({ type: 'notice', text: line }),
   });
 }

@@ -25,6 +25,7 @@ import { apiAgentError } from '../api-error.js';
 import { retryProgress, watchGeminiRetries, type GeminiRetry } from './retries.js';
 import { replayNotice, replayPrompt } from '../acp/transcript-replay.js';
 import { acpImageBlocks } from '../prompt-images.js';
+import { leftAnswer, rejoinGemini, type GeminiRejoin } from './rejoin.js';
 
 // Gemini CLI over the Agent Client Protocol (`gemini --acp`): one process per
 // session kept alive between turns. The provider conversation id is
@@ -280,9 +281,9 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       if (signal.aborted) throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
       if (!request.remote) return turnHere(request, onEvent, signal);
       // On a host the process lives for one turn (its session reloaded by the next), so nothing
-      // of it is left there between turns.
+      // of it is left there between turns. A prompt a killed Grove left there is taken over.
       try {
-        return await turnHere(request, onEvent, signal);
+        return await turnHere(request, onEvent, signal, await takeOver(request, onEvent));
       } finally {
         const stopping = runtime?.remote ? runtime : null;
         if (stopping) {
@@ -300,12 +301,72 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     },
   };
 
+  /**
+   * A prompt a Grove before this one sent on a host and was killed in, taken
+   * over (rejoin.ts); null when it had not reached Gemini CLI (the turn then
+   * starts a run of its own).
+   */
+  async function takeOver(
+    request: TurnRequest,
+    onEvent: (event: TurnEvent) => void,
+  ): Promise<{ readonly rt: AcpRuntime; readonly left: GeminiRejoin } | null> {
+    const place = request.remote;
+    if (!place || !request.remoteRun?.runId) return null;
+    if (runtime && !runtime.dead) await runtime.proc.stop();
+    runtime = null;
+    // The run's args as ensure() gave them: the network filter's agent is the same.
+    const args = [
+      '--acp',
+      ...(request.model && request.model !== 'auto' ? ['-m', request.model] : []),
+    ];
+    const left = await rejoinGemini(
+      options,
+      request,
+      place,
+      LABEL,
+      {
+        progress: (text) => onEvent({ type: 'progress', text }),
+        notice: (text) => onEvent({ type: 'notice', text }),
+      },
+      { stateDir: GEMINI_STATE, ...hostNetworkOf(options, networkOf(args)) },
+    );
+    if (!left) return null;
+    const { connectAcp } = await import('../acp/client.js');
+    // The turn's text starts once the prompt was sent (a reloaded session's replay came before).
+    const acp = connectAcp(
+      left.run.process,
+      acpTurnHandlers(place.worktree, LABEL, () => (left.prompting() ? current : null)),
+      options.wire ?? quietWireWatch,
+    );
+    const rt = watch({
+      proc: left.run.process,
+      acp,
+      cwd: place.worktree,
+      remote: place,
+      dead: false,
+    });
+    runtime = rt;
+    // Its minute: the stored one when the prompt went to the stored session, else now (never earlier
+    // than it was made, so a reply never loads it in the minute it was made).
+    const stored = decodeConversation(request.providerConversationId);
+    conversation = encodeConversation(
+      left.sessionId,
+      stored?.sessionId === left.sessionId ? stored.minute : minuteNow(),
+    );
+    sessionMode = null;
+    return { rt, left };
+  }
+
   async function turnHere(
     request: TurnRequest,
     onEvent: (event: TurnEvent) => void,
     signal: AbortSignal,
+    taken: { readonly rt: AcpRuntime; readonly left: GeminiRejoin } | null = null,
   ): Promise<TurnResult> {
-    const { rt, sessionId, lost } = await ensure(request);
+    const left = taken?.left ?? null;
+    const { rt, sessionId, lost } = taken
+      ? { rt: taken.rt, sessionId: taken.left.sessionId, lost: false }
+      : await ensure(request);
     // Never a silent fresh start: the conversation Gemini lost is replayed from Grove's transcript, and said so.
     let prompt = request.prompt;
     if (lost) {
@@ -314,7 +375,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       onEvent({ type: 'notice', text: replayNotice('Gemini', replay.turns) });
     }
     const wantMode = geminiModeId(request.permissionMode);
-    if (sessionMode !== wantMode) {
+    if (!left && sessionMode !== wantMode) {
       try {
         await rt.acp.request('session/set_mode', { sessionId, modeId: wantMode });
         sessionMode = wantMode;
@@ -323,7 +384,18 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
       }
     }
     const acc = new TurnAccumulator();
-    current = { acc, request, onEvent, signal, sessionId, gaveUp: null };
+    // Taken over: what the transcript already has is read again to rebuild the turn, not told.
+    const told = left
+      ? (event: TurnEvent): void => {
+          if (
+            left.run.replayed() &&
+            (event.type === 'tool' || event.type === 'denied' || event.type === 'notice')
+          )
+            return;
+          onEvent(event);
+        }
+      : onEvent;
+    current = { acc, request, onEvent: told, signal, sessionId, gaveUp: null };
     const turn = current;
     const onAbort = (): void => {
       rt.acp.cancel(sessionId);
@@ -339,11 +411,16 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     }, options.turnTimeoutMs);
     timer.unref();
     try {
-      const result = await rt.acp.request('session/prompt', {
-        sessionId,
-        prompt: [{ type: 'text', text: prompt }, ...(await acpImageBlocks(request.images ?? []))],
-      });
-      const stop = result.stopReason;
+      const result: { stopReason?: unknown; _meta?: unknown } = left
+        ? await leftAnswer(rt.proc, left, LABEL)
+        : await rt.acp.request('session/prompt', {
+            sessionId,
+            prompt: [
+              { type: 'text', text: prompt },
+              ...(await acpImageBlocks(request.images ?? [])),
+            ],
+          });
+      const stop = typeof result.stopReason === 'string' ? result.stopReason.slice(0, 80) : null;
       if (turn.gaveUp) throw retriesSpent(turn.gaveUp, request.modelRetries ?? 0);
       if (signal.aborted || stop === 'cancelled')
         throw new AgentError('gemini', 'canceled', 'The turn was stopped.');
