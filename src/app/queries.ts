@@ -27,6 +27,11 @@ export interface AppQueries {
   running(sessionId: string): string | null;
   /** Resolves when this process's worker of the session has nothing left to do. */
   idle(sessionId: string): Promise<void>;
+  /**
+   * As idle, and no turn of the session waits in this process's admission
+   * queue (for a slot here, on its host, or for a place): its turns are over.
+   */
+  turnsOver(sessionId: string): Promise<void>;
   /** Resolves when the detached work of turns in this process (title generation) is over. */
   turnsSettled(): Promise<void>;
   /** What canceling the session would put at risk (uncommitted files, commits not on the base). */
@@ -60,6 +65,9 @@ export function watchGrove(
   return watchStore(deps, emit, signal);
 }
 
+/** How often turnsOver looks again while a turn waits for admission. */
+const ADMISSION_POLL_MS = 250;
+
 /** The Controller's services behind AppQueries. */
 export function appQueries(controller: Controller): AppQueries {
   const { sessions, workers, turns, review, bestOf } = controller;
@@ -69,6 +77,14 @@ export function appQueries(controller: Controller): AppQueries {
     onHeld: (listener) => workers.onHeld(listener),
     running: (sessionId) => workers.current(sessionId)?.id ?? null,
     idle: (sessionId) => workers.idle(sessionId),
+    turnsOver: async (sessionId) => {
+      // A turn waiting for admission leaves the worker idle; the gate wakes it when there is room.
+      for (;;) {
+        await workers.idle(sessionId);
+        if (!controller.admission?.waiting(sessionId)) return;
+        await new Promise((resolve) => setTimeout(resolve, ADMISSION_POLL_MS));
+      }
+    },
     turnsSettled: () => turns.settled(),
     workAtRisk: (session) => workAtRisk(review.ctx, session),
     groupSettled: (group) => bestOf.allSettled(group),

@@ -4,7 +4,7 @@ import type { ModelChoice } from '../domain/providers.js';
 import { shortId, type Session } from '../domain/session.js';
 import { INSTALLED_AGENTS_KEY } from '../domain/settings.js';
 import { isAutoHost } from '../domain/placement.js';
-import { sessionHost } from './session-host.js';
+import { hostRoomNote, sessionHost } from './session-host.js';
 import { acpAgentValues } from './acp-agent-choice.js';
 import type { HeadlessCommand } from './args.js';
 import {
@@ -75,6 +75,8 @@ export async function runBestOf(
         ? `Best of ${n}: each variant runs on this machine or a host with room, chosen when its turn starts.`
         : `Best of ${n} on ${host}: each variant runs there, as many at once as its maximum allows.`,
     );
+  const full = await hostRoomNote(infra, host, choices.length);
+  if (full !== null) ctx.progress(full);
   const { group, sessions } = await ctx.intents.startBestOf(
     ctx.project.id,
     prompt,

@@ -29,7 +29,7 @@ import {
 import { inboxJson } from './inbox.js';
 import { sessionDiff } from './session-diff.js';
 import { listItem, worktreeBytes } from './session-json.js';
-import { sessionHost } from './session-host.js';
+import { hostRoomNote, sessionHost } from './session-host.js';
 import { showJson, waitingOf } from './show.js';
 import { showGroupJson } from './best-of.js';
 import type { HeadlessCommand } from './args.js';
@@ -138,7 +138,7 @@ export async function groveTools(
     'grove_start_session',
     {
       description:
-        "Starts a Grove session: a new branch and worktree, and a first turn of the agent with prompt. Returns at once with the session id; follow it with grove_wait_session or grove_show_session. agent and model as in `grove run` (default: the project settings); mode: auto-edit (default), read-only or plan; host as `grove run --host`: a host's name (grove host ls), local (this machine) or auto (this machine or a host with room, chosen when the turn starts); default: the project's default host. The result's host says where it runs (null: this machine, or not chosen yet with auto); a turn that waits for room says so in the transcript ([Admission]), and an auto one where it went ([Placement]).",
+        "Starts a Grove session: a new branch and worktree, and a first turn of the agent with prompt. Returns at once with the session id; follow it with grove_wait_session or grove_show_session. agent and model as in `grove run` (default: the project settings); mode: auto-edit (default), read-only or plan; host as `grove run --host`: a host's name (grove host ls), local (this machine) or auto (this machine or a host with room, chosen when the turn starts); default: the project's default host. The result's host says where it runs (null: this machine, or not chosen yet with auto); waiting says at once that a host named with its own maximum has no room now (the turn waits for a slot there); the transcript says so too ([Admission]), and where an auto one went ([Placement]).",
       inputSchema: {
         prompt: z.string(),
         agent: z.optional(z.string()),
@@ -167,6 +167,7 @@ export async function groveTools(
         const place = await sessionHost(infra, host ?? null, ctx.app.state.settings, [
           choice.agent,
         ]);
+        const full = await hostRoomNote(infra, place, 1);
         const session = await ctx.intents.createSession(
           project.id,
           choice,
@@ -182,6 +183,7 @@ export async function groveTools(
           branch: session.branch,
           status: 'InProgress',
           host: session.host ?? null,
+          ...(full === null ? {} : { waiting: full }),
         });
       }),
   );
@@ -221,7 +223,7 @@ export async function groveTools(
         const limit = Math.min(Math.max(timeoutSeconds ?? MAX_WAIT_S, 0), MAX_WAIT_S) * 1000;
         let timer: NodeJS.Timeout | undefined;
         const over = await Promise.race([
-          ctx.queries.idle(session.id).then(() => true),
+          ctx.queries.turnsOver(session.id).then(() => true),
           new Promise<boolean>((resolve) => {
             timer = setTimeout(() => resolve(false), limit);
           }),
@@ -277,6 +279,6 @@ export async function mcpCommand(
   // Requests still waiting for the person are refused (nobody would do them), those confirmed end here.
   await closeHeldActions(ctx, held);
   // The client is gone: the turns it started still end here, as `grove run`'s would.
-  await Promise.all([...started].map((id) => ctx.queries.idle(id)));
+  await Promise.all([...started].map((id) => ctx.queries.turnsOver(id)));
   return EXIT.ok;
 }

@@ -19,7 +19,7 @@ import { issuePrompt, type SessionIssue } from '../domain/issue.js';
 import { readIssue, sessionIssue } from '../app/services/issues.js';
 import { finishTurn, followTurn } from './turn-result.js';
 import { runBestOf } from './best-of.js';
-import { sessionHost } from './session-host.js';
+import { hostRoomNote, sessionHost } from './session-host.js';
 import type { HeadlessCommand } from './args.js';
 
 /** A failure before the turn started: no session is left behind, and the prompt is given back. */
@@ -112,6 +112,8 @@ async function startRun(
       throw error;
     },
   );
+  const full = await hostRoomNote(infra, host, 1);
+  if (full !== null) ctx.progress(full);
   const startedAt = infra.clock.now();
   const session = await ctx.intents
     .createSession(

@@ -37,3 +37,31 @@ export async function sessionHost(
   }
   return host;
 }
+
+/**
+ * Words for a host named by its own maximum (`--max N`) that has no room
+ * now for `turns` more turns, counted across every Grove process of this
+ * GROVE_HOME; null when it has room, or for this machine, `auto` and a host
+ * whose maximum comes from its figures. The turns still wait in the queue,
+ * as any turn does: this only says so at once.
+ */
+export async function hostRoomNote(
+  infra: Infra,
+  host: string | null,
+  turns: number,
+): Promise<string | null> {
+  if (host === null || isAutoHost(host)) return null;
+  const max = (await infra.store.hosts.get(host))?.maxSessions ?? null;
+  if (max === null) return null;
+  const counts = await infra.store.operations.runningTurnsElsewhere('', infra.clock.now());
+  const running = counts[host] ?? 0;
+  if (running + turns <= max) return null;
+  const room = Math.max(0, max - running);
+  const waiting =
+    turns === 1
+      ? 'the turn waits in the queue for a slot there'
+      : room === 0
+        ? `the ${turns} variants wait in the queue for slots there`
+        : `${room} of the ${turns} variants start now and the others wait in the queue for slots there`;
+  return `${host} runs at most ${max} turn${max === 1 ? '' : 's'} at once and ${running} run${running === 1 ? 's' : ''} there now: ${waiting} (grove host set ${host} max N gives it more).`;
+}

@@ -99,8 +99,12 @@ afterAll(async () => {
 describe('best of N on a host', () => {
   it('runs every variant on the named host, one at a time by its maximum, then checks, judges and merges here', async () => {
     scriptVariants(PROMPT);
-    const { run, variants } = await bestOfTwo(['--host', 'build']);
+    const { run, variants } = await bestOfTwo(['--host', 'build', '--progress']);
     expectExit(run, 0);
+    // Said at once, before either variant starts.
+    expect(run.stderr).toContain(
+      'build runs at most 1 turn at once and 0 run there now: 1 of the 2 variants start now and the others wait in the queue for slots there (grove host set build max N gives it more).',
+    );
     const result = JSON.parse(run.stdout) as {
       status: string;
       ranking: { session: string; check: { exitCode: number } | null }[];

@@ -80,17 +80,24 @@ describe('grove mcp on a host', () => {
       { when: prompt, toolCall: { kind: 'shell', command: 'pwd > where.txt' } },
       { when: prompt, text: reply('Wrote where.txt.') },
     ]);
+    // build takes no turn until its maximum is raised: the tool says so at once.
+    expectExit(await h.grove(['host', 'set', 'build', 'max', '0'], { env }), 0);
     const c = await connect();
     const started = await c.callTool({
       name: 'grove_start_session',
       arguments: { prompt, host: 'build' },
     });
     expect(started.isError ?? false, textOf(started)).toBe(false);
-    const { sessionId, host: placed } = JSON.parse(textOf(started)) as {
-      sessionId: string;
-      host: string | null;
-    };
+    const {
+      sessionId,
+      host: placed,
+      waiting,
+    } = JSON.parse(textOf(started)) as { sessionId: string; host: string | null; waiting?: string };
     expect(placed).toBe('build');
+    expect(waiting).toBe(
+      'build runs at most 0 turns at once and 0 run there now: the turn waits in the queue for a slot there (grove host set build max N gives it more).',
+    );
+    expectExit(await h.grove(['host', 'set', 'build', 'max', 'auto'], { env }), 0);
     const waited = await c.callTool({
       name: 'grove_wait_session',
       arguments: { id: sessionId, timeoutSeconds: 240 },
