@@ -161,6 +161,23 @@ describe('best of N on a host', () => {
     }
   }, 300_000);
 
+  it("says at once that a single session's turn waits on a host at its own maximum, and runs it once there is room", async () => {
+    expectExit(await h.grove(['host', 'set', 'build', 'max', '0'], { env }), 0);
+    const prompt = 'Write where on a full build';
+    h.server.script('anthropic', [
+      { when: 'pwd > where.txt', text: reply('Wrote where.txt.') },
+      { when: prompt, toolCall: { kind: 'shell', command: 'pwd > where.txt' } },
+    ]);
+    const running = h.start(['run', '--host', 'build', '--progress', '--output', 'json', prompt], {
+      env,
+    });
+    const said =
+      'build runs at most 0 turns at once and 0 run there now: the turn waits in the queue for a slot there (grove host set build max N gives it more).';
+    await waitUntil('the words', () => running.stderr().includes(said), 60_000);
+    expectExit(await h.grove(['host', 'set', 'build', 'max', '1'], { env }), 0);
+    expectExit(await running.done, 0);
+  }, 180_000);
+
   it('refuses a variant that cannot run on the host, and a host that is not one, before making anything', async () => {
     installAcpAgent(h.world);
     const before = await sessionIds();
