@@ -357,13 +357,20 @@ describe('Codex on a host', () => {
     h.utilities();
     h.utilities();
     h.server.script('openai', [{ when: 'and one more', text: reply('One more done.') }]);
-    const next = h.start(['reply', sessionId, '--output', 'json', 'and one more'], { env });
+    const next = h.start(['reply', sessionId, '--progress', '--output', 'json', 'and one more'], {
+      env,
+    });
     await until(
       'the new Grove re-attached',
       async () => (await transcript(sessionId)).some((l) => l.includes('[Re-attached]')),
       120_000,
     );
-    // The request still waits: the same one in the inbox, answered now.
+    // The request still waits: the same one in the inbox, held again by this Grove and answered now.
+    await until(
+      'this Grove waits for the answer',
+      () => next.stderr().includes('Waiting for your approval'),
+      120_000,
+    );
     expect(await heldApproval(60_000)).toBe(heldId);
     expectExit(await h.grove(['approve', heldId.slice(0, 8)], { env }), 0);
     const run = await next.done;
@@ -392,10 +399,17 @@ describe('Codex on a host', () => {
     // The work came back with the branch, and nothing of the run is left on the host.
     const branch = ResultSchema.parse(JSON.parse(run.stdout)).branch;
     expect(git(h.repo, 'show', `${branch}:approved.txt`)).toBe('x');
-    expect(hostProcesses()).not.toMatch(APP_SERVER);
+    // Every run of this file on the host has ended (the left one and the reply's).
+    const live = (): string =>
+      host().ssh(`for d in ${ROOT}/runs/*/; do [ -e "$d/exit" ] || echo "$d"; done; true`).trim();
+    await until('no run left going on the host', () => live() === '', 10_000).catch(() => {
+      throw new Error(`still going on the host: ${live()}\n${hostProcesses()}`);
+    });
     // What both Groves wrote to Codex's stdin: one answer to the request, every request id once.
     const sent = host()
-      .ssh(`grep -l ${JSON.stringify(task)} ${ROOT}/runs/*/in | xargs cat`)
+      .ssh(
+        `for f in ${ROOT}/runs/*/in; do grep -q ${JSON.stringify(task)} "$f" && ! grep -q 'and one more' "$f" && cat "$f"; done; true`,
+      )
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { id?: number; method?: string; result?: unknown });
