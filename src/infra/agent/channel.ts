@@ -220,7 +220,7 @@ export interface RemoteAgentStarter {
       readonly stateDir: RemoteStateDir;
       readonly onReconnect?: (text: string) => void;
       readonly onNotice?: (text: string) => void;
-      /** Where the run is recorded once started (its offset is not used: a server is not re-attached). */
+      /** Where the run is recorded once started (a re-attach goes through attachServer). */
       readonly cursor?: RemoteRunCursor;
       /** Filters its network through Grove's proxy here for as long as it runs; absent: the host's network is open to it. */
       readonly network?: HostNetworkOpener;
