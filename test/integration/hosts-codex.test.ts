@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { gate } from '../helpers/fake-model/server.js';
 import { git } from '../helpers/grove-env.js';
 import { killIfAlive, liveProcesses } from '../helpers/processes.js';
 import { realCliPath } from '../helpers/real-clis.js';
@@ -420,5 +421,78 @@ describe('Codex on a host', () => {
     const ids = sent.filter((m) => m.method !== undefined && m.id !== undefined).map((m) => m.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(sent.filter((m) => m.method === 'turn/start')).toHaveLength(1);
+  }, 400_000);
+  it('a turn that ended on the host while no Grove was there is read to its end by the next one and finished', async () => {
+    const task = 'codex ended while away';
+    const resume = gate();
+    h.utilities('Codex ended while away');
+    h.server.script('openai', [
+      { when: task, toolCall: { kind: 'shell', command: 'echo early-step' } },
+      {
+        when: task,
+        until: resume.opened,
+        then: { toolCall: { kind: 'shell', command: "printf 'late\\n' > late.txt" } },
+      },
+      { when: task, text: reply('Done while you were away.') },
+    ]);
+    // The left turn's requests (the reply's resumed thread carries the task too).
+    const asked = (): number =>
+      h.server
+        .modelRequests('openai')
+        .map((r) => JSON.stringify(r.body))
+        .filter((body) => body.includes(task) && !body.includes('what comes next')).length;
+    const before = ListSchema.parse(
+      JSON.parse((await h.grove(['ls', '--json'], { env })).stdout),
+    ).map((s) => s.sessionId);
+    const running = h.start(['run', '--host', 'build', '--agent', 'codex', task], { env });
+    await until('the model waits for its second step', () => asked() >= 2, 120_000);
+    const sessionId = ListSchema.parse(
+      JSON.parse((await h.grove(['ls', '--json'], { env })).stdout),
+    ).find((s) => !before.includes(s.sessionId))?.sessionId;
+    if (!sessionId) throw new Error('the run made no session');
+    await until(
+      'the first step is in the transcript',
+      async () => (await transcript(sessionId)).some((l) => l.includes('echo early-step')),
+      60_000,
+    );
+    running.child.kill('SIGKILL');
+    await running.done;
+    resume.open();
+    // Codex finishes the turn there with no Grove: its turn/completed is in the run's output.
+    await until(
+      'the turn completed on the host',
+      () =>
+        host()
+          .ssh(
+            `for f in ${ROOT}/runs/*/in; do grep -q ${JSON.stringify(task)} "$f" && grep -c turn/completed "$(dirname "$f")/out"; done; true`,
+          )
+          .trim()
+          .split('\n')
+          .some((n) => Number(n) > 0),
+      120_000,
+    );
+
+    h.utilities();
+    h.utilities();
+    h.server.script('openai', [{ when: 'what comes next', text: reply('Nothing next.') }]);
+    const run = await h.grove(['reply', sessionId, '--output', 'json', 'what comes next'], {
+      env,
+    });
+    expectExit(run, 0);
+    const lines = await transcript(sessionId);
+    for (const mark of ['echo early-step', 'late.txt'])
+      expect(
+        lines.filter((l) => l.startsWith('tool') && l.includes(mark)),
+        `${mark}\n${lines.join('\n')}\n${show(run)}`,
+      ).toHaveLength(1);
+    expect(lines.filter((l) => l.startsWith('assistant_answer'))).toEqual([
+      'assistant_answer: Done while you were away.',
+      'assistant_answer: Nothing next.',
+    ]);
+    // The model was not asked the left turn again.
+    expect(asked()).toBe(3);
+    const branch = ResultSchema.parse(JSON.parse(run.stdout)).branch;
+    expect(git(h.repo, 'show', `${branch}:late.txt`)).toBe('late');
+    expect(hostProcesses()).not.toContain(ROOT);
   }, 400_000);
 });
