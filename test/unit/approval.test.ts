@@ -19,7 +19,7 @@ import {
 } from '../../src/infra/agent/approval.js';
 import { permissionArgs } from '../../src/infra/agent/claude/claude.js';
 import { claudeToolAsk, controlResponse } from '../../src/infra/agent/claude/permission-prompt.js';
-import { codexAsk, codexPolicy } from '../../src/infra/agent/codex/codex.js';
+import { codexAsk, codexPolicy } from '../../src/infra/agent/codex/policy.js';
 import { geminiModeId } from '../../src/infra/agent/gemini/gemini.js';
 
 const WT = '/home/me/.grove/wt/project-1234abcd';

@@ -208,3 +208,8 @@ export class RemoteRunRecord {
     this.timer = null;
   }
 }
+
+/** The transcript notice of a turn on a host that a Grove killed mid-turn left running there. */
+export function reattachNotice(host: string): string {
+  return `[Re-attached] The Grove process that started this turn stopped while the agent was still working on ${host}; this Grove re-attached to it and reads its output on from where the transcript ends.`;
+}

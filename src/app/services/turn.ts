@@ -21,6 +21,7 @@ import {
   bringBackFromHost,
   keepConversation,
   placeOnHost,
+  reattachNotice,
   RemoteRunRecord,
   stopLeftRun,
 } from './remote-turn.js';
@@ -550,11 +551,6 @@ export class TurnRunner {
       this.deps.runtime.logger.log('warn', 'tool call note failed', error),
     );
   }
-}
-
-/** The transcript notice of a turn on a host that a Grove killed mid-turn left running there. */
-export function reattachNotice(host: string): string {
-  return `[Re-attached] The Grove process that started this turn stopped while the agent was still working on ${host}; this Grove re-attached to it and reads its output on from where the transcript ends.`;
 }
 
 /** The person's prompts and the agent's answers, oldest first: what a provider that lost its conversation is given again. */

@@ -23,7 +23,12 @@
 // rewrite: each line is parsed alone (bounded, anything that is not a JSON
 // object skipped), ids are only compared, and nothing in it is run.
 import { PassThrough, Writable } from 'node:stream';
-import type { RemoteRunCursor, RemoteServerAttach, RemoteServerProcess } from './channel.js';
+import type {
+  RemoteRunCursor,
+  RemoteServerAttach,
+  RemoteServerProcess,
+  TurnEvent,
+} from './channel.js';
 
 /** A request the earlier Grove sent the agent. */
 export interface SentRequest {
@@ -131,6 +136,25 @@ export interface RejoinedRun {
   replayed(): boolean;
   /** Starts handing stdout's lines on: call once the channel's handlers are in place. */
   begin(): void;
+}
+
+/**
+ * A taken-over turn's events: while the lines the transcript already has are
+ * read again (`replayed`), they rebuild the turn but their tool, denied and
+ * notice lines are not told a second time.
+ */
+export function toldOnce(
+  run: Pick<RejoinedRun, 'replayed'>,
+  onEvent: (event: TurnEvent) => void,
+): (event: TurnEvent) => void {
+  return (event) => {
+    if (
+      run.replayed() &&
+      (event.type === 'tool' || event.type === 'denied' || event.type === 'notice')
+    )
+      return;
+    onEvent(event);
+  };
 }
 
 /**

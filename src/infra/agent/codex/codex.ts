@@ -13,19 +13,15 @@ import { TurnAccumulator, asRecord, asString, turnResult } from '../turn-parts.j
 import { startRuntime, type Runtime } from './app-server.js';
 import { startCodexOnHost } from './on-host.js';
 import { rejoinCodex, type CodexRejoin } from './rejoin.js';
+import { toldOnce } from '../left-run.js';
+import { codexAsk, codexPolicy, codexTurnPolicy } from './policy.js';
 import { samePlace } from '../on-host.js';
-import {
-  decideApproval,
-  deniedLine,
-  describeAsk,
-  holdRequest,
-  type ApprovalAsk,
-} from '../approval.js';
+import { decideApproval, deniedLine, describeAsk, holdRequest } from '../approval.js';
 import type { PermissionMode } from '../../../domain/permission-mode.js';
 import { CodexTurnUsage } from './turn-usage.js';
 import type * as CodexWireModule from './wire.js';
 import type { CodexClientRequests } from './protocol/methods.gen.js';
-import type { SandboxPolicy, ThreadItem } from './protocol/v2.gen.js';
+import type { ThreadItem } from './protocol/v2.gen.js';
 import type { JsonValue } from './protocol/v1.gen.js';
 import { quietWireWatch } from '../wire-check.js';
 import { imageDataUrls } from '../prompt-images.js';
@@ -42,109 +38,6 @@ import { codexToolLine, withoutWorktree, worktreePath } from '../tool-lines.js';
 
 const LABEL = 'Codex';
 const INSTALL = 'Install it with `npm install -g @openai/codex`.';
-
-/**
- * The thread's approval policy and sandbox for a mode. The policy is always
- * on-request, so whatever the sandbox does not allow comes to Grove as an
- * approval request, is denied by the mode and shows in the transcript.
- */
-export function codexPolicy(mode: PermissionMode): {
-  approvalPolicy: 'on-request';
-  sandbox: 'read-only' | 'workspace-write';
-} {
-  return mode === 'auto_edit'
-    ? { approvalPolicy: 'on-request', sandbox: 'workspace-write' }
-    : { approvalPolicy: 'on-request', sandbox: 'read-only' };
-}
-
-/** The same policy as a per-turn override (turn/start), used when the mode changed since the thread opened. */
-export function codexTurnPolicy(mode: PermissionMode): {
-  approvalPolicy: 'on-request';
-  sandboxPolicy: SandboxPolicy;
-} {
-  return mode === 'auto_edit'
-    ? {
-        approvalPolicy: 'on-request',
-        sandboxPolicy: {
-          type: 'workspaceWrite',
-          writableRoots: [],
-          networkAccess: false,
-          excludeTmpdirEnvVar: false,
-          excludeSlashTmp: true,
-        },
-      }
-    : { approvalPolicy: 'on-request', sandboxPolicy: { type: 'readOnly', networkAccess: false } };
-}
-
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string') : [];
-}
-
-/** Paths a command's parsed actions name (reads, listings, searches). */
-function actionPaths(actions: unknown): string[] {
-  const list = Array.isArray(actions) ? actions.map(asRecord) : [];
-  return list.map((a) => asString(a['path'])).filter((p): p is string => p !== null && p !== '');
-}
-
-/**
- * Codex's approval requests as asks. Under the on-request policy Codex asks
- * about a command only to run it outside its sandbox (an explicit
- * escalation, an unsandboxed retry or more network), so every command ask
- * is an escalation.
- */
-export function codexAsk(
-  method: string,
-  params: unknown,
-  changePaths: (itemId: string) => readonly string[],
-): ApprovalAsk | null {
-  const p = asRecord(params);
-  switch (method) {
-    case 'item/commandExecution/requestApproval': {
-      const command =
-        asString(p['command']) ??
-        (asString(p['kind']) === 'writeStdin' ? 'input to a running command' : 'a command');
-      return {
-        kind: 'command',
-        command,
-        cwd: asString(p['cwd']),
-        paths: actionPaths(p['commandActions']),
-        escalation: true,
-      };
-    }
-    case 'execCommandApproval':
-      return {
-        kind: 'command',
-        command: stringList(p['command']).join(' ') || 'a command',
-        cwd: asString(p['cwd']),
-        paths: actionPaths(p['parsedCmd']),
-        escalation: true,
-      };
-    case 'item/fileChange/requestApproval':
-      return {
-        kind: 'edit',
-        paths: changePaths(asString(p['itemId']) ?? ''),
-        grantRoot: asString(p['grantRoot']),
-      };
-    case 'applyPatchApproval':
-      return {
-        kind: 'edit',
-        paths: Object.keys(asRecord(p['fileChanges'])),
-        grantRoot: asString(p['grantRoot']),
-      };
-    case 'item/permissions/requestApproval': {
-      const wanted = asRecord(p['permissions']);
-      const what = [
-        wanted['network'] ? 'network access' : null,
-        wanted['fileSystem'] ? 'more file-system access' : null,
-      ]
-        .filter(Boolean)
-        .join(' and ');
-      return { kind: 'permissions', what: what || 'more permissions' };
-    }
-    default:
-      return null;
-  }
-}
 
 function itemProgress(item: ThreadItem, cwd: string): string | null {
   switch (item.type) {
@@ -467,16 +360,7 @@ export function createCodexChannel(options: ChannelOptions, binary = 'codex'): A
         : await openThread(rt, request);
     const acc = new TurnAccumulator();
     // Taken over: what the transcript already has is read again to rebuild the turn, not told.
-    const told = left
-      ? (event: TurnEvent): void => {
-          if (
-            left.run.replayed() &&
-            (event.type === 'tool' || event.type === 'denied' || event.type === 'notice')
-          )
-            return;
-          onEvent(event);
-        }
-      : onEvent;
+    const told = left ? toldOnce(left.run, onEvent) : onEvent;
     const finished = new Promise<void>((resolve, reject) => {
       current = {
         acc,

@@ -26,6 +26,7 @@ import { retryProgress, watchGeminiRetries, type GeminiRetry } from './retries.j
 import { replayNotice, replayPrompt } from '../acp/transcript-replay.js';
 import { acpImageBlocks } from '../prompt-images.js';
 import { leftAnswer, rejoinGemini, type GeminiRejoin } from './rejoin.js';
+import { toldOnce } from '../left-run.js';
 
 // Gemini CLI over the Agent Client Protocol (`gemini --acp`): one process per
 // session kept alive between turns. The provider conversation id is
@@ -385,16 +386,7 @@ export function createGeminiChannel(options: ChannelOptions, binary = 'gemini'):
     }
     const acc = new TurnAccumulator();
     // Taken over: what the transcript already has is read again to rebuild the turn, not told.
-    const told = left
-      ? (event: TurnEvent): void => {
-          if (
-            left.run.replayed() &&
-            (event.type === 'tool' || event.type === 'denied' || event.type === 'notice')
-          )
-            return;
-          onEvent(event);
-        }
-      : onEvent;
+    const told = left ? toldOnce(left.run, onEvent) : onEvent;
     current = { acc, request, onEvent: told, signal, sessionId, gaveUp: null };
     const turn = current;
     const onAbort = (): void => {
