@@ -15,9 +15,9 @@
 import type { HostPlace } from '../../domain/host.js';
 import type { RemoteServerAttach, ServerAttachSpec } from '../agent/channel.js';
 import { followAgent, type AllowOnHost } from './remote-agent.js';
-import { pause, type RemoteRunner } from './remote-run.js';
+import type { RemoteRunner } from './remote-run.js';
 import { HostError, runScript } from './remote-script.js';
-import { InputChannel, serverNetwork } from './remote-server.js';
+import { serverNetwork, serverProcess } from './remote-server.js';
 import type { Ssh } from './ssh.js';
 
 /** How much of a left run's input log is read back: beyond it the run cannot be taken over. */
@@ -96,9 +96,6 @@ export async function readInputLog(
   return { text: Buffer.concat(pieces).toString('utf8'), size, tooLarge: false };
 }
 
-/** How long a stop waits for the run on the host to end before the caller goes on. */
-const STOP_WAIT_MS = 20_000;
-
 /**
  * Takes over the server run `spec.runId` of the place's host: its stdout from
  * byte 0 (followed with reconnection, as a run this Grove started), what the
@@ -135,35 +132,9 @@ export async function attachRemoteServer(
   const tell = { progress: spec.onReconnect, notice: spec.onNotice };
   // No cursor: the channel hands the lines on itself (left-run.ts), with their offsets.
   const proc = followAgent(runner, spec.runId, spec.pgid, dir, tell, undefined);
-  const over = new AbortController();
-  let lost: string | null = null;
-  const input = new InputChannel(
-    runner,
-    dir,
-    over.signal,
-    (why) => {
-      lost = why;
-      proc.kill();
-    },
-    log.size,
-  );
-  void proc.exited.then(() => {
-    over.abort();
-    network?.close();
-  });
   return {
-    stdout: proc.stdout,
-    exited: proc.exited,
-    stdin: input.stdin,
+    ...serverProcess(runner, dir, proc, network, log.size),
     sent: log.text,
     sentTooLarge: log.tooLarge,
-    stderrTail: () => (lost ? `${lost}\n` : '') + proc.stderrTail(),
-    kill: () => proc.kill(),
-    async stop() {
-      proc.kill();
-      const waiting = new AbortController();
-      await Promise.race([proc.exited, pause(STOP_WAIT_MS, waiting.signal)]);
-      waiting.abort();
-    },
   };
 }

@@ -228,14 +228,39 @@ export async function startRemoteServer(
     await cursor.started?.(runId, run.pgid);
   }
   const tell = { progress: spec.onReconnect, notice: spec.onNotice };
-  const proc = followAgent(runner, runId, run.pgid, dir, tell, cursor);
+  return serverProcess(
+    runner,
+    dir,
+    followAgent(runner, runId, run.pgid, dir, tell, cursor),
+    network,
+  );
+}
+
+/**
+ * A followed server run as its channel uses it: stdin through the run's
+ * input log (from byte `sent` on, what it already holds), stopped when its
+ * input can no longer reach it, and its network closed when it ends.
+ */
+export function serverProcess(
+  runner: RemoteRunner,
+  dir: string,
+  proc: ReturnType<typeof followAgent>,
+  network: RunNetwork | null,
+  sent = 0,
+): RemoteServerProcess {
   const over = new AbortController();
   let lost: string | null = null;
-  const input = new InputChannel(runner, dir, over.signal, (why) => {
-    // The input cannot reach the process any more: it is stopped, and the turn says why.
-    lost = why;
-    proc.kill();
-  });
+  const input = new InputChannel(
+    runner,
+    dir,
+    over.signal,
+    (why) => {
+      // The input cannot reach the process any more: it is stopped, and the turn says why.
+      lost = why;
+      proc.kill();
+    },
+    sent,
+  );
   void proc.exited.then(() => {
     over.abort();
     network?.close();
