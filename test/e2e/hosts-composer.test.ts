@@ -1,14 +1,10 @@
-import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { agentEnv } from '../helpers/agent-env.js';
-import { agentWorldEnv, git, makeRepo, runGrove, startGrove } from '../helpers/grove-env.js';
+import { git, startGrove } from '../helpers/grove-env.js';
 import { setUpE2eWorld } from '../helpers/e2e-world.js';
 import { reply } from '../helpers/fake-model/reply.js';
 import { installAcpAgent } from '../helpers/acp-agent.js';
-import { REAL_CLI_BIN } from '../helpers/real-clis.js';
-import { ensureHostUser, sshdIt, startSshd, type TestHost } from '../helpers/sshd.js';
+import { withClaudeHost } from '../helpers/host-e2e.js';
+import { sshdIt, type TestHost } from '../helpers/sshd.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 
 // Where a new session runs, chosen in the TUI (issue 24): the project's
@@ -26,45 +22,12 @@ const DEFAULT_HOST_ROW = 10;
 async function withHost(
   test: (t: TmuxTerminal, sshd: TestHost, repo: string) => Promise<void>,
 ): Promise<void> {
-  const user = ensureHostUser();
-  const claudeDir = mkdtempSync(join(tmpdir(), 'grove-host-claude-'));
-  chownSync(claudeDir, user.uid, user.gid);
-  chmodSync(claudeDir, 0o755);
-  const sshd = await startSshd({
-    path: [REAL_CLI_BIN],
-    env: {
-      ANTHROPIC_BASE_URL: e2e.server.url,
-      ANTHROPIC_API_KEY: 'sk-host-own',
-      CLAUDE_CONFIG_DIR: claudeDir,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      CLAUDE_CODE_MAX_RETRIES: '0',
-      DISABLE_AUTOUPDATER: '1',
-    },
-  });
-  try {
-    const repo = makeRepo(e2e.world);
+  await withClaudeHost(e2e, ROOT, async ({ host, repo, env }) => {
     // An agent of agents.json (the small ACP agent of the fixtures): it does not run on hosts.
     installAcpAgent(e2e.world);
-    const env = {
-      ...agentWorldEnv(e2e.world, agentEnv(e2e.server, e2e.world.home)),
-      GROVE_SSH_CONFIG: sshd.config,
-    };
-    const added = await runGrove(e2e.world.env(env), repo, [
-      'host',
-      'add',
-      'build',
-      sshd.alias,
-      '--root',
-      ROOT,
-    ]);
-    expect(added.code, added.out).toBe(0);
     const t = e2e.track(await startGrove(e2e.world, repo, { env, columns: 120, rows: 34 }));
-    await test(t, sshd, repo);
-  } finally {
-    sshd.ssh(`rm -rf ${ROOT}`);
-    await sshd.stop();
-    rmSync(claudeDir, { recursive: true, force: true });
-  }
+    await test(t, host.sshd, repo);
+  });
 }
 
 /** Enters `value` in the Default host row's editor on the Settings tab (selected first from the top when `select`). */

@@ -13,7 +13,11 @@ export interface ClaudeHost {
   readonly sshd: TestHost;
   /** The host user's Claude Code folder (its CLAUDE_CONFIG_DIR). */
   readonly claudeDir: string;
-  /** Stops the sshd and removes `root` (Grove's folder on the host) and the Claude Code folder. */
+  /**
+   * Stops the sshd and removes `root` (Grove's folder on the host) and the
+   * Claude Code folder; first ends the process group of every run there with
+   * no exit code yet (a test that failed mid-turn leaves its agent going).
+   */
   close(root: string): Promise<void>;
 }
 
@@ -45,7 +49,9 @@ export async function startClaudeHost(
     sshd,
     claudeDir,
     async close(root) {
-      sshd.ssh(`rm -rf ${root}`);
+      sshd.ssh(
+        `for d in ${root}/runs/*/; do [ -s "$d/pid" ] && [ ! -e "$d/exit" ] && kill -KILL -- "-$(cat "$d/pid")" 2>/dev/null; done; rm -rf ${root}`,
+      );
       await sshd.stop();
       rmSync(claudeDir, { recursive: true, force: true });
     },
