@@ -16,7 +16,8 @@ export interface ImageStore {
   fromClipboard(sessionId: string, signal: AbortSignal): Promise<string>;
 }
 
-const MAX_BYTES = 20 * 1024 * 1024;
+/** The largest image Grove attaches (and sends with a prompt). */
+export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
 /** The command that prints the clipboard's PNG on this system, or null. */
 function clipboardCommand(env: NodeJS.ProcessEnv): [string, string[]] | null {
@@ -43,7 +44,7 @@ export function createImageStore(
         throw new Error(`${basename(path)} is not a PNG, JPEG, GIF or WebP image`);
       const info = await stat(path).catch(() => null);
       if (!info?.isFile()) throw new Error(`there is no file ${path}`);
-      if (info.size > MAX_BYTES) throw new Error(`${basename(path)} is larger than 20 MB`);
+      if (info.size > MAX_IMAGE_BYTES) throw new Error(`${basename(path)} is larger than 20 MB`);
       const target = join(await folder(sessionId), `${now()}-${basename(path)}`);
       await copyFile(path, target);
       return target;
@@ -70,7 +71,8 @@ export function createImageStore(
       // A PNG starts with \x89PNG.
       if (result.exitCode !== 0 || bytes.length < 8 || bytes[0] !== 0x89 || bytes[1] !== 0x50)
         throw new Error('the clipboard holds no image');
-      if (bytes.length > MAX_BYTES) throw new Error('the clipboard image is larger than 20 MB');
+      if (bytes.length > MAX_IMAGE_BYTES)
+        throw new Error('the clipboard image is larger than 20 MB');
       const target = join(await folder(sessionId), `${now()}-clipboard.png`);
       await writeFile(target, bytes, { mode: 0o600 });
       return target;

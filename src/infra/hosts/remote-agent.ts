@@ -187,7 +187,11 @@ export function remoteAgentStarter(
         `sending the prompt to ${place.host.name}`,
         `umask 077; mkdir -p -- "$1" && cat > "$1/prompt"${filtered ? ` && ${NET_PREPARE_LINES}` : ''}`,
         [dir],
-        { timeoutMs: 60_000, input: spec.input },
+        // Attached images can make it megabytes: a minute, and a second more per 50 kB.
+        {
+          timeoutMs: 60_000 + Math.ceil(Buffer.byteLength(spec.input) / 50_000) * 1000,
+          input: spec.input,
+        },
       );
       const network = await connect(dir, printed);
       let run: Awaited<ReturnType<typeof startRun>>;

@@ -24,6 +24,7 @@ import {
 import { quietWireWatch } from '../wire-check.js';
 import { apiAgentError } from '../api-error.js';
 import { claudeToolLine, worktreePath } from '../tool-lines.js';
+import { claudeImageBlocks } from '../prompt-images.js';
 
 // Claude Code: one `claude -p` process per turn, stream-json on stdout, the
 // prompt on stdin, follow-ups resumed by the session id taken from the stream.
@@ -96,7 +97,9 @@ export function toolProgress(
  */
 export function claudeArgs(request: TurnRequest, prompted = false): string[] {
   const args = ['-p', '--output-format', 'stream-json', '--verbose', '--model', request.model];
-  if (prompted) args.push('--input-format', 'stream-json', '--permission-prompt-tool', 'stdio');
+  // Its stdin is stream-json lines: the prompt (promptLine, remotePromptLine), then permission answers.
+  args.push('--input-format', 'stream-json');
+  if (prompted) args.push('--permission-prompt-tool', 'stdio');
   if (request.reasoning && request.reasoning !== 'default')
     args.push('--effort', request.reasoning);
   if (request.providerConversationId) args.push('--resume', request.providerConversationId);
@@ -187,10 +190,26 @@ function promptInput(request: TurnRequest): string {
 
 /** The prompt as a stream-json `user` line (`--input-format stream-json`). */
 export function promptLine(request: TurnRequest): string {
-  return `${JSON.stringify({
-    type: 'user',
-    message: { role: 'user', content: [{ type: 'text', text: promptInput(request) }] },
-  })}\n`;
+  return userLine([{ type: 'text', text: promptInput(request) }]);
+}
+
+/**
+ * The prompt of a turn on a host as a stream-json `user` line: the text and
+ * each attached image as an `image` block with its bytes (as the Claude Agent
+ * SDK sends them), since the host's Claude Code cannot read a file here and
+ * no file of the person's is put on the host for it. Rejects in words when an
+ * image is gone, not an image, or larger than 20 MB (prompt-images.ts).
+ */
+export async function remotePromptLine(request: TurnRequest): Promise<string> {
+  const images = await claudeImageBlocks(request.images ?? []).catch((error: unknown) => {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new AgentError('claude', 'crash', `Nothing was sent to the host: ${why}.`);
+  });
+  return userLine([{ type: 'text', text: request.prompt }, ...images]);
+}
+
+function userLine(content: readonly object[]): string {
+  return `${JSON.stringify({ type: 'user', message: { role: 'user', content } })}\n`;
 }
 
 /** A started turn: its process, and its stdin when Claude Code asks Grove about tool uses over it. */
@@ -213,12 +232,8 @@ async function startClaude(
   if (request.remote) {
     if (!options.remote)
       throw new AgentError('claude', 'crash', 'This Grove cannot start agents on hosts.');
-    if (request.images && request.images.length > 0)
-      throw new AgentError(
-        'claude',
-        'crash',
-        `Images are not sent to hosts yet: remove them from the prompt to ${request.remote.host.name}.`,
-      );
+    // A re-attach sends nothing (the run has its input already), so its images are not read again.
+    const input = request.remoteRun?.runId ? '' : await remotePromptLine(request);
     // On a host, Claude Code denies what its mode does not allow itself (no permission prompt).
     const args = claudeArgs(request);
     const launcher = options.launcher ?? defaultLauncher();
@@ -228,7 +243,7 @@ async function startClaude(
     const proc = await options.remote.start(request.remote, {
       command: binary,
       args,
-      input: promptInput(request),
+      input,
       onReconnect: (text) => onEvent({ type: 'progress', text }),
       onNotice: (text) => onEvent({ type: 'notice', text }),
       ...(request.remoteRun ? { cursor: request.remoteRun } : {}),
