@@ -3,18 +3,15 @@ import { join } from 'node:path';
 import type { FakeModelServer } from './fake-model/server.js';
 
 /**
- * Environment that points the real agent CLIs at the fake model server,
- * with a private HOME, no outside traffic and no retries (so a failure is
- * quick). Writes the config files Codex and Gemini need into that HOME.
+ * Gemini CLI's settings in `home` (its `.gemini/settings.json`): signed in by
+ * GEMINI_API_KEY, no folder trust, statistics or telemetry, one attempt.
+ * Returns the file.
  */
-export function agentEnv(
-  server: FakeModelServer,
-  home: string,
-  extra: Record<string, string> = {},
-): Record<string, string> {
+export function writeGeminiSettings(home: string): string {
   mkdirSync(join(home, '.gemini'), { recursive: true });
+  const file = join(home, '.gemini', 'settings.json');
   writeFileSync(
-    join(home, '.gemini', 'settings.json'),
+    file,
     JSON.stringify({
       security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
       privacy: { usageStatisticsEnabled: false },
@@ -22,10 +19,19 @@ export function agentEnv(
       telemetry: { enabled: false },
     }),
   );
-  const codexHome = join(home, '.codex');
+  return file;
+}
+
+/**
+ * Codex's `config.toml` in `codexHome`: the fake model server at `url` as its
+ * provider (key from FAKE_OPENAI_KEY), no analytics, plugins or retries.
+ * Returns the file.
+ */
+export function writeCodexConfig(codexHome: string, url: string): string {
   mkdirSync(codexHome, { recursive: true });
+  const file = join(codexHome, 'config.toml');
   writeFileSync(
-    join(codexHome, 'config.toml'),
+    file,
     [
       'model_provider = "fake"',
       '[analytics]',
@@ -35,7 +41,7 @@ export function agentEnv(
       'unbounded_connection_retries = false',
       '[model_providers.fake]',
       'name = "Fake local"',
-      `base_url = "${server.url}/v1"`,
+      `base_url = "${url}/v1"`,
       'env_key = "FAKE_OPENAI_KEY"',
       'wire_api = "responses"',
       'request_max_retries = 0',
@@ -43,6 +49,22 @@ export function agentEnv(
       '',
     ].join('\n'),
   );
+  return file;
+}
+
+/**
+ * Environment that points the real agent CLIs at the fake model server,
+ * with a private HOME, no outside traffic and no retries (so a failure is
+ * quick). Writes the config files Codex and Gemini need into that HOME.
+ */
+export function agentEnv(
+  server: FakeModelServer,
+  home: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  writeGeminiSettings(home);
+  const codexHome = join(home, '.codex');
+  writeCodexConfig(codexHome, server.url);
   return {
     PATH: process.env['PATH'] ?? '/usr/bin:/bin',
     HOME: home,

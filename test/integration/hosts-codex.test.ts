@@ -1,19 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { gate } from '../helpers/fake-model/server.js';
 import { git } from '../helpers/grove-env.js';
 import { killIfAlive, liveProcesses } from '../helpers/processes.js';
+import { hostCodexHome } from '../helpers/host-homes.js';
 import { realCliPath } from '../helpers/real-clis.js';
 import { ensureHostUser, sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
 import { expectExit, harness, reply, show, until, type Harness } from './headless-harness.js';
@@ -60,32 +53,8 @@ function hostOwnedDir(prefix: string): string {
 beforeAll(async () => {
   if (sshdProblem() !== null) return;
   h = await harness();
-  const user = ensureHostUser();
   // In the host user's home, as ~/.codex would be.
-  codexHome = join(user.home, `.codex-test-${process.pid}`);
-  mkdirSync(codexHome, { recursive: true });
-  chownSync(codexHome, user.uid, user.gid);
-  const config = join(codexHome, 'config.toml');
-  writeFileSync(
-    config,
-    [
-      'model_provider = "fake"',
-      '[analytics]',
-      'enabled = false',
-      '[features]',
-      'plugins = false',
-      'unbounded_connection_retries = false',
-      '[model_providers.fake]',
-      'name = "Fake local"',
-      `base_url = "${h.server.url}/v1"`,
-      'env_key = "FAKE_OPENAI_KEY"',
-      'wire_api = "responses"',
-      'request_max_retries = 0',
-      'stream_max_retries = 0',
-      '',
-    ].join('\n'),
-  );
-  chownSync(config, user.uid, user.gid);
+  codexHome = hostCodexHome(`.codex-test-${process.pid}`, h.server.url);
   // Codex alone on the host user's PATH (its native binary, which that user can read and run).
   hostBin = hostOwnedDir('grove-host-codex-bin-');
   symlinkSync(realCliPath('codex'), join(hostBin, 'codex'));

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { git } from '../helpers/grove-env.js';
 import { killIfAlive, liveProcesses } from '../helpers/processes.js';
+import { hostGeminiHome, hostHomeDir } from '../helpers/host-homes.js';
 import { realCliPath } from '../helpers/real-clis.js';
-import { ensureHostUser, sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
+import { sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
 import { expectExit, harness, reply, show, until, type Harness } from './headless-harness.js';
 import { ResultSchema, ShowSchema } from './headless-schema.js';
 
@@ -34,31 +35,10 @@ function host(): TestHost {
   return sshd;
 }
 
-/** A folder in the host user's home, owned by it. */
-function hostHomeDir(name: string): string {
-  const user = ensureHostUser();
-  const dir = join(user.home, name);
-  mkdirSync(dir, { recursive: true });
-  chownSync(dir, user.uid, user.gid);
-  return dir;
-}
-
 beforeAll(async () => {
   if (sshdProblem() !== null) return;
   h = await harness();
-  const user = ensureHostUser();
-  geminiHome = hostHomeDir(`.gemini-home-test-${process.pid}`);
-  const config = hostHomeDir(`.gemini-home-test-${process.pid}/.gemini`);
-  writeFileSync(
-    join(config, 'settings.json'),
-    JSON.stringify({
-      security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
-      privacy: { usageStatisticsEnabled: false },
-      general: { maxAttempts: 1 },
-      telemetry: { enabled: false },
-    }),
-  );
-  chownSync(join(config, 'settings.json'), user.uid, user.gid);
+  geminiHome = hostGeminiHome(`.gemini-home-test-${process.pid}`);
   // Gemini CLI alone on the host user's PATH (its bundle, run by the host's own node).
   hostBin = hostHomeDir(`.gemini-bin-test-${process.pid}`);
   symlinkSync(realCliPath('gemini'), join(hostBin, 'gemini'));

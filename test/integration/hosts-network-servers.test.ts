@@ -1,4 +1,4 @@
-import { chownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { lookup } from 'node:dns/promises';
 import type { AddressInfo } from 'node:net';
@@ -10,9 +10,10 @@ import { NETWORK_ALLOW_KEY } from '../../src/domain/network.js';
 import { gate } from '../helpers/fake-model/server.js';
 import type { ApiName } from '../helpers/fake-model/server.js';
 import { killIfAlive, liveProcesses } from '../helpers/processes.js';
+import { hostCodexHome, hostGeminiHome, hostHomeDir } from '../helpers/host-homes.js';
 import { realCliPath } from '../helpers/real-clis.js';
 import { withStore } from '../helpers/seed.js';
-import { ensureHostUser, sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
+import { sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
 import { expectExit, harness, reply, show, until, type Harness } from './headless-harness.js';
 import { InboxSchema, ResultSchema } from './headless-schema.js';
 
@@ -57,19 +58,9 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** A folder in the host user's home, owned by it. */
-function hostHomeDir(name: string): string {
-  const user = ensureHostUser();
-  const dir = join(user.home, name);
-  mkdirSync(dir, { recursive: true });
-  chownSync(dir, user.uid, user.gid);
-  return dir;
-}
-
 beforeAll(async () => {
   if (sshdProblem() !== null) return;
   h = await harness();
-  const user = ensureHostUser();
   listed = site('listed');
   unlisted = site('unlisted');
   listedPort = await listen(listed);
@@ -78,40 +69,8 @@ beforeAll(async () => {
     store.settings.setGlobal(NETWORK_ALLOW_KEY, `127.0.0.1:${String(listedPort)}`),
   );
   // Codex's home on the host: its config.toml names the fake model server on the host's loopback.
-  const codexHome = hostHomeDir(`.codex-netsrv-${process.pid}`);
-  const config = join(codexHome, 'config.toml');
-  writeFileSync(
-    config,
-    [
-      'model_provider = "fake"',
-      '[analytics]',
-      'enabled = false',
-      '[features]',
-      'plugins = false',
-      'unbounded_connection_retries = false',
-      '[model_providers.fake]',
-      'name = "Fake local"',
-      `base_url = "${h.server.url}/v1"`,
-      'env_key = "FAKE_OPENAI_KEY"',
-      'wire_api = "responses"',
-      'request_max_retries = 0',
-      'stream_max_retries = 0',
-      '',
-    ].join('\n'),
-  );
-  chownSync(config, user.uid, user.gid);
-  const geminiHome = hostHomeDir(`.gemini-netsrv-${process.pid}`);
-  const geminiConfig = hostHomeDir(`.gemini-netsrv-${process.pid}/.gemini`);
-  writeFileSync(
-    join(geminiConfig, 'settings.json'),
-    JSON.stringify({
-      security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
-      privacy: { usageStatisticsEnabled: false },
-      general: { maxAttempts: 1 },
-      telemetry: { enabled: false },
-    }),
-  );
-  chownSync(join(geminiConfig, 'settings.json'), user.uid, user.gid);
+  const codexHome = hostCodexHome(`.codex-netsrv-${process.pid}`, h.server.url);
+  const geminiHome = hostGeminiHome(`.gemini-netsrv-${process.pid}`);
   const bin = hostHomeDir(`.netsrv-bin-${process.pid}`);
   symlinkSync(realCliPath('codex'), join(bin, 'codex'));
   symlinkSync(realCliPath('gemini'), join(bin, 'gemini'));
