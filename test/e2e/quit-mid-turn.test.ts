@@ -7,6 +7,7 @@ import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
 import { setUpE2eWorld } from '../helpers/e2e-world.js';
 import { reply } from '../helpers/fake-model/reply.js';
+import { alive } from '../helpers/processes.js';
 
 // The quit dialog says "Running agents are stopped; their sessions wait in
 // Review": so they do, as soon as Grove has exited, and when its terminal
@@ -29,15 +30,6 @@ function sql(query: string): string {
       encoding: 'utf8',
     },
   ).trim();
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Grove in tmux with a session whose turn waits for the model. */

@@ -29,6 +29,16 @@ function info(pid: number): ProcessInfo | null {
   }
 }
 
+/** Whether a process with this pid exists (a zombie counts: it has not been reaped yet). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** SIGKILL, unless the process ended since the listing (a child of the tree exits by itself). */
 export function killIfAlive(pid: number): void {
   try {

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { GROVE_BIN, runGrove } from '../helpers/grove-env.js';
 import { makeWorkerWorld, type WorkerWorld } from '../helpers/worker-world.js';
+import { alive } from '../helpers/processes.js';
 
 // Claude Code sometimes gives its result and then never exits
 // (anthropics/claude-code#25629; a Node process can also hang in its own
@@ -19,15 +20,6 @@ beforeEach(() => {
 afterEach(() =>
   rmSync(world.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
 );
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 it('ends a Claude Code that gave its answer but does not exit, keeps the answer and the work, and says so', async () => {
   const run = await runGrove(world.env, world.repo, [

@@ -24,7 +24,7 @@ import {
 } from '../../src/infra/agent/confine/limits.js';
 import { sessionLimits, type SessionLimits } from '../../src/domain/limits.js';
 import { GROVE_BIN, ROOT, makeRepo, makeWorld, type GroveWorld } from '../helpers/grove-env.js';
-import { liveProcesses } from '../helpers/processes.js';
+import { alive, liveProcesses } from '../helpers/processes.js';
 
 // Session limits (issue 27, item 3) with real processes. Where Grove can make
 // cgroups itself (root on a cgroup v1 layout, as on the CI machines, or a
@@ -51,15 +51,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryD
 
 function resolveBwrap(): string {
   return ['/usr/bin/bwrap', '/bin/bwrap'].find((path) => existsSync(path)) ?? 'bwrap';
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
