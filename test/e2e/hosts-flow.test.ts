@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect } from 'vitest';
 import { setUpE2eWorld } from '../helpers/e2e-world.js';
 import { reply } from '../helpers/fake-model/reply.js';
+import { gate } from '../helpers/fake-model/server.js';
 import { git, startGrove } from '../helpers/grove-env.js';
 import { heldTurn, turnRequests, withClaudeHost, type HostE2e } from '../helpers/host-e2e.js';
 import { sshdIt } from '../helpers/sshd.js';
@@ -17,11 +18,12 @@ import { waitUntil } from '../helpers/wait.js';
 const it = sshdIt();
 const e2e = setUpE2eWorld();
 const ROOT = `.grove-test-flow-${process.pid}`;
+const TITLE = 'Write a title for a coding task';
 
 /** The title, commit message and focused review of the session's turns. */
 function utilities(): void {
   e2e.server.script('anthropic', [
-    { when: 'Write a title for a coding task', text: reply('Note on the host') },
+    { when: TITLE, text: reply('Note on the host') },
     { when: 'Write the git commit message for the changes', text: reply('Add the note') },
     { when: 'You are reviewing the work of a coding agent', text: reply('## Review\nFine.') },
   ]);
@@ -43,6 +45,9 @@ async function startOnHost(t: TmuxTerminal, task: string): Promise<void> {
   await t.type(task);
   await t.keys('Enter');
 }
+
+/** How many times `text` is on `screen`. */
+const times = (screen: string, text: string): number => screen.split(text).length - 1;
 
 /** The lines of `lines` that contain `text`. */
 const having = (lines: readonly string[], text: string): string[] =>
@@ -133,7 +138,7 @@ describe('a session on a host, the whole way in the TUI', () => {
         await sshd.down();
         await t.waitFor(/Reconnecting to build \(try \d+, next in \d+s\)/, 60_000);
         await t.keys('Escape');
-        await t.waitFor(/Note on the host.*\[@build reconnecting\]/, 30_000);
+        await t.waitFor(/\[@build reconnecting\]/, 30_000);
         // The agent goes on there while the host cannot be reached.
         resume.open();
         await waitUntil(
@@ -145,7 +150,10 @@ describe('a session on a host, the whole way in the TUI', () => {
         await t.waitForGone('reconnecting', 60_000);
         await t.keys('Enter');
         await t.waitFor('Wrote host.txt after the drop.', 60_000);
-        await t.waitFor(/ Review /, 60_000);
+        const done = await t.waitFor(/ Review /, 60_000);
+        // The person sees each of the turn's lines once.
+        expect(times(done, 'Ran: echo drop-step-one'), done).toBe(1);
+        expect(times(done, "Ran: printf 'drop\\n' > host.txt"), done).toBe(1);
 
         const answer = e2e.server
           .modelRequests('anthropic')
@@ -179,6 +187,11 @@ describe('a session on a host, the whole way in the TUI', () => {
   it('re-attaches after the TUI is killed (kill -9) mid-turn and started again, and Ctrl+C stops a turn there with its whole process group', async () => {
     await withClaudeHost(e2e, ROOT, async (h) => {
       const { sshd } = h.host;
+      // The killed Grove's title request gets no answer: the next one writes the title.
+      const untitled = gate();
+      e2e.server.script('anthropic', [
+        { when: TITLE, until: untitled.opened, then: { text: reply('Never shown') } },
+      ]);
       utilities();
       const resume = heldTurn(e2e.server, {
         when: 'kill the tui mid-turn',
@@ -195,17 +208,25 @@ describe('a session on a host, the whole way in the TUI', () => {
         120_000,
       );
       await first.waitFor('kill-step-one', 30_000);
+      await waitUntil('the title is asked for', () =>
+        e2e.server.modelRequests('anthropic').some((r) => JSON.stringify(r.body).includes(TITLE)),
+      );
       process.kill(await first.pid(), 'SIGKILL');
       expect(await first.waitForExit()).toBe(137);
       await first.kill();
+      untitled.open();
 
       const t = await tui(h);
-      await t.waitFor(/Note on the host.*\[@build\]/, 30_000);
+      // The title the killed Grove never got is written by this one.
+      await t.waitFor(/Note on the host.*\[@build\].*InProgress/, 60_000);
       await t.keys('Enter');
       await t.waitFor('[Re-attached]', 120_000);
       resume.open();
       await t.waitFor('Finished after the restart.', 120_000);
-      await t.waitFor(/ Review /, 60_000);
+      const done = await t.waitFor(/ Review /, 60_000);
+      expect(times(done, 'Ran: echo kill-step-one'), done).toBe(1);
+      expect(times(done, '[Re-attached]'), done).toBe(1);
+      expect(times(done, "Ran: printf 'kill\\n' > kill.txt"), done).toBe(1);
       let lines = await h.transcript();
       expect(having(lines, 'echo kill-step-one'), lines.join('\n')).toHaveLength(1);
       expect(having(lines, '> kill.txt'), lines.join('\n')).toHaveLength(1);

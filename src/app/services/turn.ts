@@ -271,6 +271,9 @@ export class TurnRunner {
     this.runs.set(operation.id, run);
     // The conversation so far, for a provider that lost its copy (Grove replays it then).
     const history = conversationHistory(await store.transcript.list(session.id));
+    // Inline diff comments are shown in short (one line each); the agent gets the whole prompt.
+    const display =
+      typeof operation.payload['display'] === 'string' ? operation.payload['display'] : prompt;
     if (run?.reattaching) {
       session = await this.setStatus(session.id, 'InProgress');
       await sessions.note(session.id, 'notice', reattachNotice(place?.host.name ?? ''));
@@ -287,16 +290,14 @@ export class TurnRunner {
         this.now(),
       );
       session = await this.setStatus(session.id, 'InProgress');
-      // Inline diff comments are shown in short (one line each); the agent gets the whole prompt.
-      const display =
-        typeof operation.payload['display'] === 'string' ? operation.payload['display'] : prompt;
       await sessions.note(session.id, 'user_prompt', display);
-      if (operation.kind === 'start_prompt' && session.titleProvisional) {
-        // From the person's task alone: a fork's first prompt starts with its parent's context.
-        const job = generateTitle(this.context, session, session.prompt ?? display, project.path);
-        this.background.add(job);
-        void job.finally(() => this.background.delete(job));
-      }
+    }
+    // Also on a re-attach: the Grove killed mid-turn may have died before the title came.
+    if (operation.kind === 'start_prompt' && session.titleProvisional) {
+      // From the person's task alone: a fork's first prompt starts with its parent's context.
+      const job = generateTitle(this.context, session, session.prompt ?? display, project.path);
+      this.background.add(job);
+      void job.finally(() => this.background.delete(job));
     }
 
     takeGuardCost(session.id);
