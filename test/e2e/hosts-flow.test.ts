@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { setUpE2eWorld } from '../helpers/e2e-world.js';
 import { reply } from '../helpers/fake-model/reply.js';
 import { gate } from '../helpers/fake-model/server.js';
 import { git, startGrove } from '../helpers/grove-env.js';
 import { heldTurn, turnRequests, withClaudeHost, type HostE2e } from '../helpers/host-e2e.js';
+import { killIfAlive, liveProcesses } from '../helpers/processes.js';
 import { sshdIt } from '../helpers/sshd.js';
 import type { TmuxTerminal } from '../helpers/tmux.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -257,6 +259,14 @@ describe('a session on a host, the whole way in the TUI', () => {
         120_000,
       );
       await t.waitFor(/InProgress/);
+      // The link drops (Grove's ssh processes killed) and comes back first: the stop works after a reconnect too.
+      const sockets = join(e2e.world.groveHome, 'ssh');
+      const ssh = liveProcesses().filter(
+        (p) => p.cmdline.startsWith('ssh') && p.cmdline.includes(sockets),
+      );
+      expect(ssh.length).toBeGreaterThan(0);
+      for (const p of ssh) killIfAlive(p.pid);
+      await t.waitFor('Working (reconnected to build)', 60_000);
       await t.keys('C-c');
       await t.waitFor('[Stopped] You stopped the turn.', 60_000);
       await t.waitFor(/ Review /, 60_000);
