@@ -73,7 +73,7 @@ describe('a session on a host, the whole way in the TUI', () => {
       ROOT,
       async (h) => {
         const { sshd } = h.host;
-        // `grove host add` and `grove host check`, typed in the terminal.
+        // `grove host add` and `grove host check`, each run in a terminal (tmux) as a person runs it.
         const add = await startGrove(e2e.world, h.repo, {
           env: h.env,
           args: ['host', 'add', 'build', sshd.alias, '--root', ROOT],
