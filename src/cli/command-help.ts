@@ -98,8 +98,6 @@ ${EXIT_LINE}`,
 Lists the project's sessions, newest first: the active ones, or all of them
 (the archive too) with --all. A line is the session's id, status, size,
 active time, agent/model (with @HOST for a session on a host) and title.
-It only reads: a repository Grove never ran in lists nothing and is not
-added to the Projects tab.
 
 Options:
   -C DIR  The repository (default: the current directory)

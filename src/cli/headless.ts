@@ -78,35 +78,12 @@ export async function openProject(
   io: HeadlessIo,
   dirOption: string | null,
 ): Promise<Project> {
-  const root = await projectRoot(infra, io, dirOption);
-  return infra.store.projects.upsert(root, basename(root), infra.clock.now());
-}
-
-/**
- * The project of `dirOption` if Grove knows it, for a command that only
- * reads (`grove ls`): the store is not written, and a repository Grove never
- * ran in is not added to the Projects list.
- */
-export async function knownProject(
-  infra: Infra,
-  io: HeadlessIo,
-  dirOption: string | null,
-): Promise<Project | null> {
-  return (await infra.store.projects.find(await projectRoot(infra, io, dirOption))) ?? null;
-}
-
-/** The root of the repository `dirOption` (else the working folder) is in, refused in words. */
-async function projectRoot(
-  infra: Infra,
-  io: HeadlessIo,
-  dirOption: string | null,
-): Promise<string> {
   const dir = resolve(io.cwd, dirOption ?? '.');
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new UsageError(`no such directory: ${dir}`);
   const root = await infra.git.repoRoot(dir);
   if (!root) throw new CommandError(`${dir} is not inside a git repository.`, EXIT.failed);
-  return root;
+  return infra.store.projects.upsert(root, basename(root), infra.clock.now());
 }
 
 const openContexts: HeadlessContext[] = [];

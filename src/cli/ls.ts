@@ -2,7 +2,7 @@
 import type { Infra } from '../compose.js';
 import { orderedSessions } from '../domain/session-order.js';
 import { activeWorkSeconds, formatDuration, shortId } from '../domain/session.js';
-import { EXIT, knownProject, type HeadlessIo } from './headless.js';
+import { EXIT, openProject, type HeadlessIo } from './headless.js';
 import { listItem, sampleAgents, worktreeBytes } from './session-json.js';
 import type { HeadlessCommand } from './args.js';
 
@@ -11,18 +11,14 @@ export async function lsCommand(
   io: HeadlessIo,
   command: Extract<HeadlessCommand, { kind: 'ls' }>,
 ): Promise<number> {
-  // Listing writes nothing: a repository Grove never ran in has no sessions.
-  const project = await knownProject(infra, io, command.dir);
+  const project = await openProject(infra, io, command.dir);
   // Without --all, only the live sessions are read (the archive has its own index).
-  const sessions =
-    project === null
-      ? []
-      : orderedSessions(
-          command.all
-            ? await infra.store.sessions.listByProject(project.id)
-            : await infra.store.sessions.listLive(project.id),
-          await infra.store.groups.listByProject(project.id),
-        );
+  const sessions = orderedSessions(
+    command.all
+      ? await infra.store.sessions.listByProject(project.id)
+      : await infra.store.sessions.listLive(project.id),
+    await infra.store.groups.listByProject(project.id),
+  );
   const now = infra.clock.now();
   if (command.json) {
     const sample = await sampleAgents(infra.paths.run);

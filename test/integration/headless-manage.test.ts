@@ -151,27 +151,6 @@ describe('grove ls', () => {
     const mine = await h.grove(['ls', '-C', h.repo]);
     expect(mine.stdout).toContain('Here');
   });
-
-  it('writes nothing: a repository Grove never ran in is not added to the projects, a known one keeps its last-opened time', async () => {
-    await seedSessions(h.world.groveHome, h.repo, [{ title: 'Here', status: 'Review' }]);
-    const other = join(h.world.dir, 'never-opened');
-    git(h.world.dir, 'init', '-q', '-b', 'main', other);
-    const projects = () =>
-      withStore(h.world.groveHome, async (store) =>
-        (await store.projects.list()).map((p) => [p.path, p.lastOpenedAt]),
-      );
-    const before = await projects();
-    expect(before).toHaveLength(1);
-
-    for (const args of [
-      ['ls', '-C', other, '--json'],
-      ['ls', '--all'],
-      ['ls', '--json'],
-    ]) {
-      expectExit(await h.grove(args), 0);
-    }
-    expect(await projects()).toEqual(before);
-  });
 });
 
 describe('session ids', () => {

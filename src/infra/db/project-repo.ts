@@ -6,8 +6,6 @@ import type { ProjectTable } from './schema.js';
 export interface ProjectRepo {
   /** Registers `path` (or finds it) and marks it opened at `now`. */
   upsert(path: string, displayName: string, now: number): Promise<Project>;
-  /** The project registered at `path`, without marking it opened (reads only). */
-  find(path: string): Promise<Project | undefined>;
   /** Most recently opened first. */
   list(): Promise<Project[]>;
   get(id: number): Promise<Project | undefined>;
@@ -35,15 +33,6 @@ export function createProjectRepo(db: Executor): ProjectRepo {
         .returningAll()
         .executeTakeFirstOrThrow();
       return decodeProject(row);
-    },
-
-    async find(path) {
-      const row = await db
-        .selectFrom('project')
-        .selectAll()
-        .where('path', '=', path)
-        .executeTakeFirst();
-      return row ? decodeProject(row) : undefined;
     },
 
     async list() {
