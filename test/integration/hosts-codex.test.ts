@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,8 @@ import { hostCodexHome } from '../helpers/host-homes.js';
 import { realCliPath } from '../helpers/real-clis.js';
 import { ensureHostUser, sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
 import { expectExit, harness, reply, show, until, type Harness } from './headless-harness.js';
-import { ListSchema, ResultSchema, ShowSchema } from './headless-schema.js';
+import { heldApproval, hostProcesses, replyAfterKill, transcriptLines } from './host-reattach.js';
+import { ListSchema, ResultSchema } from './headless-schema.js';
 
 // Codex on a host (issue 24, item 4), as a person runs it: `grove run --host
 // build --agent codex`, `grove reply`, with the built binary, the real pinned
@@ -86,42 +86,9 @@ function groveSshProcesses(): { pid: number; cmdline: string }[] {
   return liveProcesses().filter((p) => p.cmdline.startsWith('ssh') && p.cmdline.includes(sockets));
 }
 
-/** What the host user runs now (the test host is this machine), seen without ssh. */
-function hostProcesses(): string {
-  try {
-    return execFileSync('ps', ['-u', host().user, '-o', 'args='], { encoding: 'utf8' });
-  } catch {
-    return ''; // ps exits 1 when the user runs nothing
-  }
-}
-
 /** The host's worktree of a session. */
 function hostFile(sessionId: string, file: string): string {
   return host().ssh(`cat ${ROOT}/worktrees/*/${sessionId}/${file}`);
-}
-
-/** The transcript of a session, one `kind: first line` per entry. */
-async function transcript(sessionId: string): Promise<string[]> {
-  const shown = ShowSchema.parse(
-    JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),
-  );
-  return shown.transcript.map((e) => `${e.kind}: ${e.content.split('\n')[0] ?? ''}`);
-}
-
-/** The id of the approval waiting in the inbox, once there is one. */
-async function heldApproval(timeoutMs: number): Promise<string> {
-  let held = '';
-  await until(
-    'a request held in the inbox',
-    async () => {
-      const inbox = await h.grove(['inbox', '--json'], { env });
-      const items = JSON.parse(inbox.stdout || '[]') as { kind: string; approvalId?: string }[];
-      held = items.find((i) => i.kind === 'approval')?.approvalId ?? '';
-      return held !== '';
-    },
-    timeoutMs,
-  );
-  return held;
 }
 
 describe('Codex on a host', () => {
@@ -159,7 +126,7 @@ describe('Codex on a host', () => {
     expect(list.find((s) => s.sessionId === result.sessionId)?.host).toBe('build');
     // The app-server lives for its turn: none of this file's is left on the host.
     expect(
-      hostProcesses()
+      hostProcesses(host())
         .split('\n')
         .filter((l) => APP_SERVER.test(l) || l.includes(ROOT)),
     ).toEqual([]);
@@ -180,7 +147,7 @@ describe('Codex on a host', () => {
       .modelRequests('openai')
       .find((r) => JSON.stringify(r.body).includes('add a second line'));
     expect(JSON.stringify(replyRequest?.body)).toContain('make greeting on the host');
-    const lines = await transcript(result.sessionId);
+    const lines = await transcriptLines(h, result.sessionId, env);
     expect(lines.filter((l) => l.startsWith('assistant_answer'))).toEqual([
       'assistant_answer: I wrote greeting.txt on the host.',
       'assistant_answer: Added a line.',
@@ -201,8 +168,12 @@ describe('Codex on a host', () => {
       ['run', '--host', 'build', '--agent', 'codex', '--output', 'json', 'drop the codex link'],
       { env },
     );
-    await until('the agent works on the host', () => hostProcesses().includes('sleep 6'), 120_000);
-    const args = hostProcesses();
+    await until(
+      'the agent works on the host',
+      () => hostProcesses(host()).includes('sleep 6'),
+      120_000,
+    );
+    const args = hostProcesses(host());
     const environ = host().ssh(
       'for p in /proc/[0-9]*; do cat $p/environ 2>/dev/null | tr "\\0" "\\n"; done; true',
     );
@@ -221,7 +192,7 @@ describe('Codex on a host', () => {
     }
     expect(environ).toContain('FAKE_OPENAI_KEY=sk-host-own');
     const result = ResultSchema.parse(JSON.parse(run.stdout));
-    const lines = await transcript(result.sessionId);
+    const lines = await transcriptLines(h, result.sessionId, env);
     expect(
       lines.filter((l) => l.includes('first-step')),
       show(run),
@@ -286,7 +257,7 @@ describe('Codex on a host', () => {
     ]);
     const ids = sent.filter((m) => m.method !== undefined && m.id !== undefined).map((m) => m.id);
     expect(new Set(ids).size).toBe(ids.length);
-    const lines = await transcript(result.sessionId);
+    const lines = await transcriptLines(h, result.sessionId, env);
     expect(
       lines.filter((l) => l.includes('printf x > approved.txt') && l.startsWith('tool')),
     ).toHaveLength(1);
@@ -309,86 +280,40 @@ describe('Codex on a host', () => {
     ).map((s) => s.sessionId);
     const running = h.start(['run', '--host', 'build', '--agent', 'codex', task], { env });
     // Codex asks to run the second command outside its sandbox: held for the person, who is away.
-    const heldId = await heldApproval(120_000);
+    const heldId = await heldApproval(h, env, 120_000);
     const sessionId = ListSchema.parse(
       JSON.parse((await h.grove(['ls', '--json'], { env })).stdout),
     ).find((s) => !before.includes(s.sessionId))?.sessionId;
     if (!sessionId) throw new Error('the run made no session');
     await until(
       'the first step is in the transcript',
-      async () => (await transcript(sessionId)).some((l) => l.includes('echo step-one')),
+      async () =>
+        (await transcriptLines(h, sessionId, env)).some((l) => l.includes('echo step-one')),
       60_000,
     );
     running.child.kill('SIGKILL');
     await running.done;
     // Codex goes on waiting on the host with no Grove.
-    expect(hostProcesses()).toMatch(APP_SERVER);
+    expect(hostProcesses(host())).toMatch(APP_SERVER);
 
-    h.utilities();
-    h.utilities();
-    h.server.script('openai', [{ when: 'and one more', text: reply('One more done.') }]);
-    const next = h.start(['reply', sessionId, '--progress', '--output', 'json', 'and one more'], {
+    const sent = await replyAfterKill({
+      h,
       env,
+      host: host(),
+      root: ROOT,
+      sessionId,
+      task,
+      label: 'Codex',
+      api: 'openai',
+      held: heldId,
+      marks: ['echo step-one', 'printf x > approved.txt', 'echo step-three'],
+      file: 'approved.txt',
     });
-    await until(
-      'the new Grove re-attached',
-      async () => (await transcript(sessionId)).some((l) => l.includes('[Re-attached]')),
-      120_000,
-    );
-    // The request still waits: the same one in the inbox, held again by this Grove and answered now.
-    await until(
-      'this Grove waits for the answer',
-      () => next.stderr().includes('Waiting for your approval'),
-      120_000,
-    );
-    expect(await heldApproval(60_000)).toBe(heldId);
-    expectExit(await h.grove(['approve', heldId.slice(0, 8)], { env }), 0);
-    const run = await next.done;
-    expectExit(run, 0);
-    expect(ResultSchema.parse(JSON.parse(run.stdout)).answer).toBe('One more done.');
-
-    const lines = await transcript(sessionId);
-    const once = (text: string): number => lines.filter((l) => l.includes(text)).length;
-    for (const mark of ['echo step-one', 'printf x > approved.txt', 'echo step-three'])
-      expect(
-        lines.filter((l) => l.startsWith('tool') && l.includes(mark)),
-        `${mark}\n${lines.join('\n')}\n${show(run)}`,
-      ).toHaveLength(1);
-    expect(once('[Approval] Codex asks to run')).toBe(1);
-    expect(once('[Approved] Codex asked to run')).toBe(1);
-    expect(once('[Re-attached]')).toBe(1);
-    expect(lines.filter((l) => l.startsWith('user_prompt'))).toEqual([
-      `user_prompt: ${task}`,
-      'user_prompt: and one more',
-    ]);
-    expect(lines.filter((l) => l.startsWith('assistant_answer'))).toEqual([
-      'assistant_answer: Finished after the re-attach.',
-      'assistant_answer: One more done.',
-    ]);
-    expect(lines.filter((l) => l.includes('cannot be taken over'))).toEqual([]);
-    // The work came back with the branch, and nothing of the run is left on the host.
-    const branch = ResultSchema.parse(JSON.parse(run.stdout)).branch;
-    expect(git(h.repo, 'show', `${branch}:approved.txt`)).toBe('x');
-    // Every run of this file on the host has ended (the left one and the reply's).
-    const live = (): string =>
-      host().ssh(`for d in ${ROOT}/runs/*/; do [ -e "$d/exit" ] || echo "$d"; done; true`).trim();
-    await until('no run left going on the host', () => live() === '', 10_000).catch(() => {
-      throw new Error(`still going on the host: ${live()}\n${hostProcesses()}`);
-    });
-    // What both Groves wrote to Codex's stdin: one answer to the request, every request id once.
-    const sent = host()
-      .ssh(
-        `for f in ${ROOT}/runs/*/in; do grep -q ${JSON.stringify(task)} "$f" && ! grep -q 'and one more' "$f" && cat "$f"; done; true`,
-      )
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { id?: number; method?: string; result?: unknown });
+    // One answer to the request, from whichever Grove sent it.
     expect(
       sent.filter((m) => m.method === undefined && m.result !== undefined),
       JSON.stringify(sent),
     ).toEqual([{ id: expect.anything() as unknown, result: { decision: 'accept' } }]);
-    const ids = sent.filter((m) => m.method !== undefined && m.id !== undefined).map((m) => m.id);
-    expect(new Set(ids).size).toBe(ids.length);
     expect(sent.filter((m) => m.method === 'turn/start')).toHaveLength(1);
   }, 400_000);
   it('a turn that ended on the host while no Grove was there is read to its end by the next one and finished', async () => {
@@ -421,7 +346,8 @@ describe('Codex on a host', () => {
     if (!sessionId) throw new Error('the run made no session');
     await until(
       'the first step is in the transcript',
-      async () => (await transcript(sessionId)).some((l) => l.includes('echo early-step')),
+      async () =>
+        (await transcriptLines(h, sessionId, env)).some((l) => l.includes('echo early-step')),
       60_000,
     );
     running.child.kill('SIGKILL');
@@ -448,7 +374,7 @@ describe('Codex on a host', () => {
       env,
     });
     expectExit(run, 0);
-    const lines = await transcript(sessionId);
+    const lines = await transcriptLines(h, sessionId, env);
     for (const mark of ['echo early-step', 'late.txt'])
       expect(
         lines.filter((l) => l.startsWith('tool') && l.includes(mark)),
@@ -462,6 +388,6 @@ describe('Codex on a host', () => {
     expect(asked()).toBe(3);
     const branch = ResultSchema.parse(JSON.parse(run.stdout)).branch;
     expect(git(h.repo, 'show', `${branch}:late.txt`)).toBe('late');
-    expect(hostProcesses()).not.toContain(ROOT);
+    expect(hostProcesses(host())).not.toContain(ROOT);
   }, 400_000);
 });

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
@@ -8,7 +7,8 @@ import { hostGeminiHome, hostHomeDir } from '../helpers/host-homes.js';
 import { realCliPath } from '../helpers/real-clis.js';
 import { sshdIt, sshdProblem, startSshd, type TestHost } from '../helpers/sshd.js';
 import { expectExit, harness, reply, show, until, type Harness } from './headless-harness.js';
-import { ResultSchema, ShowSchema } from './headless-schema.js';
+import { heldApproval, hostProcesses, replyAfterKill, transcriptLines } from './host-reattach.js';
+import { ResultSchema } from './headless-schema.js';
 
 // Gemini CLI on a host (issue 24, item 4), as a person runs it: `grove run
 // --host build --agent gemini`, `grove reply`, with the built binary, the real
@@ -71,46 +71,12 @@ function groveSshProcesses(): { pid: number; cmdline: string }[] {
   return liveProcesses().filter((p) => p.cmdline.startsWith('ssh') && p.cmdline.includes(sockets));
 }
 
-/** What the host user runs now (the test host is this machine), seen without ssh. */
-function hostProcesses(): string {
-  try {
-    return execFileSync('ps', ['-u', host().user, '-o', 'args='], { encoding: 'utf8' });
-  } catch {
-    return ''; // ps exits 1 when the user runs nothing
-  }
-}
-
 function hostFile(sessionId: string, file: string): string {
   return host().ssh(`cat ${ROOT}/worktrees/*/${sessionId}/${file}`);
 }
 
-async function transcript(sessionId: string): Promise<string[]> {
-  const shown = ShowSchema.parse(
-    JSON.parse((await h.grove(['show', sessionId, '--json'], { env })).stdout),
-  );
-  return shown.transcript.map((e) => `${e.kind}: ${e.content.split('\n')[0] ?? ''}`);
-}
-
 function minuteNow(): number {
   return Math.floor(Date.now() / 60_000);
-}
-
-/** The id of an approval waiting in the inbox that is not one of `seen`, once there is one. */
-async function heldApproval(timeoutMs: number, seen: readonly string[]): Promise<string> {
-  let held = '';
-  await until(
-    'a request held in the inbox',
-    async () => {
-      const inbox = await h.grove(['inbox', '--json'], { env });
-      const items = JSON.parse(inbox.stdout || '[]') as { kind: string; approvalId?: string }[];
-      held =
-        items.find((i) => i.kind === 'approval' && !seen.includes(i.approvalId ?? ''))
-          ?.approvalId ?? '';
-      return held !== '';
-    },
-    timeoutMs,
-  );
-  return held;
 }
 
 describe('Gemini CLI on a host', () => {
@@ -135,7 +101,7 @@ describe('Gemini CLI on a host', () => {
     expect(git(h.repo, 'show', `${result.branch}:greeting.txt`)).toBe('hello');
     // The ACP process lives for its turn: none of this file's is left on the host.
     expect(
-      hostProcesses()
+      hostProcesses(host())
         .split('\n')
         .filter((l) => l.includes('--acp') || l.includes(ROOT)),
     ).toEqual([]);
@@ -158,7 +124,7 @@ describe('Gemini CLI on a host', () => {
       .modelRequests('gemini')
       .find((r) => JSON.stringify(r.body).includes('add a gemini line'));
     expect(JSON.stringify(replyRequest?.body)).toContain(task);
-    const lines = await transcript(result.sessionId);
+    const lines = await transcriptLines(h, result.sessionId, env);
     expect(lines.filter((l) => l.includes('[Resume]'))).toEqual([]);
     expect(lines.filter((l) => l.startsWith('assistant_answer'))).toEqual([
       'assistant_answer: I wrote greeting.txt on the host.',
@@ -178,8 +144,12 @@ describe('Gemini CLI on a host', () => {
       ['run', '--host', 'build', '--agent', 'gemini', '--output', 'json', task],
       { env },
     );
-    await until('the agent works on the host', () => hostProcesses().includes('sleep 6'), 120_000);
-    const args = hostProcesses();
+    await until(
+      'the agent works on the host',
+      () => hostProcesses(host()).includes('sleep 6'),
+      120_000,
+    );
+    const args = hostProcesses(host());
     const environ = host().ssh(
       'for p in /proc/[0-9]*; do cat $p/environ 2>/dev/null | tr "\\0" "\\n"; done; true',
     );
@@ -193,7 +163,7 @@ describe('Gemini CLI on a host', () => {
     }
     expect(environ).toContain('GEMINI_API_KEY=host-own-key');
     const result = ResultSchema.parse(JSON.parse(run.stdout));
-    const lines = await transcript(result.sessionId);
+    const lines = await transcriptLines(h, result.sessionId, env);
     expect(
       lines.filter((l) => l.includes('first-step')),
       show(run),
@@ -218,7 +188,7 @@ describe('Gemini CLI on a host', () => {
       { env },
     );
     // `echo` runs as a read; the write is held for the person, who is away.
-    const held = await heldApproval(120_000, []);
+    const held = await heldApproval(h, env, 120_000);
     const listed = JSON.parse((await h.grove(['ls', '--json'], { env })).stdout) as {
       sessionId: string;
       agent: string;
@@ -231,78 +201,34 @@ describe('Gemini CLI on a host', () => {
     await until(
       'the first step is in the transcript',
       async () =>
-        (await transcript(sessionId)).some((l) => l.startsWith('tool') && l.includes('step-one')),
+        (await transcriptLines(h, sessionId, env)).some(
+          (l) => l.startsWith('tool') && l.includes('step-one'),
+        ),
       60_000,
     );
     running.child.kill('SIGKILL');
     await running.done;
     // Gemini CLI goes on waiting for its answer on the host with no Grove.
-    expect(hostProcesses()).toContain('--acp');
+    expect(hostProcesses(host())).toContain('--acp');
 
-    h.utilities();
-    h.utilities();
-    h.server.script('gemini', [{ when: 'and one more', text: reply('One more done.') }]);
-    const next = h.start(['reply', sessionId, '--progress', '--output', 'json', 'and one more'], {
+    const sent = await replyAfterKill({
+      h,
       env,
+      host: host(),
+      root: ROOT,
+      sessionId,
+      task,
+      label: 'Gemini CLI',
+      api: 'gemini',
+      held,
+      marks: ['step-one', 'approved.txt'],
+      file: 'approved.txt',
     });
-    await until(
-      'the new Grove re-attached',
-      async () => (await transcript(sessionId)).some((l) => l.includes('[Re-attached]')),
-      120_000,
-    );
-    // The request still waits: the same one in the inbox, held again by this Grove and answered now.
-    await until(
-      'this Grove waits for the answer',
-      () => next.stderr().includes('Waiting for your approval'),
-      120_000,
-    );
-    expect(await heldApproval(60_000, [])).toBe(held);
-    expectExit(await h.grove(['approve', held.slice(0, 8)], { env }), 0);
-    const run = await next.done;
-    expectExit(run, 0);
-    expect(ResultSchema.parse(JSON.parse(run.stdout)).answer).toBe('One more done.');
-
-    const lines = await transcript(sessionId);
-    const once = (text: string): number => lines.filter((l) => l.includes(text)).length;
-    for (const mark of ['step-one', 'approved.txt'])
-      expect(
-        lines.filter((l) => l.startsWith('tool') && l.includes(mark)),
-        `${mark}\n${lines.join('\n')}\n${show(run)}`,
-      ).toHaveLength(1);
-    expect(once('[Approval] Gemini CLI asks to run')).toBe(1);
-    expect(once('[Approved] Gemini CLI asked to run')).toBe(1);
-    expect(once('[Re-attached]')).toBe(1);
-    expect(lines.filter((l) => l.startsWith('user_prompt'))).toEqual([
-      `user_prompt: ${task}`,
-      'user_prompt: and one more',
-    ]);
-    expect(lines.filter((l) => l.startsWith('assistant_answer'))).toEqual([
-      'assistant_answer: Finished after the re-attach.',
-      'assistant_answer: One more done.',
-    ]);
-    expect(lines.filter((l) => l.includes('cannot be taken over'))).toEqual([]);
-    const branch = ResultSchema.parse(JSON.parse(run.stdout)).branch;
-    expect(git(h.repo, 'show', `${branch}:approved.txt`)).toBe('x');
-    // Every run of this file on the host has ended (the left one and the reply's).
-    const live = (): string =>
-      host().ssh(`for d in ${ROOT}/runs/*/; do [ -e "$d/exit" ] || echo "$d"; done; true`).trim();
-    await until('no run left going on the host', () => live() === '', 10_000).catch(() => {
-      throw new Error(`still going on the host: ${live()}\n${hostProcesses()}`);
-    });
-    // What both Groves wrote to Gemini CLI's stdin: one answer per permission request, every request id once.
-    const sent = host()
-      .ssh(
-        `for f in ${ROOT}/runs/*/in; do grep -q ${JSON.stringify(task)} "$f" && ! grep -q 'and one more' "$f" && cat "$f"; done; true`,
-      )
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { id?: number; method?: string; result?: unknown });
+    // One answer per permission request.
     expect(
       sent.filter((m) => m.method === undefined && m.result !== undefined),
       JSON.stringify(sent),
     ).toHaveLength(1);
-    const ids = sent.filter((m) => m.method !== undefined && m.id !== undefined).map((m) => m.id);
-    expect(new Set(ids).size).toBe(ids.length);
     expect(sent.filter((m) => m.method === 'session/prompt')).toHaveLength(1);
   }, 400_000);
 });
